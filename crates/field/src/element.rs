@@ -1,0 +1,53 @@
+//! The arithmetic an AIR needs, shared by the base field and the extension.
+//!
+//! The prover evaluates constraints on trace values (base field); the verifier evaluates the
+//! same constraints at an out-of-domain point (extension field). Writing constraints once over
+//! this trait keeps the two evaluations the same code.
+
+use std::fmt::Debug;
+use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use crate::{Ext3, Felt};
+
+/// A field in which AIR constraints can be evaluated: [`Felt`] or [`Ext3`].
+pub trait FieldElement:
+    Copy
+    + Debug
+    + PartialEq
+    + Send
+    + Sync
+    + From<Felt>
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+{
+    /// The additive identity.
+    const ZERO: Self;
+    /// The multiplicative identity.
+    const ONE: Self;
+
+    /// The multiplicative inverse, or `None` for zero.
+    fn try_inverse(self) -> Option<Self>;
+}
+
+impl FieldElement for Felt {
+    const ZERO: Self = Felt::ZERO;
+    const ONE: Self = Felt::ONE;
+
+    fn try_inverse(self) -> Option<Self> {
+        Felt::try_inverse(self)
+    }
+}
+
+impl FieldElement for Ext3 {
+    const ZERO: Self = Ext3::ZERO;
+    const ONE: Self = Ext3::ONE;
+
+    fn try_inverse(self) -> Option<Self> {
+        Ext3::try_inverse(self)
+    }
+}

@@ -1,0 +1,13 @@
+#![doc = include_str!("../README.md")]
+
+mod batch;
+mod element;
+mod ext;
+mod felt;
+mod matrix;
+
+pub use batch::batch_inverse;
+pub use element::FieldElement;
+pub use ext::Ext3;
+pub use felt::{Felt, TWO_ADICITY};
+pub use matrix::ColMatrix;

@@ -1,0 +1,114 @@
+//! A column-major matrix of base-field elements in one allocation.
+//!
+//! Traces and their low-degree extensions are tables of `width` columns × `height` rows.
+//! Every column is a polynomial's evaluations, so the NTTs work column by column on
+//! contiguous memory, while Merkle leaves and query openings read rows across columns.
+
+use rayon::prelude::*;
+
+use crate::Felt;
+
+/// A `width` × `height` table of field elements stored column after column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColMatrix {
+    width: usize,
+    height: usize,
+    data: Vec<Felt>,
+}
+
+impl ColMatrix {
+    /// A matrix of zeros.
+    pub fn zeroed(width: usize, height: usize) -> Self {
+        Self {
+            width,
+            height,
+            data: vec![Felt::ZERO; width * height],
+        }
+    }
+
+    /// A matrix from its columns.
+    ///
+    /// # Panics
+    /// If the columns do not all have the same length.
+    pub fn from_columns(columns: &[Vec<Felt>]) -> Self {
+        let height = columns.first().map_or(0, Vec::len);
+        assert!(
+            columns.iter().all(|c| c.len() == height),
+            "columns of unequal length"
+        );
+        Self {
+            width: columns.len(),
+            height,
+            data: columns.concat(),
+        }
+    }
+
+    /// Number of columns.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Number of rows.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Column `i`.
+    pub fn column(&self, i: usize) -> &[Felt] {
+        &self.data[i * self.height..(i + 1) * self.height]
+    }
+
+    /// Column `i`, mutably.
+    pub fn column_mut(&mut self, i: usize) -> &mut [Felt] {
+        &mut self.data[i * self.height..(i + 1) * self.height]
+    }
+
+    /// The columns in order.
+    pub fn columns(&self) -> impl ExactSizeIterator<Item = &[Felt]> {
+        // `max(1)` keeps `chunks_exact` valid for an empty matrix.
+        self.data.chunks_exact(self.height.max(1))
+    }
+
+    /// The columns in parallel.
+    pub fn par_columns(&self) -> impl IndexedParallelIterator<Item = &[Felt]> {
+        self.data.par_chunks_exact(self.height.max(1))
+    }
+
+    /// The columns, mutably and in parallel.
+    pub fn par_columns_mut(&mut self) -> impl IndexedParallelIterator<Item = &mut [Felt]> {
+        self.data.par_chunks_exact_mut(self.height.max(1))
+    }
+
+    /// Row `index` gathered across all columns.
+    pub fn row(&self, index: usize) -> Vec<Felt> {
+        self.columns().map(|c| c[index]).collect()
+    }
+
+    /// The whole table, column after column.
+    pub fn as_slice(&self) -> &[Felt] {
+        &self.data
+    }
+
+    /// The whole table, column after column, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [Felt] {
+        &mut self.data
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_and_columns_agree() {
+        let m = ColMatrix::from_columns(&[
+            vec![Felt::new(1), Felt::new(2)],
+            vec![Felt::new(3), Felt::new(4)],
+            vec![Felt::new(5), Felt::new(6)],
+        ]);
+        assert_eq!((m.width(), m.height()), (3, 2));
+        assert_eq!(m.row(1), vec![Felt::new(2), Felt::new(4), Felt::new(6)]);
+        assert_eq!(m.column(2), &[Felt::new(5), Felt::new(6)]);
+        assert_eq!(m.columns().count(), 3);
+    }
+}
