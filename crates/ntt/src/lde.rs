@@ -1,0 +1,236 @@
+//! Coset low-degree extension in natural order, without bit-reversal passes.
+//!
+//! A column holds the evaluations of a polynomial T of degree < n on the subgroup H
+//! (size n, generator ω). The extension evaluates T on the coset g·H' (size n·B,
+//! generator ζ with ζ^B = ω), in natural order: position t holds T(g·ζ^t).
+//!
+//! Writing t = u·B + v splits g·H' into B cosets g·ζ^v·H. The inverse DIF turns the column
+//! into n × T's coefficients in bit-reversed order; scaling them by (g·ζ^v)^br(p) / n and
+//! applying the forward DIT evaluates T on g·ζ^v·H in natural order of u, which lands at
+//! positions u·B + v. That is B size-n transforms instead of one of size n·B.
+
+use ballast_field::{ColMatrix, Felt};
+use rayon::prelude::*;
+
+use crate::{Twiddles, bit_reverse, dif, dit};
+
+/// Precomputed tables for extending columns of height 2^`log_n` by a factor 2^`log_blowup`.
+#[derive(Clone, Debug)]
+pub struct LdePlan {
+    log_n: usize,
+    log_blowup: usize,
+    forward: Twiddles,
+    inverse: Twiddles,
+    /// `block_scales[v·n + p] = (g·ζ^v)^br(p) / n`.
+    block_scales: Vec<Felt>,
+}
+
+impl LdePlan {
+    /// The coset shift g of every extension domain: the field's generator.
+    pub const SHIFT: Felt = Felt::GENERATOR;
+
+    /// Tables for columns of height 2^`log_n` extended to 2^(`log_n` + `log_blowup`).
+    ///
+    /// # Panics
+    /// If the extended domain is larger than the field's two-adic subgroup.
+    pub fn new(log_n: usize, log_blowup: usize) -> Self {
+        let log_lde = log_n + log_blowup;
+        assert!(
+            log_lde <= ballast_field::TWO_ADICITY,
+            "extension domain 2^{log_lde} exceeds the field's 2^32 subgroup"
+        );
+        let n = 1usize << log_n;
+        let zeta = Felt::two_adic_root(log_lde);
+        let n_inv = Felt::new(n as u64).inverse();
+        let mut block_scales = vec![Felt::ZERO; n << log_blowup];
+        block_scales
+            .par_chunks_exact_mut(n)
+            .enumerate()
+            .for_each(|(v, block)| {
+                let powers = (Self::SHIFT * zeta.pow(v as u64)).powers(n);
+                for (p, slot) in block.iter_mut().enumerate() {
+                    *slot = powers[bit_reverse(p, log_n)] * n_inv;
+                }
+            });
+        Self {
+            log_n,
+            log_blowup,
+            forward: Twiddles::forward(log_n),
+            inverse: Twiddles::inverse(log_n),
+            block_scales,
+        }
+    }
+
+    /// log2 of the column height this plan extends.
+    pub fn log_n(&self) -> usize {
+        self.log_n
+    }
+
+    /// log2 of the blowup factor.
+    pub fn log_blowup(&self) -> usize {
+        self.log_blowup
+    }
+
+    /// Extends every column of `evals` (evaluations on H, natural order).
+    ///
+    /// # Panics
+    /// If the matrix height is not 2^`log_n`.
+    pub fn extend(&self, evals: &ColMatrix) -> ColMatrix {
+        self.extend_columns(evals, true)
+    }
+
+    /// Extends columns already in raw form: n × the coefficients in bit-reversed order, as
+    /// [`split_into_chunks`] produces them.
+    ///
+    /// # Panics
+    /// If the matrix height is not 2^`log_n`.
+    pub fn extend_raw(&self, raw: &ColMatrix) -> ColMatrix {
+        self.extend_columns(raw, false)
+    }
+
+    fn extend_columns(&self, input: &ColMatrix, interpolate: bool) -> ColMatrix {
+        let n = 1usize << self.log_n;
+        assert_eq!(input.height(), n, "column height must be 2^{}", self.log_n);
+        let mut out = ColMatrix::zeroed(input.width(), n << self.log_blowup);
+        out.par_columns_mut()
+            .zip(input.par_columns())
+            .for_each(|(out, column)| {
+                let mut raw = column.to_vec();
+                if interpolate {
+                    dif(&mut raw, &self.inverse);
+                }
+                self.extend_column(&raw, out);
+            });
+        out
+    }
+
+    /// Evaluates on g·H' (natural order, into `out`) the polynomial given in raw form.
+    fn extend_column(&self, raw: &[Felt], out: &mut [Felt]) {
+        let n = raw.len();
+        let blowup = 1usize << self.log_blowup;
+        let mut block = vec![Felt::ZERO; n];
+        for (v, scales) in self.block_scales.chunks_exact(n).enumerate() {
+            for ((b, &r), &s) in block.iter_mut().zip(raw).zip(scales) {
+                *b = r * s;
+            }
+            dit(&mut block, &self.forward);
+            for (row, &value) in out.chunks_exact_mut(blowup).zip(&block) {
+                row[v] = value;
+            }
+        }
+    }
+}
+
+/// Splits a polynomial Q of degree < 2^`log_chunks`·n (n = 2^`log_n`), given by its
+/// evaluations on the coset g·H'' of size 2^`log_chunks`·n (natural order), into chunks Q_j
+/// of degree < n with Q(x) = Σ_j x^(j·n)·Q_j(x), each in the raw form
+/// [`LdePlan::extend_raw`] takes.
+///
+/// # Panics
+/// If `evals.len()` is not 2^(`log_n` + `log_chunks`).
+pub fn split_into_chunks(evals: &[Felt], log_n: usize, log_chunks: usize) -> Vec<Vec<Felt>> {
+    let n = 1usize << log_n;
+    let log_size = log_n + log_chunks;
+    assert_eq!(
+        evals.len(),
+        1 << log_size,
+        "evaluations must cover 2^{log_size} points"
+    );
+    let mut raw = evals.to_vec();
+    dif(&mut raw, &Twiddles::inverse(log_size));
+    // raw[p] = N·c'_{br(p)} with c'_i = c_i·g^i and N = 2^log_size. Chunk j's coefficient
+    // r sits at p = br_n(r)·2^log_chunks + br(j); the raw form wants n·c_{j·n + r}.
+    let shift_inv = LdePlan::SHIFT.inverse();
+    let scale = Felt::new(1 << log_chunks).inverse();
+    let shift_inv_powers = shift_inv.powers(n);
+    (0..1usize << log_chunks)
+        .into_par_iter()
+        .map(|j| {
+            let chunk_scale = scale * shift_inv.pow((j * n) as u64);
+            let offset = bit_reverse(j, log_chunks);
+            (0..n)
+                .map(|q| {
+                    let r = bit_reverse(q, log_n);
+                    raw[(q << log_chunks) + offset] * chunk_scale * shift_inv_powers[r]
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate_poly;
+    use proptest::prelude::*;
+
+    fn coset_evals(coeffs: &[Felt], log_size: usize) -> Vec<Felt> {
+        let zeta = Felt::two_adic_root(log_size);
+        (0..1u64 << log_size)
+            .map(|t| evaluate_poly(coeffs, LdePlan::SHIFT * zeta.pow(t)))
+            .collect()
+    }
+
+    fn subgroup_evals(coeffs: &[Felt], log_n: usize) -> Vec<Felt> {
+        let w = Felt::two_adic_root(log_n);
+        (0..1u64 << log_n)
+            .map(|t| evaluate_poly(coeffs, w.pow(t)))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+        #[test]
+        fn extension_matches_naive_coset_evaluation(
+            log_n in 0usize..7,
+            log_blowup in 1usize..5,
+            seed in any::<u64>(),
+        ) {
+            let n = 1usize << log_n;
+            let coeffs: Vec<Felt> = (0..n as u64)
+                .map(|i| Felt::new(seed.wrapping_mul(i + 1) ^ (i << 40)))
+                .collect();
+            let columns = ColMatrix::from_columns(&[subgroup_evals(&coeffs, log_n), coeffs.clone()]);
+            let lde = LdePlan::new(log_n, log_blowup).extend(&columns);
+            prop_assert_eq!(lde.column(0), &coset_evals(&coeffs, log_n + log_blowup)[..]);
+        }
+    }
+
+    #[test]
+    fn extension_of_a_large_column_matches_spot_checks() {
+        // 2^14 rows take the recursive and parallel transform paths.
+        let log_n = 14;
+        let coeffs: Vec<Felt> = (0..1u64 << log_n).map(|i| Felt::new(i * i + 3)).collect();
+        let lde = LdePlan::new(log_n, 2)
+            .extend(&ColMatrix::from_columns(&[subgroup_evals(&coeffs, log_n)]));
+        let zeta = Felt::two_adic_root(log_n + 2);
+        for t in [0u64, 1, 5, 4095, 65_535] {
+            let x = LdePlan::SHIFT * zeta.pow(t);
+            assert_eq!(
+                lde.column(0)[t as usize],
+                evaluate_poly(&coeffs, x),
+                "point {t}"
+            );
+        }
+    }
+
+    #[test]
+    fn chunks_recombine_to_the_polynomial() {
+        let (log_n, log_chunks, log_blowup) = (4, 1, 1);
+        let n = 1usize << log_n;
+        let coeffs: Vec<Felt> = (0..2 * n as u64)
+            .map(|i| Felt::new(1000 + i * 17))
+            .collect();
+        let plan = LdePlan::new(log_n, log_blowup);
+        let chunks =
+            split_into_chunks(&coset_evals(&coeffs, log_n + log_chunks), log_n, log_chunks);
+        let lde = plan.extend_raw(&ColMatrix::from_columns(&chunks));
+        for (j, chunk) in coeffs.chunks(n).enumerate() {
+            assert_eq!(
+                lde.column(j),
+                &coset_evals(chunk, log_n + log_blowup)[..],
+                "chunk {j}"
+            );
+        }
+    }
+}

@@ -1,0 +1,11 @@
+#![doc = include_str!("../README.md")]
+
+mod lde;
+mod poly;
+mod radix2;
+mod twiddles;
+
+pub use lde::{LdePlan, split_into_chunks};
+pub use poly::{evaluate_poly, interpolate_coset};
+pub use radix2::{dif, dit};
+pub use twiddles::{Twiddles, bit_reverse};
