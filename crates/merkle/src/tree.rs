@@ -1,0 +1,165 @@
+//! Building, opening and checking Merkle trees.
+
+use ballast_field::ColMatrix;
+use rayon::prelude::*;
+
+use crate::{Digest, compress, hash_leaf};
+
+/// Rows hashed per parallel task, each reusing one byte buffer.
+const ROWS_PER_TASK: usize = 1 << 10;
+/// Levels narrower than this are compressed on one thread.
+const PARALLEL_LEVEL: usize = 1 << 12;
+
+/// A Merkle tree with every level kept; `levels[0]` are the leaf digests.
+#[derive(Clone, Debug)]
+pub struct MerkleTree {
+    levels: Vec<Vec<Digest>>,
+}
+
+impl MerkleTree {
+    /// The tree over the given leaf digests.
+    ///
+    /// # Panics
+    /// If the number of leaves is not a power of two.
+    pub fn from_leaves(leaves: Vec<Digest>) -> Self {
+        assert!(
+            leaves.len().is_power_of_two(),
+            "a tree needs a power-of-two number of leaves, got {}",
+            leaves.len()
+        );
+        let mut levels = vec![leaves];
+        while levels.last().expect("at least the leaves").len() > 1 {
+            let below = levels.last().expect("at least the leaves");
+            let level = if below.len() >= PARALLEL_LEVEL {
+                below
+                    .par_chunks_exact(2)
+                    .map(|p| compress(&p[0], &p[1]))
+                    .collect()
+            } else {
+                below
+                    .chunks_exact(2)
+                    .map(|p| compress(&p[0], &p[1]))
+                    .collect()
+            };
+            levels.push(level);
+        }
+        Self { levels }
+    }
+
+    /// The tree whose leaf `t` is row `t` of `matrix` (see [`hash_row`](crate::hash_row)).
+    ///
+    /// # Panics
+    /// If the matrix height is not a power of two.
+    pub fn commit_rows(matrix: &ColMatrix) -> Self {
+        let columns: Vec<_> = matrix.columns().collect();
+        let mut leaves = vec![[0u8; 32]; matrix.height()];
+        leaves
+            .par_chunks_mut(ROWS_PER_TASK)
+            .enumerate()
+            .for_each(|(task, chunk)| {
+                let mut bytes = Vec::with_capacity(columns.len() * 8);
+                for (k, leaf) in chunk.iter_mut().enumerate() {
+                    let row = task * ROWS_PER_TASK + k;
+                    bytes.clear();
+                    for column in &columns {
+                        bytes.extend_from_slice(&column[row].to_le_bytes());
+                    }
+                    *leaf = hash_leaf(&bytes);
+                }
+            });
+        Self::from_leaves(leaves)
+    }
+
+    /// The root digest.
+    pub fn root(&self) -> Digest {
+        self.levels.last().expect("at least the leaves")[0]
+    }
+
+    /// Path length: log2 of the number of leaves.
+    pub fn height(&self) -> usize {
+        self.levels.len() - 1
+    }
+
+    /// The sibling digests from leaf `index` up to the root.
+    ///
+    /// # Panics
+    /// If `index` is not a leaf index.
+    pub fn open(&self, index: usize) -> Vec<Digest> {
+        assert!(index < self.levels[0].len(), "leaf {index} out of range");
+        self.levels[..self.height()]
+            .iter()
+            .enumerate()
+            .map(|(depth, level)| level[(index >> depth) ^ 1])
+            .collect()
+    }
+}
+
+/// True when `path` proves that `leaf` is leaf `index` of the tree with root `root`.
+///
+/// The tree height is the path length; `index` must be below 2^height.
+pub fn verify_path(root: &Digest, index: usize, leaf: Digest, path: &[Digest]) -> bool {
+    if path.len() < usize::BITS as usize && index >> path.len() != 0 {
+        return false;
+    }
+    let node = path
+        .iter()
+        .enumerate()
+        .fold(leaf, |node, (depth, sibling)| {
+            if (index >> depth) & 1 == 0 {
+                compress(&node, sibling)
+            } else {
+                compress(sibling, &node)
+            }
+        });
+    node == *root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash_row;
+    use ballast_field::Felt;
+
+    /// The root computed recursively, independently of the level-by-level builder.
+    fn recursive_root(leaves: &[Digest]) -> Digest {
+        if leaves.len() == 1 {
+            return leaves[0];
+        }
+        let (l, r) = leaves.split_at(leaves.len() / 2);
+        compress(&recursive_root(l), &recursive_root(r))
+    }
+
+    fn matrix(height: usize) -> ColMatrix {
+        let columns: Vec<Vec<Felt>> = (0..3u64)
+            .map(|c| (0..height as u64).map(|r| Felt::new(r * 31 + c)).collect())
+            .collect();
+        ColMatrix::from_columns(&columns)
+    }
+
+    #[test]
+    fn root_matches_recursive_oracle() {
+        for height in [1, 2, 8, 1 << 13] {
+            let m = matrix(height);
+            let tree = MerkleTree::commit_rows(&m);
+            let leaves: Vec<Digest> = (0..height).map(|r| hash_row(&m.row(r))).collect();
+            assert_eq!(tree.root(), recursive_root(&leaves), "height {height}");
+        }
+    }
+
+    #[test]
+    fn every_opening_verifies_and_tampering_fails() {
+        let m = matrix(64);
+        let tree = MerkleTree::commit_rows(&m);
+        for index in 0..64 {
+            let leaf = hash_row(&m.row(index));
+            let path = tree.open(index);
+            assert!(verify_path(&tree.root(), index, leaf, &path));
+            assert!(!verify_path(&tree.root(), index ^ 1, leaf, &path));
+            assert!(!verify_path(&tree.root(), index + 64, leaf, &path));
+            let mut bad = path.clone();
+            bad[3][0] ^= 1;
+            assert!(!verify_path(&tree.root(), index, leaf, &bad));
+            assert!(!verify_path(&tree.root(), index, leaf, &path[..5]));
+        }
+    }
+}
