@@ -1,0 +1,208 @@
+//! The FRI query phase on the verifier's side.
+
+use ballast_field::{Ext3, Felt};
+use ballast_merkle::{Digest, verify_path};
+use ballast_ntt::{LdePlan, evaluate_poly};
+use ballast_transcript::Transcript;
+
+use crate::{FriError, fold_pair, layer_leaf};
+
+/// What a query reveals about one layer: the other half of the pair and its Merkle path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FriLayerProof {
+    /// The value at the position paired with the query's (x ↔ −x).
+    pub sibling: Ext3,
+    /// The authentication path of the pair's leaf.
+    pub path: Vec<Digest>,
+}
+
+/// The commit-phase messages, with the folding challenges replayed from the transcript.
+#[derive(Clone, Debug)]
+pub struct FriVerifierInput {
+    log_domain: usize,
+    layer_roots: Vec<Digest>,
+    betas: Vec<Ext3>,
+    final_poly: Vec<Ext3>,
+}
+
+impl FriVerifierInput {
+    /// Absorbs the layer roots and the final polynomial exactly as [`commit`](crate::commit)
+    /// did, drawing each folding challenge.
+    pub fn new(
+        log_domain: usize,
+        layer_roots: Vec<Digest>,
+        final_poly: Vec<Ext3>,
+        transcript: &mut Transcript,
+    ) -> Self {
+        let betas = layer_roots
+            .iter()
+            .map(|root| {
+                transcript.absorb("fri-layer-root", root);
+                transcript.challenge_ext("fri-fold")
+            })
+            .collect();
+        transcript.absorb_ext("fri-final-poly", &final_poly);
+        Self {
+            log_domain,
+            layer_roots,
+            betas,
+            final_poly,
+        }
+    }
+}
+
+/// Checks one query: `value` is the input's value at position `index` of layer 0, computed
+/// by the caller from its own openings.
+///
+/// # Errors
+/// The first check that fails.
+///
+/// # Panics
+/// If `layers` does not hold one opening per layer (the caller parses proofs to shape).
+pub fn verify_query(
+    input: &FriVerifierInput,
+    mut index: usize,
+    mut value: Ext3,
+    layers: &[FriLayerProof],
+) -> Result<(), FriError> {
+    assert_eq!(
+        layers.len(),
+        input.layer_roots.len(),
+        "one opening per layer"
+    );
+    let zeta = Felt::two_adic_root(input.log_domain);
+    // The query's point x = g·ζ^index; it squares with every fold.
+    let mut point = LdePlan::SHIFT * zeta.pow(index as u64);
+    let mut len = 1usize << input.log_domain;
+    for (layer, ((opening, root), &beta)) in layers
+        .iter()
+        .zip(&input.layer_roots)
+        .zip(&input.betas)
+        .enumerate()
+    {
+        let half = len / 2;
+        let leaf = index % half;
+        let (lo, hi, x) = if index < half {
+            (value, opening.sibling, point)
+        } else {
+            (opening.sibling, value, -point)
+        };
+        if !verify_path(root, leaf, layer_leaf(lo, hi), &opening.path) {
+            return Err(FriError::LayerOpening { layer, leaf });
+        }
+        value = fold_pair(lo, hi, beta, (x + x).inverse());
+        point = point.square();
+        index = leaf;
+        len = half;
+    }
+    if evaluate_poly(&input.final_poly, Ext3::from(point)) != value {
+        return Err(FriError::FinalPolynomial { position: index });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{FriCommitment, commit, commit_layer_cpu};
+
+    const LOG_BLOWUP: usize = 1;
+    const LOG_FINAL: usize = 2;
+
+    /// Values on g·H_N of a polynomial with `degree` random-ish coefficients.
+    fn codeword(log_domain: usize, degree: usize) -> Vec<Ext3> {
+        let coeffs: Vec<Ext3> = (0..degree as u64)
+            .map(|i| Ext3::new([Felt::new(i * 7 + 1), Felt::new(i ^ 0xabc), Felt::new(3)]))
+            .collect();
+        let zeta = Felt::two_adic_root(log_domain);
+        (0..1u64 << log_domain)
+            .map(|t| evaluate_poly(&coeffs, Ext3::from(LdePlan::SHIFT * zeta.pow(t))))
+            .collect()
+    }
+
+    fn prove(evals: Vec<Ext3>) -> Result<(FriCommitment, Transcript), FriError> {
+        let mut t = Transcript::new(b"fri-test");
+        let c = commit(evals, LOG_BLOWUP, LOG_FINAL, &mut t, |e| {
+            Ok::<_, FriError>(commit_layer_cpu(e))
+        })?;
+        Ok((c, t))
+    }
+
+    fn verifier_input(c: &FriCommitment, log_domain: usize) -> (FriVerifierInput, Transcript) {
+        let mut t = Transcript::new(b"fri-test");
+        let input =
+            FriVerifierInput::new(log_domain, c.layer_roots(), c.final_poly().to_vec(), &mut t);
+        (input, t)
+    }
+
+    #[test]
+    fn honest_queries_verify_and_transcripts_agree() {
+        let log_domain = 10;
+        let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
+        let (c, prover_t) = prove(evals.clone()).unwrap();
+        let (input, verifier_t) = verifier_input(&c, log_domain);
+        assert_eq!(prover_t, verifier_t);
+        assert_eq!(c.layer_roots().len(), log_domain - LOG_BLOWUP - LOG_FINAL);
+        for index in [0, 1, 511, 512, 1023, 700] {
+            verify_query(&input, index, evals[index], &c.open(index)).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_wrong_value_or_sibling_is_rejected() {
+        let log_domain = 9;
+        let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
+        let (c, _) = prove(evals.clone()).unwrap();
+        let (input, _) = verifier_input(&c, log_domain);
+        let index = 77;
+        let wrong = evals[index] + Ext3::ONE;
+        assert_eq!(
+            verify_query(&input, index, wrong, &c.open(index)),
+            Err(FriError::LayerOpening { layer: 0, leaf: 77 })
+        );
+        let mut openings = c.open(index);
+        openings[2].sibling += Ext3::ONE;
+        assert!(matches!(
+            verify_query(&input, index, evals[index], &openings),
+            Err(FriError::LayerOpening { layer: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn a_tampered_final_polynomial_is_rejected() {
+        let log_domain = 9;
+        let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
+        let (c, _) = prove(evals.clone()).unwrap();
+        let mut final_poly = c.final_poly().to_vec();
+        final_poly[0] += Ext3::ONE;
+        let mut t = Transcript::new(b"fri-test");
+        let input = FriVerifierInput::new(log_domain, c.layer_roots(), final_poly, &mut t);
+        assert!(matches!(
+            verify_query(&input, 5, evals[5], &c.open(5)),
+            Err(FriError::FinalPolynomial { .. })
+        ));
+    }
+
+    #[test]
+    fn a_high_degree_input_cannot_be_committed() {
+        let log_domain = 9;
+        // Degree equal to the domain size: far from the rate-1/2 code.
+        let evals = codeword(log_domain, 1 << log_domain);
+        assert!(matches!(
+            prove(evals),
+            Err(FriError::DegreeTooHigh { bound: 4 })
+        ));
+    }
+
+    #[test]
+    fn smallest_domain_sends_only_the_final_polynomial() {
+        let log_domain = LOG_BLOWUP + LOG_FINAL;
+        let evals = codeword(log_domain, 1 << LOG_FINAL);
+        let (c, _) = prove(evals.clone()).unwrap();
+        assert!(c.layer_roots().is_empty());
+        let (input, _) = verifier_input(&c, log_domain);
+        for index in 0..evals.len() {
+            verify_query(&input, index, evals[index], &[]).unwrap();
+        }
+    }
+}
