@@ -28,7 +28,9 @@ impl FibonacciAir {
     /// If the rows are empty, of odd length or of different lengths.
     pub fn new(log_rows: usize, first_row: Vec<Felt>, last_row: Vec<Felt>) -> Self {
         assert!(
-            !first_row.is_empty() && first_row.len() % 2 == 0 && first_row.len() == last_row.len(),
+            !first_row.is_empty()
+                && first_row.len().is_multiple_of(2)
+                && first_row.len() == last_row.len(),
             "rows must hold two values per sequence"
         );
         Self {
@@ -49,7 +51,7 @@ impl FibonacciAir {
     /// If `first_row` is empty or of odd length.
     pub fn generate_trace(log_rows: usize, first_row: &[Felt]) -> ColMatrix {
         assert!(
-            !first_row.is_empty() && first_row.len() % 2 == 0,
+            !first_row.is_empty() && first_row.len().is_multiple_of(2),
             "a row holds two values per sequence"
         );
         let height = 1usize << log_rows;

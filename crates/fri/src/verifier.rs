@@ -201,8 +201,8 @@ mod tests {
         let (c, _) = prove(evals.clone()).unwrap();
         assert!(c.layer_roots().is_empty());
         let (input, _) = verifier_input(&c, log_domain);
-        for index in 0..evals.len() {
-            verify_query(&input, index, evals[index], &[]).unwrap();
+        for (index, &value) in evals.iter().enumerate() {
+            verify_query(&input, index, value, &[]).unwrap();
         }
     }
 }
