@@ -1,0 +1,385 @@
+//! The canonical binary proof format.
+//!
+//! Little-endian throughout; field elements are 8-byte canonical values (< p), extension
+//! elements three of them, digests 32 bytes. There are no length prefixes: the header fixes
+//! every length, so the decoder computes the exact file size first and refuses anything
+//! else, and every proof has exactly one encoding.
+//!
+//! ```text
+//! magic "BLST" | version u16
+//! params     log_blowup u8 | num_queries u16 | pow_bits u8 | log_final_poly_len u8
+//! statement  workload u8 (1 = Fibonacci) | sequences u32 | log_rows u8 | segments u32
+//!            start row (2·sequences elements) | end row (2·sequences elements)
+//! segment ×  start row | end row | trace root | quotient root
+//!            ood: trace at z (W ext) | trace at zω (W ext) | quotient at z (C ext)
+//!            FRI layer roots (L) | final polynomial (2^log_final_poly_len ext) | pow nonce u64
+//!            per query: trace row (W) | path | quotient row (C) | path |
+//!                       per FRI layer: sibling (ext) | path
+//! ```
+
+use std::ops::Range;
+
+use ballast_field::{Ext3, Felt};
+use ballast_fri::FriLayerProof;
+use ballast_merkle::Digest;
+
+use crate::proof::SegmentShape;
+use crate::protocol::PROTOCOL_VERSION;
+use crate::verifier::segment_shape;
+use crate::{
+    OodValues, Proof, ProofFormatError, QueryProof, Segment, SegmentProof, Shape, StarkParams,
+    Statement,
+};
+use ballast_air::FibonacciAir;
+
+/// The first four bytes of every proof.
+pub const MAGIC: [u8; 4] = *b"BLST";
+/// Workload tag of the Fibonacci statement.
+const WORKLOAD_FIBONACCI: u8 = 1;
+/// Bytes before the statement's rows.
+const HEADER_LEN: u64 = 4 + 2 + 5 + 1 + 4 + 1 + 4;
+
+/// A named byte range of an encoded proof.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// What the bytes hold, e.g. `segment 0 query 3 trace path`.
+    pub name: String,
+    /// Where they are.
+    pub range: Range<usize>,
+}
+
+impl Proof {
+    /// The canonical encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.encode().bytes
+    }
+
+    /// The byte layout of [`to_bytes`](Self::to_bytes), section by section.
+    pub fn sections(&self) -> Vec<Section> {
+        self.encode().sections
+    }
+
+    fn encode(&self) -> Encoder {
+        let mut e = Encoder::default();
+        e.section("magic", |e| e.bytes.extend_from_slice(&MAGIC));
+        e.section("version", |e| e.u16(PROTOCOL_VERSION));
+        e.section("params", |e| {
+            let StarkParams {
+                log_blowup,
+                num_queries,
+                pow_bits,
+                log_final_poly_len,
+            } = self.params;
+            e.u8(log_blowup as u8);
+            e.u16(num_queries as u16);
+            e.u8(pow_bits as u8);
+            e.u8(log_final_poly_len as u8);
+        });
+        let Statement { shape, start, end } = &self.statement;
+        e.section("statement shape", |e| {
+            e.u8(WORKLOAD_FIBONACCI);
+            e.u32(shape.sequences as u32);
+            e.u8(shape.log_rows as u8);
+            e.u32(shape.segments as u32);
+        });
+        e.section("statement start", |e| e.felts(start));
+        e.section("statement end", |e| e.felts(end));
+        for (i, segment) in self.segments.iter().enumerate() {
+            encode_segment(&mut e, i, segment);
+        }
+        e
+    }
+
+    /// Decodes a proof, checking its length against the header before reading further.
+    ///
+    /// # Errors
+    /// Bad magic, an unsupported version, an invalid header, a wrong length or a
+    /// non-canonical field element.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
+        let mut d = Decoder { bytes, pos: 0 };
+        if bytes.len() < HEADER_LEN as usize || bytes[..4] != MAGIC {
+            return Err(if bytes.starts_with(&MAGIC) {
+                ProofFormatError::Length {
+                    expected: HEADER_LEN,
+                    got: bytes.len() as u64,
+                }
+            } else {
+                ProofFormatError::BadMagic
+            });
+        }
+        d.pos = 4;
+        let version = d.u16()?;
+        if version != PROTOCOL_VERSION {
+            return Err(ProofFormatError::UnsupportedVersion {
+                got: version,
+                supported: PROTOCOL_VERSION,
+            });
+        }
+        let params = StarkParams {
+            log_blowup: usize::from(d.u8()?),
+            num_queries: usize::from(d.u16()?),
+            pow_bits: u32::from(d.u8()?),
+            log_final_poly_len: usize::from(d.u8()?),
+        };
+        let workload = d.u8()?;
+        if workload != WORKLOAD_FIBONACCI {
+            return Err(ProofFormatError::UnknownWorkload(workload));
+        }
+        let shape = Shape {
+            sequences: d.u32()? as usize,
+            log_rows: usize::from(d.u8()?),
+            segments: d.u32()? as usize,
+        };
+        shape
+            .validate()
+            .and_then(|()| params.validate(shape.log_rows))
+            .map_err(|e| ProofFormatError::Header(e.to_string()))?;
+        let expected = expected_len(&shape, &params).ok_or_else(|| {
+            ProofFormatError::Header(format!(
+                "a proof of {} sequences × 2^{} rows × {} segments is too large",
+                shape.sequences, shape.log_rows, shape.segments
+            ))
+        })?;
+        if expected != bytes.len() as u64 {
+            return Err(ProofFormatError::Length {
+                expected,
+                got: bytes.len() as u64,
+            });
+        }
+        let width = shape.width();
+        let statement = Statement {
+            shape,
+            start: d.felts(width)?,
+            end: d.felts(width)?,
+        };
+        let air = FibonacciAir::new(
+            shape.log_rows,
+            vec![Felt::ZERO; width],
+            vec![Felt::ZERO; width],
+        );
+        let segment =
+            segment_shape(&air, &params).map_err(|e| ProofFormatError::Header(e.to_string()))?;
+        let segments = (0..shape.segments)
+            .map(|_| decode_segment(&mut d, width, &segment))
+            .collect::<Result<_, _>>()?;
+        debug_assert_eq!(d.pos, bytes.len(), "the length check fixes the end");
+        Ok(Self {
+            params,
+            statement,
+            segments,
+        })
+    }
+}
+
+/// The exact size of a proof with this header, or `None` on overflow.
+fn expected_len(shape: &Shape, params: &StarkParams) -> Option<u64> {
+    let rows = 2 * shape.width() as u64 * Felt::BYTES as u64;
+    shape
+        .segment_len(params)?
+        .checked_mul(shape.segments as u64)?
+        .checked_add(HEADER_LEN + rows)
+}
+
+fn encode_segment(e: &mut Encoder, i: usize, segment: &Segment) {
+    let p = &segment.proof;
+    let name = |part: &str| format!("segment {i} {part}");
+    e.section(&name("start"), |e| e.felts(&segment.start));
+    e.section(&name("end"), |e| e.felts(&segment.end));
+    e.section(&name("trace root"), |e| e.digest(&p.trace_root));
+    e.section(&name("quotient root"), |e| e.digest(&p.quotient_root));
+    e.section(&name("ood trace z"), |e| e.exts(&p.ood.trace_z));
+    e.section(&name("ood trace zw"), |e| e.exts(&p.ood.trace_zw));
+    e.section(&name("ood quotient z"), |e| e.exts(&p.ood.quotient_z));
+    e.section(&name("fri roots"), |e| e.digests(&p.fri_roots));
+    e.section(&name("final poly"), |e| e.exts(&p.final_poly));
+    e.section(&name("pow nonce"), |e| e.u64(p.pow_nonce));
+    for (j, q) in p.queries.iter().enumerate() {
+        let name = |part: &str| format!("segment {i} query {j} {part}");
+        e.section(&name("trace row"), |e| e.felts(&q.trace_row));
+        e.section(&name("trace path"), |e| e.digests(&q.trace_path));
+        e.section(&name("quotient row"), |e| e.felts(&q.quotient_row));
+        e.section(&name("quotient path"), |e| e.digests(&q.quotient_path));
+        for (k, layer) in q.fri.iter().enumerate() {
+            e.section(&name(&format!("fri layer {k} sibling")), |e| {
+                e.ext(layer.sibling);
+            });
+            e.section(&name(&format!("fri layer {k} path")), |e| {
+                e.digests(&layer.path);
+            });
+        }
+    }
+}
+
+fn decode_segment(
+    d: &mut Decoder<'_>,
+    width: usize,
+    shape: &SegmentShape,
+) -> Result<Segment, ProofFormatError> {
+    let log_lde = shape.log_lde();
+    let layers = shape.fri_layers();
+    let start = d.felts(width)?;
+    let end = d.felts(width)?;
+    let trace_root = d.digest()?;
+    let quotient_root = d.digest()?;
+    let ood = OodValues {
+        trace_z: d.exts(shape.width)?,
+        trace_zw: d.exts(shape.width)?,
+        quotient_z: d.exts(shape.quotient_width)?,
+    };
+    let fri_roots = d.digests(layers)?;
+    let final_poly = d.exts(1 << shape.log_final_poly_len)?;
+    let pow_nonce = d.u64()?;
+    let queries = (0..shape.num_queries)
+        .map(|_| {
+            Ok(QueryProof {
+                trace_row: d.felts(shape.width)?,
+                trace_path: d.digests(log_lde)?,
+                quotient_row: d.felts(shape.quotient_width)?,
+                quotient_path: d.digests(log_lde)?,
+                fri: (0..layers)
+                    .map(|k| {
+                        Ok(FriLayerProof {
+                            sibling: d.ext()?,
+                            path: d.digests(log_lde - 1 - k)?,
+                        })
+                    })
+                    .collect::<Result<_, ProofFormatError>>()?,
+            })
+        })
+        .collect::<Result<_, ProofFormatError>>()?;
+    Ok(Segment {
+        start,
+        end,
+        proof: SegmentProof {
+            trace_root,
+            quotient_root,
+            ood,
+            fri_roots,
+            final_poly,
+            pow_nonce,
+            queries,
+        },
+    })
+}
+
+/// Appends values and records named sections.
+#[derive(Default)]
+struct Encoder {
+    bytes: Vec<u8>,
+    sections: Vec<Section>,
+}
+
+impl Encoder {
+    fn section(&mut self, name: &str, write: impl FnOnce(&mut Self)) {
+        let start = self.bytes.len();
+        write(self);
+        self.sections.push(Section {
+            name: name.to_owned(),
+            range: start..self.bytes.len(),
+        });
+    }
+
+    fn u8(&mut self, v: u8) {
+        self.bytes.push(v);
+    }
+
+    fn u16(&mut self, v: u16) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn felts(&mut self, values: &[Felt]) {
+        for v in values {
+            self.bytes.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    fn ext(&mut self, v: Ext3) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn exts(&mut self, values: &[Ext3]) {
+        for &v in values {
+            self.ext(v);
+        }
+    }
+
+    fn digest(&mut self, d: &Digest) {
+        self.bytes.extend_from_slice(d);
+    }
+
+    fn digests(&mut self, ds: &[Digest]) {
+        for d in ds {
+            self.digest(d);
+        }
+    }
+}
+
+/// Reads values with bounds checks; every read fails cleanly past the end.
+struct Decoder<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Decoder<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], ProofFormatError> {
+        let end = self.pos.checked_add(N).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(ProofFormatError::Length {
+                expected: (self.pos + N) as u64,
+                got: self.bytes.len() as u64,
+            });
+        };
+        let out = self.bytes[self.pos..end].try_into().expect("N bytes");
+        self.pos = end;
+        Ok(out)
+    }
+
+    fn u8(&mut self) -> Result<u8, ProofFormatError> {
+        Ok(self.take::<1>()?[0])
+    }
+
+    fn u16(&mut self) -> Result<u16, ProofFormatError> {
+        Ok(u16::from_le_bytes(self.take()?))
+    }
+
+    fn u32(&mut self) -> Result<u32, ProofFormatError> {
+        Ok(u32::from_le_bytes(self.take()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, ProofFormatError> {
+        Ok(u64::from_le_bytes(self.take()?))
+    }
+
+    fn felt(&mut self) -> Result<Felt, ProofFormatError> {
+        let offset = self.pos;
+        Felt::from_le_bytes(self.take()?).ok_or(ProofFormatError::NonCanonical { offset })
+    }
+
+    fn felts(&mut self, len: usize) -> Result<Vec<Felt>, ProofFormatError> {
+        (0..len).map(|_| self.felt()).collect()
+    }
+
+    fn ext(&mut self) -> Result<Ext3, ProofFormatError> {
+        Ok(Ext3::new([self.felt()?, self.felt()?, self.felt()?]))
+    }
+
+    fn exts(&mut self, len: usize) -> Result<Vec<Ext3>, ProofFormatError> {
+        (0..len).map(|_| self.ext()).collect()
+    }
+
+    fn digest(&mut self) -> Result<Digest, ProofFormatError> {
+        self.take()
+    }
+
+    fn digests(&mut self, len: usize) -> Result<Vec<Digest>, ProofFormatError> {
+        (0..len).map(|_| self.digest()).collect()
+    }
+}

@@ -1,0 +1,129 @@
+//! The DEEP composition: one function FRI tests for all committed polynomials at once.
+//!
+//! With random γ, trace columns T_k (k < W), quotient columns Q_c (c < C) and W' = W + C:
+//!
+//! f(x) = Σ_k γ^k·(T_k(x) − T_k(z))/(x − z) + Σ_c γ^(W+c)·(Q_c(x) − Q_c(z))/(x − z)
+//!      + γ^W'·Σ_k γ^k·(T_k(x) − T_k(zω))/(x − zω)
+//!
+//! Each quotient is a polynomial of degree < n − 1 exactly when the claimed value is the
+//! polynomial's value at that point, so a low-degree f binds the out-of-domain claims to the
+//! commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
+//! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
+
+use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse};
+use ballast_ntt::LdePlan;
+use rayon::prelude::*;
+
+use crate::OodValues;
+
+/// LDE points combined per parallel task.
+const POINTS_PER_TASK: usize = 1 << 10;
+
+/// The DEEP coefficients and constants, shared by prover (all points) and verifier
+/// (query points).
+pub(crate) struct DeepComposer {
+    trace_coeffs: Vec<Ext3>,
+    quotient_coeffs: Vec<Ext3>,
+    next_row_coeff: Ext3,
+    at_z: Ext3,
+    at_zw: Ext3,
+    z: Ext3,
+    zw: Ext3,
+}
+
+impl DeepComposer {
+    pub(crate) fn new(ood: &OodValues, z: Ext3, log_rows: usize, gamma: Ext3) -> Self {
+        let width = ood.trace_z.len();
+        let all = gamma.powers(width + ood.quotient_z.len() + 1);
+        let (trace_coeffs, rest) = all.split_at(width);
+        let (quotient_coeffs, next) = rest.split_at(ood.quotient_z.len());
+        let dot = |coeffs: &[Ext3], values: &[Ext3]| {
+            coeffs
+                .iter()
+                .zip(values)
+                .fold(Ext3::ZERO, |acc, (&c, &v)| acc + c * v)
+        };
+        Self {
+            at_z: dot(trace_coeffs, &ood.trace_z) + dot(quotient_coeffs, &ood.quotient_z),
+            at_zw: dot(trace_coeffs, &ood.trace_zw),
+            trace_coeffs: trace_coeffs.to_vec(),
+            quotient_coeffs: quotient_coeffs.to_vec(),
+            next_row_coeff: next[0],
+            z,
+            zw: z * Ext3::from(Felt::two_adic_root(log_rows)),
+        }
+    }
+
+    /// f at one point, from the rows opened there and 1/(x − z), 1/(x − zω).
+    fn combine(
+        &self,
+        trace_row: &[Felt],
+        quotient_row: &[Felt],
+        inv_z: Ext3,
+        inv_zw: Ext3,
+    ) -> Ext3 {
+        let a = combine_row(&self.trace_coeffs, trace_row);
+        let b = combine_row(&self.quotient_coeffs, quotient_row);
+        (a + b - self.at_z) * inv_z + self.next_row_coeff * (a - self.at_zw) * inv_zw
+    }
+
+    /// f at the point x, for a verifier query.
+    pub(crate) fn evaluate(&self, trace_row: &[Felt], quotient_row: &[Felt], x: Felt) -> Ext3 {
+        let x = Ext3::from(x);
+        // z and zω lie outside g·H' (draw_ood_point), so x − z ≠ 0.
+        self.combine(
+            trace_row,
+            quotient_row,
+            (x - self.z).inverse(),
+            (x - self.zw).inverse(),
+        )
+    }
+
+    /// f on the whole LDE domain g·H' (natural order).
+    pub(crate) fn evaluate_all(&self, trace: &ColMatrix, quotient: &ColMatrix) -> Vec<Ext3> {
+        let len = trace.height();
+        let zeta = Felt::two_adic_root(len.trailing_zeros() as usize);
+        let trace_columns: Vec<&[Felt]> = trace.columns().collect();
+        let quotient_columns: Vec<&[Felt]> = quotient.columns().collect();
+        let mut out = vec![Ext3::ZERO; len];
+        out.par_chunks_mut(POINTS_PER_TASK)
+            .enumerate()
+            .for_each(|(task, chunk)| {
+                let start = task * POINTS_PER_TASK;
+                let mut x = LdePlan::SHIFT * zeta.pow(start as u64);
+                let (mut to_z, mut to_zw) = (
+                    Vec::with_capacity(chunk.len()),
+                    Vec::with_capacity(chunk.len()),
+                );
+                for _ in 0..chunk.len() {
+                    to_z.push(Ext3::from(x) - self.z);
+                    to_zw.push(Ext3::from(x) - self.zw);
+                    x *= zeta;
+                }
+                let inv_z = batch_inverse(&to_z).expect("z is outside the LDE coset");
+                let inv_zw = batch_inverse(&to_zw).expect("zω is outside the LDE coset");
+                let mut trace_row = vec![Felt::ZERO; trace_columns.len()];
+                let mut quotient_row = vec![Felt::ZERO; quotient_columns.len()];
+                for (k, f) in chunk.iter_mut().enumerate() {
+                    let t = start + k;
+                    gather(&trace_columns, t, &mut trace_row);
+                    gather(&quotient_columns, t, &mut quotient_row);
+                    *f = self.combine(&trace_row, &quotient_row, inv_z[k], inv_zw[k]);
+                }
+            });
+        out
+    }
+}
+
+fn gather(columns: &[&[Felt]], row: usize, out: &mut [Felt]) {
+    for (slot, column) in out.iter_mut().zip(columns) {
+        *slot = column[row];
+    }
+}
+
+fn combine_row(coeffs: &[Ext3], row: &[Felt]) -> Ext3 {
+    coeffs
+        .iter()
+        .zip(row)
+        .fold(Ext3::ZERO, |acc, (&c, &v)| acc + c.scale(v))
+}

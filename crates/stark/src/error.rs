@@ -1,0 +1,169 @@
+//! Errors of the prover, the verifier and the proof format.
+
+use ballast_air::AirError;
+use ballast_fri::FriError;
+use thiserror::Error;
+
+/// A parameter outside what ballast supports.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ParamsError {
+    /// This error occurs when a parameter is outside its supported range.
+    #[error("{name} is {value}, must be in {min}..={max}")]
+    OutOfRange {
+        /// The parameter's name.
+        name: &'static str,
+        /// The value given.
+        value: usize,
+        /// Smallest allowed value.
+        min: usize,
+        /// Largest allowed value.
+        max: usize,
+    },
+    /// This error occurs when a security target exceeds what the hash function supports.
+    #[error("a {target}-bit target exceeds the {max} bits Keccak-256 collision resistance allows")]
+    TargetTooHigh {
+        /// The requested target.
+        target: u32,
+        /// The largest reachable target.
+        max: u32,
+    },
+    /// This error occurs when an AIR's constraints are of higher degree than the blowup
+    /// can accommodate.
+    #[error("constraints of degree {degree} need a blowup of at least {min_blowup}")]
+    DegreeTooHigh {
+        /// The AIR's constraint degree.
+        degree: usize,
+        /// The smallest blowup that works.
+        min_blowup: usize,
+    },
+}
+
+/// A backend failure (device errors, resources).
+#[derive(Debug, Error)]
+#[error("{backend} backend: {message}")]
+pub struct BackendError {
+    /// The backend's name.
+    pub backend: &'static str,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Why proving failed.
+#[derive(Debug, Error)]
+pub enum ProverError {
+    /// This error occurs when the parameters are invalid.
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    /// This error occurs when the trace does not satisfy the AIR: the statement is false.
+    #[error("the trace does not satisfy the AIR: {0}")]
+    Unsatisfied(#[from] AirError),
+    /// This error occurs when the composed polynomial is not of low degree, which only a
+    /// trace violating its constraints causes.
+    #[error("low-degree test failed while proving: {0}")]
+    Fri(#[from] FriError),
+    /// This error occurs when the backend fails.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+/// Why a proof was rejected.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum VerifierError {
+    /// This error occurs when the proof's parameters are invalid.
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    /// This error occurs when the proof's parameters give less security than required.
+    #[error("proof offers {got} bits of conjectured security, {required} required")]
+    InsufficientSecurity {
+        /// Bits the proof's parameters give.
+        got: u32,
+        /// Bits the verifier requires.
+        required: u32,
+    },
+    /// This error occurs when a proof's parts do not have the sizes its parameters fix.
+    #[error("malformed proof: {0}")]
+    Shape(String),
+    /// This error occurs when the proof-of-work nonce does not have enough leading zeros.
+    #[error("segment {segment}: proof-of-work nonce is invalid")]
+    ProofOfWork {
+        /// The segment index.
+        segment: usize,
+    },
+    /// This error occurs when the out-of-domain values do not satisfy the constraints.
+    #[error("segment {segment}: out-of-domain evaluations do not satisfy the constraints")]
+    OodMismatch {
+        /// The segment index.
+        segment: usize,
+    },
+    /// This error occurs when a trace or quotient opening does not match its commitment.
+    #[error("segment {segment}, query {query}: {commitment} opening does not match its root")]
+    Opening {
+        /// The segment index.
+        segment: usize,
+        /// The query number.
+        query: usize,
+        /// Which commitment: "trace" or "quotient".
+        commitment: &'static str,
+    },
+    /// This error occurs when a FRI query fails.
+    #[error("segment {segment}, query {query}: {source}")]
+    Fri {
+        /// The segment index.
+        segment: usize,
+        /// The query number.
+        query: usize,
+        /// The failing FRI check.
+        source: FriError,
+    },
+    /// This error occurs when consecutive segments do not chain.
+    #[error("segment {segment} does not start where segment {} ends", segment - 1)]
+    BrokenChain {
+        /// The segment whose start differs from its predecessor's end.
+        segment: usize,
+    },
+    /// This error occurs when the segments do not start or end at the statement's values.
+    #[error("the segments do not {which} at the statement's {which} values")]
+    StatementBoundary {
+        /// "start" or "end".
+        which: &'static str,
+    },
+    /// This error occurs when the proof is about a different statement than expected.
+    #[error("the proof is about a different statement: {0}")]
+    StatementMismatch(String),
+}
+
+/// Why proof bytes could not be decoded.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ProofFormatError {
+    /// This error occurs when the bytes do not start with the proof magic.
+    #[error("not a ballast proof (bad magic bytes)")]
+    BadMagic,
+    /// This error occurs when the proof was written by another format version.
+    #[error("unsupported proof format version {got}, this build reads version {supported}")]
+    UnsupportedVersion {
+        /// The version in the file.
+        got: u16,
+        /// The version this build reads.
+        supported: u16,
+    },
+    /// This error occurs when the workload tag is unknown.
+    #[error("unknown workload tag {0}")]
+    UnknownWorkload(u8),
+    /// This error occurs when a header field is outside its supported range.
+    #[error("invalid header: {0}")]
+    Header(String),
+    /// This error occurs when the length differs from what the header implies.
+    #[error("proof is {got} bytes, its header implies {expected}")]
+    Length {
+        /// Bytes the header implies.
+        expected: u64,
+        /// Bytes present.
+        got: u64,
+    },
+    /// This error occurs when a field element is not in canonical form.
+    #[error("non-canonical field element at byte {offset}")]
+    NonCanonical {
+        /// Offset of the element.
+        offset: usize,
+    },
+}

@@ -1,0 +1,140 @@
+//! Out-of-domain evaluation of committed polynomials at the DEEP point.
+
+use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse};
+use ballast_ntt::bit_reverse;
+use rayon::prelude::*;
+
+/// Elements handled per parallel task when building weight tables.
+const TASK: usize = 1 << 12;
+
+/// The claimed values of every committed polynomial at z (and of the trace at z·ω).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OodValues {
+    /// Trace column k at z.
+    pub trace_z: Vec<Ext3>,
+    /// Trace column k at z·ω (the next row).
+    pub trace_zw: Vec<Ext3>,
+    /// Quotient column c at z: chunk c / 3, base coordinate c mod 3.
+    pub quotient_z: Vec<Ext3>,
+}
+
+/// The trace polynomials at z and at z·ω, from their evaluations on H (natural order).
+///
+/// Barycentric form on H = ⟨ω⟩: T(z) = (z^n − 1)/n · Σ_i T(ω^i)·w_i with
+/// w_i = ω^i/(z − ω^i). The same weights give T(z·ω) = (z^n − 1)/n · Σ_i T(ω^(i+1))·w_i,
+/// since ω^i/(zω − ω^i) = w_(i−1).
+pub(crate) fn trace_at(trace: &ColMatrix, z: Ext3) -> (Vec<Ext3>, Vec<Ext3>) {
+    let n = trace.height();
+    let log_n = n.trailing_zeros() as usize;
+    let omega = Felt::two_adic_root(log_n);
+    let mut weights = vec![Ext3::ZERO; n];
+    weights
+        .par_chunks_mut(TASK)
+        .enumerate()
+        .for_each(|(task, chunk)| {
+            let mut point = omega.pow((task * TASK) as u64);
+            let mut denominators = Vec::with_capacity(chunk.len());
+            for _ in 0..chunk.len() {
+                denominators.push(z - point);
+                point *= omega;
+            }
+            let inverses = batch_inverse(&denominators).expect("z is outside H");
+            let mut point = omega.pow((task * TASK) as u64);
+            for (w, inv) in chunk.iter_mut().zip(inverses) {
+                *w = inv.scale(point);
+                point *= omega;
+            }
+        });
+    let factor = (z.pow(n as u64) - Ext3::ONE) * Ext3::from(Felt::new(n as u64).inverse());
+    trace
+        .par_columns()
+        .map(|column| {
+            let (at_z, at_zw) = column
+                .par_iter()
+                .enumerate()
+                .fold(
+                    || (Ext3::ZERO, Ext3::ZERO),
+                    |(acc_z, acc_zw), (i, &value)| {
+                        // T(ω^i) meets w_i for z and w_(i−1) for z·ω.
+                        let prev = if i == 0 { n - 1 } else { i - 1 };
+                        (
+                            acc_z + weights[i].scale(value),
+                            acc_zw + weights[prev].scale(value),
+                        )
+                    },
+                )
+                .reduce(|| (Ext3::ZERO, Ext3::ZERO), |a, b| (a.0 + b.0, a.1 + b.1));
+            (at_z * factor, at_zw * factor)
+        })
+        .unzip()
+}
+
+/// Polynomials given in raw form (n × coefficients, bit-reversed) evaluated at z:
+/// Q(z) = (1/n)·Σ_q raw[q]·z^br(q).
+pub(crate) fn raw_at(raw: &ColMatrix, z: Ext3) -> Vec<Ext3> {
+    let n = raw.height();
+    let log_n = n.trailing_zeros() as usize;
+    let n_inv = Felt::new(n as u64).inverse();
+    let mut powers = vec![Ext3::ZERO; n];
+    powers
+        .par_chunks_mut(TASK)
+        .enumerate()
+        .for_each(|(task, chunk)| {
+            let mut p = z.pow((task * TASK) as u64).scale(n_inv);
+            for slot in chunk {
+                *slot = p;
+                p *= z;
+            }
+        });
+    raw.par_columns()
+        .map(|column| {
+            column
+                .par_iter()
+                .enumerate()
+                .map(|(q, &value)| powers[bit_reverse(q, log_n)].scale(value))
+                .reduce(|| Ext3::ZERO, |a, b| a + b)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ballast_ntt::{LdePlan, evaluate_poly, split_into_chunks};
+
+    fn sample_point() -> Ext3 {
+        Ext3::new([Felt::new(123_456_789), Felt::new(987), Felt::new(55)])
+    }
+
+    #[test]
+    fn barycentric_matches_direct_evaluation() {
+        let log_n = 6;
+        let coeffs: Vec<Felt> = (0..1u64 << log_n).map(|i| Felt::new(i * i + 7)).collect();
+        let omega = Felt::two_adic_root(log_n);
+        let evals: Vec<Felt> = (0..1u64 << log_n)
+            .map(|i| evaluate_poly(&coeffs, omega.pow(i)))
+            .collect();
+        let z = sample_point();
+        let (at_z, at_zw) = trace_at(&ColMatrix::from_columns(&[evals]), z);
+        let ext: Vec<Ext3> = coeffs.iter().map(|&c| Ext3::from(c)).collect();
+        assert_eq!(at_z, vec![evaluate_poly(&ext, z)]);
+        assert_eq!(at_zw, vec![evaluate_poly(&ext, z * Ext3::from(omega))]);
+    }
+
+    #[test]
+    fn raw_form_evaluates_each_chunk() {
+        let (log_n, log_chunks) = (5, 1);
+        let coeffs: Vec<Felt> = (0..2u64 << log_n).map(|i| Felt::new(3 * i + 1)).collect();
+        let zeta = Felt::two_adic_root(log_n + log_chunks);
+        let evals: Vec<Felt> = (0..2u64 << log_n)
+            .map(|t| evaluate_poly(&coeffs, LdePlan::SHIFT * zeta.pow(t)))
+            .collect();
+        let raw = ColMatrix::from_columns(&split_into_chunks(&evals, log_n, log_chunks));
+        let z = sample_point();
+        let values = raw_at(&raw, z);
+        for (j, chunk) in coeffs.chunks(1 << log_n).enumerate() {
+            let ext: Vec<Ext3> = chunk.iter().map(|&c| Ext3::from(c)).collect();
+            assert_eq!(values[j], evaluate_poly(&ext, z), "chunk {j}");
+        }
+    }
+}

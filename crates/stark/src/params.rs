@@ -1,0 +1,271 @@
+//! Soundness parameters, their validation and the security they buy.
+
+use ballast_field::TWO_ADICITY;
+use ballast_transcript::Transcript;
+
+use crate::ParamsError;
+
+/// log2 of the extension field's size, rounded down (|F_p^3| ≈ 2^192).
+pub const EXTENSION_FIELD_BITS: u32 = 191;
+/// Keccak-256 offers 128-bit collision resistance, which caps every security claim.
+pub const HASH_COLLISION_BITS: u32 = 128;
+/// Supported blowups are 2^1 … 2^4.
+pub const LOG_BLOWUP_RANGE: std::ops::RangeInclusive<usize> = 1..=4;
+/// Most queries a proof may carry.
+pub const MAX_QUERIES: usize = 1024;
+/// Most grinding bits (2^30 hashes is minutes on one core).
+pub const MAX_POW_BITS: u32 = 30;
+/// Largest supported trace: 2^28 rows.
+pub const MAX_LOG_ROWS: usize = 28;
+
+/// Every parameter that affects soundness. The transcript absorbs all of them, and the proof
+/// header carries them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StarkParams {
+    /// log2 of the blowup factor: the code rate is 2^-`log_blowup`.
+    pub log_blowup: usize,
+    /// Number of FRI queries.
+    pub num_queries: usize,
+    /// Proof-of-work bits ground before queries are drawn.
+    pub pow_bits: u32,
+    /// FRI stops folding at a polynomial of 2^`log_final_poly_len` coefficients.
+    pub log_final_poly_len: usize,
+}
+
+impl Default for StarkParams {
+    /// Blowup 2, 16 grinding bits and 84 queries: 100 bits of conjectured security.
+    fn default() -> Self {
+        Self::for_security(100, 1, 16).expect("the default target is reachable")
+    }
+}
+
+impl StarkParams {
+    /// The final FRI polynomial's default length, 2^3.
+    pub const DEFAULT_LOG_FINAL_POLY_LEN: usize = 3;
+
+    /// The configuration lambda_vm benchmarks against Plonky3: blowup 2, 219 queries, no
+    /// grinding.
+    pub fn lambda_vm_bench() -> Self {
+        Self {
+            log_blowup: 1,
+            num_queries: 219,
+            pow_bits: 0,
+            log_final_poly_len: Self::DEFAULT_LOG_FINAL_POLY_LEN,
+        }
+    }
+
+    /// Few queries and no grinding, for fast tests. About 8 bits of security: never for use.
+    pub fn testing() -> Self {
+        Self {
+            log_blowup: 1,
+            num_queries: 8,
+            pow_bits: 0,
+            log_final_poly_len: 2,
+        }
+    }
+
+    /// The fewest queries reaching `target_bits` of conjectured security with the given
+    /// blowup and grinding.
+    ///
+    /// # Errors
+    /// If the target exceeds what the hash can support or needs more than [`MAX_QUERIES`].
+    pub fn for_security(
+        target_bits: u32,
+        log_blowup: usize,
+        pow_bits: u32,
+    ) -> Result<Self, ParamsError> {
+        if target_bits > HASH_COLLISION_BITS {
+            return Err(ParamsError::TargetTooHigh {
+                target: target_bits,
+                max: HASH_COLLISION_BITS,
+            });
+        }
+        check_range(
+            "log_blowup",
+            log_blowup,
+            *LOG_BLOWUP_RANGE.start(),
+            *LOG_BLOWUP_RANGE.end(),
+        )?;
+        check_range("pow_bits", pow_bits as usize, 0, MAX_POW_BITS as usize)?;
+        let per_query = log_blowup as u32;
+        let num_queries = target_bits
+            .saturating_sub(pow_bits)
+            .div_ceil(per_query)
+            .max(1) as usize;
+        check_range("num_queries", num_queries, 1, MAX_QUERIES)?;
+        Ok(Self {
+            log_blowup,
+            num_queries,
+            pow_bits,
+            log_final_poly_len: Self::DEFAULT_LOG_FINAL_POLY_LEN,
+        })
+    }
+
+    /// Checks every parameter, alone and against a trace of 2^`log_rows` rows.
+    ///
+    /// # Errors
+    /// The first parameter out of its range.
+    pub fn validate(&self, log_rows: usize) -> Result<(), ParamsError> {
+        let Self {
+            log_blowup,
+            num_queries,
+            pow_bits,
+            log_final_poly_len,
+        } = *self;
+        check_range(
+            "log_blowup",
+            log_blowup,
+            *LOG_BLOWUP_RANGE.start(),
+            *LOG_BLOWUP_RANGE.end(),
+        )?;
+        check_range("num_queries", num_queries, 1, MAX_QUERIES)?;
+        check_range("pow_bits", pow_bits as usize, 0, MAX_POW_BITS as usize)?;
+        check_range("log_rows", log_rows, 1, MAX_LOG_ROWS)?;
+        check_range("log_final_poly_len", log_final_poly_len, 0, log_rows)?;
+        check_range(
+            "log_rows + log_blowup",
+            log_rows + log_blowup,
+            0,
+            TWO_ADICITY,
+        )?;
+        Ok(())
+    }
+
+    /// Conjectured security in bits for a trace of 2^`log_rows` rows:
+    /// min(queries·log_blowup + pow_bits, field bits − log2 |LDE domain|, 128).
+    ///
+    /// The first term is the ethSTARK conjecture for FRI over a rate-2^-b Reed–Solomon code;
+    /// the second bounds the out-of-domain and folding challenges drawn from F_p^3; the third
+    /// is Keccak-256's collision resistance.
+    pub fn conjectured_security_bits(&self, log_rows: usize) -> u32 {
+        let query_bits = (self.num_queries as u32)
+            .saturating_mul(self.log_blowup as u32)
+            .saturating_add(self.pow_bits);
+        let field_bits = EXTENSION_FIELD_BITS.saturating_sub((log_rows + self.log_blowup) as u32);
+        query_bits.min(field_bits).min(HASH_COLLISION_BITS)
+    }
+
+    /// Provable security in bits (list-decoding regime, Johnson bound) for a trace of
+    /// 2^`log_rows` rows; `docs/protocol.md` derives the formula.
+    ///
+    /// Each query is charged −log2(√ρ + η) bits with ρ = 2^-`log_blowup` and η = √ρ/(2m),
+    /// m = 16; the commit phase adds an error of (m + ½)^7 / (3ρ^(3/2)) · N² / |F|.
+    pub fn provable_security_bits(&self, log_rows: usize) -> u32 {
+        const M: f64 = 16.0;
+        let rho = 0.5f64.powi(self.log_blowup as i32);
+        let eta = rho.sqrt() / (2.0 * M);
+        let query_bits =
+            self.num_queries as f64 * -(rho.sqrt() + eta).log2() + f64::from(self.pow_bits);
+        let log_domain = (log_rows + self.log_blowup) as f64;
+        let commit_bits = f64::from(EXTENSION_FIELD_BITS)
+            - 2.0 * log_domain
+            - ((M + 0.5).powi(7) / (3.0 * rho.powf(1.5))).log2();
+        query_bits
+            .min(commit_bits)
+            .min(f64::from(HASH_COLLISION_BITS))
+            .max(0.0)
+            .floor() as u32
+    }
+
+    /// Absorbs every parameter. The exhaustive destructure makes a new field a compile error
+    /// here until the transcript binds it.
+    pub(crate) fn absorb_into(&self, transcript: &mut Transcript) {
+        let Self {
+            log_blowup,
+            num_queries,
+            pow_bits,
+            log_final_poly_len,
+        } = *self;
+        transcript.absorb_u64("log-blowup", log_blowup as u64);
+        transcript.absorb_u64("num-queries", num_queries as u64);
+        transcript.absorb_u64("pow-bits", u64::from(pow_bits));
+        transcript.absorb_u64("log-final-poly-len", log_final_poly_len as u64);
+    }
+}
+
+fn check_range(
+    name: &'static str,
+    value: usize,
+    min: usize,
+    max: usize,
+) -> Result<(), ParamsError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ParamsError::OutOfRange {
+            name,
+            value,
+            min,
+            max,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_configurations_are_expressible() {
+        let lambda = StarkParams::lambda_vm_bench();
+        assert_eq!(
+            (lambda.log_blowup, lambda.num_queries, lambda.pow_bits),
+            (1, 219, 0)
+        );
+        lambda.validate(19).unwrap();
+        assert_eq!(lambda.conjectured_security_bits(19), 128);
+        let blowup4 = StarkParams {
+            log_blowup: 2,
+            num_queries: 110,
+            ..lambda
+        };
+        blowup4.validate(19).unwrap();
+        assert_eq!(blowup4.conjectured_security_bits(19), 128);
+    }
+
+    #[test]
+    fn derived_parameters_reach_their_target() {
+        for (target, log_blowup, pow) in [(100, 1, 16), (100, 2, 0), (80, 4, 20), (128, 1, 0)] {
+            let p = StarkParams::for_security(target, log_blowup, pow).unwrap();
+            assert!(p.conjectured_security_bits(18) >= target);
+            let fewer = StarkParams {
+                num_queries: p.num_queries - 1,
+                ..p
+            };
+            assert!(
+                fewer.conjectured_security_bits(18) < target,
+                "{p:?} is not minimal"
+            );
+        }
+        assert_eq!(StarkParams::default().num_queries, 84);
+        assert!(StarkParams::for_security(129, 1, 0).is_err());
+    }
+
+    #[test]
+    fn provable_bits_are_below_conjectured() {
+        let lambda = StarkParams::lambda_vm_bench();
+        // 219 queries at rate 1/2 charge about 0.456 bits each.
+        assert_eq!(lambda.provable_security_bits(19), 99);
+        for p in [StarkParams::default(), lambda, StarkParams::testing()] {
+            assert!(p.provable_security_bits(19) <= p.conjectured_security_bits(19));
+        }
+    }
+
+    #[test]
+    fn out_of_range_parameters_are_named() {
+        let bad = StarkParams {
+            log_blowup: 5,
+            ..StarkParams::default()
+        };
+        assert_eq!(
+            bad.validate(10).unwrap_err().to_string(),
+            "log_blowup is 5, must be in 1..=4"
+        );
+        let bad = StarkParams {
+            log_final_poly_len: 11,
+            ..StarkParams::default()
+        };
+        assert!(bad.validate(10).is_err());
+        assert!(StarkParams::default().validate(31).is_err());
+    }
+}

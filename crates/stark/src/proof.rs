@@ -1,0 +1,88 @@
+//! What a segment proof contains, in protocol order.
+
+use ballast_field::{Ext3, Felt};
+use ballast_fri::FriLayerProof;
+use ballast_merkle::Digest;
+
+use crate::OodValues;
+
+/// The openings at one query position t of the LDE domain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryProof {
+    /// Row t of the trace's LDE.
+    pub trace_row: Vec<Felt>,
+    /// Its Merkle path in the trace tree.
+    pub trace_path: Vec<Digest>,
+    /// Row t of the quotient chunks' LDE.
+    pub quotient_row: Vec<Felt>,
+    /// Its Merkle path in the quotient tree.
+    pub quotient_path: Vec<Digest>,
+    /// The FRI openings along the query's folding path.
+    pub fri: Vec<FriLayerProof>,
+}
+
+/// A STARK proof for one table (one segment of a continuation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentProof {
+    /// Root of the trace LDE's tree.
+    pub trace_root: Digest,
+    /// Root of the quotient chunks' tree.
+    pub quotient_root: Digest,
+    /// Out-of-domain claims.
+    pub ood: OodValues,
+    /// FRI layer roots.
+    pub fri_roots: Vec<Digest>,
+    /// FRI final polynomial coefficients.
+    pub final_poly: Vec<Ext3>,
+    /// The proof-of-work nonce (the smallest valid one).
+    pub pow_nonce: u64,
+    /// One entry per query.
+    pub queries: Vec<QueryProof>,
+}
+
+/// The sizes a segment proof's parts must have, fixed by the AIR's shape and the parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SegmentShape {
+    pub width: usize,
+    pub quotient_width: usize,
+    pub log_rows: usize,
+    pub log_blowup: usize,
+    pub num_queries: usize,
+    pub log_final_poly_len: usize,
+}
+
+impl SegmentShape {
+    /// log2 of the LDE domain size.
+    pub fn log_lde(&self) -> usize {
+        self.log_rows + self.log_blowup
+    }
+
+    /// Number of FRI layers.
+    pub fn fri_layers(&self) -> usize {
+        self.log_rows - self.log_final_poly_len
+    }
+
+    /// Encoded size of a segment proof in bytes, or `None` on overflow.
+    pub fn encoded_len(&self) -> Option<u64> {
+        let digest = 32u64;
+        let (felt, ext) = (Felt::BYTES as u64, Ext3::BYTES as u64);
+        let width = self.width as u64;
+        let quotient_width = self.quotient_width as u64;
+        let log_lde = self.log_lde() as u64;
+        let layers = self.fri_layers() as u64;
+        // Layer i's tree has 2^(log_lde − 1 − i) leaves.
+        let fri_path_digests = (0..layers).map(|i| log_lde - 1 - i).sum::<u64>();
+        let per_query = (width + quotient_width) * felt
+            + 2 * log_lde * digest
+            + layers * ext
+            + fri_path_digests * digest;
+        let fixed = 2 * digest
+            + (2 * width + quotient_width) * ext
+            + layers * digest
+            + (1u64 << self.log_final_poly_len) * ext
+            + 8;
+        per_query
+            .checked_mul(self.num_queries as u64)?
+            .checked_add(fixed)
+    }
+}

@@ -1,0 +1,182 @@
+//! Proving one table: trace → LDE → commit → constraints → composition → DEEP → FRI →
+//! queries.
+
+use ballast_air::{Air, check_trace};
+use ballast_field::{ColMatrix, Ext3, Felt};
+use ballast_ntt::split_into_chunks;
+use ballast_transcript::Transcript;
+use tracing::info_span;
+
+use crate::backend::Backend;
+use crate::deep::DeepComposer;
+use crate::ood::{raw_at, trace_at};
+use crate::protocol::{SegmentPosition, bind, draw_ood_point, log_quotient_chunks};
+use crate::quotient::Composition;
+use crate::{
+    OodValues, ParamsError, Phase, PhaseTimes, ProverError, QueryProof, SegmentProof, StarkParams,
+};
+
+/// Proves that `trace` satisfies `air`, after checking that it does.
+///
+/// # Errors
+/// Invalid parameters, a trace that does not satisfy the AIR (with the failing row), or a
+/// backend failure.
+pub fn prove<A: Air>(
+    air: &A,
+    trace: &ColMatrix,
+    params: &StarkParams,
+    position: SegmentPosition,
+    backend: &dyn Backend,
+    times: &mut PhaseTimes,
+) -> Result<SegmentProof, ProverError> {
+    check_trace(air, trace)?;
+    prove_unchecked(air, trace, params, position, backend, times)
+}
+
+/// Proves without first checking the trace. For soundness tests: a trace that violates the
+/// AIR yields an error or a proof the verifier rejects.
+///
+/// # Errors
+/// As [`prove`], except that a false statement surfaces as a FRI degree error, if at all.
+pub fn prove_unchecked<A: Air>(
+    air: &A,
+    trace: &ColMatrix,
+    params: &StarkParams,
+    position: SegmentPosition,
+    backend: &dyn Backend,
+    times: &mut PhaseTimes,
+) -> Result<SegmentProof, ProverError> {
+    prove_with_transcript(air, trace, params, position, backend, times).map(|(proof, _)| proof)
+}
+
+/// [`prove_unchecked`], also returning the final transcript (tests compare it with the
+/// verifier's).
+pub(crate) fn prove_with_transcript<A: Air>(
+    air: &A,
+    trace: &ColMatrix,
+    params: &StarkParams,
+    position: SegmentPosition,
+    backend: &dyn Backend,
+    times: &mut PhaseTimes,
+) -> Result<(SegmentProof, Transcript), ProverError> {
+    let _span = info_span!("prove_segment", index = position.index).entered();
+    let log_rows = air.log_rows();
+    params.validate(log_rows)?;
+    let log_chunks = log_quotient_chunks(air.max_constraint_degree());
+    if log_chunks > params.log_blowup {
+        return Err(ParamsError::DegreeTooHigh {
+            degree: air.max_constraint_degree(),
+            min_blowup: 1 << log_chunks,
+        }
+        .into());
+    }
+
+    // 0 ----- bind the statement: version, AIR, shape, parameters, public inputs
+    let mut transcript = bind(air, params, position);
+
+    // 1 ----- extend and commit the trace; draw α
+    let trace_commit = times.time(Phase::CommitTrace, || {
+        backend.commit_trace(trace, params.log_blowup)
+    })?;
+    transcript.absorb("trace-root", &trace_commit.tree.root());
+    // Soundness: a false statement survives α with probability ≲ (T + B)/|F| ≈ 2^-180.
+    let alpha = transcript.challenge_ext("alpha");
+
+    // 2 ----- evaluate the composition, split it into chunks, commit them; draw z
+    let composition = Composition::new(air, alpha);
+    let (quotient_raw, quotient_commit) = times.time(Phase::Quotient, || {
+        let evals = composition.evaluate(air, &trace_commit.lde, params.log_blowup, log_chunks);
+        let raw = quotient_columns(&evals, log_rows, log_chunks);
+        backend
+            .commit_raw(&raw, params.log_blowup)
+            .map(|commit| (raw, commit))
+    })?;
+    transcript.absorb("quotient-root", &quotient_commit.tree.root());
+    // Soundness: DEEP-ALI errs with probability ≲ d·n/|F| over z.
+    let z = draw_ood_point(&mut transcript, log_rows, params.log_blowup);
+
+    // 3 ----- out-of-domain evaluations; draw γ
+    let ood = times.time(Phase::OutOfDomain, || {
+        let (trace_z, trace_zw) = trace_at(trace, z);
+        OodValues {
+            trace_z,
+            trace_zw,
+            quotient_z: raw_at(&quotient_raw, z),
+        }
+    });
+    drop(quotient_raw);
+    absorb_ood(&mut transcript, &ood);
+    let gamma = transcript.challenge_ext("gamma");
+
+    // 4 ----- DEEP composition over the LDE domain
+    let deep = DeepComposer::new(&ood, z, log_rows, gamma);
+    let f = times.time(Phase::Deep, || {
+        deep.evaluate_all(&trace_commit.lde, &quotient_commit.lde)
+    });
+
+    // 5 ----- FRI commit phase
+    let fri = times.time(Phase::Fri, || {
+        ballast_fri::commit(
+            f,
+            params.log_blowup,
+            params.log_final_poly_len,
+            &mut transcript,
+            |layer| backend.commit_fri_layer(layer).map_err(ProverError::from),
+        )
+    })?;
+
+    // 6 ----- proof of work: the smallest valid nonce
+    let pow_nonce = times.time(Phase::Grind, || transcript.grind(params.pow_bits));
+    transcript.absorb_u64("pow-nonce", pow_nonce);
+
+    // 7 ----- draw query positions and open every commitment there
+    let log_lde = log_rows + params.log_blowup;
+    let indices = transcript.challenge_indices("queries", params.num_queries, log_lde);
+    let queries = times.time(Phase::Queries, || {
+        indices
+            .iter()
+            .map(|&t| QueryProof {
+                trace_row: trace_commit.lde.row(t),
+                trace_path: trace_commit.tree.open(t),
+                quotient_row: quotient_commit.lde.row(t),
+                quotient_path: quotient_commit.tree.open(t),
+                fri: fri.open(t),
+            })
+            .collect()
+    });
+
+    // 8 ----- assemble the proof
+    let proof = SegmentProof {
+        trace_root: trace_commit.tree.root(),
+        quotient_root: quotient_commit.tree.root(),
+        ood,
+        fri_roots: fri.layer_roots(),
+        final_poly: fri.final_poly().to_vec(),
+        pow_nonce,
+        queries,
+    };
+    Ok((proof, transcript))
+}
+
+/// The quotient's base-coordinate chunks in raw form: column 3j + c is coordinate c of
+/// chunk j.
+fn quotient_columns(evals: &[Ext3], log_rows: usize, log_chunks: usize) -> ColMatrix {
+    let mut columns: Vec<Vec<Felt>> = vec![Vec::new(); Ext3::DEGREE << log_chunks];
+    for coordinate in 0..Ext3::DEGREE {
+        let values: Vec<Felt> = evals.iter().map(|e| e.coeffs()[coordinate]).collect();
+        for (j, chunk) in split_into_chunks(&values, log_rows, log_chunks)
+            .into_iter()
+            .enumerate()
+        {
+            columns[Ext3::DEGREE * j + coordinate] = chunk;
+        }
+    }
+    ColMatrix::from_columns(&columns)
+}
+
+/// Absorbs the out-of-domain claims (prover and verifier alike).
+pub(crate) fn absorb_ood(transcript: &mut Transcript, ood: &OodValues) {
+    transcript.absorb_ext("ood-trace-z", &ood.trace_z);
+    transcript.absorb_ext("ood-trace-zw", &ood.trace_zw);
+    transcript.absorb_ext("ood-quotient-z", &ood.quotient_z);
+}

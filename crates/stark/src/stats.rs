@@ -1,0 +1,79 @@
+//! Where proving time goes, phase by phase.
+
+use std::time::{Duration, Instant};
+
+/// A stage of proving, in protocol order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Running the computation to build the trace.
+    Trace,
+    /// Low-degree extension of the trace and its Merkle tree.
+    CommitTrace,
+    /// Evaluating the constraints into the quotient and committing its chunks.
+    Quotient,
+    /// Out-of-domain evaluations.
+    OutOfDomain,
+    /// The DEEP composition over the LDE domain.
+    Deep,
+    /// The FRI commit phase.
+    Fri,
+    /// Proof-of-work grinding.
+    Grind,
+    /// Opening the commitments at the query positions.
+    Queries,
+}
+
+impl Phase {
+    /// Every phase, in protocol order.
+    pub const ALL: [Phase; 8] = [
+        Phase::Trace,
+        Phase::CommitTrace,
+        Phase::Quotient,
+        Phase::OutOfDomain,
+        Phase::Deep,
+        Phase::Fri,
+        Phase::Grind,
+        Phase::Queries,
+    ];
+
+    /// A short, stable name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Trace => "trace",
+            Phase::CommitTrace => "commit_trace",
+            Phase::Quotient => "quotient",
+            Phase::OutOfDomain => "out_of_domain",
+            Phase::Deep => "deep",
+            Phase::Fri => "fri",
+            Phase::Grind => "grind",
+            Phase::Queries => "queries",
+        }
+    }
+}
+
+/// Wall time spent in each phase, summed over segments.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PhaseTimes {
+    spent: [Duration; Phase::ALL.len()],
+}
+
+impl PhaseTimes {
+    /// Runs `f`, adding its wall time to `phase`.
+    pub fn time<T>(&mut self, phase: Phase, f: impl FnOnce() -> T) -> T {
+        let _span = tracing::info_span!("phase", name = phase.name()).entered();
+        let start = Instant::now();
+        let out = f();
+        self.spent[phase as usize] += start.elapsed();
+        out
+    }
+
+    /// Time spent in `phase`.
+    pub fn get(&self, phase: Phase) -> Duration {
+        self.spent[phase as usize]
+    }
+
+    /// Every phase with its time, in protocol order.
+    pub fn iter(&self) -> impl Iterator<Item = (Phase, Duration)> + '_ {
+        Phase::ALL.into_iter().map(|p| (p, self.get(p)))
+    }
+}
