@@ -34,10 +34,11 @@ pub fn commit_layer_cpu(evals: &[Ext3]) -> MerkleTree {
 
 /// Runs the commit phase on `evals`, the input's values on g·H_N in natural order.
 ///
-/// Folds until the degree bound is 2^`log_final_poly_len`, absorbing each layer root and
-/// drawing each β from `transcript`, then absorbs the final polynomial. `commit_layer` builds
-/// each layer's tree (leaf j = [`layer_leaf`] of positions j and j + len/2), so a backend can
-/// hash on its own device.
+/// The input itself is not committed: it is a function of commitments the caller already
+/// made (its openings come in pairs x, −x), so the first folding challenge is drawn at once.
+/// Every later layer is committed (`commit_layer`, leaf j = [`layer_leaf`] of positions j
+/// and j + len/2) and its root absorbed before its challenge. Folding stops when the degree
+/// bound is 2^`log_final_poly_len`; the final polynomial's coefficients are absorbed last.
 ///
 /// # Errors
 /// [`FriError::DegreeTooHigh`] when the input is not of degree < N/2^`log_blowup` (the
@@ -58,13 +59,20 @@ pub fn commit<E: From<FriError>>(
         "fri input of {} values is too small",
         evals.len()
     );
+    let folds = (evals.len() / final_domain).trailing_zeros();
     let mut shift = LdePlan::SHIFT;
     let mut inv_two_x = inverse_twice_points(evals.len());
     let mut evals = evals;
     let mut layers = Vec::new();
-    while evals.len() > final_domain {
-        let tree = commit_layer(&evals)?;
-        transcript.absorb("fri-layer-root", &tree.root());
+    for round in 0..folds {
+        // Round 0 folds the input, which is not committed; later rounds commit first.
+        let tree = if round == 0 {
+            None
+        } else {
+            let tree = commit_layer(&evals)?;
+            transcript.absorb("fri-layer-root", &tree.root());
+            Some(tree)
+        };
         let beta = transcript.challenge_ext("fri-fold");
         let half = evals.len() / 2;
         let (lo, hi) = evals.split_at(half);
@@ -82,7 +90,9 @@ pub fn commit<E: From<FriError>>(
                 sq + sq
             })
             .collect();
-        layers.push(Layer { evals, tree });
+        if let Some(tree) = tree {
+            layers.push(Layer { evals, tree });
+        }
         evals = folded;
         shift = shift.square();
     }
@@ -101,11 +111,10 @@ pub fn commit<E: From<FriError>>(
 
 /// 1/(2x) for the first half of g·H_N in natural order (x = g·ζ^j, j < N/2).
 fn inverse_twice_points(len: usize) -> Vec<Felt> {
-    let half = len / 2;
+    const CHUNK: usize = 1 << 12;
     let zeta_inv = Felt::two_adic_root(len.trailing_zeros() as usize).inverse();
     let start = (LdePlan::SHIFT + LdePlan::SHIFT).inverse();
-    const CHUNK: usize = 1 << 12;
-    let mut out = vec![Felt::ZERO; half];
+    let mut out = vec![Felt::ZERO; len / 2];
     out.par_chunks_mut(CHUNK)
         .enumerate()
         .for_each(|(c, chunk)| {
@@ -119,7 +128,7 @@ fn inverse_twice_points(len: usize) -> Vec<Felt> {
 }
 
 impl FriCommitment {
-    /// The layer roots in commit order.
+    /// The committed layer roots, in order (layers 1, 2, …; the input is not committed).
     pub fn layer_roots(&self) -> Vec<Digest> {
         self.layers.iter().map(|l| l.tree.root()).collect()
     }
@@ -129,8 +138,10 @@ impl FriCommitment {
         &self.final_poly
     }
 
-    /// The openings a verifier needs to follow query `index` (a position in layer 0).
-    pub fn open(&self, mut index: usize) -> Vec<FriLayerProof> {
+    /// The openings a verifier needs to follow query `pair` (the pair of input positions
+    /// `pair` and `pair` + N/2, which folds to position `pair` of layer 1).
+    pub fn open(&self, pair: usize) -> Vec<FriLayerProof> {
+        let mut index = pair;
         self.layers
             .iter()
             .map(|layer| {

@@ -7,7 +7,8 @@ use ballast_transcript::Transcript;
 
 use crate::{FriError, fold_pair, layer_leaf};
 
-/// What a query reveals about one layer: the other half of the pair and its Merkle path.
+/// What a query reveals about one committed layer: the other half of the pair and its
+/// Merkle path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FriLayerProof {
     /// The value at the position paired with the query's (x ↔ −x).
@@ -26,21 +27,31 @@ pub struct FriVerifierInput {
 }
 
 impl FriVerifierInput {
-    /// Absorbs the layer roots and the final polynomial exactly as [`commit`](crate::commit)
-    /// did, drawing each folding challenge.
+    /// Replays [`commit`](crate::commit): draws the first folding challenge, then absorbs
+    /// each layer root and draws its challenge, then absorbs the final polynomial.
+    ///
+    /// # Panics
+    /// If there is not one root per fold after the first (the caller checks proof shapes).
     pub fn new(
         log_domain: usize,
+        folds: usize,
         layer_roots: Vec<Digest>,
         final_poly: Vec<Ext3>,
         transcript: &mut Transcript,
     ) -> Self {
-        let betas = layer_roots
-            .iter()
-            .map(|root| {
-                transcript.absorb("fri-layer-root", root);
-                transcript.challenge_ext("fri-fold")
-            })
-            .collect();
+        assert_eq!(
+            layer_roots.len(),
+            folds.saturating_sub(1),
+            "one root per committed layer"
+        );
+        let mut betas = Vec::with_capacity(folds);
+        if folds > 0 {
+            betas.push(transcript.challenge_ext("fri-fold"));
+        }
+        for root in &layer_roots {
+            transcript.absorb("fri-layer-root", root);
+            betas.push(transcript.challenge_ext("fri-fold"));
+        }
         transcript.absorb_ext("fri-final-poly", &final_poly);
         Self {
             log_domain,
@@ -51,18 +62,20 @@ impl FriVerifierInput {
     }
 }
 
-/// Checks one query: `value` is the input's value at position `index` of layer 0, computed
-/// by the caller from its own openings.
+/// Checks one query. `pair` (< N/2) names the input positions `pair` and `pair` + N/2, i.e.
+/// the points x = g·ζ^pair and −x; `lo` and `hi` are the input's values there, computed by
+/// the caller from its own openings.
 ///
 /// # Errors
 /// The first check that fails.
 ///
 /// # Panics
-/// If `layers` does not hold one opening per layer (the caller parses proofs to shape).
+/// If `layers` does not hold one opening per committed layer (the caller parses proofs to
+/// shape).
 pub fn verify_query(
     input: &FriVerifierInput,
-    mut index: usize,
-    mut value: Ext3,
+    pair: usize,
+    (lo, hi): (Ext3, Ext3),
     layers: &[FriLayerProof],
 ) -> Result<(), FriError> {
     assert_eq!(
@@ -71,14 +84,24 @@ pub fn verify_query(
         "one opening per layer"
     );
     let zeta = Felt::two_adic_root(input.log_domain);
-    // The query's point x = g·ζ^index; it squares with every fold.
-    let mut point = LdePlan::SHIFT * zeta.pow(index as u64);
-    let mut len = 1usize << input.log_domain;
-    for (layer, ((opening, root), &beta)) in layers
-        .iter()
-        .zip(&input.layer_roots)
-        .zip(&input.betas)
-        .enumerate()
+    let x = LdePlan::SHIFT * zeta.pow(pair as u64);
+    let Some((&beta, betas)) = input.betas.split_first() else {
+        // Nothing to fold: both values must already lie on the final polynomial.
+        let on_final =
+            |point: Felt, value| evaluate_poly(&input.final_poly, Ext3::from(point)) == value;
+        return if on_final(x, lo) && on_final(-x, hi) {
+            Ok(())
+        } else {
+            Err(FriError::FinalPolynomial { position: pair })
+        };
+    };
+    let mut value = fold_pair(lo, hi, beta, (x + x).inverse());
+    // The running value sits at `point` = x^(2^i), position `index` of layer i.
+    let mut point = x.square();
+    let mut index = pair;
+    let mut len = 1usize << (input.log_domain - 1);
+    for (layer, ((opening, root), &beta)) in
+        layers.iter().zip(&input.layer_roots).zip(betas).enumerate()
     {
         let half = len / 2;
         let leaf = index % half;
@@ -88,7 +111,10 @@ pub fn verify_query(
             (opening.sibling, value, -point)
         };
         if !verify_path(root, leaf, layer_leaf(lo, hi), &opening.path) {
-            return Err(FriError::LayerOpening { layer, leaf });
+            return Err(FriError::LayerOpening {
+                layer: layer + 1,
+                leaf,
+            });
         }
         value = fold_pair(lo, hi, beta, (x + x).inverse());
         point = point.square();
@@ -109,7 +135,7 @@ mod tests {
     const LOG_BLOWUP: usize = 1;
     const LOG_FINAL: usize = 2;
 
-    /// Values on g·H_N of a polynomial with `degree` random-ish coefficients.
+    /// Values on g·H_N of a polynomial with `degree` coefficients.
     fn codeword(log_domain: usize, degree: usize) -> Vec<Ext3> {
         let coeffs: Vec<Ext3> = (0..degree as u64)
             .map(|i| Ext3::new([Felt::new(i * 7 + 1), Felt::new(i ^ 0xabc), Felt::new(3)]))
@@ -118,6 +144,10 @@ mod tests {
         (0..1u64 << log_domain)
             .map(|t| evaluate_poly(&coeffs, Ext3::from(LdePlan::SHIFT * zeta.pow(t))))
             .collect()
+    }
+
+    fn folds(log_domain: usize) -> usize {
+        log_domain - LOG_BLOWUP - LOG_FINAL
     }
 
     fn prove(evals: Vec<Ext3>) -> Result<(FriCommitment, Transcript), FriError> {
@@ -130,9 +160,18 @@ mod tests {
 
     fn verifier_input(c: &FriCommitment, log_domain: usize) -> (FriVerifierInput, Transcript) {
         let mut t = Transcript::new(b"fri-test");
-        let input =
-            FriVerifierInput::new(log_domain, c.layer_roots(), c.final_poly().to_vec(), &mut t);
+        let input = FriVerifierInput::new(
+            log_domain,
+            folds(log_domain),
+            c.layer_roots(),
+            c.final_poly().to_vec(),
+            &mut t,
+        );
         (input, t)
+    }
+
+    fn pair(evals: &[Ext3], j: usize) -> (Ext3, Ext3) {
+        (evals[j], evals[j + evals.len() / 2])
     }
 
     #[test]
@@ -142,9 +181,9 @@ mod tests {
         let (c, prover_t) = prove(evals.clone()).unwrap();
         let (input, verifier_t) = verifier_input(&c, log_domain);
         assert_eq!(prover_t, verifier_t);
-        assert_eq!(c.layer_roots().len(), log_domain - LOG_BLOWUP - LOG_FINAL);
-        for index in [0, 1, 511, 512, 1023, 700] {
-            verify_query(&input, index, evals[index], &c.open(index)).unwrap();
+        assert_eq!(c.layer_roots().len(), folds(log_domain) - 1);
+        for j in [0, 1, 255, 256, 511, 300] {
+            verify_query(&input, j, pair(&evals, j), &c.open(j)).unwrap();
         }
     }
 
@@ -154,17 +193,17 @@ mod tests {
         let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
         let (c, _) = prove(evals.clone()).unwrap();
         let (input, _) = verifier_input(&c, log_domain);
-        let index = 77;
-        let wrong = evals[index] + Ext3::ONE;
+        let j = 77;
+        let (lo, hi) = pair(&evals, j);
         assert_eq!(
-            verify_query(&input, index, wrong, &c.open(index)),
-            Err(FriError::LayerOpening { layer: 0, leaf: 77 })
+            verify_query(&input, j, (lo + Ext3::ONE, hi), &c.open(j)),
+            Err(FriError::LayerOpening { layer: 1, leaf: 77 })
         );
-        let mut openings = c.open(index);
+        let mut openings = c.open(j);
         openings[2].sibling += Ext3::ONE;
         assert!(matches!(
-            verify_query(&input, index, evals[index], &openings),
-            Err(FriError::LayerOpening { layer: 2, .. })
+            verify_query(&input, j, (lo, hi), &openings),
+            Err(FriError::LayerOpening { layer: 3, .. })
         ));
     }
 
@@ -176,9 +215,15 @@ mod tests {
         let mut final_poly = c.final_poly().to_vec();
         final_poly[0] += Ext3::ONE;
         let mut t = Transcript::new(b"fri-test");
-        let input = FriVerifierInput::new(log_domain, c.layer_roots(), final_poly, &mut t);
+        let input = FriVerifierInput::new(
+            log_domain,
+            folds(log_domain),
+            c.layer_roots(),
+            final_poly,
+            &mut t,
+        );
         assert!(matches!(
-            verify_query(&input, 5, evals[5], &c.open(5)),
+            verify_query(&input, 5, pair(&evals, 5), &c.open(5)),
             Err(FriError::FinalPolynomial { .. })
         ));
     }
@@ -195,14 +240,17 @@ mod tests {
     }
 
     #[test]
-    fn smallest_domain_sends_only_the_final_polynomial() {
-        let log_domain = LOG_BLOWUP + LOG_FINAL;
-        let evals = codeword(log_domain, 1 << LOG_FINAL);
-        let (c, _) = prove(evals.clone()).unwrap();
-        assert!(c.layer_roots().is_empty());
-        let (input, _) = verifier_input(&c, log_domain);
-        for (index, &value) in evals.iter().enumerate() {
-            verify_query(&input, index, value, &[]).unwrap();
+    fn one_fold_and_no_fold_are_handled() {
+        for log_domain in [LOG_BLOWUP + LOG_FINAL, LOG_BLOWUP + LOG_FINAL + 1] {
+            let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
+            let (c, _) = prove(evals.clone()).unwrap();
+            assert!(c.layer_roots().is_empty());
+            let (input, _) = verifier_input(&c, log_domain);
+            for j in 0..evals.len() / 2 {
+                verify_query(&input, j, pair(&evals, j), &[]).unwrap();
+                let (lo, hi) = pair(&evals, j);
+                assert!(verify_query(&input, j, (lo, hi + Ext3::ONE), &[]).is_err());
+            }
         }
     }
 }

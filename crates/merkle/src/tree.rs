@@ -46,23 +46,34 @@ impl MerkleTree {
         Self { levels }
     }
 
-    /// The tree whose leaf `t` is row `t` of `matrix` (see [`hash_row`](crate::hash_row)).
+    /// The tree whose leaf j holds rows j and j + h of `matrix` (h = height/2), in that
+    /// order: on a coset in natural order those are the points x and −x, which one FRI fold
+    /// needs together. Its bytes are [`hash_row`](crate::hash_row) of the two rows
+    /// concatenated.
     ///
     /// # Panics
-    /// If the matrix height is not a power of two.
-    pub fn commit_rows(matrix: &ColMatrix) -> Self {
+    /// If the matrix height is not a power of two of at least 2.
+    pub fn commit_row_pairs(matrix: &ColMatrix) -> Self {
+        let half = matrix.height() / 2;
+        assert!(
+            half >= 1,
+            "a matrix of {} rows has no row pairs",
+            matrix.height()
+        );
         let columns: Vec<_> = matrix.columns().collect();
-        let mut leaves = vec![[0u8; 32]; matrix.height()];
+        let mut leaves = vec![[0u8; 32]; half];
         leaves
             .par_chunks_mut(ROWS_PER_TASK)
             .enumerate()
             .for_each(|(task, chunk)| {
-                let mut bytes = Vec::with_capacity(columns.len() * 8);
+                let mut bytes = Vec::with_capacity(2 * columns.len() * 8);
                 for (k, leaf) in chunk.iter_mut().enumerate() {
                     let row = task * ROWS_PER_TASK + k;
                     bytes.clear();
-                    for column in &columns {
-                        bytes.extend_from_slice(&column[row].to_le_bytes());
+                    for r in [row, row + half] {
+                        for column in &columns {
+                            bytes.extend_from_slice(&column[r].to_le_bytes());
+                        }
                     }
                     *leaf = hash_leaf(&bytes);
                 }
@@ -136,22 +147,26 @@ mod tests {
         ColMatrix::from_columns(&columns)
     }
 
+    fn pair_leaf(m: &ColMatrix, j: usize) -> Digest {
+        hash_row(&[m.row(j), m.row(j + m.height() / 2)].concat())
+    }
+
     #[test]
     fn root_matches_recursive_oracle() {
-        for height in [1, 2, 8, 1 << 13] {
+        for height in [2, 4, 16, 1 << 13] {
             let m = matrix(height);
-            let tree = MerkleTree::commit_rows(&m);
-            let leaves: Vec<Digest> = (0..height).map(|r| hash_row(&m.row(r))).collect();
+            let tree = MerkleTree::commit_row_pairs(&m);
+            let leaves: Vec<Digest> = (0..height / 2).map(|j| pair_leaf(&m, j)).collect();
             assert_eq!(tree.root(), recursive_root(&leaves), "height {height}");
         }
     }
 
     #[test]
     fn every_opening_verifies_and_tampering_fails() {
-        let m = matrix(64);
-        let tree = MerkleTree::commit_rows(&m);
+        let m = matrix(128);
+        let tree = MerkleTree::commit_row_pairs(&m);
         for index in 0..64 {
-            let leaf = hash_row(&m.row(index));
+            let leaf = pair_leaf(&m, index);
             let path = tree.open(index);
             assert!(verify_path(&tree.root(), index, leaf, &path));
             assert!(!verify_path(&tree.root(), index ^ 1, leaf, &path));
