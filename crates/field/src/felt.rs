@@ -124,7 +124,7 @@ impl Felt {
 
 /// Reduces a 128-bit value modulo p.
 #[inline(always)]
-fn reduce128(x: u128) -> u64 {
+pub(crate) fn reduce128(x: u128) -> u64 {
     let lo = x as u64;
     let hi = (x >> 64) as u64;
     let hi_hi = hi >> 32;

@@ -1,12 +1,14 @@
 #![doc = include_str!("../README.md")]
 
 mod batch;
+mod dot;
 mod element;
 mod ext;
 mod felt;
 mod matrix;
 
 pub use batch::batch_inverse;
+pub use dot::{dot, dot_ext_base};
 pub use element::FieldElement;
 pub use ext::Ext3;
 pub use felt::{Felt, TWO_ADICITY};

@@ -1,0 +1,91 @@
+//! Dot products with one modular reduction per result instead of one per term.
+//!
+//! Each 64×64-bit product is added to a 128-bit accumulator; carries out of it are counted
+//! separately and folded back at the end with 2^128 ≡ −2^32 (mod p). The result equals the
+//! term-by-term sum exactly.
+
+use crate::felt::reduce128;
+use crate::{Ext3, Felt};
+
+/// A 192-bit accumulator: a 128-bit sum and the count of its overflows.
+#[derive(Clone, Copy, Default)]
+struct Wide {
+    low: u128,
+    overflows: u64,
+}
+
+impl Wide {
+    #[inline(always)]
+    fn add_product(&mut self, a: u64, b: u64) {
+        let (low, overflow) = self.low.overflowing_add(u128::from(a) * u128::from(b));
+        self.low = low;
+        self.overflows += u64::from(overflow);
+    }
+
+    #[inline(always)]
+    fn reduce(self) -> Felt {
+        // 2^128 ≡ −2^32 (mod p).
+        let low = Felt::new(reduce128(self.low));
+        low - Felt::new(self.overflows) * Felt::new(1 << 32)
+    }
+}
+
+/// Σ a_i·b_i over the base field.
+///
+/// # Panics
+/// If the slices differ in length.
+pub fn dot(a: &[Felt], b: &[Felt]) -> Felt {
+    assert_eq!(a.len(), b.len(), "dot product of unequal lengths");
+    let mut acc = Wide::default();
+    for (x, y) in a.iter().zip(b) {
+        acc.add_product(x.as_u64(), y.as_u64());
+    }
+    acc.reduce()
+}
+
+/// Σ coeffs_i·values_i for extension coefficients and base-field values: three base-field
+/// dot products, one per coordinate.
+///
+/// # Panics
+/// If the slices differ in length.
+pub fn dot_ext_base(coeffs: &[Ext3], values: &[Felt]) -> Ext3 {
+    assert_eq!(coeffs.len(), values.len(), "dot product of unequal lengths");
+    let mut acc = [Wide::default(); 3];
+    for (c, v) in coeffs.iter().zip(values) {
+        let v = v.as_u64();
+        for (a, ci) in acc.iter_mut().zip(c.coeffs()) {
+            a.add_product(ci.as_u64(), v);
+        }
+    }
+    Ext3::new(acc.map(Wide::reduce))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn equals_term_by_term_sums(values in proptest::collection::vec(any::<[u64; 4]>(), 0..80)) {
+            let a: Vec<Felt> = values.iter().map(|v| Felt::new(v[0])).collect();
+            let b: Vec<Felt> = values.iter().map(|v| Felt::new(v[1])).collect();
+            let c: Vec<Ext3> = values
+                .iter()
+                .map(|v| Ext3::new([Felt::new(v[2]), Felt::new(v[3]), Felt::new(v[0] ^ v[3])]))
+                .collect();
+            let naive = a.iter().zip(&b).fold(Felt::ZERO, |s, (&x, &y)| s + x * y);
+            prop_assert_eq!(dot(&a, &b), naive);
+            let naive = c.iter().zip(&b).fold(Ext3::ZERO, |s, (&x, &y)| s + x.scale(y));
+            prop_assert_eq!(dot_ext_base(&c, &b), naive);
+        }
+    }
+
+    #[test]
+    fn many_maximal_terms_overflow_correctly() {
+        let max = Felt::new(Felt::MODULUS - 1);
+        let a = vec![max; 1000];
+        let expected = a.iter().fold(Felt::ZERO, |s, &x| s + x * x);
+        assert_eq!(dot(&a, &a), expected);
+    }
+}
