@@ -18,7 +18,8 @@ use crate::BackendError;
 pub struct Committed {
     /// The extended columns.
     pub lde: ColMatrix,
-    /// The Merkle tree whose leaf t is row t of `lde`.
+    /// The Merkle tree whose leaf j holds rows j and j + N/2 of `lde`
+    /// ([`MerkleTree::commit_row_pairs`]).
     pub tree: MerkleTree,
 }
 
@@ -28,7 +29,7 @@ pub trait Backend: Sync {
     fn name(&self) -> &'static str;
 
     /// Extends `trace` (evaluations on H, natural order) by 2^`log_blowup` and commits
-    /// its rows.
+    /// its row pairs.
     ///
     /// # Errors
     /// If the device fails.
@@ -36,7 +37,7 @@ pub trait Backend: Sync {
     -> Result<Committed, BackendError>;
 
     /// Extends columns given in raw form (n × coefficients, bit-reversed; see
-    /// [`ballast_ntt::split_into_chunks`]) and commits their rows.
+    /// [`ballast_ntt::split_into_chunks`]) and commits their row pairs.
     ///
     /// # Errors
     /// If the device fails.
@@ -87,14 +88,14 @@ impl Backend for CpuBackend {
     ) -> Result<Committed, BackendError> {
         let plan = self.plan(trace.height().trailing_zeros() as usize, log_blowup);
         let lde = plan.extend(trace);
-        let tree = MerkleTree::commit_rows(&lde);
+        let tree = MerkleTree::commit_row_pairs(&lde);
         Ok(Committed { lde, tree })
     }
 
     fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError> {
         let plan = self.plan(raw.height().trailing_zeros() as usize, log_blowup);
         let lde = plan.extend_raw(raw);
-        let tree = MerkleTree::commit_rows(&lde);
+        let tree = MerkleTree::commit_row_pairs(&lde);
         Ok(Committed { lde, tree })
     }
 

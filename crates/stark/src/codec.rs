@@ -13,8 +13,8 @@
 //! segment ×  start row | end row | trace root | quotient root
 //!            ood: trace at z (W ext) | trace at zω (W ext) | quotient at z (C ext)
 //!            FRI layer roots (L) | final polynomial (2^log_final_poly_len ext) | pow nonce u64
-//!            per query: trace row (W) | path | quotient row (C) | path |
-//!                       per FRI layer: sibling (ext) | path
+//!            per query (pair j): trace rows j, j + N/2 (2W) | path | quotient rows (2C) |
+//!                       path | per committed FRI layer: sibling (ext) | path
 //! ```
 
 use std::ops::Range;
@@ -195,11 +195,11 @@ fn encode_segment(e: &mut Encoder, i: usize, segment: &Segment) {
     e.section(&name("pow nonce"), |e| e.u64(p.pow_nonce));
     for (j, q) in p.queries.iter().enumerate() {
         let name = |part: &str| format!("segment {i} query {j} {part}");
-        e.section(&name("trace row"), |e| e.felts(&q.trace_row));
+        e.section(&name("trace rows"), |e| e.felts(&q.trace_rows));
         e.section(&name("trace path"), |e| e.digests(&q.trace_path));
-        e.section(&name("quotient row"), |e| e.felts(&q.quotient_row));
+        e.section(&name("quotient rows"), |e| e.felts(&q.quotient_rows));
         e.section(&name("quotient path"), |e| e.digests(&q.quotient_path));
-        for (k, layer) in q.fri.iter().enumerate() {
+        for (k, layer) in (1..).zip(&q.fri) {
             e.section(&name(&format!("fri layer {k} sibling")), |e| {
                 e.ext(layer.sibling);
             });
@@ -232,15 +232,15 @@ fn decode_segment(
     let queries = (0..shape.num_queries)
         .map(|_| {
             Ok(QueryProof {
-                trace_row: d.felts(shape.width)?,
-                trace_path: d.digests(log_lde)?,
-                quotient_row: d.felts(shape.quotient_width)?,
-                quotient_path: d.digests(log_lde)?,
-                fri: (0..layers)
-                    .map(|k| {
+                trace_rows: d.felts(2 * shape.width)?,
+                trace_path: d.digests(log_lde - 1)?,
+                quotient_rows: d.felts(2 * shape.quotient_width)?,
+                quotient_path: d.digests(log_lde - 1)?,
+                fri: (1..=layers)
+                    .map(|i| {
                         Ok(FriLayerProof {
                             sibling: d.ext()?,
-                            path: d.digests(log_lde - 1 - k)?,
+                            path: d.digests(shape.fri_path_len(i))?,
                         })
                     })
                     .collect::<Result<_, ProofFormatError>>()?,

@@ -10,7 +10,7 @@
 //! commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
 //! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
 
-use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse};
+use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
 use ballast_ntt::LdePlan;
 use rayon::prelude::*;
 
@@ -62,8 +62,8 @@ impl DeepComposer {
         inv_z: Ext3,
         inv_zw: Ext3,
     ) -> Ext3 {
-        let a = combine_row(&self.trace_coeffs, trace_row);
-        let b = combine_row(&self.quotient_coeffs, quotient_row);
+        let a = dot_ext_base(&self.trace_coeffs, trace_row);
+        let b = dot_ext_base(&self.quotient_coeffs, quotient_row);
         (a + b - self.at_z) * inv_z + self.next_row_coeff * (a - self.at_zw) * inv_zw
     }
 
@@ -119,11 +119,4 @@ fn gather(columns: &[&[Felt]], row: usize, out: &mut [Felt]) {
     for (slot, column) in out.iter_mut().zip(columns) {
         *slot = column[row];
     }
-}
-
-fn combine_row(coeffs: &[Ext3], row: &[Felt]) -> Ext3 {
-    coeffs
-        .iter()
-        .zip(row)
-        .fold(Ext3::ZERO, |acc, (&c, &v)| acc + c.scale(v))
 }

@@ -1,6 +1,6 @@
 //! Out-of-domain evaluation of committed polynomials at the DEEP point.
 
-use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse};
+use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
 use ballast_ntt::bit_reverse;
 use rayon::prelude::*;
 
@@ -49,21 +49,10 @@ pub(crate) fn trace_at(trace: &ColMatrix, z: Ext3) -> (Vec<Ext3>, Vec<Ext3>) {
     trace
         .par_columns()
         .map(|column| {
-            let (at_z, at_zw) = column
-                .par_iter()
-                .enumerate()
-                .fold(
-                    || (Ext3::ZERO, Ext3::ZERO),
-                    |(acc_z, acc_zw), (i, &value)| {
-                        // T(ω^i) meets w_i for z and w_(i−1) for z·ω.
-                        let prev = if i == 0 { n - 1 } else { i - 1 };
-                        (
-                            acc_z + weights[i].scale(value),
-                            acc_zw + weights[prev].scale(value),
-                        )
-                    },
-                )
-                .reduce(|| (Ext3::ZERO, Ext3::ZERO), |a, b| (a.0 + b.0, a.1 + b.1));
+            // T(ω^i) meets w_i for z, and w_(i−1) for z·ω.
+            let at_z = dot_ext_base(&weights, column);
+            let at_zw =
+                dot_ext_base(&weights[..n - 1], &column[1..]) + weights[n - 1].scale(column[0]);
             (at_z * factor, at_zw * factor)
         })
         .unzip()
@@ -86,14 +75,10 @@ pub(crate) fn raw_at(raw: &ColMatrix, z: Ext3) -> Vec<Ext3> {
                 p *= z;
             }
         });
+    // In the raw form's (bit-reversed) order, so each column is one contiguous dot product.
+    let powers: Vec<Ext3> = (0..n).map(|q| powers[bit_reverse(q, log_n)]).collect();
     raw.par_columns()
-        .map(|column| {
-            column
-                .par_iter()
-                .enumerate()
-                .map(|(q, &value)| powers[bit_reverse(q, log_n)].scale(value))
-                .reduce(|| Ext3::ZERO, |a, b| a + b)
-        })
+        .map(|column| dot_ext_base(&powers, column))
         .collect()
 }
 

@@ -6,16 +6,16 @@ use ballast_merkle::Digest;
 
 use crate::OodValues;
 
-/// The openings at one query position t of the LDE domain.
+/// The openings at one query: the pair of LDE positions j and j + N/2 (points x and −x).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueryProof {
-    /// Row t of the trace's LDE.
-    pub trace_row: Vec<Felt>,
-    /// Its Merkle path in the trace tree.
+    /// Rows j and j + N/2 of the trace's LDE, concatenated.
+    pub trace_rows: Vec<Felt>,
+    /// Their leaf's Merkle path in the trace tree.
     pub trace_path: Vec<Digest>,
-    /// Row t of the quotient chunks' LDE.
-    pub quotient_row: Vec<Felt>,
-    /// Its Merkle path in the quotient tree.
+    /// Rows j and j + N/2 of the quotient chunks' LDE, concatenated.
+    pub quotient_rows: Vec<Felt>,
+    /// Their leaf's Merkle path in the quotient tree.
     pub quotient_path: Vec<Digest>,
     /// The FRI openings along the query's folding path.
     pub fri: Vec<FriLayerProof>,
@@ -57,9 +57,20 @@ impl SegmentShape {
         self.log_rows + self.log_blowup
     }
 
-    /// Number of FRI layers.
-    pub fn fri_layers(&self) -> usize {
+    /// Number of FRI folds.
+    pub fn fri_folds(&self) -> usize {
         self.log_rows - self.log_final_poly_len
+    }
+
+    /// Number of committed FRI layers: every fold but the first has one.
+    pub fn fri_layers(&self) -> usize {
+        self.fri_folds().saturating_sub(1)
+    }
+
+    /// Merkle path length in committed FRI layer `i` (1-based), whose tree has
+    /// 2^(log_lde − 1 − i) leaves.
+    pub fn fri_path_len(&self, i: usize) -> usize {
+        self.log_lde() - 1 - i
     }
 
     /// Encoded size of a segment proof in bytes, or `None` on overflow.
@@ -70,10 +81,11 @@ impl SegmentShape {
         let quotient_width = self.quotient_width as u64;
         let log_lde = self.log_lde() as u64;
         let layers = self.fri_layers() as u64;
-        // Layer i's tree has 2^(log_lde − 1 − i) leaves.
-        let fri_path_digests = (0..layers).map(|i| log_lde - 1 - i).sum::<u64>();
-        let per_query = (width + quotient_width) * felt
-            + 2 * log_lde * digest
+        let fri_path_digests = (1..=self.fri_layers())
+            .map(|i| self.fri_path_len(i) as u64)
+            .sum::<u64>();
+        let per_query = 2 * (width + quotient_width) * felt
+            + 2 * (log_lde - 1) * digest
             + layers * ext
             + fri_path_digests * digest;
         let fixed = 2 * digest

@@ -129,18 +129,20 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let pow_nonce = times.time(Phase::Grind, || transcript.grind(params.pow_bits));
     transcript.absorb_u64("pow-nonce", pow_nonce);
 
-    // 7 ----- draw query positions and open every commitment there
+    // 7 ----- draw query pairs and open every commitment there
     let log_lde = log_rows + params.log_blowup;
-    let indices = transcript.challenge_indices("queries", params.num_queries, log_lde);
+    let half = 1usize << (log_lde - 1);
+    let pairs = transcript.challenge_indices("queries", params.num_queries, log_lde - 1);
+    let rows = |lde: &ColMatrix, j: usize| [lde.row(j), lde.row(j + half)].concat();
     let queries = times.time(Phase::Queries, || {
-        indices
+        pairs
             .iter()
-            .map(|&t| QueryProof {
-                trace_row: trace_commit.lde.row(t),
-                trace_path: trace_commit.tree.open(t),
-                quotient_row: quotient_commit.lde.row(t),
-                quotient_path: quotient_commit.tree.open(t),
-                fri: fri.open(t),
+            .map(|&j| QueryProof {
+                trace_rows: rows(&trace_commit.lde, j),
+                trace_path: trace_commit.tree.open(j),
+                quotient_rows: rows(&quotient_commit.lde, j),
+                quotient_path: quotient_commit.tree.open(j),
+                fri: fri.open(j),
             })
             .collect()
     });

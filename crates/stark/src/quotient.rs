@@ -11,7 +11,7 @@
 //! (T + B)/|F| over α, it is not a polynomial at all and FRI rejects.
 
 use ballast_air::{Air, BoundaryRow};
-use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse};
+use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
 use ballast_ntt::LdePlan;
 use rayon::prelude::*;
 
@@ -29,15 +29,34 @@ pub(crate) struct Composition {
 
 /// Boundary constraints on one row: Σ coeff·(T_c(x) − v) = Σ coeff·T_c(x) − offset.
 struct BoundaryGroup {
-    terms: Vec<(usize, Ext3)>,
+    columns: Vec<usize>,
+    coeffs: Vec<Ext3>,
     offset: Ext3,
 }
 
 impl BoundaryGroup {
-    fn eval<E: Copy>(&self, row: &[E], term: impl Fn(Ext3, E) -> Ext3) -> Ext3 {
-        self.terms.iter().fold(Ext3::ZERO, |acc, &(column, coeff)| {
-            acc + term(coeff, row[column])
-        }) - self.offset
+    fn new() -> Self {
+        Self {
+            columns: Vec::new(),
+            coeffs: Vec::new(),
+            offset: Ext3::ZERO,
+        }
+    }
+
+    /// The group's value on a trace row; `scratch` holds the gathered columns.
+    fn eval_base(&self, row: &[Felt], scratch: &mut Vec<Felt>) -> Ext3 {
+        scratch.clear();
+        scratch.extend(self.columns.iter().map(|&c| row[c]));
+        dot_ext_base(&self.coeffs, scratch) - self.offset
+    }
+
+    /// The group's value at an out-of-domain point.
+    fn eval_ext(&self, row: &[Ext3]) -> Ext3 {
+        self.columns
+            .iter()
+            .zip(&self.coeffs)
+            .fold(Ext3::ZERO, |acc, (&c, &coeff)| acc + coeff * row[c])
+            - self.offset
     }
 }
 
@@ -48,20 +67,14 @@ impl Composition {
         let num_transitions = air.num_transition_constraints();
         let powers = alpha.powers(num_transitions + boundaries.len());
         let (transition, boundary_powers) = powers.split_at(num_transitions);
-        let mut first = BoundaryGroup {
-            terms: Vec::new(),
-            offset: Ext3::ZERO,
-        };
-        let mut last = BoundaryGroup {
-            terms: Vec::new(),
-            offset: Ext3::ZERO,
-        };
+        let (mut first, mut last) = (BoundaryGroup::new(), BoundaryGroup::new());
         for (b, &coeff) in boundaries.iter().zip(boundary_powers) {
             let group = match b.row {
                 BoundaryRow::First => &mut first,
                 BoundaryRow::Last => &mut last,
             };
-            group.terms.push((b.column, coeff));
+            group.columns.push(b.column);
+            group.coeffs.push(coeff);
             group.offset += coeff.scale(b.value);
         }
         Self {
@@ -110,6 +123,7 @@ impl Composition {
                 let last_inv = invert(xs.iter().map(|&x| x - omega_last));
                 let (mut current, mut next) = (vec![Felt::ZERO; width], vec![Felt::ZERO; width]);
                 let mut constraints = vec![Felt::ZERO; num_constraints];
+                let mut scratch = Vec::with_capacity(width);
                 for (k, q) in chunk.iter_mut().enumerate() {
                     let t = start + k;
                     let row = t * stride;
@@ -119,15 +133,11 @@ impl Composition {
                         next[c] = column[next_row];
                     }
                     air.eval_transition(&current, &next, &mut constraints);
-                    let transition = self
-                        .transition
-                        .iter()
-                        .zip(&constraints)
-                        .fold(Ext3::ZERO, |acc, (&coeff, &c)| acc + coeff.scale(c));
+                    let transition = dot_ext_base(&self.transition, &constraints);
                     let zerofier_inv =
                         (xs[k] - omega_last) * vanishing_inv[t & ((1 << log_chunks) - 1)];
-                    let first = self.first.eval(&current, |coeff, v: Felt| coeff.scale(v));
-                    let last = self.last.eval(&current, |coeff, v: Felt| coeff.scale(v));
+                    let first = self.first.eval_base(&current, &mut scratch);
+                    let last = self.last.eval_base(&current, &mut scratch);
                     *q = transition.scale(zerofier_inv)
                         + first.scale(first_inv[k])
                         + last.scale(last_inv[k]);
@@ -156,8 +166,8 @@ impl Composition {
         let vanishing = z.pow(1 << log_n) - Ext3::ONE;
         // draw_ood_point keeps z out of H, so none of these denominators is zero.
         let zerofier_inv = (z - omega_last) * vanishing.inverse();
-        let first = self.first.eval(trace_z, |coeff, v: Ext3| coeff * v);
-        let last = self.last.eval(trace_z, |coeff, v: Ext3| coeff * v);
+        let first = self.first.eval_ext(trace_z);
+        let last = self.last.eval_ext(trace_z);
         transition * zerofier_inv
             + first * (z - Ext3::ONE).inverse()
             + last * (z - omega_last).inverse()

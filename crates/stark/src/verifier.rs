@@ -67,6 +67,7 @@ fn verify_with_transcript<A: Air>(
     let log_lde = shape.log_lde();
     let fri = FriVerifierInput::new(
         log_lde,
+        shape.fri_folds(),
         proof.fri_roots.clone(),
         proof.final_poly.clone(),
         &mut transcript,
@@ -78,11 +79,11 @@ fn verify_with_transcript<A: Air>(
     }
     transcript.absorb_u64("pow-nonce", proof.pow_nonce);
 
-    // 7 ----- queries: openings, DEEP value, FRI folding path
-    let indices = transcript.challenge_indices("queries", params.num_queries, log_lde);
+    // 7 ----- queries: pair openings, DEEP values at x and −x, FRI folding path
+    let pairs = transcript.challenge_indices("queries", params.num_queries, log_lde - 1);
     let zeta = Felt::two_adic_root(log_lde);
-    for (query, (&t, q)) in indices.iter().zip(&proof.queries).enumerate() {
-        if !verify_path(&proof.trace_root, t, hash_row(&q.trace_row), &q.trace_path) {
+    for (query, (&j, q)) in pairs.iter().zip(&proof.queries).enumerate() {
+        if !verify_path(&proof.trace_root, j, hash_row(&q.trace_rows), &q.trace_path) {
             return Err(VerifierError::Opening {
                 segment,
                 query,
@@ -91,8 +92,8 @@ fn verify_with_transcript<A: Air>(
         }
         if !verify_path(
             &proof.quotient_root,
-            t,
-            hash_row(&q.quotient_row),
+            j,
+            hash_row(&q.quotient_rows),
             &q.quotient_path,
         ) {
             return Err(VerifierError::Opening {
@@ -101,9 +102,14 @@ fn verify_with_transcript<A: Air>(
                 commitment: "quotient",
             });
         }
-        let x = LdePlan::SHIFT * zeta.pow(t as u64);
-        let value = deep.evaluate(&q.trace_row, &q.quotient_row, x);
-        verify_query(&fri, t, value, &q.fri).map_err(|source| VerifierError::Fri {
+        let x = LdePlan::SHIFT * zeta.pow(j as u64);
+        let (trace_lo, trace_hi) = q.trace_rows.split_at(shape.width);
+        let (quotient_lo, quotient_hi) = q.quotient_rows.split_at(shape.quotient_width);
+        let values = (
+            deep.evaluate(trace_lo, quotient_lo, x),
+            deep.evaluate(trace_hi, quotient_hi, -x),
+        );
+        verify_query(&fri, j, values, &q.fri).map_err(|source| VerifierError::Fri {
             segment,
             query,
             source,
@@ -175,13 +181,17 @@ fn check_shape(proof: &SegmentProof, shape: &SegmentShape) -> Result<(), Verifie
     );
     expect("queries", shape.num_queries, proof.queries.len());
     for q in &proof.queries {
-        expect("trace row", shape.width, q.trace_row.len());
-        expect("trace path", log_lde, q.trace_path.len());
-        expect("quotient row", shape.quotient_width, q.quotient_row.len());
-        expect("quotient path", log_lde, q.quotient_path.len());
+        expect("trace rows", 2 * shape.width, q.trace_rows.len());
+        expect("trace path", log_lde - 1, q.trace_path.len());
+        expect(
+            "quotient rows",
+            2 * shape.quotient_width,
+            q.quotient_rows.len(),
+        );
+        expect("quotient path", log_lde - 1, q.quotient_path.len());
         expect("fri openings", shape.fri_layers(), q.fri.len());
         for (i, layer) in q.fri.iter().enumerate() {
-            expect("fri path", log_lde - 1 - i, layer.path.len());
+            expect("fri path", shape.fri_path_len(i + 1), layer.path.len());
         }
     }
     match problems.first() {

@@ -53,6 +53,6 @@ fn golden_proof_digest() {
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(
         hex,
-        "38884cca269e1ef54325ce1201f4b3db60f6b7162d15a84dcd7cdf51db2a303e"
+        "11251e1d798f07639b176169a68074624775e32ff9b8e27da6490ce52bbafbd6"
     );
 }
