@@ -1,0 +1,108 @@
+//! Command-line arguments, validated as they are parsed.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// ballast: a reproducible STARK prover with its allocator policy compiled in.
+#[derive(Parser)]
+#[command(name = "cli", version, arg_required_else_help = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Prove a Fibonacci run (by default the embedded statement) and write the proof.
+    Prove(ProveArgs),
+    /// Check a proof; exit 0 if valid, 1 if invalid, 2 if unreadable.
+    Verify(VerifyArgs),
+    /// Report the build, the allocator policy in effect, threads and CUDA devices.
+    Doctor(DoctorArgs),
+}
+
+#[derive(Args)]
+pub struct ProveArgs {
+    /// Independent Fibonacci sequences, two trace columns each.
+    #[arg(long, default_value_t = 16)]
+    pub sequences: usize,
+    /// log2 of the rows per segment.
+    #[arg(long, default_value_t = 19)]
+    pub log_rows: usize,
+    /// Segments, proven one after another (continuations).
+    #[arg(long, default_value_t = 4)]
+    pub segments: usize,
+    /// Blowup factor of the low-degree extension: 2, 4, 8 or 16.
+    #[arg(long, default_value_t = 2, value_parser = parse_blowup)]
+    pub blowup: usize,
+    /// FRI queries; by default derived from --security-bits.
+    #[arg(long, conflicts_with = "security_bits")]
+    pub queries: Option<usize>,
+    /// Proof-of-work grinding bits.
+    #[arg(long, default_value_t = 16)]
+    pub pow_bits: u32,
+    /// Target conjectured security in bits, from which the number of queries is derived
+    /// [default: 100].
+    #[arg(long)]
+    pub security_bits: Option<u32>,
+    /// Where to write the proof (atomically).
+    #[arg(short, long, default_value = "proof.bin")]
+    pub output: PathBuf,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// Also write the summary as JSON to this file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The proof file.
+    pub proof: PathBuf,
+    /// Reject proofs whose parameters give less conjectured security than this.
+    #[arg(long, default_value_t = 100)]
+    pub min_security_bits: u32,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// Also write the result as JSON to this file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Accepts 2, 4, 8 or 16 and returns its log2.
+fn parse_blowup(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(b @ (2 | 4 | 8 | 16)) => Ok(b.trailing_zeros() as usize),
+        _ => Err(format!("{value} is not one of 2, 4, 8, 16")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn arguments_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn blowup_is_a_power_of_two_between_two_and_sixteen() {
+        assert_eq!(parse_blowup("2"), Ok(1));
+        assert_eq!(parse_blowup("16"), Ok(4));
+        for bad in ["1", "3", "32", "x", ""] {
+            assert!(parse_blowup(bad).is_err(), "{bad}");
+        }
+    }
+}

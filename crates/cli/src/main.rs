@@ -1,0 +1,67 @@
+//! `cli`: ballast's command line. The binary is glue — arguments, output, exit codes — over
+//! the prover in `ballast-stark`.
+//!
+//! Exit codes: 0 success (a valid proof for `verify`), 1 an invalid proof, 2 bad usage or
+//! unreadable input.
+
+// Every proving binary runs on jemalloc with the never-purge policy compiled in. The prover
+// frees and re-allocates multi-hundred-MiB buffers segment after segment; pages jemalloc
+// handed back to the OS on its decay timers would be faulted in again at once, on the
+// proving threads. `_RJEM_MALLOC_CONF` still overrides the policy. See docs/allocator.md.
+ballast_allocator::install!();
+
+mod args;
+mod doctor;
+mod output;
+mod prove;
+mod resources;
+mod summary;
+mod verify;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
+    let result = match cli.command {
+        args::Command::Prove(a) => prove::run(&a).map(|()| ExitCode::SUCCESS),
+        args::Command::Verify(a) => verify::run(&a),
+        args::Command::Doctor(a) => doctor::run(&a).map(|()| ExitCode::SUCCESS),
+    };
+    result.unwrap_or_else(|err| {
+        eprintln!("cli: {err:#}");
+        ExitCode::from(2)
+    })
+}
+
+/// Help and version go to stdout as clap renders them; a usage error is one line on stderr
+/// and exit code 2.
+fn usage_error(err: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = err.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            ExitCode::from(2)
+        }
+        _ => {
+            let rendered = err.to_string();
+            let first = rendered.lines().next().unwrap_or_default();
+            eprintln!("cli: {}", first.trim_start_matches("error: "));
+            ExitCode::from(2)
+        }
+    }
+}

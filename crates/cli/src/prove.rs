@@ -1,0 +1,224 @@
+//! `cli prove`: prove a Fibonacci run, write the proof atomically, summarise.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use ballast_stark::{
+    CpuBackend, ParamsError, PhaseTimes, Shape, StarkParams, Statement, prove_statement,
+};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::args::ProveArgs;
+use crate::output::{check_writable, print, write_atomic};
+use crate::resources::{human_bytes, physical_memory, usage};
+use crate::summary::{self, ParamsJson, StatementJson};
+
+/// The default security target when neither --queries nor --security-bits is given.
+const DEFAULT_SECURITY_BITS: u32 = 100;
+
+#[derive(Serialize)]
+struct ProveReport {
+    command: &'static str,
+    statement: StatementJson,
+    params: ParamsJson,
+    backend: &'static str,
+    threads: usize,
+    phases_seconds: BTreeMap<&'static str, f64>,
+    prove_seconds: f64,
+    proof_path: String,
+    proof_bytes: usize,
+    proof_sha256: String,
+    peak_rss_bytes: u64,
+    minor_faults: u64,
+    major_faults: u64,
+    user_seconds: f64,
+    system_seconds: f64,
+}
+
+pub fn run(args: &ProveArgs) -> Result<()> {
+    configure_threads(args.threads)?;
+    let shape = Shape {
+        sequences: args.sequences,
+        log_rows: args.log_rows,
+        segments: args.segments,
+    };
+    shape.validate().map_err(flag_error)?;
+    let params = params(args)?;
+    params.validate(shape.log_rows).map_err(flag_error)?;
+    let estimate = shape.estimate_peak_bytes(&params);
+    if let Some(memory) = physical_memory()
+        && estimate > memory
+    {
+        bail!(
+            "{} would need about {} of memory (estimate), more than this machine's {}",
+            summary::shape(&shape),
+            human_bytes(estimate),
+            human_bytes(memory)
+        );
+    }
+    check_writable(&args.output)?;
+    if let Some(report) = &args.report {
+        check_writable(report)?;
+    }
+
+    let progress = progress_bar(shape.segments);
+    let backend = CpuBackend::new();
+    let mut times = PhaseTimes::default();
+    let started = Instant::now();
+    let proof = prove_statement(
+        shape,
+        Statement::default_start(shape.sequences),
+        &params,
+        &backend,
+        &mut times,
+        &mut |done| progress.set_position(done as u64),
+    )
+    .context("proving failed")?;
+    let prove_seconds = started.elapsed().as_secs_f64();
+    progress.finish_and_clear();
+
+    let bytes = proof.to_bytes();
+    write_atomic(&args.output, &bytes)?;
+    let digest: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let used = usage();
+    let report = ProveReport {
+        command: "prove",
+        statement: StatementJson::new(&proof.statement),
+        params: ParamsJson::new(&params, shape.log_rows),
+        backend: "cpu",
+        threads: rayon::current_num_threads(),
+        phases_seconds: times
+            .iter()
+            .map(|(phase, d)| (phase.name(), d.as_secs_f64()))
+            .collect(),
+        prove_seconds,
+        proof_path: args.output.display().to_string(),
+        proof_bytes: bytes.len(),
+        proof_sha256: digest,
+        peak_rss_bytes: used.peak_rss_bytes,
+        minor_faults: used.minor_faults,
+        major_faults: used.major_faults,
+        user_seconds: used.user.as_secs_f64(),
+        system_seconds: used.system.as_secs_f64(),
+    };
+    if let Some(path) = &args.report {
+        let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
+        write_atomic(path, &json)?;
+    }
+    print(&human_summary(&report, &proof.statement, &params, &times))
+}
+
+/// Parameters from the flags: --queries directly, or derived from --security-bits.
+fn params(args: &ProveArgs) -> Result<StarkParams> {
+    let log_final_poly_len = StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(args.log_rows);
+    let params = match args.queries {
+        Some(num_queries) => StarkParams {
+            log_blowup: args.blowup,
+            num_queries,
+            pow_bits: args.pow_bits,
+            log_final_poly_len,
+        },
+        None => StarkParams {
+            log_final_poly_len,
+            ..StarkParams::for_security(
+                args.security_bits.unwrap_or(DEFAULT_SECURITY_BITS),
+                args.blowup,
+                args.pow_bits,
+            )
+            .map_err(flag_error)?
+        },
+    };
+    Ok(params)
+}
+
+/// Names the flag behind a parameter error.
+fn flag_error(err: ParamsError) -> anyhow::Error {
+    let flag = match &err {
+        ParamsError::OutOfRange { name, .. } => match *name {
+            "sequences" => "--sequences",
+            "segments" => "--segments",
+            "log_rows" => "--log-rows",
+            "num_queries" => "--queries",
+            "pow_bits" => "--pow-bits",
+            "log_blowup" => "--blowup",
+            "log_rows + log_blowup" => "--log-rows with --blowup",
+            _ => "parameters",
+        },
+        ParamsError::TargetTooHigh { .. } => "--security-bits",
+        ParamsError::DegreeTooHigh { .. } => "--blowup",
+    };
+    anyhow::anyhow!("invalid {flag}: {err}")
+}
+
+fn configure_threads(threads: Option<u16>) -> Result<()> {
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(n))
+            .build_global()
+            .context("cannot configure the thread pool")?;
+    }
+    Ok(())
+}
+
+fn progress_bar(segments: usize) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(segments as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "proving segment {pos}/{len} {wide_bar} {elapsed} (eta {eta})",
+        )
+        .expect("a valid template"),
+    );
+    bar.tick();
+    bar
+}
+
+fn human_summary(
+    r: &ProveReport,
+    statement: &Statement,
+    params: &StarkParams,
+    times: &PhaseTimes,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "statement:  {}", summary::shape(&statement.shape));
+    let _ = writeln!(out, "            start {}", summary::row(&statement.start));
+    let _ = writeln!(out, "            end   {}", summary::row(&statement.end));
+    let _ = writeln!(
+        out,
+        "parameters: {}",
+        summary::params(params, statement.shape.log_rows)
+    );
+    let _ = writeln!(out, "backend:    {}, {} threads", r.backend, r.threads);
+    let phases: Vec<String> = times
+        .iter()
+        .map(|(p, d)| format!("{} {:.2}s", p.name(), d.as_secs_f64()))
+        .collect();
+    let _ = writeln!(out, "phases:     {}", phases.join(", "));
+    let _ = writeln!(out, "prove time: {:.2} s", r.prove_seconds);
+    let _ = writeln!(
+        out,
+        "proof:      {} ({}, sha256 {})",
+        r.proof_path,
+        human_bytes(r.proof_bytes as u64),
+        &r.proof_sha256[..16]
+    );
+    let _ = writeln!(
+        out,
+        "resources:  peak RSS {}, {} minor page faults, user {:.2} s, system {:.2} s",
+        human_bytes(r.peak_rss_bytes),
+        summary::thousands(r.minor_faults),
+        r.user_seconds,
+        r.system_seconds
+    );
+    out
+}

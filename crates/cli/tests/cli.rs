@@ -1,0 +1,207 @@
+//! The built `cli` binary, end to end: exit codes, messages, files and the allocator policy.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The binary with no allocator variables inherited from the test's environment.
+fn cli() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cli"));
+    c.env_remove("_RJEM_MALLOC_CONF").env_remove("MALLOC_CONF");
+    c
+}
+
+fn run(c: &mut Command) -> Output {
+    c.output().expect("the cli binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn doctor_json(c: &mut Command) -> serde_json::Value {
+    let out = run(c.args(["doctor", "--json"]));
+    assert!(out.status.success(), "doctor failed: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("doctor --json prints JSON")
+}
+
+fn decay(v: &serde_json::Value) -> (i64, i64) {
+    let a = &v["allocator"];
+    (
+        a["dirty_decay_ms"].as_i64().unwrap(),
+        a["muzzy_decay_ms"].as_i64().unwrap(),
+    )
+}
+
+/// A small statement proven into `dir`; returns the proof path.
+fn prove_small(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
+    let proof = dir.join("proof.bin");
+    let out = run(cli()
+        .args([
+            "prove",
+            "--sequences",
+            "2",
+            "--log-rows",
+            "8",
+            "--segments",
+            "2",
+        ])
+        .args(extra)
+        .arg("-o")
+        .arg(&proof));
+    assert!(out.status.success(), "prove failed: {}", stderr(&out));
+    proof
+}
+
+#[test]
+fn doctor_reports_the_compiled_in_policy_and_the_overrides() {
+    let default = doctor_json(&mut cli());
+    assert_eq!(decay(&default), (-1, -1));
+    assert_eq!(default["allocator"]["compiled_conf_is_never_purge"], true);
+    assert_eq!(default["allocator"]["symbol_prefix"], "_rjem_");
+    assert_eq!(default["allocator"]["background_thread"], false);
+    assert!(default["environment"]["_RJEM_MALLOC_CONF"].is_null());
+    assert!(default["threads"].as_u64().unwrap() >= 1);
+
+    // The prefixed jemalloc's environment variable overrides the compiled-in string…
+    let defaults =
+        doctor_json(cli().env("_RJEM_MALLOC_CONF", "dirty_decay_ms:10000,muzzy_decay_ms:0"));
+    assert_eq!(decay(&defaults), (10_000, 0));
+    assert_eq!(
+        defaults["environment"]["_RJEM_MALLOC_CONF"],
+        "dirty_decay_ms:10000,muzzy_decay_ms:0"
+    );
+
+    // …and MALLOC_CONF, which only an unprefixed jemalloc reads, does not.
+    let ignored = doctor_json(cli().env("MALLOC_CONF", "dirty_decay_ms:10000,muzzy_decay_ms:0"));
+    assert_eq!(decay(&ignored), (-1, -1));
+    assert_eq!(
+        ignored["environment"]["MALLOC_CONF"],
+        "dirty_decay_ms:10000,muzzy_decay_ms:0"
+    );
+
+    let human = run(cli().arg("doctor"));
+    assert!(human.status.success());
+    assert!(stdout(&human).contains("dirty_decay_ms -1, muzzy_decay_ms -1"));
+}
+
+#[test]
+fn prove_then_verify_round_trips_with_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let proof = prove_small(
+        dir.path(),
+        &["--report", report.to_str().unwrap(), "--threads", "1"],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["statement"]["segments"], 2);
+    assert_eq!(json["params"]["conjectured_security_bits"], 100);
+    assert_eq!(
+        json["proof_bytes"].as_u64().unwrap(),
+        std::fs::metadata(&proof).unwrap().len()
+    );
+    assert!(json["peak_rss_bytes"].as_u64().unwrap() > 0);
+    assert!(json["minor_faults"].as_u64().unwrap() > 0);
+
+    let out = run(cli().arg("verify").arg(&proof));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2 sequences × 2^8 rows × 2 segments (510 steps)"));
+}
+
+#[test]
+fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let proof = prove_small(dir.path(), &[]);
+    let bytes = std::fs::read(&proof).unwrap();
+
+    let tampered = dir.path().join("tampered.bin");
+    let mut t = bytes.clone();
+    let middle = t.len() / 2;
+    t[middle] ^= 0x10;
+    std::fs::write(&tampered, &t).unwrap();
+    let out = run(cli().arg("verify").arg(&tampered));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("invalid proof"), "{}", stderr(&out));
+
+    let truncated = dir.path().join("truncated.bin");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 100]).unwrap();
+    let out = run(cli().arg("verify").arg(&truncated));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("header implies"), "{}", stderr(&out));
+
+    let random = dir.path().join("random.bin");
+    std::fs::write(&random, b"this is not a proof at all").unwrap();
+    let out = run(cli().arg("verify").arg(&random));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not a ballast proof"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = run(cli().arg("verify").arg(dir.path().join("missing.bin")));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
+
+    // The proof is valid but below the verifier's security floor.
+    let out = run(cli()
+        .args(["verify", "--min-security-bits", "120"])
+        .arg(&proof));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("120 required"), "{}", stderr(&out));
+}
+
+#[test]
+fn bad_usage_is_a_one_line_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let proof = dir.path().join("proof.bin");
+    std::fs::write(&proof, b"previous").unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["--blowup", "3"], "not one of 2, 4, 8, 16"),
+        (&["--log-rows", "40"], "invalid --log-rows"),
+        (&["--sequences", "0"], "invalid --sequences"),
+        (&["--queries", "0"], "invalid --queries"),
+        (&["--security-bits", "200"], "invalid --security-bits"),
+        (
+            &["--sequences", "4096", "--log-rows", "28"],
+            "would need about",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = run(cli().arg("prove").args(args).arg("-o").arg(&proof));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out).trim().lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            std::fs::read(&proof).unwrap(),
+            b"previous",
+            "{args:?} touched the output"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary files left"
+    );
+
+    let out = run(cli()
+        .args(["prove", "-o"])
+        .arg(dir.path().join("no/such/dir/proof.bin")));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot create a file"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = run(&mut cli());
+    assert_eq!(out.status.code(), Some(2), "no subcommand prints usage");
+}
