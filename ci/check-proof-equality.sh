@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# ci/check-proof-equality.sh CLI
+#
+# An allocator is no input to a transcript, and neither is the thread count: this proves one
+# multi-segment statement five ways and requires byte-identical proofs that all verify.
+#   never-purge         the compiled-in policy (no allocator variables in the environment)
+#   jemalloc-defaults   _RJEM_MALLOC_CONF=dirty_decay_ms:10000,muzzy_decay_ms:0
+#   background-thread   _RJEM_MALLOC_CONF=background_thread:true
+#   threads-1           --threads 1
+#   threads-2           --threads 2
+# Prints each proof's SHA-256; exits 1 if any proof fails to verify or differs, 2 on usage.
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 CLI" >&2
+  exit 2
+fi
+cli=$1
+[[ -x $cli ]] || { echo "check-proof-equality: $cli is not an executable file" >&2; exit 2; }
+
+# A small statement with several segments and grinding, so every phase runs.
+statement=(--sequences 4 --log-rows 12 --segments 3)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# run NAME ALLOCATOR_CONF [PROVE_FLAG...]: prove with _RJEM_MALLOC_CONF=ALLOCATOR_CONF (unset
+# when empty) and verify.
+run() {
+  local name=$1 conf=$2
+  shift 2
+  local env_args=(env -u MALLOC_CONF -u _RJEM_MALLOC_CONF)
+  [[ -z $conf ]] || env_args+=("_RJEM_MALLOC_CONF=$conf")
+  "${env_args[@]}" "$cli" prove "${statement[@]}" "$@" -o "$work/$name.bin" >"$work/$name.log" 2>&1 ||
+    fail "proving ($name) failed: $(tail -n 3 "$work/$name.log")"
+  "$cli" verify "$work/$name.bin" >/dev/null || fail "the $name proof does not verify"
+}
+
+fail() {
+  echo "check-proof-equality: FAIL: $*" >&2
+  exit 1
+}
+
+arms=(never-purge jemalloc-defaults background-thread threads-1 threads-2)
+run never-purge ""
+run jemalloc-defaults "dirty_decay_ms:10000,muzzy_decay_ms:0"
+run background-thread "background_thread:true"
+run threads-1 "" --threads 1
+run threads-2 "" --threads 2
+
+reference=$work/${arms[0]}.bin
+for arm in "${arms[@]}"; do
+  digest=$(sha256sum "$work/$arm.bin" | cut -d' ' -f1)
+  printf '%-18s %s  %s bytes\n' "$arm" "$digest" "$(wc -c <"$work/$arm.bin")"
+done
+for arm in "${arms[@]:1}"; do
+  cmp -s "$reference" "$work/$arm.bin" || fail "the $arm proof differs from the ${arms[0]} proof"
+done
+echo "check-proof-equality: ok: ${#arms[@]} proofs of ${statement[*]} verify and are byte-identical"
