@@ -1,0 +1,389 @@
+//! ABBA experiments: the run order, the experiment loop, and the `abba` subcommand.
+//!
+//! Warm-up runs of each arm come first and are discarded; then odd pairs run A then B and even
+//! pairs B then A, so a linear drift of the machine (heat, caches, a neighbour) lands on both arms
+//! equally. This module decides what runs when and records it; the statistics live in `compare`
+//! and the formatting in `report`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use crate::compare::{self, Comparison, Metric};
+use crate::host::Host;
+use crate::report;
+use crate::runner::{self, CommandSpec, Sample};
+use crate::shellwords;
+
+/// One of the two arms of an experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The candidate (differences are A relative to B).
+    A,
+    /// The baseline.
+    B,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::A => "A",
+            Side::B => "B",
+        })
+    }
+}
+
+/// The order of the two runs within a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// A runs first.
+    AB,
+    /// B runs first.
+    BA,
+}
+
+impl Order {
+    /// The order of pair `pair` (counted from 1): odd pairs AB, even pairs BA.
+    pub fn of_pair(pair: usize) -> Self {
+        if pair % 2 == 1 { Order::AB } else { Order::BA }
+    }
+
+    /// The two sides in running order.
+    pub fn sides(self) -> [Side; 2] {
+        match self {
+            Order::AB => [Side::A, Side::B],
+            Order::BA => [Side::B, Side::A],
+        }
+    }
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Order::AB => "AB",
+            Order::BA => "BA",
+        })
+    }
+}
+
+/// The measured runs of `pairs` pairs, in execution order: `(pair, side)` with pairs from 1.
+pub fn schedule(pairs: usize) -> Vec<(usize, Side)> {
+    (1..=pairs)
+        .flat_map(|pair| Order::of_pair(pair).sides().map(|side| (pair, side)))
+        .collect()
+}
+
+/// Identifies one run while it is being started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunTag {
+    /// Position in execution order, from 1, warm-ups included.
+    pub seq: usize,
+    /// The pair, from 1; `None` for a warm-up run.
+    pub pair: Option<usize>,
+    /// The arm.
+    pub side: Side,
+}
+
+impl fmt::Display for RunTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.pair {
+            Some(pair) => write!(f, "run {} (pair {pair}, arm {})", self.seq, self.side),
+            None => write!(f, "run {} (warm-up, arm {})", self.seq, self.side),
+        }
+    }
+}
+
+/// One measured (not warm-up) run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record<T> {
+    /// The pair, from 1.
+    pub pair: usize,
+    /// The pair's order.
+    pub order: Order,
+    /// The arm.
+    pub side: Side,
+    /// Position in execution order, from 1, warm-ups included.
+    pub seq: usize,
+    /// The accounting.
+    pub sample: Sample,
+    /// Whatever else the caller recorded for this run (e.g. a proof digest).
+    pub extra: T,
+}
+
+/// The size of an experiment and how its progress lines are labelled.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Prefix of the progress lines on stderr.
+    pub name: String,
+    /// Number of measured pairs.
+    pub pairs: usize,
+    /// Discarded warm-up runs per arm (run A, B, A, B, …).
+    pub warmup: usize,
+}
+
+/// Runs the warm-ups and the pairs of `plan`, calling `run_one` for each run, and returns the
+/// measured runs in execution order. Progress goes to stderr, one line per pair.
+///
+/// # Errors
+///
+/// The first error of `run_one`, with the run it belongs to as context.
+pub fn run_experiment<T>(
+    plan: &Plan,
+    mut run_one: impl FnMut(&RunTag) -> Result<(Sample, T)>,
+) -> Result<Vec<Record<T>>> {
+    let mut seq = 0;
+    let mut next = |pair: Option<usize>, side: Side| {
+        seq += 1;
+        let tag = RunTag { seq, pair, side };
+        run_one(&tag)
+            .with_context(|| format!("{}: {tag}", plan.name))
+            .map(|got| (tag, got))
+    };
+    for i in 1..=plan.warmup {
+        for side in [Side::A, Side::B] {
+            next(None, side)?;
+        }
+        eprintln!("{}: warm-up {i}/{} done", plan.name, plan.warmup);
+    }
+    let mut records = Vec::with_capacity(2 * plan.pairs);
+    for (pair, side) in schedule(plan.pairs) {
+        let (tag, (sample, extra)) = next(Some(pair), side)?;
+        records.push(Record {
+            pair,
+            order: Order::of_pair(pair),
+            side,
+            seq: tag.seq,
+            sample,
+            extra,
+        });
+        if let [first, second] = &records[records.len().saturating_sub(2)..]
+            && first.pair == pair
+            && second.pair == pair
+        {
+            let (a, b) = if first.side == Side::A {
+                (first, second)
+            } else {
+                (second, first)
+            };
+            eprintln!(
+                "{}: pair {pair}/{} ({}) wall A {:.3} s, B {:.3} s",
+                plan.name,
+                plan.pairs,
+                Order::of_pair(pair),
+                a.sample.wall_s,
+                b.sample.wall_s,
+            );
+        }
+    }
+    Ok(records)
+}
+
+/// The samples of arm A and arm B, each in pair order, so that index i is pair i + 1.
+pub fn split_sides<T>(records: &[Record<T>]) -> (Vec<Sample>, Vec<Sample>) {
+    let mut sorted: Vec<&Record<T>> = records.iter().collect();
+    sorted.sort_by_key(|r| r.pair);
+    let side = |s: Side| {
+        sorted
+            .iter()
+            .filter(|r| r.side == s)
+            .map(|r| r.sample)
+            .collect()
+    };
+    (side(Side::A), side(Side::B))
+}
+
+/// Every metric compared between A and B, `primary` first.
+pub fn compare_all(primary: Metric, a: &[Sample], b: &[Sample]) -> Vec<Comparison> {
+    std::iter::once(primary)
+        .chain(Metric::ALL.into_iter().filter(|&m| m != primary))
+        .map(|m| compare::compare(m, a, b))
+        .collect()
+}
+
+/// Arguments of `ballast-bench abba`.
+#[derive(Debug, Args)]
+pub struct AbbaArgs {
+    /// Command of arm A (the candidate), split like a shell would (quotes, backslashes; no
+    /// expansion or pipes: use `sh -c '…'` for those).
+    #[arg(long = "a", value_name = "CMD")]
+    pub a: String,
+    /// Command of arm B (the baseline), split the same way.
+    #[arg(long = "b", value_name = "CMD")]
+    pub b: String,
+    /// Number of measured A/B pairs (6 or more for the Wilcoxon test to be able to reach p < 0.05).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub pairs: u32,
+    /// Discarded warm-up runs per arm before the pairs.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub warmup: u32,
+    /// Environment variable set for arm A only (repeatable).
+    #[arg(long = "env-a", value_name = "K=V", value_parser = parse_env)]
+    pub env_a: Vec<(String, String)>,
+    /// Environment variable set for arm B only (repeatable).
+    #[arg(long = "env-b", value_name = "K=V", value_parser = parse_env)]
+    pub env_b: Vec<(String, String)>,
+    /// Directory for `report.md` and `pairs.csv` (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Name of arm A in the report.
+    #[arg(long, value_name = "NAME", default_value = "A")]
+    pub label_a: String,
+    /// Name of arm B in the report.
+    #[arg(long, value_name = "NAME", default_value = "B")]
+    pub label_b: String,
+    /// Metric whose verdict heads the report.
+    #[arg(long, value_name = "METRIC", value_enum, default_value_t = Metric::Wall)]
+    pub metric_primary: Metric,
+}
+
+/// Parses a `K=V` environment assignment.
+pub fn parse_env(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !k.contains('\0') && !v.contains('\0') => {
+            Ok((k.to_owned(), v.to_owned()))
+        }
+        _ => Err(format!("expected K=V with a non-empty K, got {s:?}")),
+    }
+}
+
+/// Splits the command line given to `flag` into a spec with extra environment `env`.
+pub fn command_from_flag(flag: &str, line: &str, env: &[(String, String)]) -> Result<CommandSpec> {
+    let words = shellwords::split(line).with_context(|| format!("{flag} {line:?}"))?;
+    let Some(mut spec) = CommandSpec::from_words(words) else {
+        bail!("{flag}: empty command");
+    };
+    spec.env_set = env.to_vec();
+    Ok(spec)
+}
+
+/// Runs `ballast-bench abba` and returns the Markdown report (also written to `--out-dir`).
+///
+/// # Errors
+///
+/// Bad commands, a run that fails, or an output file that cannot be written.
+pub fn run(args: &AbbaArgs) -> Result<String> {
+    let a = command_from_flag("--a", &args.a, &args.env_a)?;
+    let b = command_from_flag("--b", &args.b, &args.env_b)?;
+    if let Some(dir) = &args.out_dir {
+        report::create_dir(dir)?;
+    }
+    let plan = Plan {
+        name: "abba".to_owned(),
+        pairs: args.pairs as usize,
+        warmup: args.warmup as usize,
+    };
+    let records = run_experiment(&plan, |tag| {
+        let spec = match tag.side {
+            Side::A => &a,
+            Side::B => &b,
+        };
+        Ok((runner::run(spec)?, ()))
+    })?;
+    let (sa, sb) = split_sides(&records);
+    let comparisons = compare_all(args.metric_primary, &sa, &sb);
+    let markdown = report::abba_markdown(&report::AbbaHeader {
+        arms: [(&args.label_a, &a), (&args.label_b, &b)],
+        plan: &plan,
+        host: &Host::describe(),
+        comparisons: &comparisons,
+    });
+    if let Some(dir) = &args.out_dir {
+        report::write(&dir.join("report.md"), &markdown)?;
+        report::write(&dir.join("pairs.csv"), &report::pairs_csv(&records))?;
+    }
+    Ok(markdown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_is_abba() {
+        let sides: Vec<Side> = schedule(4).into_iter().map(|(_, s)| s).collect();
+        use Side::{A, B};
+        assert_eq!(sides, [A, B, B, A, A, B, B, A]);
+        let pairs: Vec<usize> = schedule(3).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(pairs, [1, 1, 2, 2, 3, 3]);
+        assert!(schedule(0).is_empty());
+    }
+
+    #[test]
+    fn experiment_order_and_split() {
+        let plan = Plan {
+            name: "t".into(),
+            pairs: 3,
+            warmup: 2,
+        };
+        let mut seen = Vec::new();
+        let records = run_experiment(&plan, |tag| {
+            seen.push((tag.pair, tag.side));
+            let wall_s = tag.seq as f64;
+            let sample = Sample {
+                wall_s,
+                user_s: 0.0,
+                sys_s: 0.0,
+                minflt: 0,
+                maxrss_bytes: 0,
+                exit: 0,
+            };
+            Ok((sample, tag.seq))
+        })
+        .unwrap();
+        use Side::{A, B};
+        assert_eq!(&seen[..4], [(None, A), (None, B), (None, A), (None, B)]);
+        assert_eq!(records.len(), 6);
+        assert_eq!(records[2].order, Order::BA);
+        assert_eq!(records[2].side, B);
+        assert_eq!(records[0].seq, 5);
+        let (a, b) = split_sides(&records);
+        let walls = |v: Vec<Sample>| v.iter().map(|s| s.wall_s).collect::<Vec<_>>();
+        assert_eq!(walls(a), [5.0, 8.0, 9.0]);
+        assert_eq!(walls(b), [6.0, 7.0, 10.0]);
+    }
+
+    #[test]
+    fn errors_name_the_run() {
+        let plan = Plan {
+            name: "abba".into(),
+            pairs: 2,
+            warmup: 0,
+        };
+        let err = run_experiment(&plan, |tag| -> Result<(Sample, ())> {
+            bail!("boom at {}", tag.seq)
+        })
+        .unwrap_err();
+        assert_eq!(format!("{err:#}"), "abba: run 1 (pair 1, arm A): boom at 1");
+    }
+
+    #[test]
+    fn env_and_command_parsing() {
+        assert_eq!(parse_env("K=a=b"), Ok(("K".into(), "a=b".into())));
+        assert_eq!(parse_env("K="), Ok(("K".into(), String::new())));
+        assert!(parse_env("=v").is_err() && parse_env("novalue").is_err());
+        let err = command_from_flag("--a", "  ", &[]).unwrap_err();
+        assert_eq!(format!("{err:#}"), "--a: empty command");
+        let err = command_from_flag("--b", "sh -c 'x", &[]).unwrap_err();
+        assert!(format!("{err:#}").contains("unterminated single quote"));
+    }
+
+    #[test]
+    fn primary_metric_comes_first() {
+        let order: Vec<Metric> = compare_all(Metric::Sys, &[], &[])
+            .iter()
+            .map(|c| c.metric)
+            .collect();
+        assert_eq!(
+            order,
+            [
+                Metric::Sys,
+                Metric::Wall,
+                Metric::User,
+                Metric::Minflt,
+                Metric::Maxrss
+            ]
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! A one-line description of the measuring machine for report headers: CPU model, logical CPU
+//! count and kernel.
+//!
+//! Best effort: anything that cannot be read is reported as `unknown`, never as an error. It does
+//! not record load, frequency governors or anything that changes during a run.
+
+use std::fmt;
+
+/// What the report says about the machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Host {
+    /// CPU model name from `/proc/cpuinfo`.
+    pub cpu: String,
+    /// Logical CPUs available to this process.
+    pub cpus: usize,
+    /// `uname` system name, release and machine, e.g. `Linux 6.8.0 x86_64`.
+    pub kernel: String,
+    /// This process's own peak RSS in bytes. Linux carries the parent's resident size at spawn
+    /// into the child's `ru_maxrss`, so this is a floor under every child's peak RSS.
+    pub harness_rss_bytes: Option<u64>,
+}
+
+impl Host {
+    /// Reads the description of the current machine.
+    pub fn describe() -> Self {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|info| cpu_model(&info))
+            .unwrap_or_else(|| "unknown CPU".to_owned());
+        let cpus = std::thread::available_parallelism().map_or(0, usize::from);
+        Self {
+            cpu,
+            cpus,
+            kernel: uname().unwrap_or_else(|| "unknown kernel".to_owned()),
+            harness_rss_bytes: own_peak_rss_bytes(),
+        }
+    }
+}
+
+impl fmt::Display for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}, {} logical CPUs, {}",
+            self.cpu, self.cpus, self.kernel
+        )?;
+        if let Some(rss) = self.harness_rss_bytes {
+            let mib = rss as f64 / (1024.0 * 1024.0);
+            write!(
+                f,
+                "; harness peak RSS {mib:.1} MiB (a floor under every maxrss)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The first `model name` (x86) or `Model` / `Hardware` (Arm) line of `/proc/cpuinfo`.
+fn cpu_model(cpuinfo: &str) -> Option<String> {
+    ["model name", "Model", "Hardware"].iter().find_map(|key| {
+        cpuinfo.lines().find_map(|line| {
+            let (k, v) = line.split_once(':')?;
+            (k.trim() == *key && !v.trim().is_empty()).then(|| v.trim().to_owned())
+        })
+    })
+}
+
+/// `getrusage(RUSAGE_SELF)`'s peak RSS in bytes.
+fn own_peak_rss_bytes() -> Option<u64> {
+    // SAFETY: `rusage` is a plain C struct of integers; all-zero bytes are valid.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `rusage` for the duration of the call.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    u64::try_from(usage.ru_maxrss).ok().map(|kib| kib * 1024)
+}
+
+/// `uname -smr`.
+fn uname() -> Option<String> {
+    // SAFETY: `utsname` is a plain C struct of byte arrays; all-zero bytes are valid.
+    let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `uts` is a valid, writable `utsname` for the duration of the call.
+    if unsafe { libc::uname(&mut uts) } != 0 {
+        return None;
+    }
+    let field = |chars: &[libc::c_char]| {
+        let bytes: Vec<u8> = chars
+            .iter()
+            .map(|&c| c as u8)
+            .take_while(|&b| b != 0)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Some(format!(
+        "{} {} {}",
+        field(&uts.sysname),
+        field(&uts.release),
+        field(&uts.machine)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_model_from_cpuinfo() {
+        let x86 = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) X\n";
+        assert_eq!(cpu_model(x86).as_deref(), Some("Intel(R) Xeon(R) X"));
+        let arm = "processor\t: 0\nBogoMIPS\t: 48.00\n\nModel\t\t: Raspberry Pi 4\n";
+        assert_eq!(cpu_model(arm).as_deref(), Some("Raspberry Pi 4"));
+        assert_eq!(cpu_model("processor : 0\n"), None);
+    }
+
+    #[test]
+    fn describes_this_machine() {
+        let host = Host::describe();
+        assert!(host.cpus >= 1);
+        assert!(host.kernel.starts_with("Linux "), "{}", host.kernel);
+        assert!(host.harness_rss_bytes.unwrap() > 0);
+        assert!(!host.to_string().is_empty());
+    }
+}

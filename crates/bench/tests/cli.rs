@@ -1,0 +1,303 @@
+//! End-to-end tests of the `ballast-bench` binary: real child processes, real files, exit codes.
+//!
+//! Timings are never asserted (they depend on the machine); only counts, order, files and
+//! messages are.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A fresh, empty directory for one test under cargo's per-target temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("ballast-bench-tests")
+        .join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ballast-bench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Asserts exit status 2 and a single `ballast-bench: ` line on stderr containing `needle`.
+fn assert_usage_error(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("ballast-bench: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "stderr: {stderr}");
+    assert!(errors[0].contains(needle), "stderr: {stderr}");
+    assert!(
+        stderr.ends_with(&format!("{}\n", errors[0])),
+        "stderr: {stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn abba_writes_report_and_pairs_in_abba_order() {
+    let dir = scratch("abba");
+    let out = bench(&[
+        "abba",
+        "--a",
+        "sh -c 'true'",
+        "--b",
+        "sh -c 'head -c 5000000 /dev/zero | cat > /dev/null'",
+        "--pairs",
+        "3",
+        "--env-a",
+        "BALLAST_ARM=a",
+        "--out-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("− = A lower"));
+    assert!(stdout.contains("BALLAST_ARM=a sh -c true"));
+    for metric in ["wall", "user", "sys", "minflt", "maxrss"] {
+        assert!(
+            stdout.contains(&format!("### {metric} (")),
+            "{metric} missing"
+        );
+    }
+    assert_eq!(fs::read_to_string(dir.join("report.md")).unwrap(), stdout);
+
+    let csv = fs::read_to_string(dir.join("pairs.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        rows[0],
+        [
+            "pair",
+            "order",
+            "side",
+            "seq",
+            "wall_s",
+            "user_s",
+            "sys_s",
+            "minflt",
+            "maxrss_bytes",
+            "exit"
+        ]
+    );
+    assert_eq!(rows.len(), 1 + 6);
+    let column = |i: usize| rows[1..].iter().map(|r| r[i]).collect::<Vec<_>>();
+    assert_eq!(column(0), ["1", "1", "2", "2", "3", "3"]);
+    assert_eq!(column(1), ["AB", "AB", "BA", "BA", "AB", "AB"]);
+    assert_eq!(column(2), ["A", "B", "B", "A", "A", "B"]);
+    // One warm-up per arm ran first, as runs 1 and 2.
+    assert_eq!(column(3), ["3", "4", "5", "6", "7", "8"]);
+    assert!(column(9).iter().all(|&e| e == "0"));
+    for row in &rows[1..] {
+        let maxrss: u64 = row[8].parse().unwrap();
+        assert!(maxrss > 0 && row[4].parse::<f64>().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn growth_writes_csv_and_plot() {
+    let dir = scratch("growth");
+    let out = bench(&[
+        "growth",
+        "--cmd",
+        "sh -c 'head -c {n}00000 /dev/zero | cat > /dev/null'",
+        "--points",
+        "1,2,3",
+        "--repeat",
+        "2",
+        "--out-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("OLS fit peak = a + b·n"), "{stdout}");
+    let csv = fs::read_to_string(dir.join("growth.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 3 * 2);
+    assert!(csv.starts_with("n,run,wall_s,"));
+    let svg = fs::read_to_string(dir.join("growth.svg")).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 3);
+    assert!(dir.join("growth.md").is_file());
+}
+
+#[test]
+fn bad_usage_exits_2_with_one_line() {
+    let out = bench(&["growth", "--cmd", "sleep 0", "--points", "1,2"]);
+    assert_usage_error(&out, "must contain {n}");
+
+    let out = bench(&["growth", "--cmd", "echo {n}", "--points", "3,3"]);
+    assert_usage_error(&out, "--points");
+
+    let out = bench(&["abba", "--a", "sh -c 'true", "--b", "true", "--pairs", "1"]);
+    assert_usage_error(&out, "unterminated single quote");
+
+    let out = bench(&["abba", "--a", "true", "--b", "  ", "--pairs", "1"]);
+    assert_usage_error(&out, "--b: empty command");
+
+    let out = bench(&[
+        "abba",
+        "--a",
+        "ballast-no-such-cmd",
+        "--b",
+        "true",
+        "--pairs",
+        "1",
+    ]);
+    assert_usage_error(&out, "cannot spawn `ballast-no-such-cmd`");
+
+    let out = bench(&["policy", "--cli", "no-such-dir/cli"]);
+    assert_usage_error(&out, "--cli no-such-dir/cli: not a file");
+
+    // clap's own usage errors use the same exit status.
+    let out = bench(&["abba", "--a", "true", "--b", "true", "--pairs", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn failing_run_reports_status_and_stderr() {
+    let out = bench(&[
+        "abba",
+        "--a",
+        "true",
+        "--b",
+        "sh -c 'echo out of cheese >&2; exit 7'",
+        "--pairs",
+        "2",
+        "--warmup",
+        "0",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("exited with status 7"), "{stderr}");
+    assert!(stderr.contains("out of cheese"), "{stderr}");
+    assert!(stderr.contains("run 2 (pair 1, arm B)"), "{stderr}");
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for sub in ["abba", "growth", "policy"] {
+        let out = bench(&[sub, "--help"]);
+        assert!(out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: ballast-bench"));
+    }
+    let growth = bench(&["growth", "--help"]);
+    assert!(String::from_utf8_lossy(&growth.stdout).contains("--cmd <TEMPLATE_WITH_{n}>"));
+}
+
+/// A stand-in for `cli prove -o FILE ARGS…` whose proof records the allocator environment it saw
+/// (so tests can check what each arm's child got), or constant bytes with `--constant`.
+const FAKE_CLI: &str = r#"#!/bin/sh
+[ "$1" = prove ] && [ "$2" = -o ] || { echo "usage: prove -o FILE" >&2; exit 64; }
+out=$3; shift 3
+if [ "$1" = --constant ]; then echo same > "$out"; exit 0; fi
+printf '%s|%s|%s\n' "${_RJEM_MALLOC_CONF-unset}" "${MALLOC_CONF-unset}" "$*" > "$out"
+"#;
+
+fn fake_cli(dir: &std::path::Path) -> PathBuf {
+    let path = dir.join("fake-cli");
+    fs::write(&path, FAKE_CLI).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn policy_sets_only_the_arm_environment_and_hashes_proofs() {
+    let dir = scratch("policy");
+    let cli = fake_cli(&dir);
+    let out_dir = dir.join("out");
+    let out = Command::new(env!("CARGO_BIN_EXE_ballast-bench"))
+        .args([
+            "policy",
+            "--cli",
+            cli.to_str().unwrap(),
+            "--pairs",
+            "2",
+            "--warmup",
+            "0",
+        ])
+        .args([
+            "--arms",
+            "main,oversize-threshold",
+            "--keep-proofs",
+            "--out-dir",
+        ])
+        .arg(&out_dir)
+        .args(["--", "--segments", "4"])
+        .env("_RJEM_MALLOC_CONF", "inherited-must-not-leak")
+        .env("MALLOC_CONF", "inherited-must-not-leak")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = fs::read_to_string(out_dir.join("policy.md")).unwrap();
+    assert_eq!(md, String::from_utf8(out.stdout).unwrap());
+    assert!(md.contains("### Arm `main`") && md.contains("### Arm `oversize-threshold`"));
+    assert!(md.contains("byte-identical: **no**"), "{md}");
+
+    let proof = |name: &str| fs::read_to_string(out_dir.join("proofs").join(name)).unwrap();
+    // Pair 1 runs A (run 1) then B (run 2).
+    assert_eq!(proof("main-001-A.proof"), "unset|unset|--segments 4\n");
+    let defaults = "dirty_decay_ms:10000,muzzy_decay_ms:0";
+    assert_eq!(
+        proof("main-002-B.proof"),
+        format!("{defaults}|unset|--segments 4\n")
+    );
+    assert_eq!(
+        proof("oversize-threshold-001-A.proof"),
+        format!("{defaults},oversize_threshold:0|unset|--segments 4\n")
+    );
+
+    for arm in ["main", "oversize-threshold"] {
+        let csv = fs::read_to_string(out_dir.join(format!("policy-{arm}.csv"))).unwrap();
+        assert_eq!(csv.lines().count(), 1 + 4);
+        assert!(csv.lines().next().unwrap().ends_with(",exit,proof_sha256"));
+    }
+}
+
+#[test]
+fn policy_reports_identical_proofs() {
+    let dir = scratch("policy-identical");
+    let cli = fake_cli(&dir);
+    let out = bench(&[
+        "policy",
+        "--cli",
+        cli.to_str().unwrap(),
+        "--pairs",
+        "1",
+        "--arms",
+        "background-thread",
+        "--",
+        "--constant",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8(out.stdout).unwrap();
+    // 1 warm-up per side + 1 pair = 4 proofs, all "same\n".
+    assert!(
+        md.contains("Proofs written (warm-ups included): 4; byte-identical: **yes**"),
+        "{md}"
+    );
+    // `printf 'same\n' | sha256sum`, listed for the arm and for all arms together.
+    let digest = "a6328afc76e9db71da297ebff4b0d3e7a7eb3b01d917c05a6573fef121b6ecb6";
+    assert_eq!(md.matches(&format!("`{digest}` × 4")).count(), 2, "{md}");
+}
