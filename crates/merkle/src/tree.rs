@@ -81,6 +81,41 @@ impl MerkleTree {
         Self::from_leaves(leaves)
     }
 
+    /// A tree whose levels were built elsewhere (a device backend), leaves first, each level
+    /// half the one below, ending with the root.
+    ///
+    /// # Errors
+    /// If the level sizes do not form a tree. The digests themselves are not recomputed:
+    /// backends are tested for parity with [`commit_row_pairs`](Self::commit_row_pairs).
+    pub fn from_levels(levels: Vec<Vec<Digest>>) -> Result<Self, String> {
+        let leaves = levels.first().map_or(0, Vec::len);
+        if !leaves.is_power_of_two() {
+            return Err(format!("{leaves} leaves is not a power of two"));
+        }
+        let expected = leaves.trailing_zeros() as usize + 1;
+        if levels.len() != expected {
+            return Err(format!(
+                "{} levels for {leaves} leaves, expected {expected}",
+                levels.len()
+            ));
+        }
+        for (depth, level) in levels.iter().enumerate() {
+            if level.len() != leaves >> depth {
+                return Err(format!(
+                    "level {depth} has {} digests, expected {}",
+                    level.len(),
+                    leaves >> depth
+                ));
+            }
+        }
+        Ok(Self { levels })
+    }
+
+    /// The levels, leaves first and root last.
+    pub fn levels(&self) -> &[Vec<Digest>] {
+        &self.levels
+    }
+
     /// The root digest.
     pub fn root(&self) -> Digest {
         self.levels.last().expect("at least the leaves")[0]
@@ -159,6 +194,21 @@ mod tests {
             let leaves: Vec<Digest> = (0..height / 2).map(|j| pair_leaf(&m, j)).collect();
             assert_eq!(tree.root(), recursive_root(&leaves), "height {height}");
         }
+    }
+
+    #[test]
+    fn levels_round_trip_and_bad_shapes_are_refused() {
+        let tree = MerkleTree::commit_row_pairs(&matrix(16));
+        let rebuilt = MerkleTree::from_levels(tree.levels().to_vec()).unwrap();
+        assert_eq!(rebuilt.root(), tree.root());
+        assert_eq!(rebuilt.open(3), tree.open(3));
+        let mut short = tree.levels().to_vec();
+        short.pop();
+        assert!(MerkleTree::from_levels(short).is_err());
+        let mut ragged = tree.levels().to_vec();
+        ragged[1].pop();
+        assert!(MerkleTree::from_levels(ragged).is_err());
+        assert!(MerkleTree::from_levels(vec![vec![[0; 32]; 3]]).is_err());
     }
 
     #[test]
