@@ -84,7 +84,7 @@ fn dit_rec(values: &mut [Felt], twiddles: &Twiddles) {
 
 fn dif_iterative(values: &mut [Felt], twiddles: &Twiddles) {
     let mut half = values.len() / 2;
-    while half >= 1 {
+    while half >= 2 {
         let stage = twiddles.stage(half);
         for block in values.chunks_exact_mut(2 * half) {
             let (lo, hi) = block.split_at_mut(half);
@@ -92,10 +92,16 @@ fn dif_iterative(values: &mut [Felt], twiddles: &Twiddles) {
         }
         half /= 2;
     }
+    if values.len() >= 2 {
+        unit_butterflies(values);
+    }
 }
 
 fn dit_iterative(values: &mut [Felt], twiddles: &Twiddles) {
-    let mut half = 1;
+    if values.len() >= 2 {
+        unit_butterflies(values);
+    }
+    let mut half = 2;
     while half < values.len() {
         let stage = twiddles.stage(half);
         for block in values.chunks_exact_mut(2 * half) {
@@ -103,6 +109,17 @@ fn dit_iterative(values: &mut [Felt], twiddles: &Twiddles) {
             dit_butterflies(lo, hi, stage);
         }
         half *= 2;
+    }
+}
+
+/// The stage whose butterflies span one element: its only twiddle is 1, so DIF and DIT
+/// coincide and need no multiplication.
+#[inline(always)]
+fn unit_butterflies(values: &mut [Felt]) {
+    for pair in values.chunks_exact_mut(2) {
+        let (x, y) = (pair[0], pair[1]);
+        pair[0] = x + y;
+        pair[1] = x - y;
     }
 }
 
