@@ -71,6 +71,12 @@ impl Felt {
         self * self
     }
 
+    /// `2·self`.
+    #[inline]
+    pub fn double(self) -> Self {
+        self + self
+    }
+
     /// `self^exponent` by square-and-multiply.
     pub fn pow(self, mut exponent: u64) -> Self {
         let mut base = self;

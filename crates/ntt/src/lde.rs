@@ -12,7 +12,7 @@
 use ballast_field::{ColMatrix, Felt};
 use rayon::prelude::*;
 
-use crate::{Twiddles, bit_reverse, dif, dit};
+use crate::{Twiddles, bit_reverse, bit_reversed_powers, dif, dit};
 
 /// Precomputed tables for extending columns of height 2^`log_n` by a factor 2^`log_blowup`.
 #[derive(Clone, Debug)]
@@ -42,16 +42,14 @@ impl LdePlan {
         let n = 1usize << log_n;
         let zeta = Felt::two_adic_root(log_lde);
         let n_inv = Felt::new(n as u64).inverse();
-        let mut block_scales = vec![Felt::ZERO; n << log_blowup];
-        block_scales
-            .par_chunks_exact_mut(n)
-            .enumerate()
-            .for_each(|(v, block)| {
-                let powers = (Self::SHIFT * zeta.pow(v as u64)).powers(n);
-                for (p, slot) in block.iter_mut().enumerate() {
-                    *slot = powers[bit_reverse(p, log_n)] * n_inv;
-                }
-            });
+        let block_scales: Vec<Felt> = (0..1u64 << log_blowup)
+            .into_par_iter()
+            .flat_map_iter(|v| {
+                bit_reversed_powers(Self::SHIFT * zeta.pow(v), log_n)
+                    .into_iter()
+                    .map(|p| p * n_inv)
+            })
+            .collect();
         Self {
             log_n,
             log_blowup,
@@ -142,17 +140,18 @@ pub fn split_into_chunks(evals: &[Felt], log_n: usize, log_chunks: usize) -> Vec
     // r sits at p = br_n(r)·2^log_chunks + br(j); the raw form wants n·c_{j·n + r}.
     let shift_inv = LdePlan::SHIFT.inverse();
     let scale = Felt::new(1 << log_chunks).inverse();
-    let shift_inv_powers = shift_inv.powers(n);
+    // shift_inv^br(q): the r-dependent factor, in the raw form's order.
+    let shift_inv_powers = bit_reversed_powers(shift_inv, log_n);
     (0..1usize << log_chunks)
         .into_par_iter()
         .map(|j| {
             let chunk_scale = scale * shift_inv.pow((j * n) as u64);
             let offset = bit_reverse(j, log_chunks);
-            (0..n)
-                .map(|q| {
-                    let r = bit_reverse(q, log_n);
-                    raw[(q << log_chunks) + offset] * chunk_scale * shift_inv_powers[r]
-                })
+            raw[offset..]
+                .iter()
+                .step_by(1 << log_chunks)
+                .zip(&shift_inv_powers)
+                .map(|(&value, &power)| value * chunk_scale * power)
                 .collect()
         })
         .collect()

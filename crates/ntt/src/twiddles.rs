@@ -1,6 +1,6 @@
 //! Twiddle tables laid out per butterfly stage.
 
-use ballast_field::Felt;
+use ballast_field::{Felt, FieldElement};
 
 /// Powers of the roots of unity that a size-n transform's stages use.
 ///
@@ -47,6 +47,22 @@ impl Twiddles {
     }
 }
 
+/// `[base^br(0), base^br(1), …]` for the 2^`log_n` indices, br reversing `log_n` bits.
+///
+/// Built by doubling, with sequential reads and writes only: for a table T of size m,
+/// the table of size 2m holds T[k] at 2k and T[k]·base^m at 2k + 1, since
+/// br_2m(2k) = br_m(k) and br_2m(2k + 1) = br_m(k) + m.
+pub fn bit_reversed_powers<E: FieldElement>(base: E, log_n: usize) -> Vec<E> {
+    let mut table = Vec::with_capacity(1 << log_n);
+    table.push(E::ONE);
+    let mut step = base;
+    for _ in 0..log_n {
+        table = table.iter().flat_map(|&t| [t, t * step]).collect();
+        step *= step;
+    }
+    table
+}
+
 /// Reverses the low `log_n` bits of `index`.
 #[inline]
 pub fn bit_reverse(index: usize, log_n: usize) -> usize {
@@ -69,6 +85,21 @@ mod tests {
         assert_eq!(t.stage(4)[3], Felt::two_adic_root(3).pow(3));
         let inv = Twiddles::inverse(4);
         assert_eq!(inv.stage(8)[1] * t.stage(8)[1], Felt::ONE);
+    }
+
+    #[test]
+    fn bit_reversed_powers_match_direct_exponentiation() {
+        let base = Felt::new(1234567);
+        for log_n in [0, 1, 5, 10] {
+            let table = bit_reversed_powers(base, log_n);
+            for (q, &v) in table.iter().enumerate() {
+                assert_eq!(
+                    v,
+                    base.pow(bit_reverse(q, log_n) as u64),
+                    "log_n {log_n} index {q}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
 //! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
 
-use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
+use ballast_field::{ColMatrix, Ext3, Felt, dot_ext_base, inverse_differences};
 use ballast_ntt::LdePlan;
 use rayon::prelude::*;
 
@@ -90,18 +90,12 @@ impl DeepComposer {
             .enumerate()
             .for_each(|(task, chunk)| {
                 let start = task * POINTS_PER_TASK;
-                let mut x = LdePlan::SHIFT * zeta.pow(start as u64);
-                let (mut to_z, mut to_zw) = (
-                    Vec::with_capacity(chunk.len()),
-                    Vec::with_capacity(chunk.len()),
-                );
-                for _ in 0..chunk.len() {
-                    to_z.push(Ext3::from(x) - self.z);
-                    to_zw.push(Ext3::from(x) - self.zw);
-                    x *= zeta;
-                }
-                let inv_z = batch_inverse(&to_z).expect("z is outside the LDE coset");
-                let inv_zw = batch_inverse(&to_zw).expect("zω is outside the LDE coset");
+                let xs = zeta.powers(chunk.len());
+                let x0 = LdePlan::SHIFT * zeta.pow(start as u64);
+                let xs: Vec<Felt> = xs.into_iter().map(|p| x0 * p).collect();
+                let inv_z = inverse_differences(&xs, self.z).expect("z is outside the LDE coset");
+                let inv_zw =
+                    inverse_differences(&xs, self.zw).expect("zω is outside the LDE coset");
                 let mut trace_row = vec![Felt::ZERO; trace_columns.len()];
                 let mut quotient_row = vec![Felt::ZERO; quotient_columns.len()];
                 for (k, f) in chunk.iter_mut().enumerate() {

@@ -1,7 +1,7 @@
 //! Out-of-domain evaluation of committed polynomials at the DEEP point.
 
 use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
-use ballast_ntt::bit_reverse;
+use ballast_ntt::bit_reversed_powers;
 use rayon::prelude::*;
 
 /// Elements handled per parallel task when building weight tables.
@@ -64,19 +64,11 @@ pub(crate) fn raw_at(raw: &ColMatrix, z: Ext3) -> Vec<Ext3> {
     let n = raw.height();
     let log_n = n.trailing_zeros() as usize;
     let n_inv = Felt::new(n as u64).inverse();
-    let mut powers = vec![Ext3::ZERO; n];
-    powers
-        .par_chunks_mut(TASK)
-        .enumerate()
-        .for_each(|(task, chunk)| {
-            let mut p = z.pow((task * TASK) as u64).scale(n_inv);
-            for slot in chunk {
-                *slot = p;
-                p *= z;
-            }
-        });
-    // In the raw form's (bit-reversed) order, so each column is one contiguous dot product.
-    let powers: Vec<Ext3> = (0..n).map(|q| powers[bit_reverse(q, log_n)]).collect();
+    // z^br(q)/n, in the raw form's (bit-reversed) order: one contiguous dot product per column.
+    let powers: Vec<Ext3> = bit_reversed_powers(z, log_n)
+        .into_iter()
+        .map(|p| p.scale(n_inv))
+        .collect();
     raw.par_columns()
         .map(|column| dot_ext_base(&powers, column))
         .collect()
