@@ -29,8 +29,6 @@ pub struct AllocatorReport {
     /// `opt.malloc_conf.global_var`: the string jemalloc read from `_rjem_malloc_conf`, or
     /// `None` when no definition overrode its own empty default.
     pub global_conf: Option<String>,
-    /// `opt.malloc_conf.env_var`: the string jemalloc read from `_RJEM_MALLOC_CONF`.
-    pub env_conf: Option<String>,
 }
 
 /// Reads the configuration jemalloc is running with. Allocates first, so jemalloc is
@@ -68,7 +66,6 @@ pub fn read_back() -> Result<AllocatorReport, ReadBackError> {
             }
         })?,
         global_conf: read_conf_string(b"opt.malloc_conf.global_var\0"),
-        env_conf: read_conf_string(b"opt.malloc_conf.env_var\0"),
     })
 }
 

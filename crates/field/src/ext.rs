@@ -79,11 +79,6 @@ impl Ext3 {
         Some(Self { coeffs })
     }
 
-    /// True when the element lies in the base field (c1 = c2 = 0).
-    pub fn is_in_base_field(self) -> bool {
-        self.coeffs[1] == Felt::ZERO && self.coeffs[2] == Felt::ZERO
-    }
-
     /// `self · scalar` for a base-field scalar: three base multiplications.
     #[inline(always)]
     pub fn scale(self, scalar: Felt) -> Self {

@@ -7,8 +7,8 @@ mod ext;
 mod felt;
 mod matrix;
 
-pub use batch::batch_inverse;
-pub use dot::{dot, dot_ext_base};
+pub use batch::{batch_inverse, inverse_differences};
+pub use dot::dot_ext_base;
 pub use element::FieldElement;
 pub use ext::Ext3;
 pub use felt::{Felt, TWO_ADICITY};

@@ -84,11 +84,6 @@ impl ColMatrix {
         self.columns().map(|c| c[index]).collect()
     }
 
-    /// The whole table, column after column.
-    pub fn as_slice(&self) -> &[Felt] {
-        &self.data
-    }
-
     /// The whole table, column after column, mutably.
     pub fn as_mut_slice(&mut self) -> &mut [Felt] {
         &mut self.data

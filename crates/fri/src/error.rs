@@ -1,8 +1,8 @@
-//! Why a FRI query fails.
+//! What goes wrong in FRI: a query the verifier rejects, or an input the prover cannot commit.
 
 use thiserror::Error;
 
-/// A FRI check that did not hold.
+/// A FRI check that did not hold, on either side.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum FriError {
     /// This error occurs when a layer's Merkle opening, built from the query's own value and

@@ -1,7 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+mod error;
 mod hash;
 mod tree;
 
+pub use error::MerkleError;
 pub use hash::{Digest, compress, hash_leaf, hash_row};
 pub use tree::{MerkleTree, verify_path};

@@ -3,7 +3,7 @@
 use ballast_field::ColMatrix;
 use rayon::prelude::*;
 
-use crate::{Digest, compress, hash_leaf};
+use crate::{Digest, MerkleError, compress, hash_leaf};
 
 /// Rows hashed per parallel task, each reusing one byte buffer.
 const ROWS_PER_TASK: usize = 1 << 10;
@@ -87,25 +87,26 @@ impl MerkleTree {
     /// # Errors
     /// If the level sizes do not form a tree. The digests themselves are not recomputed:
     /// backends are tested for parity with [`commit_row_pairs`](Self::commit_row_pairs).
-    pub fn from_levels(levels: Vec<Vec<Digest>>) -> Result<Self, String> {
+    pub fn from_levels(levels: Vec<Vec<Digest>>) -> Result<Self, MerkleError> {
         let leaves = levels.first().map_or(0, Vec::len);
         if !leaves.is_power_of_two() {
-            return Err(format!("{leaves} leaves is not a power of two"));
+            return Err(MerkleError::LeafCount { leaves });
         }
         let expected = leaves.trailing_zeros() as usize + 1;
         if levels.len() != expected {
-            return Err(format!(
-                "{} levels for {leaves} leaves, expected {expected}",
-                levels.len()
-            ));
+            return Err(MerkleError::Shape {
+                what: "levels",
+                expected,
+                got: levels.len(),
+            });
         }
         for (depth, level) in levels.iter().enumerate() {
             if level.len() != leaves >> depth {
-                return Err(format!(
-                    "level {depth} has {} digests, expected {}",
-                    level.len(),
-                    leaves >> depth
-                ));
+                return Err(MerkleError::Shape {
+                    what: "digests in a level",
+                    expected: leaves >> depth,
+                    got: level.len(),
+                });
             }
         }
         Ok(Self { levels })

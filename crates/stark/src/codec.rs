@@ -23,21 +23,21 @@ use ballast_field::{Ext3, Felt};
 use ballast_fri::FriLayerProof;
 use ballast_merkle::Digest;
 
+use sha3::{Digest as _, Keccak256};
+
 use crate::proof::SegmentShape;
 use crate::protocol::PROTOCOL_VERSION;
-use crate::verifier::segment_shape;
 use crate::{
     OodValues, Proof, ProofFormatError, QueryProof, Segment, SegmentProof, Shape, StarkParams,
     Statement,
 };
-use ballast_air::FibonacciAir;
 
 /// The first four bytes of every proof.
 pub const MAGIC: [u8; 4] = *b"BLST";
 /// Workload tag of the Fibonacci statement.
 const WORKLOAD_FIBONACCI: u8 = 1;
-/// Bytes before the statement's rows.
-const HEADER_LEN: u64 = 4 + 2 + 5 + 1 + 4 + 1 + 4;
+/// Bytes before the statement's rows: everything [`Proof::expected_len`] reads.
+pub const HEADER_LEN: u64 = 4 + 2 + 5 + 1 + 4 + 1 + 4;
 
 /// A named byte range of an encoded proof.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +50,10 @@ pub struct Section {
 
 impl Proof {
     /// The canonical encoding.
+    ///
+    /// # Panics
+    /// If a parameter or shape field exceeds its encoded width, which no proof from
+    /// [`prove_statement`](crate::prove_statement) or [`from_bytes`](Self::from_bytes) does.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.encode().bytes
     }
@@ -70,20 +74,12 @@ impl Proof {
                 pow_bits,
                 log_final_poly_len,
             } = self.params;
-            e.u8(log_blowup as u8);
-            e.u16(num_queries as u16);
-            e.u8(pow_bits as u8);
-            e.u8(log_final_poly_len as u8);
+            e.u8(narrow(log_blowup));
+            e.u16(narrow(num_queries));
+            e.u8(narrow(pow_bits));
+            e.u8(narrow(log_final_poly_len));
         });
-        let Statement { shape, start, end } = &self.statement;
-        e.section("statement shape", |e| {
-            e.u8(WORKLOAD_FIBONACCI);
-            e.u32(shape.sequences as u32);
-            e.u8(shape.log_rows as u8);
-            e.u32(shape.segments as u32);
-        });
-        e.section("statement start", |e| e.felts(start));
-        e.section("statement end", |e| e.felts(end));
+        self.statement.encode_into(&mut e);
         for (i, segment) in self.segments.iter().enumerate() {
             encode_segment(&mut e, i, segment);
         }
@@ -97,68 +93,25 @@ impl Proof {
     /// non-canonical field element.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder { bytes, pos: 0 };
-        if bytes.len() < HEADER_LEN as usize || bytes[..4] != MAGIC {
-            return Err(if bytes.starts_with(&MAGIC) {
-                ProofFormatError::Length {
-                    expected: HEADER_LEN,
-                    got: bytes.len() as u64,
-                }
-            } else {
-                ProofFormatError::BadMagic
-            });
-        }
-        d.pos = 4;
-        let version = d.u16()?;
-        if version != PROTOCOL_VERSION {
-            return Err(ProofFormatError::UnsupportedVersion {
-                got: version,
-                supported: PROTOCOL_VERSION,
-            });
-        }
-        let params = StarkParams {
-            log_blowup: usize::from(d.u8()?),
-            num_queries: usize::from(d.u16()?),
-            pow_bits: u32::from(d.u8()?),
-            log_final_poly_len: usize::from(d.u8()?),
-        };
-        let workload = d.u8()?;
-        if workload != WORKLOAD_FIBONACCI {
-            return Err(ProofFormatError::UnknownWorkload(workload));
-        }
-        let shape = Shape {
-            sequences: d.u32()? as usize,
-            log_rows: usize::from(d.u8()?),
-            segments: d.u32()? as usize,
-        };
-        shape
-            .validate()
-            .and_then(|()| params.validate(shape.log_rows))
-            .map_err(|e| ProofFormatError::Header(e.to_string()))?;
-        let expected = expected_len(&shape, &params).ok_or_else(|| {
-            ProofFormatError::Header(format!(
-                "a proof of {} sequences × 2^{} rows × {} segments is too large",
-                shape.sequences, shape.log_rows, shape.segments
-            ))
-        })?;
-        if expected != bytes.len() as u64 {
+        let header = decode_header(&mut d)?;
+        if header.len != bytes.len() as u64 {
             return Err(ProofFormatError::Length {
-                expected,
+                expected: header.len,
                 got: bytes.len() as u64,
             });
         }
+        let Header {
+            params,
+            shape,
+            segment,
+            ..
+        } = header;
         let width = shape.width();
         let statement = Statement {
             shape,
             start: d.felts(width)?,
             end: d.felts(width)?,
         };
-        let air = FibonacciAir::new(
-            shape.log_rows,
-            vec![Felt::ZERO; width],
-            vec![Felt::ZERO; width],
-        );
-        let segment =
-            segment_shape(&air, &params).map_err(|e| ProofFormatError::Header(e.to_string()))?;
         let segments = (0..shape.segments)
             .map(|_| decode_segment(&mut d, width, &segment))
             .collect::<Result<_, _>>()?;
@@ -169,15 +122,116 @@ impl Proof {
             segments,
         })
     }
+
+    /// The length a proof must have, from its first [`HEADER_LEN`] bytes alone: lets a
+    /// reader refuse a file of the wrong size before loading it.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes) for the header.
+    pub fn expected_len(header: &[u8]) -> Result<u64, ProofFormatError> {
+        decode_header(&mut Decoder {
+            bytes: header,
+            pos: 0,
+        })
+        .map(|h| h.len)
+    }
 }
 
-/// The exact size of a proof with this header, or `None` on overflow.
-fn expected_len(shape: &Shape, params: &StarkParams) -> Option<u64> {
-    let rows = 2 * shape.width() as u64 * Felt::BYTES as u64;
-    shape
-        .segment_len(params)?
-        .checked_mul(shape.segments as u64)?
-        .checked_add(HEADER_LEN + rows)
+/// What the fixed-size header says.
+struct Header {
+    params: StarkParams,
+    shape: Shape,
+    segment: SegmentShape,
+    /// The whole proof's length in bytes.
+    len: u64,
+}
+
+fn decode_header(d: &mut Decoder<'_>) -> Result<Header, ProofFormatError> {
+    if d.bytes.len() < HEADER_LEN as usize || d.bytes[..4] != MAGIC {
+        return Err(if d.bytes.starts_with(&MAGIC) {
+            ProofFormatError::Length {
+                expected: HEADER_LEN,
+                got: d.bytes.len() as u64,
+            }
+        } else {
+            ProofFormatError::BadMagic
+        });
+    }
+    d.pos = 4;
+    let version = d.u16()?;
+    if version != PROTOCOL_VERSION {
+        return Err(ProofFormatError::UnsupportedVersion {
+            got: version,
+            supported: PROTOCOL_VERSION,
+        });
+    }
+    let params = StarkParams {
+        log_blowup: usize::from(d.u8()?),
+        num_queries: usize::from(d.u16()?),
+        pow_bits: u32::from(d.u8()?),
+        log_final_poly_len: usize::from(d.u8()?),
+    };
+    let workload = d.u8()?;
+    if workload != WORKLOAD_FIBONACCI {
+        return Err(ProofFormatError::UnknownWorkload(workload));
+    }
+    let shape = Shape {
+        sequences: d.u32()? as usize,
+        log_rows: usize::from(d.u8()?),
+        segments: d.u32()? as usize,
+    };
+    shape.validate()?;
+    let segment = shape.segment_shape(&params)?;
+    let len = shape
+        .segment_len(&segment)
+        .and_then(|len| len.checked_mul(shape.segments as u64))
+        .and_then(|len| len.checked_add(HEADER_LEN + statement_rows_len(&shape)))
+        .ok_or(ProofFormatError::TooLarge)?;
+    Ok(Header {
+        params,
+        shape,
+        segment,
+        len,
+    })
+}
+
+/// Bytes of the statement's start and end rows.
+fn statement_rows_len(shape: &Shape) -> u64 {
+    2 * shape.width() as u64 * Felt::BYTES as u64
+}
+
+/// A header field in its encoded width.
+fn narrow<T: TryFrom<U>, U: Copy + std::fmt::Display>(value: U) -> T {
+    T::try_from(value)
+        .unwrap_or_else(|_| panic!("{value} does not fit its field in the proof header"))
+}
+
+impl Statement {
+    /// The statement's canonical encoding: workload, shape, start and end rows, exactly as
+    /// in a proof's header.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut e = Encoder::default();
+        self.encode_into(&mut e);
+        e.bytes
+    }
+
+    /// Keccak-256 of [`to_bytes`](Self::to_bytes): a short name for exactly this statement,
+    /// which `cli prove` prints and `cli verify --expect-statement` checks.
+    pub fn digest(&self) -> [u8; 32] {
+        Keccak256::digest(self.to_bytes()).into()
+    }
+
+    fn encode_into(&self, e: &mut Encoder) {
+        let Statement { shape, start, end } = self;
+        e.section("statement shape", |e| {
+            e.u8(WORKLOAD_FIBONACCI);
+            e.u32(narrow(shape.sequences));
+            e.u8(narrow(shape.log_rows));
+            e.u32(narrow(shape.segments));
+        });
+        e.section("statement start", |e| e.felts(start));
+        e.section("statement end", |e| e.felts(end));
+    }
 }
 
 fn encode_segment(e: &mut Encoder, i: usize, segment: &Segment) {
@@ -368,7 +422,8 @@ impl Decoder<'_> {
     }
 
     fn ext(&mut self) -> Result<Ext3, ProofFormatError> {
-        Ok(Ext3::new([self.felt()?, self.felt()?, self.felt()?]))
+        let offset = self.pos;
+        Ext3::from_le_bytes(self.take()?).ok_or(ProofFormatError::NonCanonical { offset })
     }
 
     fn exts(&mut self, len: usize) -> Result<Vec<Ext3>, ProofFormatError> {

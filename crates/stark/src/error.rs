@@ -4,6 +4,8 @@ use ballast_air::AirError;
 use ballast_fri::FriError;
 use thiserror::Error;
 
+use crate::StarkParams;
+
 /// A parameter outside what ballast supports.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParamsError {
@@ -64,6 +66,14 @@ pub enum ProverError {
     /// This error occurs when the backend fails.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// This error occurs when the start row does not hold two values per sequence.
+    #[error("the start row has {got} values, the shape needs {expected}")]
+    StartRow {
+        /// Values the shape needs.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
 }
 
 /// Why a proof was rejected.
@@ -81,8 +91,15 @@ pub enum VerifierError {
         required: u32,
     },
     /// This error occurs when a proof's parts do not have the sizes its parameters fix.
-    #[error("malformed proof: {0}")]
-    Shape(String),
+    #[error("malformed proof: {what}: expected {expected}, got {got}")]
+    Shape {
+        /// Which part.
+        what: &'static str,
+        /// The size the parameters fix.
+        expected: usize,
+        /// The size found.
+        got: usize,
+    },
     /// This error occurs when the proof-of-work nonce does not have enough leading zeros.
     #[error("segment {segment}: proof-of-work nonce is invalid")]
     ProofOfWork {
@@ -127,9 +144,17 @@ pub enum VerifierError {
         /// "start" or "end".
         which: &'static str,
     },
-    /// This error occurs when the proof is about a different statement than expected.
-    #[error("the proof is about a different statement: {0}")]
-    StatementMismatch(String),
+    /// This error occurs when the proof uses other parameters than the verifier requires.
+    #[error("the proof uses parameters {got:?}, the verifier requires {expected:?}")]
+    ParamsMismatch {
+        /// The required parameters.
+        expected: StarkParams,
+        /// The proof's parameters.
+        got: StarkParams,
+    },
+    /// This error occurs when the proof is about another statement than the expected one.
+    #[error("the proof is about another statement than the expected one")]
+    StatementMismatch,
 }
 
 /// Why proof bytes could not be decoded.
@@ -151,7 +176,10 @@ pub enum ProofFormatError {
     UnknownWorkload(u8),
     /// This error occurs when a header field is outside its supported range.
     #[error("invalid header: {0}")]
-    Header(String),
+    Header(#[from] ParamsError),
+    /// This error occurs when the header describes a proof too large to exist.
+    #[error("the header describes a proof of more than 2^64 bytes")]
+    TooLarge,
     /// This error occurs when the length differs from what the header implies.
     #[error("proof is {got} bytes, its header implies {expected}")]
     Length {

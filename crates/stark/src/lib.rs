@@ -15,7 +15,7 @@ mod stats;
 mod verifier;
 
 pub use backend::{Backend, Committed, CpuBackend};
-pub use codec::{MAGIC, Section};
+pub use codec::{HEADER_LEN, MAGIC, Section};
 pub use error::{BackendError, ParamsError, ProofFormatError, ProverError, VerifierError};
 pub use ood::OodValues;
 pub use params::{
@@ -26,8 +26,8 @@ pub use proof::{QueryProof, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition};
 pub use prover::{prove, prove_unchecked};
 pub use statement::{
-    MAX_SEGMENTS, MAX_SEQUENCES, Proof, Segment, Shape, Statement, VerifyPolicy, prove_statement,
-    verify_statement,
+    DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, MAX_SEQUENCES, Proof, Segment, Shape, Statement,
+    VerifyPolicy, prove_statement, verify_statement,
 };
 pub use stats::{Phase, PhaseTimes};
 pub use verifier::verify;

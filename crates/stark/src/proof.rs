@@ -1,10 +1,12 @@
 //! What a segment proof contains, in protocol order.
 
+use ballast_air::Air;
 use ballast_field::{Ext3, Felt};
 use ballast_fri::FriLayerProof;
 use ballast_merkle::Digest;
 
-use crate::OodValues;
+use crate::protocol::log_quotient_chunks;
+use crate::{OodValues, ParamsError, StarkParams};
 
 /// The openings at one query: the pair of LDE positions j and j + N/2 (points x and −x).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +46,7 @@ pub struct SegmentProof {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SegmentShape {
     pub width: usize,
+    pub log_quotient_chunks: usize,
     pub quotient_width: usize,
     pub log_rows: usize,
     pub log_blowup: usize,
@@ -52,6 +55,29 @@ pub(crate) struct SegmentShape {
 }
 
 impl SegmentShape {
+    /// The sizes `air` and `params` fix, after checking the parameters against the AIR.
+    pub fn new<A: Air>(air: &A, params: &StarkParams) -> Result<Self, ParamsError> {
+        let log_rows = air.log_rows();
+        params.validate(log_rows)?;
+        let degree = air.max_constraint_degree();
+        let log_chunks = log_quotient_chunks(degree);
+        if log_chunks > params.log_blowup {
+            return Err(ParamsError::DegreeTooHigh {
+                degree,
+                min_blowup: 1 << log_chunks,
+            });
+        }
+        Ok(Self {
+            width: air.width(),
+            log_quotient_chunks: log_chunks,
+            quotient_width: Ext3::DEGREE << log_chunks,
+            log_rows,
+            log_blowup: params.log_blowup,
+            num_queries: params.num_queries,
+            log_final_poly_len: params.log_final_poly_len,
+        })
+    }
+
     /// log2 of the LDE domain size.
     pub fn log_lde(&self) -> usize {
         self.log_rows + self.log_blowup

@@ -6,7 +6,7 @@ use ballast_field::{Ext3, Felt};
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
-use crate::StarkParams;
+use crate::{OodValues, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -56,6 +56,13 @@ pub(crate) fn draw_ood_point(t: &mut Transcript, log_rows: usize, log_blowup: us
             return z;
         }
     }
+}
+
+/// Absorbs the out-of-domain claims (prover and verifier alike).
+pub(crate) fn absorb_ood(transcript: &mut Transcript, ood: &OodValues) {
+    transcript.absorb_ext("ood-trace-z", &ood.trace_z);
+    transcript.absorb_ext("ood-trace-zw", &ood.trace_zw);
+    transcript.absorb_ext("ood-quotient-z", &ood.quotient_z);
 }
 
 /// log2 of the number of quotient chunks for constraints of total degree `degree`:

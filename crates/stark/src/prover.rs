@@ -10,11 +10,10 @@ use tracing::info_span;
 use crate::backend::Backend;
 use crate::deep::DeepComposer;
 use crate::ood::{raw_at, trace_at};
-use crate::protocol::{SegmentPosition, bind, draw_ood_point, log_quotient_chunks};
+use crate::proof::SegmentShape;
+use crate::protocol::{SegmentPosition, absorb_ood, bind, draw_ood_point};
 use crate::quotient::Composition;
-use crate::{
-    OodValues, ParamsError, Phase, PhaseTimes, ProverError, QueryProof, SegmentProof, StarkParams,
-};
+use crate::{OodValues, Phase, PhaseTimes, ProverError, QueryProof, SegmentProof, StarkParams};
 
 /// Proves that `trace` satisfies `air`, after checking that it does.
 ///
@@ -61,15 +60,8 @@ pub(crate) fn prove_with_transcript<A: Air>(
 ) -> Result<(SegmentProof, Transcript), ProverError> {
     let _span = info_span!("prove_segment", index = position.index).entered();
     let log_rows = air.log_rows();
-    params.validate(log_rows)?;
-    let log_chunks = log_quotient_chunks(air.max_constraint_degree());
-    if log_chunks > params.log_blowup {
-        return Err(ParamsError::DegreeTooHigh {
-            degree: air.max_constraint_degree(),
-            min_blowup: 1 << log_chunks,
-        }
-        .into());
-    }
+    let shape = SegmentShape::new(air, params)?;
+    let log_chunks = shape.log_quotient_chunks;
 
     // 0 ----- bind the statement: version, AIR, shape, parameters, public inputs
     let mut transcript = bind(air, params, position);
@@ -79,7 +71,8 @@ pub(crate) fn prove_with_transcript<A: Air>(
         backend.commit_trace(trace, params.log_blowup)
     })?;
     transcript.absorb("trace-root", &trace_commit.tree.root());
-    // Soundness: a false statement survives α with probability ≲ (T + B)/|F| ≈ 2^-180.
+    // Soundness: a violated constraint vanishes from the α-combination for at most T + B
+    // values of α: error ≤ (T + B)/|F| < 2^-170.
     let alpha = transcript.challenge_ext("alpha");
 
     // 2 ----- evaluate the composition, split it into chunks, commit them; draw z
@@ -92,7 +85,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
             .map(|commit| (raw, commit))
     })?;
     transcript.absorb("quotient-root", &quotient_commit.tree.root());
-    // Soundness: DEEP-ALI errs with probability ≲ d·n/|F| over z.
+    // Soundness: a false out-of-domain identity holds for ≲ d·n values of z: < 2^-160.
     let z = draw_ood_point(&mut transcript, log_rows, params.log_blowup);
 
     // 3 ----- out-of-domain evaluations; draw γ
@@ -106,6 +99,8 @@ pub(crate) fn prove_with_transcript<A: Air>(
     });
     drop(quotient_raw);
     absorb_ood(&mut transcript, &ood);
+    // Soundness: batching 2W + C quotients with powers of γ keeps a far one far except for
+    // ≲ (2W + C)·N/|F| values of γ: < 2^-150.
     let gamma = transcript.challenge_ext("gamma");
 
     // 4 ----- DEEP composition over the LDE domain
@@ -114,7 +109,8 @@ pub(crate) fn prove_with_transcript<A: Air>(
         deep.evaluate_all(&trace_commit.lde, &quotient_commit.lde)
     });
 
-    // 5 ----- FRI commit phase
+    // 5 ----- FRI commit phase (each fold's β errs with probability ≲ N/|F|; queries below
+    //         carry the bits: docs/protocol.md §6)
     let fri = times.time(Phase::Fri, || {
         ballast_fri::commit(
             f,
@@ -129,8 +125,9 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let pow_nonce = times.time(Phase::Grind, || transcript.grind(params.pow_bits));
     transcript.absorb_u64("pow-nonce", pow_nonce);
 
-    // 7 ----- draw query pairs and open every commitment there
-    let log_lde = log_rows + params.log_blowup;
+    // 7 ----- draw query pairs and open every commitment there (each query of a δ-far
+    //         function passes with probability ≤ 1 − δ)
+    let log_lde = shape.log_lde();
     let half = 1usize << (log_lde - 1);
     let pairs = transcript.challenge_indices("queries", params.num_queries, log_lde - 1);
     let rows = |lde: &ColMatrix, j: usize| [lde.row(j), lde.row(j + half)].concat();
@@ -174,11 +171,4 @@ fn quotient_columns(evals: &[Ext3], log_rows: usize, log_chunks: usize) -> ColMa
         }
     }
     ColMatrix::from_columns(&columns)
-}
-
-/// Absorbs the out-of-domain claims (prover and verifier alike).
-pub(crate) fn absorb_ood(transcript: &mut Transcript, ood: &OodValues) {
-    transcript.absorb_ext("ood-trace-z", &ood.trace_z);
-    transcript.absorb_ext("ood-trace-zw", &ood.trace_zw);
-    transcript.absorb_ext("ood-quotient-z", &ood.quotient_z);
 }

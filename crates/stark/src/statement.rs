@@ -7,11 +7,11 @@
 //! memory does not grow with n.
 
 use ballast_air::FibonacciAir;
-use ballast_field::Felt;
+use ballast_field::{Ext3, Felt};
 
 use crate::backend::Backend;
+use crate::proof::SegmentShape;
 use crate::protocol::SegmentPosition;
-use crate::verifier::segment_shape;
 use crate::{
     ParamsError, Phase, PhaseTimes, ProverError, SegmentProof, StarkParams, VerifierError,
 };
@@ -65,37 +65,38 @@ impl Shape {
         self.segments as u64 * ((1u64 << self.log_rows) - 1)
     }
 
-    /// Encoded size of one segment (boundary rows and proof), or `None` on overflow or
-    /// invalid parameters.
-    pub(crate) fn segment_len(&self, params: &StarkParams) -> Option<u64> {
-        let air = self.air(
-            vec![Felt::ZERO; self.width()],
-            vec![Felt::ZERO; self.width()],
-        );
+    /// The sizes of one segment's proof.
+    pub(crate) fn segment_shape(&self, params: &StarkParams) -> Result<SegmentShape, ParamsError> {
+        let zeros = vec![Felt::ZERO; self.width()];
+        SegmentShape::new(&self.air(zeros.clone(), zeros), params)
+    }
+
+    /// Encoded size of one segment (boundary rows and proof), or `None` on overflow.
+    pub(crate) fn segment_len(&self, segment: &SegmentShape) -> Option<u64> {
         let boundary = 2 * self.width() as u64 * Felt::BYTES as u64;
-        segment_shape(&air, params)
-            .ok()?
-            .encoded_len()?
-            .checked_add(boundary)
+        segment.encoded_len()?.checked_add(boundary)
     }
 
     /// A rough upper estimate of the prover's peak memory in bytes: one segment's tables and
     /// trees, plus every segment's proof.
     pub fn estimate_peak_bytes(&self, params: &StarkParams) -> u64 {
+        let Ok(segment) = self.segment_shape(params) else {
+            return u64::MAX;
+        };
         let n = 1u64 << self.log_rows;
         let lde = n << params.log_blowup;
         let width = self.width() as u64;
-        let (felt, ext, digest) = (8u64, 24u64, 32u64);
-        let quotient_width = 3 * 2; // up to two chunks of three coordinates
+        let quotient_width = segment.quotient_width as u64;
+        let (felt, ext, digest) = (Felt::BYTES as u64, Ext3::BYTES as u64, 32u64);
         let tables = width * n * felt                     // trace
             + width * lde * felt                          // its LDE
-            + quotient_width * lde * felt                 // quotient LDE
+            + quotient_width * (n + lde) * felt           // quotient chunks and their LDE
             + 3 * lde * ext                               // DEEP values and FRI layers
             + n * ext                                     // out-of-domain weights
-            + lde * felt; // LDE plan
-        let trees = 3 * 2 * lde * digest; // trace, quotient, FRI layers
+            + 2 * lde * felt; // LDE plan and its scratch
+        let trees = 3 * lde * digest; // trace and quotient pair trees, FRI layer trees
         let proofs = self
-            .segment_len(params)
+            .segment_len(&segment)
             .unwrap_or(u64::MAX)
             .saturating_mul(self.segments as u64);
         tables.saturating_add(trees).saturating_add(proofs)
@@ -166,13 +167,10 @@ pub fn prove_statement(
     shape.validate()?;
     params.validate(shape.log_rows)?;
     if start.len() != shape.width() {
-        return Err(ParamsError::OutOfRange {
-            name: "start row length",
-            value: start.len(),
-            min: shape.width(),
-            max: shape.width(),
-        }
-        .into());
+        return Err(ProverError::StartRow {
+            expected: shape.width(),
+            got: start.len(),
+        });
     }
     let mut segments = Vec::with_capacity(shape.segments);
     let mut first_row = start.clone();
@@ -207,8 +205,14 @@ pub fn prove_statement(
     })
 }
 
+/// The conjectured security a verifier requires unless told otherwise.
+pub const DEFAULT_MIN_SECURITY_BITS: u32 = 100;
+
 /// What a verifier insists on beyond the proof's own validity.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// The proof names its own parameters, so a verifier must set a floor: the default requires
+/// [`DEFAULT_MIN_SECURITY_BITS`].
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyPolicy {
     /// Least conjectured security the proof's parameters must give.
     pub min_security_bits: u32,
@@ -216,6 +220,16 @@ pub struct VerifyPolicy {
     pub params: Option<StarkParams>,
     /// When set, the proof must be about exactly this statement.
     pub statement: Option<Statement>,
+}
+
+impl Default for VerifyPolicy {
+    fn default() -> Self {
+        Self {
+            min_security_bits: DEFAULT_MIN_SECURITY_BITS,
+            params: None,
+            statement: None,
+        }
+    }
 }
 
 /// Verifies every segment, the chain between them and the statement's start and end.
@@ -238,32 +252,33 @@ pub fn verify_statement(proof: &Proof, policy: &VerifyPolicy) -> Result<(), Veri
             required: policy.min_security_bits,
         });
     }
-    if let Some(expected) = &policy.params
-        && expected != params
+    if let Some(expected) = policy.params
+        && expected != *params
     {
-        return Err(VerifierError::StatementMismatch(format!(
-            "parameters are {params:?}, expected {expected:?}"
-        )));
+        return Err(VerifierError::ParamsMismatch {
+            expected,
+            got: *params,
+        });
     }
-    if let Some(expected) = &policy.statement
-        && expected != statement
-    {
-        return Err(VerifierError::StatementMismatch(
-            "shape, start or end row differs from the expected statement".into(),
-        ));
+    if policy.statement.as_ref().is_some_and(|s| s != statement) {
+        return Err(VerifierError::StatementMismatch);
     }
     let width = shape.width();
-    if segments.len() != shape.segments
-        || statement.start.len() != width
-        || statement.end.len() != width
-        || segments
-            .iter()
-            .any(|s| s.start.len() != width || s.end.len() != width)
-    {
-        return Err(VerifierError::Shape(format!(
-            "expected {} segments with rows of {width} values",
-            shape.segments
-        )));
+    let shape_error = |what, expected, got| VerifierError::Shape {
+        what,
+        expected,
+        got,
+    };
+    if segments.len() != shape.segments {
+        return Err(shape_error("segments", shape.segments, segments.len()));
+    }
+    let rows = [&statement.start, &statement.end]
+        .into_iter()
+        .chain(segments.iter().flat_map(|s| [&s.start, &s.end]));
+    for row in rows {
+        if row.len() != width {
+            return Err(shape_error("boundary row values", width, row.len()));
+        }
     }
     if segments[0].start != statement.start {
         return Err(VerifierError::StatementBoundary { which: "start" });

@@ -9,10 +9,9 @@ use ballast_transcript::Transcript;
 
 use crate::deep::DeepComposer;
 use crate::proof::SegmentShape;
-use crate::protocol::{SegmentPosition, bind, draw_ood_point, log_quotient_chunks};
-use crate::prover::absorb_ood;
+use crate::protocol::{SegmentPosition, absorb_ood, bind, draw_ood_point};
 use crate::quotient::Composition;
-use crate::{ParamsError, SegmentProof, StarkParams, VerifierError};
+use crate::{SegmentProof, StarkParams, VerifierError};
 
 /// Checks that `proof` shows a trace satisfying `air` exists.
 ///
@@ -36,7 +35,7 @@ fn verify_with_transcript<A: Air>(
 ) -> Result<Transcript, VerifierError> {
     let segment = position.index;
     let log_rows = air.log_rows();
-    let shape = segment_shape(air, params)?;
+    let shape = SegmentShape::new(air, params)?;
     check_shape(proof, &shape)?;
 
     // 0 ----- bind the statement
@@ -118,30 +117,6 @@ fn verify_with_transcript<A: Air>(
     Ok(transcript)
 }
 
-/// The sizes `air` and `params` fix for a proof's parts.
-pub(crate) fn segment_shape<A: Air>(
-    air: &A,
-    params: &StarkParams,
-) -> Result<SegmentShape, ParamsError> {
-    let log_rows = air.log_rows();
-    params.validate(log_rows)?;
-    let log_chunks = log_quotient_chunks(air.max_constraint_degree());
-    if log_chunks > params.log_blowup {
-        return Err(ParamsError::DegreeTooHigh {
-            degree: air.max_constraint_degree(),
-            min_blowup: 1 << log_chunks,
-        });
-    }
-    Ok(SegmentShape {
-        width: air.width(),
-        quotient_width: Ext3::DEGREE << log_chunks,
-        log_rows,
-        log_blowup: params.log_blowup,
-        num_queries: params.num_queries,
-        log_final_poly_len: params.log_final_poly_len,
-    })
-}
-
 /// Q(z) = Σ_j z^(j·n)·Q_j(z), with Q_j(z) rebuilt from its three coordinate columns.
 fn recombine_quotient(quotient_z: &[Ext3], z: Ext3, log_rows: usize) -> Ext3 {
     let z_n = z.pow(1 << log_rows);
@@ -157,47 +132,57 @@ fn recombine_quotient(quotient_z: &[Ext3], z: Ext3, log_rows: usize) -> Ext3 {
         })
 }
 
-/// Rejects a proof whose parts do not have the sizes the shape fixes.
+/// Rejects a proof whose parts do not have the sizes the shape fixes, before any algebra.
 fn check_shape(proof: &SegmentProof, shape: &SegmentShape) -> Result<(), VerifierError> {
-    let log_lde = shape.log_lde();
-    let mut problems = Vec::new();
-    let mut expect = |what: &str, expected: usize, got: usize| {
-        if expected != got {
-            problems.push(format!("{what}: expected {expected}, got {got}"));
+    let expect = |what: &'static str, expected: usize, got: usize| {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(VerifierError::Shape {
+                what,
+                expected,
+                got,
+            })
         }
     };
-    expect("ood trace values", shape.width, proof.ood.trace_z.len());
-    expect("ood next-row values", shape.width, proof.ood.trace_zw.len());
+    let path = shape.log_lde() - 1;
     expect(
-        "ood quotient values",
+        "out-of-domain trace values",
+        shape.width,
+        proof.ood.trace_z.len(),
+    )?;
+    expect(
+        "out-of-domain next-row values",
+        shape.width,
+        proof.ood.trace_zw.len(),
+    )?;
+    expect(
+        "out-of-domain quotient values",
         shape.quotient_width,
         proof.ood.quotient_z.len(),
-    );
-    expect("fri layers", shape.fri_layers(), proof.fri_roots.len());
+    )?;
+    expect("FRI layer roots", shape.fri_layers(), proof.fri_roots.len())?;
     expect(
-        "final polynomial",
+        "final polynomial coefficients",
         1 << shape.log_final_poly_len,
         proof.final_poly.len(),
-    );
-    expect("queries", shape.num_queries, proof.queries.len());
+    )?;
+    expect("queries", shape.num_queries, proof.queries.len())?;
     for q in &proof.queries {
-        expect("trace rows", 2 * shape.width, q.trace_rows.len());
-        expect("trace path", log_lde - 1, q.trace_path.len());
+        expect("trace row values", 2 * shape.width, q.trace_rows.len())?;
+        expect("trace path digests", path, q.trace_path.len())?;
         expect(
-            "quotient rows",
+            "quotient row values",
             2 * shape.quotient_width,
             q.quotient_rows.len(),
-        );
-        expect("quotient path", log_lde - 1, q.quotient_path.len());
-        expect("fri openings", shape.fri_layers(), q.fri.len());
-        for (i, layer) in q.fri.iter().enumerate() {
-            expect("fri path", shape.fri_path_len(i + 1), layer.path.len());
+        )?;
+        expect("quotient path digests", path, q.quotient_path.len())?;
+        expect("FRI openings", shape.fri_layers(), q.fri.len())?;
+        for (i, layer) in (1..).zip(&q.fri) {
+            expect("FRI path digests", shape.fri_path_len(i), layer.path.len())?;
         }
     }
-    match problems.first() {
-        None => Ok(()),
-        Some(p) => Err(VerifierError::Shape(p.clone())),
-    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ const ONE_SEGMENT: SegmentPosition = SegmentPosition { index: 0, count: 1 };
 fn rejected(bytes: &[u8]) -> bool {
     match Proof::from_bytes(bytes) {
         Err(_) => true,
-        Ok(proof) => verify_statement(&proof, &VerifyPolicy::default()).is_err(),
+        Ok(proof) => verify_statement(&proof, &common::any_security()).is_err(),
     }
 }
 
@@ -129,13 +129,13 @@ fn other_public_inputs_or_parameters_are_rejected() {
     let mut forged = proof.clone();
     forged.statement.end[0] += Felt::ONE;
     forged.segments[1].end[0] += Felt::ONE;
-    assert!(verify_statement(&forged, &VerifyPolicy::default()).is_err());
+    assert!(verify_statement(&forged, &common::any_security()).is_err());
 
     // Claiming another start without touching the segments breaks the boundary check.
     let mut forged = proof.clone();
     forged.statement.start[1] += Felt::ONE;
     assert_eq!(
-        verify_statement(&forged, &VerifyPolicy::default()),
+        verify_statement(&forged, &common::any_security()),
         Err(VerifierError::StatementBoundary { which: "start" })
     );
 
@@ -143,46 +143,47 @@ fn other_public_inputs_or_parameters_are_rejected() {
     let mut forged = proof.clone();
     forged.segments[0].end[2] += Felt::ONE;
     forged.segments[1].start[2] += Felt::ONE;
-    assert!(verify_statement(&forged, &VerifyPolicy::default()).is_err());
+    assert!(verify_statement(&forged, &common::any_security()).is_err());
     let mut forged = proof.clone();
     forged.segments[0].end[2] += Felt::ONE;
     assert_eq!(
-        verify_statement(&forged, &VerifyPolicy::default()),
+        verify_statement(&forged, &common::any_security()),
         Err(VerifierError::BrokenChain { segment: 1 })
     );
 
     // Swapping the segments of two different runs fails the chain or the binding.
     let mut forged = proof.clone();
     forged.segments.swap(0, 1);
-    assert!(verify_statement(&forged, &VerifyPolicy::default()).is_err());
+    assert!(verify_statement(&forged, &common::any_security()).is_err());
 
     // A verifier expecting another statement or other parameters refuses.
     let mut other = proof.statement.clone();
     other.end[3] += Felt::ONE;
+    assert_ne!(other.digest(), proof.statement.digest());
     let policy = VerifyPolicy {
         statement: Some(other),
-        ..VerifyPolicy::default()
+        ..common::any_security()
     };
-    assert!(matches!(
+    assert_eq!(
         verify_statement(&proof, &policy),
-        Err(VerifierError::StatementMismatch(_))
-    ));
+        Err(VerifierError::StatementMismatch)
+    );
     let policy = VerifyPolicy {
         params: Some(StarkParams {
             num_queries: params.num_queries + 1,
             ..params
         }),
-        ..VerifyPolicy::default()
+        ..common::any_security()
     };
     assert!(matches!(
         verify_statement(&proof, &policy),
-        Err(VerifierError::StatementMismatch(_))
+        Err(VerifierError::ParamsMismatch { .. })
     ));
 
     // Proof parameters changed after proving: the transcript binds them.
     let mut forged = proof.clone();
     forged.params.pow_bits += 1;
-    assert!(verify_statement(&forged, &VerifyPolicy::default()).is_err());
+    assert!(verify_statement(&forged, &common::any_security()).is_err());
 
     // A segment verified as if it sat at another position in the chain.
     let segment = &proof.segments[0];
@@ -212,10 +213,18 @@ fn other_public_inputs_or_parameters_are_rejected() {
 fn a_verifier_enforces_its_security_floor() {
     let (shape, params) = small();
     let proof = common::prove(shape, &params);
+    // The default policy requires 100 bits; the test parameters give 8.
+    assert_eq!(
+        verify_statement(&proof, &VerifyPolicy::default()),
+        Err(VerifierError::InsufficientSecurity {
+            got: 8,
+            required: 100
+        })
+    );
     let bits = params.conjectured_security_bits(shape.log_rows);
     let policy = VerifyPolicy {
         min_security_bits: bits + 1,
-        ..VerifyPolicy::default()
+        ..common::any_security()
     };
     assert_eq!(
         verify_statement(&proof, &policy),

@@ -1,7 +1,7 @@
 //! Shared helpers for the STARK integration tests.
 
 use ballast_stark::{
-    CpuBackend, PhaseTimes, Proof, Shape, StarkParams, Statement, prove_statement,
+    CpuBackend, PhaseTimes, Proof, Shape, StarkParams, Statement, VerifyPolicy, prove_statement,
 };
 
 /// Proves the default run of `shape` on the CPU backend.
@@ -15,4 +15,13 @@ pub fn prove(shape: Shape, params: &StarkParams) -> Proof {
         &mut |_| {},
     )
     .expect("an honest statement proves")
+}
+
+/// A policy without a security floor, for tests that use fast, insecure parameters.
+#[allow(dead_code)] // not every test binary verifies
+pub fn any_security() -> VerifyPolicy {
+    VerifyPolicy {
+        min_security_bits: 0,
+        ..VerifyPolicy::default()
+    }
 }

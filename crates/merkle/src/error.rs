@@ -1,0 +1,24 @@
+//! Why a tree could not be assembled.
+
+use thiserror::Error;
+
+/// Levels that do not form a Merkle tree.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum MerkleError {
+    /// This error occurs when the number of leaves is not a power of two.
+    #[error("{leaves} leaves is not a power of two")]
+    LeafCount {
+        /// The number of leaves given.
+        leaves: usize,
+    },
+    /// This error occurs when a level, or the number of levels, has the wrong size.
+    #[error("{what}: expected {expected}, got {got}")]
+    Shape {
+        /// Which size is wrong.
+        what: &'static str,
+        /// The size a tree needs.
+        expected: usize,
+        /// The size given.
+        got: usize,
+    },
+}
