@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ballast's test command: README.md gives it, .ci/run calls it, and `nix flake check` runs the
-# same pieces as separate checks. Run from anywhere; needs cargo, nm, python3 and (for the
-# Nix checks) Debian's nix-bin, which ci/check-nix.sh installs itself when CI=true.
+# same pieces as separate checks. Run from anywhere; needs cargo, nm, python3 (with pip, for
+# ci/check-kernels.sh's pinned NVRTC) and (for the Nix checks) Debian's nix-bin, which
+# ci/check-nix.sh installs itself when CI=true.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -42,6 +43,9 @@ echo "rejected, as it must be"
 
 step "proof bytes across allocator policies and thread counts"
 ci/check-proof-equality.sh "$cli"
+
+step "CUDA kernels: committed PTX regenerates, no spills on sm_90/sm_120"
+ci/check-kernels.sh
 
 step "nix: parse, format, dead code, lock, structural evaluation"
 ci/check-nix.sh

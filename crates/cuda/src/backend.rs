@@ -1,0 +1,143 @@
+//! The [`Backend`] over any [`Launcher`], and the CUDA backend built on it.
+//!
+//! [`KernelBackend`] runs the launch sequences ([`extend_and_commit`],
+//! [`commit_fri_layer`]) for the three accelerated stages and keeps the LDE tables of the
+//! last shape on the executor, as [`ballast_stark::CpuBackend`] keeps its plan. Calls are serialised: one device, one
+//! stream, and the prover commits one thing at a time anyway.
+
+use std::sync::Mutex;
+
+use ballast_field::{ColMatrix, Ext3};
+use ballast_merkle::MerkleTree;
+use ballast_stark::{Backend, BackendError, Committed};
+
+use crate::kernels::Launcher;
+use crate::lde::{ColumnForm, LdeTables, extend_and_commit};
+use crate::merkle::commit_fri_layer;
+use crate::{CudaDevice, CudaError, DeviceInfo};
+
+/// A [`Backend`] that runs the LDE and the Merkle hashing through a [`Launcher`].
+pub struct KernelBackend<L: Launcher> {
+    state: Mutex<State<L>>,
+}
+
+struct State<L: Launcher> {
+    launcher: L,
+    /// The tables of the last shape extended; segments of one statement share it.
+    tables: Option<LdeTables<L::Buffer>>,
+}
+
+impl<L: Launcher> KernelBackend<L> {
+    /// A backend running on `launcher`.
+    pub fn new(launcher: L) -> Self {
+        Self {
+            state: Mutex::new(State {
+                launcher,
+                tables: None,
+            }),
+        }
+    }
+
+    fn commit(
+        &self,
+        input: &ColMatrix,
+        log_blowup: usize,
+        form: ColumnForm,
+    ) -> Result<Committed, BackendError> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let State { launcher, tables } = &mut *state;
+        let log_n = input.height().trailing_zeros() as usize;
+        let tables = match tables {
+            Some(t) if t.log_n() == log_n && t.log_blowup() == log_blowup => t,
+            _ => {
+                // Free the old tables before allocating the new ones.
+                *tables = None;
+                tables.insert(
+                    LdeTables::upload(launcher, log_n, log_blowup).map_err(to_backend::<L>)?,
+                )
+            }
+        };
+        extend_and_commit(launcher, tables, input, form).map_err(to_backend::<L>)
+    }
+}
+
+fn to_backend<L: Launcher>(err: CudaError) -> BackendError {
+    BackendError {
+        backend: L::NAME,
+        message: err.to_string(),
+    }
+}
+
+impl<L> Backend for KernelBackend<L>
+where
+    L: Launcher + Send,
+    L::Buffer: Send,
+{
+    fn name(&self) -> &'static str {
+        L::NAME
+    }
+
+    fn commit_trace(
+        &self,
+        trace: &ColMatrix,
+        log_blowup: usize,
+    ) -> Result<Committed, BackendError> {
+        self.commit(trace, log_blowup, ColumnForm::Evaluations)
+    }
+
+    fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError> {
+        self.commit(raw, log_blowup, ColumnForm::Raw)
+    }
+
+    fn commit_fri_layer(&self, evals: &[Ext3]) -> Result<MerkleTree, BackendError> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        commit_fri_layer(&state.launcher, evals).map_err(to_backend::<L>)
+    }
+}
+
+/// The CUDA backend: [`KernelBackend`] on device 0.
+pub struct CudaBackend {
+    info: DeviceInfo,
+    inner: KernelBackend<CudaDevice>,
+}
+
+impl CudaBackend {
+    /// The backend on device 0, if one is usable.
+    ///
+    /// # Errors
+    /// Why no device is usable ([`crate::probe`]).
+    pub fn new() -> Result<Self, CudaError> {
+        let device = CudaDevice::open()?;
+        Ok(Self {
+            info: device.info().clone(),
+            inner: KernelBackend::new(device),
+        })
+    }
+
+    /// The device it runs on.
+    pub fn device(&self) -> &DeviceInfo {
+        &self.info
+    }
+}
+
+impl Backend for CudaBackend {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn commit_trace(
+        &self,
+        trace: &ColMatrix,
+        log_blowup: usize,
+    ) -> Result<Committed, BackendError> {
+        self.inner.commit_trace(trace, log_blowup)
+    }
+
+    fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError> {
+        self.inner.commit_raw(raw, log_blowup)
+    }
+
+    fn commit_fri_layer(&self, evals: &[Ext3]) -> Result<MerkleTree, BackendError> {
+        self.inner.commit_fri_layer(evals)
+    }
+}

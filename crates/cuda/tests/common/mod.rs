@@ -1,0 +1,258 @@
+//! Parity checks shared by the emulated and the device tests: each runs the crate's launch
+//! sequences on some [`Launcher`] and compares every value and digest with the CPU code.
+
+use ballast_cuda::{
+    ColumnForm, Launcher, LdeTables, commit_fri_layer, commit_rows, download_matrix, extend,
+    upload_matrix,
+};
+use ballast_field::{ColMatrix, Ext3, Felt};
+use ballast_fri::commit_layer_cpu;
+use ballast_merkle::MerkleTree;
+use ballast_ntt::LdePlan;
+use ballast_stark::{
+    Backend, CpuBackend, PhaseTimes, Shape, StarkParams, Statement, prove_statement,
+};
+
+/// p − 1, the largest canonical value.
+const P_MINUS_ONE: u64 = Felt::MODULUS - 1;
+
+/// Values at the edges of the reduction: small multiples of 2 (whose products with 1/n land
+/// in [p, 2^64) before the last subtraction), 2^32 ± 1, 2^63 and the top of the field.
+const EDGES: [u64; 13] = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    6,
+    8,
+    (1 << 32) - 1,
+    1 << 32,
+    (1 << 32) + 1,
+    1 << 63,
+    Felt::MODULUS - 2,
+    P_MINUS_ONE,
+];
+
+/// Two columns per edge value e, 2^`log_n` rows: e throughout, and e then −e (halves).
+/// Transforming the first multiplies e by n and 1/n; the first DIF stage on the second adds
+/// e + (p − e) = p exactly. Together they reach every reduction branch.
+pub fn edge_matrix(log_n: usize) -> ColMatrix {
+    let n = 1 << log_n;
+    let columns: Vec<Vec<Felt>> = EDGES
+        .iter()
+        .flat_map(|&e| {
+            let e = Felt::new(e);
+            let halves = (0..n).map(|r| if r < n / 2 { e } else { -e }).collect();
+            [vec![e; n], halves]
+        })
+        .collect();
+    ColMatrix::from_columns(&columns)
+}
+
+/// Deterministic field elements: the edge values 0, 1 and p − 1 first, then SplitMix64.
+pub fn sample(len: usize, seed: u64) -> Vec<Felt> {
+    let mut state = seed;
+    (0..len)
+        .map(|i| match i {
+            0 => Felt::ZERO,
+            1 => Felt::ONE,
+            2 => Felt::new(P_MINUS_ONE),
+            _ => {
+                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                Felt::new(z ^ (z >> 31))
+            }
+        })
+        .collect()
+}
+
+/// A `width` × 2^`log_n` matrix; column 1 (when present) is all p − 1 to stress reduction.
+pub fn matrix(width: usize, log_n: usize, seed: u64) -> ColMatrix {
+    if width == 0 {
+        return ColMatrix::zeroed(0, 1 << log_n);
+    }
+    let columns: Vec<Vec<Felt>> = (0..width)
+        .map(|c| {
+            if c == 1 {
+                vec![Felt::new(P_MINUS_ONE); 1 << log_n]
+            } else {
+                sample(1 << log_n, seed + c as u64)
+            }
+        })
+        .collect();
+    ColMatrix::from_columns(&columns)
+}
+
+fn assert_same_tree(got: &MerkleTree, expected: &MerkleTree, what: &str) {
+    assert_eq!(got.levels().len(), expected.levels().len(), "{what}: depth");
+    for (depth, (g, e)) in got.levels().iter().zip(expected.levels()).enumerate() {
+        assert!(g == e, "{what}: level {depth} differs");
+    }
+}
+
+/// (log_n, log_blowup, width) shapes: tiny, odd widths, and 2^12–2^16 rows.
+pub const LDE_SHAPES: [(usize, usize, usize); 9] = [
+    (0, 1, 2),
+    (1, 1, 1),
+    (3, 2, 3),
+    (6, 4, 2),
+    (10, 1, 5),
+    (12, 1, 8),
+    (13, 3, 2),
+    (14, 2, 3),
+    (16, 1, 2),
+];
+
+/// The device LDE equals [`LdePlan::extend`] and [`LdePlan::extend_raw`] exactly, on
+/// sampled and on edge-value columns.
+pub fn check_lde<L: Launcher>(launcher: &L) {
+    for (i, &(log_n, log_blowup, width)) in LDE_SHAPES.iter().enumerate() {
+        let plan = LdePlan::new(log_n, log_blowup);
+        let tables = LdeTables::upload(launcher, log_n, log_blowup).unwrap();
+        let height = 1 << (log_n + log_blowup);
+        for input in [matrix(width, log_n, 100 * i as u64), edge_matrix(log_n)] {
+            let width = input.width();
+            for (form, expected) in [
+                (ColumnForm::Evaluations, plan.extend(&input)),
+                (ColumnForm::Raw, plan.extend_raw(&input)),
+            ] {
+                let lde = extend(launcher, &tables, &input, form).unwrap();
+                let got = download_matrix(launcher, &lde, width, height).unwrap();
+                assert!(
+                    got == expected,
+                    "{form:?} LDE of {width} × 2^{log_n} by 2^{log_blowup} differs"
+                );
+            }
+        }
+    }
+}
+
+/// Row-pair trees of CPU-built matrices equal [`MerkleTree::commit_row_pairs`], for widths
+/// whose leaf messages end at every kind of place in a Keccak block (0 columns: a bare
+/// prefix; 8: padding in the last lane; 17: a block filled exactly; 9, 32: several blocks).
+pub fn check_row_pair_trees<L: Launcher>(launcher: &L) {
+    for (width, log_height) in [
+        (0, 3),
+        (1, 1),
+        (2, 5),
+        (3, 12),
+        (8, 9),
+        (9, 7),
+        (17, 6),
+        (32, 4),
+    ] {
+        let m = matrix(width, log_height, 7 + width as u64);
+        let buffer = upload_matrix(launcher, &m).unwrap();
+        let got = commit_rows(launcher, &buffer, width, m.height()).unwrap();
+        assert_same_tree(
+            &got,
+            &MerkleTree::commit_row_pairs(&m),
+            &format!("row pairs of {width} × 2^{log_height}"),
+        );
+    }
+}
+
+/// FRI layer trees equal [`commit_layer_cpu`].
+pub fn check_fri_layers<L: Launcher>(launcher: &L) {
+    for log_len in [1, 2, 5, 10, 13, 15] {
+        let coords = sample(3 << log_len, log_len as u64);
+        let evals: Vec<Ext3> = coords
+            .chunks_exact(3)
+            .map(|c| Ext3::new([c[0], c[1], c[2]]))
+            .collect();
+        let got = commit_fri_layer(launcher, &evals).unwrap();
+        assert_same_tree(
+            &got,
+            &commit_layer_cpu(&evals),
+            &format!("FRI layer of 2^{log_len}"),
+        );
+    }
+}
+
+/// The three backend calls agree with [`CpuBackend`]: the LDE and every tree level, with the
+/// table cache hit (same shape twice) and missed (shape changes).
+pub fn check_backend(backend: &dyn Backend) {
+    let cpu = CpuBackend::new();
+    for (i, &(log_n, log_blowup, width)) in [(12, 1, 4), (12, 1, 4), (9, 3, 3), (14, 2, 2)]
+        .iter()
+        .enumerate()
+    {
+        let input = matrix(width, log_n, 1000 + i as u64);
+        let what = format!("{width} × 2^{log_n} by 2^{log_blowup}");
+        let got = backend.commit_trace(&input, log_blowup).unwrap();
+        let expected = cpu.commit_trace(&input, log_blowup).unwrap();
+        assert!(got.lde == expected.lde, "commit_trace LDE of {what}");
+        assert_same_tree(
+            &got.tree,
+            &expected.tree,
+            &format!("commit_trace of {what}"),
+        );
+        let got = backend.commit_raw(&input, log_blowup).unwrap();
+        let expected = cpu.commit_raw(&input, log_blowup).unwrap();
+        assert!(got.lde == expected.lde, "commit_raw LDE of {what}");
+        assert_same_tree(&got.tree, &expected.tree, &format!("commit_raw of {what}"));
+    }
+    let evals: Vec<Ext3> = sample(3 << 11, 5)
+        .chunks_exact(3)
+        .map(|c| Ext3::new([c[0], c[1], c[2]]))
+        .collect();
+    assert_same_tree(
+        &backend.commit_fri_layer(&evals).unwrap(),
+        &cpu.commit_fri_layer(&evals).unwrap(),
+        "commit_fri_layer",
+    );
+}
+
+/// Proves the same multi-segment statements on `backend` and on the CPU; the bytes must be
+/// identical.
+pub fn check_proofs(backend: &dyn Backend) {
+    let runs = [
+        (
+            Shape {
+                sequences: 2,
+                log_rows: 8,
+                segments: 3,
+            },
+            StarkParams::testing(),
+        ),
+        (
+            Shape {
+                sequences: 3,
+                log_rows: 10,
+                segments: 2,
+            },
+            StarkParams {
+                log_blowup: 2,
+                num_queries: 20,
+                pow_bits: 4,
+                log_final_poly_len: 3,
+            },
+        ),
+    ];
+    for (shape, params) in runs {
+        let prove = |b: &dyn Backend| {
+            prove_statement(
+                shape,
+                Statement::default_start(shape.sequences),
+                &params,
+                b,
+                &mut PhaseTimes::default(),
+                &mut |_| {},
+            )
+            .expect("an honest statement proves")
+            .to_bytes()
+        };
+        let got = prove(backend);
+        let expected = prove(&CpuBackend::new());
+        assert!(
+            got == expected,
+            "{} proof of {shape:?} differs from the CPU's ({} vs {} bytes)",
+            backend.name(),
+            got.len(),
+            expected.len()
+        );
+    }
+}

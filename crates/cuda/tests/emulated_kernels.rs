@@ -1,0 +1,284 @@
+//! The real `kernels/*.cu`, built for the host with a C++ compiler and the shim in
+//! `kernels/emu/`, driven by the crate's own launch sequences and compared with the CPU
+//! code: LDE columns, row-pair trees, FRI layer trees, the backend calls and whole proofs.
+//!
+//! This checks the kernels' logic on machines without a GPU. Each emulated launch runs every
+//! thread of the grid in turn, which is faithful because no kernel shares data between the
+//! threads of a launch. Buffers carry guard words on both sides, checked after every launch.
+//! Skips, saying so, when no C++ compiler is on PATH.
+
+mod common;
+
+use std::cell::UnsafeCell;
+use std::ffi::{CString, c_char, c_int, c_uint};
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Once, OnceLock};
+
+use ballast_cuda::{Arg, CudaError, Kernel, KernelBackend, Launcher, grid};
+use ballast_field::Felt;
+
+/// `ballast_emu_launch(kernel, grid, block, args, num_args)` in `kernels/emu/launch.cpp`.
+type LaunchFn = unsafe extern "C" fn(*const c_char, c_uint, c_uint, *const u64, c_uint) -> c_int;
+
+/// `ballast_emu_gl_{add,sub,mul}(a, b)`: the kernels' field operations.
+type FieldFn = unsafe extern "C" fn(u64, u64) -> u64;
+
+/// Guard words on each side of every buffer.
+const GUARD: usize = 16;
+const GUARD_WORD: u64 = 0xdead_beef_0bad_f00d;
+
+/// Host memory standing in for a device buffer: guard words, the data, guard words.
+struct EmuBuffer {
+    words: UnsafeCell<Vec<u64>>,
+}
+
+impl EmuBuffer {
+    fn new(data: &[u64]) -> Self {
+        let mut words = vec![GUARD_WORD; GUARD];
+        words.extend_from_slice(data);
+        words.extend(std::iter::repeat_n(GUARD_WORD, GUARD));
+        Self {
+            words: UnsafeCell::new(words),
+        }
+    }
+
+    /// The address of the data, as a kernel receives it.
+    fn address(&self) -> u64 {
+        // SAFETY: a raw pointer into the Vec, which is never resized after construction;
+        // no Rust reference to its contents is alive while a kernel runs.
+        unsafe { (*self.words.get()).as_mut_ptr().add(GUARD) as u64 }
+    }
+
+    fn snapshot(&self) -> Vec<u64> {
+        // SAFETY: no kernel is running; launches are synchronous.
+        unsafe { (*self.words.get()).clone() }
+    }
+
+    fn guards_intact(&self) -> bool {
+        let words = self.snapshot();
+        let (head, rest) = words.split_at(GUARD);
+        let tail = &rest[rest.len() - GUARD..];
+        head.iter().chain(tail).all(|&w| w == GUARD_WORD)
+    }
+}
+
+/// The kernels built for the host.
+#[derive(Clone)]
+struct Emulator {
+    /// Keeps the library mapped while `launch` may be called.
+    _library: Arc<libloading::Library>,
+    launch: LaunchFn,
+    /// add, sub, mul.
+    field: [FieldFn; 3],
+}
+
+impl Launcher for Emulator {
+    type Buffer = EmuBuffer;
+    const NAME: &'static str = "emulated";
+
+    fn upload(&self, words: &[u64]) -> Result<EmuBuffer, CudaError> {
+        Ok(EmuBuffer::new(words))
+    }
+
+    fn alloc(&self, len: usize) -> Result<EmuBuffer, CudaError> {
+        Ok(EmuBuffer::new(&vec![0; len]))
+    }
+
+    fn download(&self, buffer: &EmuBuffer, len: usize) -> Result<Vec<u64>, CudaError> {
+        Ok(buffer.snapshot()[GUARD..GUARD + len].to_vec())
+    }
+
+    fn launch(
+        &self,
+        kernel: Kernel,
+        threads: u64,
+        args: &[Arg<'_, EmuBuffer>],
+    ) -> Result<(), CudaError> {
+        let (blocks, block) = grid(threads)?;
+        let words: Vec<u64> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Buffer(b) => b.address(),
+                Arg::Word(w) => *w,
+            })
+            .collect();
+        let name = CString::new(kernel.name()).expect("kernel names have no NUL");
+        // SAFETY: the library was built from kernels/emu/launch.cpp, whose entry point has
+        // this signature; `words` outlives the call, and every buffer address points at a
+        // live EmuBuffer. Out-of-bounds writes would hit the guard words, checked below.
+        let status = unsafe {
+            (self.launch)(
+                name.as_ptr(),
+                blocks,
+                block,
+                words.as_ptr(),
+                words.len() as c_uint,
+            )
+        };
+        let fail = |message: String| {
+            Err(CudaError::Driver {
+                during: "emulating a kernel",
+                message,
+            })
+        };
+        match status {
+            0 => {}
+            1 => return fail(format!("no kernel {}", kernel.name())),
+            _ => return fail(format!("{} takes another argument count", kernel.name())),
+        }
+        for arg in args {
+            if let Arg::Buffer(b) = arg {
+                assert!(
+                    b.guards_intact(),
+                    "{} wrote outside a buffer",
+                    kernel.name()
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A C++ compiler on PATH: `$CXX`, `c++` or `g++`.
+fn compiler() -> Option<String> {
+    let candidates = std::env::var("CXX")
+        .ok()
+        .into_iter()
+        .chain(["c++".to_string(), "g++".to_string()]);
+    candidates.into_iter().find(|cxx| {
+        Command::new(cxx)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// Builds and loads the emulated kernels once per test process; `None` (after saying so)
+/// without a compiler.
+fn emulator() -> Option<&'static Emulator> {
+    static EMULATOR: OnceLock<Option<Emulator>> = OnceLock::new();
+    let emulator = EMULATOR.get_or_init(|| {
+        let cxx = compiler()?;
+        let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let library = dir.path().join("libballast_emu.so");
+        let out = Command::new(&cxx)
+            .args(["-std=c++17", "-O2", "-shared", "-fPIC"])
+            .args(["-Wall", "-Wextra", "-Wno-unknown-pragmas"])
+            .arg("-o")
+            .arg(&library)
+            .arg(kernels.join("emu/launch.cpp"))
+            .output()
+            .expect("the compiler runs");
+        assert!(
+            out.status.success(),
+            "{cxx} could not build the kernels:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let warnings = String::from_utf8_lossy(&out.stderr);
+        assert!(warnings.trim().is_empty(), "{cxx} warns:\n{warnings}");
+        // SAFETY: loading runs no initialisers beyond the C++ runtime's. The file may go
+        // once it is mapped.
+        let library = unsafe { libloading::Library::new(&library) }.expect("the library loads");
+        // SAFETY: the symbol is launch.cpp's extern "C" entry point with this signature,
+        // and `Emulator` keeps the library loaded as long as the pointer is used.
+        let launch = *unsafe { library.get::<LaunchFn>(b"ballast_emu_launch\0") }
+            .expect("the entry point exists");
+        let field = [
+            &b"ballast_emu_gl_add\0"[..],
+            b"ballast_emu_gl_sub\0",
+            b"ballast_emu_gl_mul\0",
+        ]
+        // SAFETY: launch.cpp's extern "C" field operations, all with this signature.
+        .map(|name| *unsafe { library.get::<FieldFn>(name) }.expect("the entry point exists"));
+        Some(Emulator {
+            _library: Arc::new(library),
+            launch,
+            field,
+        })
+    });
+    if emulator.is_none() {
+        // Written to the stream itself, not through `eprintln!`, which the test harness
+        // captures: a skip must be visible.
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipping: no C++ compiler ($CXX, c++ or g++) on PATH"
+            );
+        });
+    }
+    emulator.as_ref()
+}
+
+#[test]
+fn field_operations_match_felt_on_edge_values() {
+    let Some(emu) = emulator() else { return };
+    let p = Felt::MODULUS;
+    let mut values = vec![
+        0,
+        1,
+        2,
+        3,
+        (1 << 32) - 1,
+        1 << 32,
+        (1 << 32) + 1,
+        1 << 63,
+        p - 2,
+        p - 1,
+    ];
+    values.extend(common::sample(40, 3).iter().map(|f| f.as_u64()));
+    let mut pairs: Vec<(u64, u64)> = values
+        .iter()
+        .flat_map(|&a| values.iter().map(move |&b| (a, b)))
+        .collect();
+    // Sums of exactly p, and products whose reduction ends in [p, 2^64) before the last
+    // subtraction (r·2 times 1/2).
+    pairs.extend(values.iter().map(|&a| (a, (p - a) % p)));
+    pairs.extend((1..100).map(|r| (2 * r, p.div_ceil(2))));
+    let [add, sub, mul] = emu.field;
+    for (a, b) in pairs {
+        let (fa, fb) = (Felt::new(a), Felt::new(b));
+        // SAFETY: plain functions of two integers.
+        let got = unsafe { [add(a, b), sub(a, b), mul(a, b)] };
+        let expected = [fa + fb, fa - fb, fa * fb].map(Felt::as_u64);
+        assert_eq!(got, expected, "add, sub, mul of {a:#x} and {b:#x}");
+    }
+}
+
+#[test]
+fn lde_columns_match_the_cpu_plan() {
+    if let Some(emu) = emulator() {
+        common::check_lde(emu);
+    }
+}
+
+#[test]
+fn row_pair_trees_match_commit_row_pairs() {
+    if let Some(emu) = emulator() {
+        common::check_row_pair_trees(emu);
+    }
+}
+
+#[test]
+fn fri_layer_trees_match_commit_layer_cpu() {
+    if let Some(emu) = emulator() {
+        common::check_fri_layers(emu);
+    }
+}
+
+#[test]
+fn backend_calls_match_the_cpu_backend() {
+    if let Some(emu) = emulator() {
+        common::check_backend(&KernelBackend::new(emu.clone()));
+    }
+}
+
+#[test]
+fn proofs_are_byte_identical_to_the_cpu_backend() {
+    if let Some(emu) = emulator() {
+        common::check_proofs(&KernelBackend::new(emu.clone()));
+    }
+}
