@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// ballast: a reproducible STARK prover with its allocator policy compiled in.
 #[derive(Parser)]
@@ -55,6 +55,21 @@ pub struct ProveArgs {
     /// Also write the summary as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Where the low-degree extension and the Merkle hashing run: `auto` uses CUDA when a
+    /// device is usable and the CPU otherwise. Proofs are the same bytes either way.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+}
+
+/// The values of `prove --backend`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendChoice {
+    /// CUDA when a device is usable, else the CPU.
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// CUDA; an error when no device is usable.
+    Cuda,
 }
 
 #[derive(Args)]

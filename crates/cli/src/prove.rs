@@ -5,15 +5,16 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
+use ballast_cuda::{CudaBackend, CudaError};
 use ballast_stark::{
-    CpuBackend, ParamsError, PhaseTimes, Shape, StarkParams, Statement, prove_statement,
+    Backend, CpuBackend, ParamsError, PhaseTimes, Shape, StarkParams, Statement, prove_statement,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::args::ProveArgs;
+use crate::args::{BackendChoice, ProveArgs};
 use crate::output::{check_writable, print, write_atomic};
 use crate::resources::{human_bytes, physical_memory, usage};
 use crate::summary::{self, ParamsJson, StatementJson};
@@ -27,6 +28,8 @@ struct ProveReport {
     statement: StatementJson,
     params: ParamsJson,
     backend: &'static str,
+    /// The GPU's name when the backend is CUDA.
+    device: Option<String>,
     threads: usize,
     phases_seconds: BTreeMap<&'static str, f64>,
     prove_seconds: f64,
@@ -66,15 +69,16 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         check_writable(report)?;
     }
 
+    let chosen = choose_backend(args.backend)?;
+
     let progress = progress_bar(shape.segments);
-    let backend = CpuBackend::new();
     let mut times = PhaseTimes::default();
     let started = Instant::now();
     let proof = prove_statement(
         shape,
         Statement::default_start(shape.sequences),
         &params,
-        &backend,
+        &*chosen.backend,
         &mut times,
         &mut |done| progress.set_position(done as u64),
     )
@@ -93,7 +97,8 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         command: "prove",
         statement: StatementJson::new(&proof.statement),
         params: ParamsJson::new(&params, shape.log_rows),
-        backend: "cpu",
+        backend: chosen.backend.name(),
+        device: chosen.device,
         threads: rayon::current_num_threads(),
         phases_seconds: times
             .iter()
@@ -114,6 +119,39 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         write_atomic(path, &json)?;
     }
     print(&human_summary(&report, &proof.statement, &params, &times))
+}
+
+/// The backend the proof runs on, and the GPU's name when it is CUDA.
+struct Chosen {
+    backend: Box<dyn Backend>,
+    device: Option<String>,
+}
+
+/// The backend --backend asks for. `auto` takes CUDA when a device is usable and otherwise
+/// the CPU, saying why on stderr unless there is simply no driver or no device.
+fn choose_backend(choice: BackendChoice) -> Result<Chosen> {
+    let cpu = || Chosen {
+        backend: Box::new(CpuBackend::new()),
+        device: None,
+    };
+    let cuda = |b: CudaBackend| Chosen {
+        device: Some(b.device().name.clone()),
+        backend: Box::new(b),
+    };
+    match choice {
+        BackendChoice::Cpu => Ok(cpu()),
+        BackendChoice::Cuda => CudaBackend::new()
+            .map(cuda)
+            .map_err(|err| anyhow!("--backend cuda: no usable CUDA device: {err}")),
+        BackendChoice::Auto => match CudaBackend::new() {
+            Ok(b) => Ok(cuda(b)),
+            Err(CudaError::NoDriver | CudaError::NoDevice) => Ok(cpu()),
+            Err(err) => {
+                eprintln!("cli: proving on the CPU: the CUDA device is not usable: {err}");
+                Ok(cpu())
+            }
+        },
+    }
 }
 
 /// Parameters from the flags: --queries directly, or derived from --security-bits.
@@ -198,7 +236,15 @@ fn human_summary(
         "parameters: {}",
         summary::params(params, statement.shape.log_rows)
     );
-    let _ = writeln!(out, "backend:    {}, {} threads", r.backend, r.threads);
+    let device = r
+        .device
+        .as_ref()
+        .map_or(String::new(), |d| format!(" ({d})"));
+    let _ = writeln!(
+        out,
+        "backend:    {}{device}, {} threads",
+        r.backend, r.threads
+    );
     let phases: Vec<String> = times
         .iter()
         .map(|(p, d)| format!("{} {:.2}s", p.name(), d.as_secs_f64()))

@@ -205,3 +205,66 @@ fn bad_usage_is_a_one_line_error_and_writes_nothing() {
     let out = run(&mut cli());
     assert_eq!(out.status.code(), Some(2), "no subcommand prints usage");
 }
+
+#[test]
+fn prove_on_cuda_without_a_device_is_a_one_line_error() {
+    let doctor = doctor_json(&mut cli());
+    let usable = doctor["cuda"]["usable"] == true;
+    assert_eq!(
+        doctor["backends"].as_array().unwrap().len(),
+        if usable { 2 } else { 1 }
+    );
+    if usable {
+        eprintln!("skipping the no-device assertion: a CUDA device is usable here");
+        return;
+    }
+    let reason = doctor["cuda"]["detail"].as_str().unwrap();
+    assert!(doctor["cuda"]["device"].is_null());
+
+    let dir = tempfile::tempdir().unwrap();
+    let proof = dir.path().join("proof.bin");
+    let out = run(cli()
+        .args([
+            "prove",
+            "--log-rows",
+            "8",
+            "--segments",
+            "1",
+            "--backend",
+            "cuda",
+        ])
+        .arg("-o")
+        .arg(&proof));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!("cli: --backend cuda: no usable CUDA device: {reason}\n")
+    );
+    assert!(!proof.exists());
+}
+
+#[test]
+fn prove_reports_the_backend_it_ran_on() {
+    let usable = doctor_json(&mut cli())["cuda"]["usable"] == true;
+    let dir = tempfile::tempdir().unwrap();
+    for (flag, expected) in [
+        ("cpu", "cpu"),
+        ("auto", if usable { "cuda" } else { "cpu" }),
+    ] {
+        let report = dir.path().join(format!("{flag}.json"));
+        prove_small(
+            dir.path(),
+            &["--backend", flag, "--report", report.to_str().unwrap()],
+        );
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        assert_eq!(json["backend"], expected, "--backend {flag}");
+        assert_eq!(
+            json["device"].is_null(),
+            expected == "cpu",
+            "--backend {flag}"
+        );
+    }
+    let out = run(cli().args(["prove", "--backend", "opencl"]));
+    assert_eq!(out.status.code(), Some(2));
+}
