@@ -77,8 +77,12 @@ pub struct VerifyArgs {
     /// The proof file.
     pub proof: PathBuf,
     /// Reject proofs whose parameters give less conjectured security than this.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = ballast_stark::DEFAULT_MIN_SECURITY_BITS)]
     pub min_security_bits: u32,
+    /// Reject the proof unless it proves exactly this statement: the 64-hex-digit digest
+    /// `cli prove` prints.
+    #[arg(long, value_parser = parse_digest, value_name = "DIGEST")]
+    pub expect_statement: Option<[u8; 32]>,
     /// Worker threads [default: one per core].
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
@@ -92,6 +96,23 @@ pub struct DoctorArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A 32-byte digest written as 64 hexadecimal digits.
+fn parse_digest(value: &str) -> Result<[u8; 32], String> {
+    let bytes = value.as_bytes();
+    if bytes.len() != 64 {
+        return Err(format!(
+            "expected 64 hexadecimal digits, got {}",
+            bytes.len()
+        ));
+    }
+    let mut digest = [0u8; 32];
+    for (out, pair) in digest.iter_mut().zip(bytes.chunks_exact(2)) {
+        let text = std::str::from_utf8(pair).map_err(|_| "not hexadecimal".to_owned())?;
+        *out = u8::from_str_radix(text, 16).map_err(|_| format!("{text:?} is not hexadecimal"))?;
+    }
+    Ok(digest)
 }
 
 /// Accepts 2, 4, 8 or 16 and returns its log2.
@@ -110,6 +131,16 @@ mod tests {
     #[test]
     fn arguments_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn digests_are_64_hex_digits() {
+        let hex = "00ff".repeat(16);
+        let digest = parse_digest(&hex).unwrap();
+        assert_eq!((digest[0], digest[1], digest[31]), (0x00, 0xff, 0xff));
+        assert!(parse_digest(&hex[..62]).is_err());
+        assert!(parse_digest(&"zz".repeat(32)).is_err());
+        assert!(parse_digest(&"é".repeat(32)).is_err());
     }
 
     #[test]

@@ -228,9 +228,7 @@ fn human_summary(
     times: &PhaseTimes,
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "statement:  {}", summary::shape(&statement.shape));
-    let _ = writeln!(out, "            start {}", summary::row(&statement.start));
-    let _ = writeln!(out, "            end   {}", summary::row(&statement.end));
+    out.push_str(&summary::statement(statement));
     let _ = writeln!(
         out,
         "parameters: {}",

@@ -7,6 +7,7 @@ use serde::Serialize;
 /// The statement as JSON.
 #[derive(Serialize)]
 pub struct StatementJson {
+    digest: String,
     workload: &'static str,
     sequences: usize,
     log_rows: usize,
@@ -20,6 +21,7 @@ impl StatementJson {
     pub fn new(s: &Statement) -> Self {
         let values = |row: &[Felt]| row.iter().map(|f| f.as_u64()).collect();
         Self {
+            digest: hex(&s.digest()),
             workload: "fibonacci-multi",
             sequences: s.shape.sequences,
             log_rows: s.shape.log_rows,
@@ -94,6 +96,22 @@ pub fn row(values: &[Felt]) -> String {
     } else {
         pairs.join(", ")
     }
+}
+
+/// Lowercase hexadecimal.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The statement in three lines: shape, start, end, digest.
+pub fn statement(s: &Statement) -> String {
+    format!(
+        "statement:  {}\n            start {}\n            end   {}\n            digest {}\n",
+        shape(&s.shape),
+        row(&s.start),
+        row(&s.end),
+        hex(&s.digest())
+    )
 }
 
 /// 1048572 → "1,048,572".

@@ -1,22 +1,25 @@
 //! `cli verify`: check a proof and say what it proves.
 
 use std::fmt::Write as _;
+use std::fs::File;
+use std::io::Read as _;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use ballast_stark::{Proof, ProofFormatError, VerifyPolicy, verify_statement};
+use ballast_stark::{HEADER_LEN, Proof, ProofFormatError, VerifyPolicy, verify_statement};
 use serde::Serialize;
 
 use crate::args::VerifyArgs;
-use crate::output::{print, write_atomic};
+use crate::output::{check_writable, print, write_atomic};
 use crate::summary::{self, ParamsJson, StatementJson};
 
 #[derive(Serialize)]
 struct VerifyReport {
     command: &'static str,
     proof_path: String,
-    proof_bytes: usize,
+    proof_bytes: Option<usize>,
     valid: bool,
     reason: Option<String>,
     statement: Option<StatementJson>,
@@ -31,35 +34,25 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .build_global()
             .context("cannot configure the thread pool")?;
     }
+    if let Some(report) = &args.report {
+        check_writable(report)?;
+    }
     let path = args.proof.display().to_string();
-    let bytes = std::fs::read(&args.proof).with_context(|| format!("cannot read {path}"))?;
     let started = Instant::now();
-    let policy = VerifyPolicy {
-        min_security_bits: args.min_security_bits,
-        ..VerifyPolicy::default()
-    };
-    let verdict = match Proof::from_bytes(&bytes) {
-        // Not a ballast proof this build can read: unreadable input, not an invalid proof.
-        Err(
-            e @ (ProofFormatError::BadMagic
-            | ProofFormatError::UnsupportedVersion { .. }
-            | ProofFormatError::UnknownWorkload(_)),
-        ) => return Err(anyhow::anyhow!("{path}: {e}")),
-        Err(e) => Err(e.to_string()),
-        Ok(proof) => verify_statement(&proof, &policy)
-            .map(|()| proof)
-            .map_err(|e| e.to_string()),
+    let verdict = match read_proof(&args.proof)? {
+        Err(reason) => Err(reason),
+        Ok((proof, bytes)) => check(&proof, args).map(|()| (proof, bytes)),
     };
     let verify_seconds = started.elapsed().as_secs_f64();
     let valid = verdict.as_ref().ok();
     let report = VerifyReport {
         command: "verify",
         proof_path: path.clone(),
-        proof_bytes: bytes.len(),
+        proof_bytes: valid.map(|(_, bytes)| *bytes),
         valid: valid.is_some(),
         reason: verdict.as_ref().err().cloned(),
-        statement: valid.map(|p| StatementJson::new(&p.statement)),
-        params: valid.map(|p| ParamsJson::new(&p.params, p.statement.shape.log_rows)),
+        statement: valid.map(|(p, _)| StatementJson::new(&p.statement)),
+        params: valid.map(|(p, _)| ParamsJson::new(&p.params, p.statement.shape.log_rows)),
         verify_seconds,
     };
     if let Some(out) = &args.report {
@@ -71,13 +64,11 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             eprintln!("cli: invalid proof {path}: {reason}");
             Ok(ExitCode::from(1))
         }
-        Ok(proof) => {
+        Ok((proof, _)) => {
             let s = &proof.statement;
             let mut out = String::new();
             let _ = writeln!(out, "valid proof: {path}");
-            let _ = writeln!(out, "statement:  {}", summary::shape(&s.shape));
-            let _ = writeln!(out, "            start {}", summary::row(&s.start));
-            let _ = writeln!(out, "            end   {}", summary::row(&s.end));
+            out.push_str(&summary::statement(s));
             let _ = writeln!(
                 out,
                 "parameters: {}",
@@ -87,5 +78,65 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             print(&out)?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Reads and decodes a proof. The header alone fixes the proof's size, so a file of the
+/// wrong size is refused before it is loaded. `Err` for unreadable input (I/O, not a ballast
+/// proof, another format version); `Ok(Err(reason))` for an invalid proof.
+fn read_proof(path: &Path) -> Result<Result<(Proof, usize), String>> {
+    let name = path.display();
+    let mut file = File::open(path).with_context(|| format!("cannot read {name}"))?;
+    let size = file
+        .metadata()
+        .with_context(|| format!("cannot read {name}"))?
+        .len();
+    let mut header = Vec::with_capacity(HEADER_LEN as usize);
+    (&mut file)
+        .take(HEADER_LEN)
+        .read_to_end(&mut header)
+        .with_context(|| format!("cannot read {name}"))?;
+    let decoded = Proof::expected_len(&header).and_then(|expected| {
+        if expected != size {
+            return Err(ProofFormatError::Length {
+                expected,
+                got: size,
+            });
+        }
+        let mut bytes = header;
+        file.read_to_end(&mut bytes)
+            .map_err(|_| ProofFormatError::Length {
+                expected,
+                got: size,
+            })?;
+        Proof::from_bytes(&bytes).map(|proof| (proof, bytes.len()))
+    });
+    match decoded {
+        // Not a ballast proof this build can read: unreadable input, not an invalid proof.
+        Err(
+            e @ (ProofFormatError::BadMagic
+            | ProofFormatError::UnsupportedVersion { .. }
+            | ProofFormatError::UnknownWorkload(_)),
+        ) => Err(anyhow::anyhow!("{name}: {e}")),
+        Err(e) => Ok(Err(e.to_string())),
+        Ok(decoded) => Ok(Ok(decoded)),
+    }
+}
+
+/// Verifies the proof and the statement the user expects.
+fn check(proof: &Proof, args: &VerifyArgs) -> Result<(), String> {
+    let policy = VerifyPolicy {
+        min_security_bits: args.min_security_bits,
+        ..VerifyPolicy::default()
+    };
+    verify_statement(proof, &policy).map_err(|e| e.to_string())?;
+    let digest = proof.statement.digest();
+    match args.expect_statement {
+        Some(expected) if expected != digest => Err(format!(
+            "it proves statement {}, not the expected {}",
+            summary::hex(&digest),
+            summary::hex(&expected)
+        )),
+        _ => Ok(()),
     }
 }

@@ -109,6 +109,32 @@ fn prove_then_verify_round_trips_with_a_report() {
     let out = run(cli().arg("verify").arg(&proof));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("2 sequences × 2^8 rows × 2 segments (510 steps)"));
+
+    // The digest `prove` reports pins the statement for `verify`.
+    let digest = json["statement"]["digest"].as_str().unwrap().to_owned();
+    assert!(stdout(&out).contains(&digest));
+    let out = run(cli()
+        .args(["verify", "--expect-statement", &digest])
+        .arg(&proof));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let other = format!(
+        "{}{}",
+        if digest.starts_with('0') { "1" } else { "0" },
+        &digest[1..]
+    );
+    let out = run(cli()
+        .args(["verify", "--expect-statement", &other])
+        .arg(&proof));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not the expected"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(cli()
+        .args(["verify", "--expect-statement", "abc"])
+        .arg(&proof));
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
