@@ -29,7 +29,9 @@ started=$SECONDS
 
 step "build (release)"
 cargo build --locked --offline --release -p cli
-cli=target/release/cli
+target_dir=$(cargo metadata --locked --offline --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+cli=$target_dir/release/cli
 
 step "cli doctor"
 "$cli" doctor

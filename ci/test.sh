@@ -21,7 +21,10 @@ cargo test --locked --workspace
 
 step "release cli"
 cargo build --locked --release -p cli
-cli=target/release/cli
+# Wherever CARGO_TARGET_DIR or the cargo config puts the build.
+target_dir=$(cargo metadata --locked --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+cli=$target_dir/release/cli
 
 step "allocator policy: the shipped cli exports _rjem_malloc_conf (nm + jemalloc's own report)"
 ci/check-malloc-conf-symbol.sh "$cli"
