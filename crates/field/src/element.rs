@@ -32,6 +32,31 @@ pub trait FieldElement:
 
     /// The multiplicative inverse, or `None` for zero.
     fn try_inverse(self) -> Option<Self>;
+
+    /// `self^exponent` by square-and-multiply.
+    fn pow(self, mut exponent: u64) -> Self {
+        let mut base = self;
+        let mut acc = Self::ONE;
+        while exponent > 0 {
+            if exponent & 1 == 1 {
+                acc *= base;
+            }
+            base *= base;
+            exponent >>= 1;
+        }
+        acc
+    }
+
+    /// `[1, self, self^2, …]`, `len` powers.
+    fn powers(self, len: usize) -> Vec<Self> {
+        let mut out = Vec::with_capacity(len);
+        let mut acc = Self::ONE;
+        for _ in 0..len {
+            out.push(acc);
+            acc *= self;
+        }
+        out
+    }
 }
 
 impl FieldElement for Felt {

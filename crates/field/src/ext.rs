@@ -6,7 +6,7 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use crate::Felt;
+use crate::{Felt, FieldElement};
 
 /// x^3 = `NONRESIDUE` in the extension.
 const NONRESIDUE: u64 = 2;
@@ -93,17 +93,9 @@ impl Ext3 {
     }
 
     /// `self^exponent` by square-and-multiply.
-    pub fn pow(self, mut exponent: u64) -> Self {
-        let mut base = self;
-        let mut acc = Self::ONE;
-        while exponent > 0 {
-            if exponent & 1 == 1 {
-                acc *= base;
-            }
-            base = base.square();
-            exponent >>= 1;
-        }
-        acc
+    #[inline]
+    pub fn pow(self, exponent: u64) -> Self {
+        FieldElement::pow(self, exponent)
     }
 
     /// The multiplicative inverse, or `None` for zero.
@@ -131,13 +123,7 @@ impl Ext3 {
 
     /// `[1, self, self^2, …]`, `len` powers.
     pub fn powers(self, len: usize) -> Vec<Self> {
-        let mut out = Vec::with_capacity(len);
-        let mut acc = Self::ONE;
-        for _ in 0..len {
-            out.push(acc);
-            acc *= self;
-        }
-        out
+        FieldElement::powers(self, len)
     }
 }
 

@@ -7,6 +7,8 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
+use crate::FieldElement;
+
 /// The field modulus.
 const P: u64 = 0xffff_ffff_0000_0001;
 /// 2^64 mod p, that is 2^32 − 1.
@@ -78,17 +80,9 @@ impl Felt {
     }
 
     /// `self^exponent` by square-and-multiply.
-    pub fn pow(self, mut exponent: u64) -> Self {
-        let mut base = self;
-        let mut acc = Self::ONE;
-        while exponent > 0 {
-            if exponent & 1 == 1 {
-                acc *= base;
-            }
-            base = base.square();
-            exponent >>= 1;
-        }
-        acc
+    #[inline]
+    pub fn pow(self, exponent: u64) -> Self {
+        FieldElement::pow(self, exponent)
     }
 
     /// The multiplicative inverse, or `None` for zero.
@@ -118,13 +112,7 @@ impl Felt {
 
     /// `[1, self, self^2, …]`, `len` powers.
     pub fn powers(self, len: usize) -> Vec<Self> {
-        let mut out = Vec::with_capacity(len);
-        let mut acc = Self::ONE;
-        for _ in 0..len {
-            out.push(acc);
-            acc *= self;
-        }
-        out
+        FieldElement::powers(self, len)
     }
 }
 

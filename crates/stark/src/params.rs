@@ -80,19 +80,13 @@ impl StarkParams {
                 max: HASH_COLLISION_BITS,
             });
         }
-        check_range(
-            "log_blowup",
-            log_blowup,
-            *LOG_BLOWUP_RANGE.start(),
-            *LOG_BLOWUP_RANGE.end(),
-        )?;
-        check_range("pow_bits", pow_bits as usize, 0, MAX_POW_BITS as usize)?;
-        let per_query = log_blowup as u32;
+        // A zero blowup is refused by check_ranges; max(1) only keeps the division defined.
+        let per_query = (log_blowup as u32).max(1);
         let num_queries = target_bits
             .saturating_sub(pow_bits)
             .div_ceil(per_query)
             .max(1) as usize;
-        check_range("num_queries", num_queries, 1, MAX_QUERIES)?;
+        check_ranges(log_blowup, num_queries, pow_bits)?;
         Ok(Self {
             log_blowup,
             num_queries,
@@ -112,14 +106,7 @@ impl StarkParams {
             pow_bits,
             log_final_poly_len,
         } = *self;
-        check_range(
-            "log_blowup",
-            log_blowup,
-            *LOG_BLOWUP_RANGE.start(),
-            *LOG_BLOWUP_RANGE.end(),
-        )?;
-        check_range("num_queries", num_queries, 1, MAX_QUERIES)?;
-        check_range("pow_bits", pow_bits as usize, 0, MAX_POW_BITS as usize)?;
+        check_ranges(log_blowup, num_queries, pow_bits)?;
         check_range("log_rows", log_rows, 1, MAX_LOG_ROWS)?;
         check_range("log_final_poly_len", log_final_poly_len, 0, log_rows)?;
         check_range(
@@ -183,6 +170,18 @@ impl StarkParams {
     }
 }
 
+/// The ranges of the parameters that do not depend on the trace.
+fn check_ranges(log_blowup: usize, num_queries: usize, pow_bits: u32) -> Result<(), ParamsError> {
+    check_range(
+        "log_blowup",
+        log_blowup,
+        *LOG_BLOWUP_RANGE.start(),
+        *LOG_BLOWUP_RANGE.end(),
+    )?;
+    check_range("num_queries", num_queries, 1, MAX_QUERIES)?;
+    check_range("pow_bits", pow_bits as usize, 0, MAX_POW_BITS as usize)
+}
+
 fn check_range(
     name: &'static str,
     value: usize,
@@ -239,6 +238,14 @@ mod tests {
         }
         assert_eq!(StarkParams::default().num_queries, 84);
         assert!(StarkParams::for_security(129, 1, 0).is_err());
+        assert!(
+            StarkParams::for_security(100, 0, 0).is_err(),
+            "blowup 1 is refused"
+        );
+        assert!(
+            StarkParams::for_security(100, 1, 31).is_err(),
+            "grinding is capped"
+        );
     }
 
     #[test]
