@@ -275,6 +275,52 @@ PY
 
   check_override_guard "$flake" "${stand_ins[@]}"
   check_lock_drift "$tree"
+  check_compile_time_inputs
+}
+
+# Files the Rust code reads at compile time (include_str!, include_bytes!, include!) must
+# be in the Nix source, or a real Nix build fails while every structural check passes.
+# The rules mirror nix/source.nix (an assertion checks that file has them).
+check_compile_time_inputs() {
+  local result
+  if result=$(python3 - <<'PY'
+import os, re, sys
+pattern = re.compile(r'include(?:_str|_bytes)?!\(\s*"([^"]+)"\s*\)')
+def covered(rel):
+    parts = rel.split("/")
+    name = parts[-1]
+    if name.endswith((".rs", ".toml")) or name == "Cargo.lock":
+        return True                                   # commonCargoSources
+    if parts[0] == "crates" and name == "README.md":
+        return True                                   # the README.md filter
+    if rel.startswith("crates/cuda/kernels/"):
+        return True
+    if parts[0] == "ci" and not rel.startswith("ci/tools/"):
+        return True
+    if parts[0] == "tests" and not rel.startswith("tests/nix/"):
+        return True
+    return len(parts) > 3 and parts[0] == "crates" and parts[2:4] == ["tests", "fixtures"]
+found, missing = 0, []
+for dirpath, _, files in os.walk("crates"):
+    for f in files:
+        if not f.endswith(".rs"):
+            continue
+        source = os.path.join(dirpath, f)
+        for target in pattern.findall(open(source, encoding="utf-8").read()):
+            rel = os.path.normpath(os.path.join(dirpath, target))
+            found += 1
+            if not covered(rel):
+                missing.append(f"{rel} (read by {source})")
+print(found)
+print("\n".join(missing))
+sys.exit(1 if missing else 0)
+PY
+  ); then
+    pass "all ${result%%$'\n'*} files read by include_str!/include_bytes! are in the Nix source"
+  else
+    printf '    missing: %s\n' "${result#*$'\n'}"
+    fail "files the Rust code reads at compile time are missing from nix/source.nix"
+  fi
 }
 
 # Runs the package's preBuild guard itself: it must pass in a clean

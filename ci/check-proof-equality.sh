@@ -2,12 +2,13 @@
 # ci/check-proof-equality.sh CLI
 #
 # An allocator is no input to a transcript, and neither is the thread count: this proves one
-# multi-segment statement five ways and requires byte-identical proofs that all verify.
+# multi-segment statement six ways and requires byte-identical proofs that all verify.
 #   never-purge         the compiled-in policy (no allocator variables in the environment)
 #   jemalloc-defaults   _RJEM_MALLOC_CONF=dirty_decay_ms:10000,muzzy_decay_ms:0
 #   background-thread   _RJEM_MALLOC_CONF=background_thread:true
 #   threads-1           --threads 1
 #   threads-2           --threads 2
+#   threads-3           --threads 3 (an uneven split of the work on small machines)
 # Prints each proof's SHA-256; exits 1 if any proof fails to verify or differs, 2 on usage.
 set -euo pipefail
 
@@ -40,12 +41,13 @@ fail() {
   exit 1
 }
 
-arms=(never-purge jemalloc-defaults background-thread threads-1 threads-2)
+arms=(never-purge jemalloc-defaults background-thread threads-1 threads-2 threads-3)
 run never-purge ""
 run jemalloc-defaults "dirty_decay_ms:10000,muzzy_decay_ms:0"
 run background-thread "background_thread:true"
 run threads-1 "" --threads 1
 run threads-2 "" --threads 2
+run threads-3 "" --threads 3
 
 reference=$work/${arms[0]}.bin
 for arm in "${arms[@]}"; do

@@ -32,17 +32,25 @@ ci/check-malloc-conf-symbol.sh "$cli"
 step "allocator policy: the same check rejects a binary without the export"
 # The read-back control test installs jemalloc without the export: the check must fail on it.
 control=$(cargo test --locked -p ballast-allocator --test jemalloc_conf_control --no-run \
-  --message-format=json 2>/dev/null |
+  --message-format=json |
   python3 -c 'import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable"):
-        print(m["executable"])')
-if ci/check-malloc-conf-symbol.sh "$control"; then
-  echo "ci/test.sh: check-malloc-conf-symbol.sh accepted $control, which has no export" >&2
+found = [m["executable"] for m in map(json.loads, sys.stdin)
+         if m.get("reason") == "compiler-artifact" and m.get("executable")]
+if len(found) != 1:
+    sys.exit(f"expected one jemalloc_conf_control test binary, found {found}")
+print(found[0])')
+if [[ ! -x $control ]]; then
+  echo "ci/test.sh: the control binary $control is missing" >&2
   exit 1
 fi
-echo "rejected, as it must be"
+# Exit 1 is the check's verdict; 0 would accept the binary, 2 would mean it never judged it.
+status=0
+reason=$(ci/check-malloc-conf-symbol.sh "$control" 2>&1 >/dev/null) || status=$?
+if [[ $status -ne 1 || $reason != *"weak default"* ]]; then
+  echo "ci/test.sh: expected check-malloc-conf-symbol.sh to reject $control as jemalloc's weak default (exit 1), got exit $status: $reason" >&2
+  exit 1
+fi
+echo "rejected, as it must be: $reason"
 
 step "proof bytes across allocator policies and thread counts"
 ci/check-proof-equality.sh "$cli"

@@ -19,6 +19,13 @@ in {
       cargoNextestExtraArgs = "--workspace";
     });
 
+  # The doctests, which nextest does not run (the crate READMEs' examples).
+  doctest = craneLib.cargoDocTest (commonArgs
+    // {
+      inherit cargoArtifacts;
+      cargoTestExtraArgs = "--workspace";
+    });
+
   # The read-back tests: jemalloc really runs with the compiled-in malloc_conf.
   # cargoTest runs `cargo test ${cargoExtraArgs} ${cargoTestExtraArgs}`:
   # `--locked` stays in the former (from commonArgs) and the test selection
@@ -36,7 +43,7 @@ in {
     touch $out
   '';
 
-  # The same proof bytes under both allocator policies.
+  # The same proof bytes under every allocator policy and thread count it tries.
   proof-equality = pkgs.runCommand "ballast-proof-equality" {} ''
     bash ${src}/ci/check-proof-equality.sh ${cli}/bin/cli
     touch $out

@@ -20,6 +20,8 @@ in {
           # Cargo.toml and Cargo.lock files, *.rs, and every *.toml
           # (rust-toolchain.toml, .config/nextest.toml, ...).
           (craneLib.fileset.commonCargoSources root)
+          # Every crate's lib.rs is documented by `include_str!("../README.md")`.
+          (lib.fileset.fileFilter (file: file.name == "README.md") ../crates)
           # The scripts the checks run: the same ones CI runs without Nix.
           ../ci
           # CUDA kernels read at compile time: *.cu and the committed *.ptx.

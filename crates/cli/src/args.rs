@@ -8,10 +8,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Parser)]
 #[command(name = "cli", version, arg_required_else_help = true)]
 pub struct Cli {
+    /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The subcommands.
 #[derive(Subcommand)]
 pub enum Command {
     /// Prove a Fibonacci run (by default the embedded statement) and write the proof.
@@ -22,6 +24,7 @@ pub enum Command {
     Doctor(DoctorArgs),
 }
 
+/// Flags of `cli prove`.
 #[derive(Args)]
 pub struct ProveArgs {
     /// Independent Fibonacci sequences, two trace columns each.
@@ -72,6 +75,7 @@ pub enum BackendChoice {
     Cuda,
 }
 
+/// Flags of `cli verify`.
 #[derive(Args)]
 pub struct VerifyArgs {
     /// The proof file.
@@ -91,6 +95,7 @@ pub struct VerifyArgs {
     pub report: Option<PathBuf>,
 }
 
+/// Flags of `cli doctor`.
 #[derive(Args)]
 pub struct DoctorArgs {
     /// Print JSON instead of text.
@@ -101,11 +106,8 @@ pub struct DoctorArgs {
 /// A 32-byte digest written as 64 hexadecimal digits.
 fn parse_digest(value: &str) -> Result<[u8; 32], String> {
     let bytes = value.as_bytes();
-    if bytes.len() != 64 {
-        return Err(format!(
-            "expected 64 hexadecimal digits, got {}",
-            bytes.len()
-        ));
+    if bytes.len() != 64 || !bytes.iter().all(u8::is_ascii_hexdigit) {
+        return Err(format!("expected 64 hexadecimal digits, got {value:?}"));
     }
     let mut digest = [0u8; 32];
     for (out, pair) in digest.iter_mut().zip(bytes.chunks_exact(2)) {
@@ -141,6 +143,10 @@ mod tests {
         assert!(parse_digest(&hex[..62]).is_err());
         assert!(parse_digest(&"zz".repeat(32)).is_err());
         assert!(parse_digest(&"é".repeat(32)).is_err());
+        assert!(
+            parse_digest(&"+0".repeat(32)).is_err(),
+            "from_str_radix alone accepts '+'"
+        );
     }
 
     #[test]

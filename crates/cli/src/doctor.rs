@@ -117,6 +117,7 @@ fn device_line(info: &DeviceInfo) -> String {
     )
 }
 
+/// Runs `cli doctor`.
 pub fn run(args: &DoctorArgs) -> Result<()> {
     let report = read_back().context("cannot read jemalloc's configuration")?;
     let cuda = Cuda::probe();

@@ -33,6 +33,19 @@ fn main() -> ExitCode {
             .with_writer(std::io::stderr)
             .init();
     }
+    let threads = match &cli.command {
+        args::Command::Prove(a) => a.threads,
+        args::Command::Verify(a) => a.threads,
+        args::Command::Doctor(_) => None,
+    };
+    if let Some(n) = threads
+        && let Err(err) = rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(n))
+            .build_global()
+    {
+        eprintln!("cli: cannot configure the thread pool: {err}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         args::Command::Prove(a) => prove::run(&a).map(|()| ExitCode::SUCCESS),
         args::Command::Verify(a) => verify::run(&a),

@@ -14,14 +14,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .and_then(|()| tmp.as_file().sync_all())
         .with_context(|| format!("cannot write {}", path.display()))?;
     tmp.persist(path)
+        .map_err(|e| e.error)
         .with_context(|| format!("cannot move the new file into place at {}", path.display()))?;
     Ok(())
 }
 
 /// Fails now, not after minutes of proving, if `path` cannot be written.
 pub fn check_writable(path: &Path) -> Result<()> {
-    if path.is_dir() {
-        anyhow::bail!("{} is a directory", path.display());
+    let names_a_directory = path.file_name().is_none() || path.to_string_lossy().ends_with('/');
+    if path.is_dir() || names_a_directory {
+        anyhow::bail!("{} is a directory, not a file name", path.display());
     }
     temp_file_beside(path).map(drop)
 }
@@ -64,6 +66,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert!(check_writable(&dir.path().join("missing/out.bin")).is_err());
         assert!(check_writable(dir.path()).is_err());
+        let trailing = format!("{}/later/", dir.path().display());
+        assert!(
+            check_writable(Path::new(&trailing)).is_err(),
+            "a trailing / names a directory"
+        );
         assert!(check_writable(&dir.path().join("ok.bin")).is_ok());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

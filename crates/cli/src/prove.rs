@@ -43,8 +43,8 @@ struct ProveReport {
     system_seconds: f64,
 }
 
+/// Runs `cli prove`.
 pub fn run(args: &ProveArgs) -> Result<()> {
-    configure_threads(args.threads)?;
     let shape = Shape {
         sequences: args.sequences,
         log_rows: args.log_rows,
@@ -69,7 +69,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         check_writable(report)?;
     }
 
-    let chosen = choose_backend(args.backend)?;
+    let chosen = choose_backend(args.backend, estimate)?;
 
     let progress = progress_bar(shape.segments);
     let mut times = PhaseTimes::default();
@@ -127,9 +127,10 @@ struct Chosen {
     device: Option<String>,
 }
 
-/// The backend --backend asks for. `auto` takes CUDA when a device is usable and otherwise
-/// the CPU, saying why on stderr unless there is simply no driver or no device.
-fn choose_backend(choice: BackendChoice) -> Result<Chosen> {
+/// The backend --backend asks for. `auto` takes CUDA when a device is usable and holds the
+/// statement's memory estimate (a generous bound: the device holds one table at a time),
+/// and otherwise the CPU, saying why on stderr unless there is simply no driver or no device.
+fn choose_backend(choice: BackendChoice, estimate: u64) -> Result<Chosen> {
     let cpu = || Chosen {
         backend: Box::new(CpuBackend::new()),
         device: None,
@@ -144,6 +145,15 @@ fn choose_backend(choice: BackendChoice) -> Result<Chosen> {
             .map(cuda)
             .map_err(|err| anyhow!("--backend cuda: no usable CUDA device: {err}")),
         BackendChoice::Auto => match CudaBackend::new() {
+            Ok(b) if b.device().total_memory_bytes < estimate => {
+                eprintln!(
+                    "cli: proving on the CPU: the statement needs about {}, the {} has {}",
+                    human_bytes(estimate),
+                    b.device().name,
+                    human_bytes(b.device().total_memory_bytes)
+                );
+                Ok(cpu())
+            }
             Ok(b) => Ok(cuda(b)),
             Err(CudaError::NoDriver | CudaError::NoDevice) => Ok(cpu()),
             Err(err) => {
@@ -194,16 +204,6 @@ fn flag_error(err: ParamsError) -> anyhow::Error {
         ParamsError::DegreeTooHigh { .. } => "--blowup",
     };
     anyhow::anyhow!("invalid {flag}: {err}")
-}
-
-fn configure_threads(threads: Option<u16>) -> Result<()> {
-    if let Some(n) = threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(usize::from(n))
-            .build_global()
-            .context("cannot configure the thread pool")?;
-    }
-    Ok(())
 }
 
 fn progress_bar(segments: usize) -> ProgressBar {

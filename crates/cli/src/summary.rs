@@ -18,6 +18,7 @@ pub struct StatementJson {
 }
 
 impl StatementJson {
+    /// The JSON form of `s`.
     pub fn new(s: &Statement) -> Self {
         let values = |row: &[Felt]| row.iter().map(|f| f.as_u64()).collect();
         Self {
@@ -45,6 +46,7 @@ pub struct ParamsJson {
 }
 
 impl ParamsJson {
+    /// The JSON form of `p`, with its security for 2^`log_rows` rows.
     pub fn new(p: &StarkParams, log_rows: usize) -> Self {
         Self {
             blowup: 1 << p.log_blowup,
@@ -103,7 +105,7 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The statement in three lines: shape, start, end, digest.
+/// The statement in four lines: shape, start, end, digest.
 pub fn statement(s: &Statement) -> String {
     format!(
         "statement:  {}\n            start {}\n            end   {}\n            digest {}\n",

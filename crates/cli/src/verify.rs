@@ -27,13 +27,8 @@ struct VerifyReport {
     verify_seconds: f64,
 }
 
+/// Runs `cli verify`: exit 0 for a valid proof, 1 for an invalid one.
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
-    if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(usize::from(n))
-            .build_global()
-            .context("cannot configure the thread pool")?;
-    }
     if let Some(report) = &args.report {
         check_writable(report)?;
     }
@@ -85,41 +80,34 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
 /// wrong size is refused before it is loaded. `Err` for unreadable input (I/O, not a ballast
 /// proof, another format version); `Ok(Err(reason))` for an invalid proof.
 fn read_proof(path: &Path) -> Result<Result<(Proof, usize), String>> {
-    let name = path.display();
-    let mut file = File::open(path).with_context(|| format!("cannot read {name}"))?;
-    let size = file
-        .metadata()
-        .with_context(|| format!("cannot read {name}"))?
-        .len();
-    let mut header = Vec::with_capacity(HEADER_LEN as usize);
+    let cannot_read = || format!("cannot read {}", path.display());
+    let mut file = File::open(path).with_context(cannot_read)?;
+    let size = file.metadata().with_context(cannot_read)?.len();
+    let mut bytes = Vec::new();
     (&mut file)
         .take(HEADER_LEN)
-        .read_to_end(&mut header)
-        .with_context(|| format!("cannot read {name}"))?;
-    let decoded = Proof::expected_len(&header).and_then(|expected| {
-        if expected != size {
-            return Err(ProofFormatError::Length {
-                expected,
-                got: size,
-            });
+        .read_to_end(&mut bytes)
+        .with_context(cannot_read)?;
+    let decoded = match Proof::expected_len(&bytes) {
+        Ok(expected) if expected != size => Err(ProofFormatError::Length {
+            expected,
+            got: size,
+        }),
+        Ok(_) => {
+            file.read_to_end(&mut bytes).with_context(cannot_read)?;
+            Proof::from_bytes(&bytes)
         }
-        let mut bytes = header;
-        file.read_to_end(&mut bytes)
-            .map_err(|_| ProofFormatError::Length {
-                expected,
-                got: size,
-            })?;
-        Proof::from_bytes(&bytes).map(|proof| (proof, bytes.len()))
-    });
+        Err(e) => Err(e),
+    };
     match decoded {
         // Not a ballast proof this build can read: unreadable input, not an invalid proof.
         Err(
             e @ (ProofFormatError::BadMagic
             | ProofFormatError::UnsupportedVersion { .. }
             | ProofFormatError::UnknownWorkload(_)),
-        ) => Err(anyhow::anyhow!("{name}: {e}")),
+        ) => Err(anyhow::anyhow!("{}: {e}", path.display())),
         Err(e) => Ok(Err(e.to_string())),
-        Ok(decoded) => Ok(Ok(decoded)),
+        Ok(proof) => Ok(Ok((proof, bytes.len()))),
     }
 }
 

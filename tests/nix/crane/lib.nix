@@ -53,6 +53,11 @@
       "cargo test --profile release ${args.cargoExtraArgs or "--locked"} ${args.cargoTestExtraArgs or ""}"
       (args // {inherit cargoArtifacts;});
 
+    cargoDocTest = {cargoArtifacts, ...} @ args:
+      mkCargo "cargoDocTest" "-doctest"
+      "cargo test --profile release --doc ${args.cargoExtraArgs or "--locked"} ${args.cargoTestExtraArgs or ""}"
+      (args // {inherit cargoArtifacts;});
+
     cargoNextest = {cargoArtifacts, ...} @ args:
       mkCargo "cargoNextest" "-nextest"
       "cargo nextest run --cargo-profile release ${args.cargoExtraArgs or ""} ${args.cargoNextestExtraArgs or ""}"

@@ -50,7 +50,7 @@ let
       (coerce path)
       // {
         kind = "fileFilter";
-        keeps = builtins.filter (name: predicate (file name)) ["flake.nix" "main.rs" "Cargo.toml" "kernel.cu" "notes.md"];
+        keeps = builtins.filter (name: predicate (file name)) ["flake.nix" "main.rs" "Cargo.toml" "kernel.cu" "notes.md" "README.md"];
       };
 
     # The source is the (unfiltered) flake tree; `fileset` says what the real

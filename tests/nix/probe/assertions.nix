@@ -18,7 +18,7 @@
     };
   };
 
-  expectedChecks = ["cli" "clippy" "fmt" "jemalloc-conf" "malloc-conf-symbol" "nextest" "nix-fmt" "proof-equality"];
+  expectedChecks = ["cli" "clippy" "doctest" "fmt" "jemalloc-conf" "malloc-conf-symbol" "nextest" "nix-fmt" "proof-equality"];
 
   assertion = name: ok: got: {inherit name ok got;};
 
@@ -125,6 +125,9 @@
       (assertion (n "nextest: cargoNextest over the workspace with --locked")
         (checks.nextest.stub.kind == "cargoNextest" && all (w: elem w (words checks.nextest.stub.command)) ["--locked" "--workspace"])
         checks.nextest.stub.command)
+      (assertion (n "doctest: cargoDocTest over the workspace with --locked")
+        (checks.doctest.stub.kind == "cargoDocTest" && all (w: elem w (words checks.doctest.stub.command)) ["--doc" "--locked" "--workspace"])
+        checks.doctest.stub.command)
       (assertion (n "jemalloc-conf: cargo test --locked -p ballast-allocator --test jemalloc_conf --test jemalloc_conf_control")
         (checks.jemalloc-conf.stub.kind
           == "cargoTest"
@@ -150,8 +153,8 @@
           && all (tool: elem tool (names checks.nix-fmt.stub.args.nativeBuildInputs)) ["alejandra" "deadnix"])
         nixFmtCommand)
       (assertion (n "cargo checks share the package's dependency artifacts and source")
-        (all (c: sameDrv c.cargoArtifacts deps && plain c.src.outPath == plain src.outPath) [checks.nextest checks.jemalloc-conf checks.clippy])
-        (map (c: c.cargoArtifacts.name or null) [checks.nextest checks.jemalloc-conf checks.clippy]))
+        (all (c: sameDrv c.cargoArtifacts deps && plain c.src.outPath == plain src.outPath) [checks.nextest checks.doctest checks.jemalloc-conf checks.clippy])
+        (map (c: c.cargoArtifacts.name or null) [checks.nextest checks.doctest checks.jemalloc-conf checks.clippy]))
       (assertion (n "cargo builds use the rust-toolchain.toml toolchain")
         (all (c: c.stub.toolchain.toolchain.channel or null == "1.95.0") [deps checks.nextest checks.jemalloc-conf checks.clippy checks.fmt])
         (map (c: c.stub.toolchain.toolchain.channel or null) [deps checks.nextest checks.jemalloc-conf checks.clippy checks.fmt]))
@@ -182,6 +185,9 @@
               included = true;
             }
           ])
+        (entries src))
+      (assertion (n "src: keeps the crates' README.md, which every lib.rs includes at compile time")
+        (builtins.any (e: e.kind == "fileFilter" && e.rel == "crates" && e.included && e.keeps == ["README.md"]) (entries src))
         (entries src))
       (assertion (n "src: leaves out ci/tools and tests/nix")
         (all (rel:
