@@ -17,6 +17,14 @@ use crate::report;
 use crate::runner::{self, CommandSpec, Sample};
 use crate::shellwords;
 
+/// The most pairs `--pairs` accepts (`abba` and `policy`).
+///
+/// The exact Wilcoxon test costs O(m³) time and O(m²) memory for m non-zero differences (see
+/// [`stats::wilcoxon_signed_rank`](crate::stats::wilcoxon_signed_rank)); at 500 that is well under
+/// a second per metric and 2 MiB, and more pairs than that are hours of measurement that a
+/// benchmark comparison never needs.
+pub const MAX_PAIRS: u32 = 500;
+
 /// One of the two arms of an experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -212,8 +220,13 @@ pub struct AbbaArgs {
     /// Command of arm B (the baseline), split the same way.
     #[arg(long = "b", value_name = "CMD")]
     pub b: String,
-    /// Number of measured A/B pairs (6 or more for the Wilcoxon test to be able to reach p < 0.05).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Number of measured A/B pairs, at most 500 (the exact Wilcoxon test's cap; 6 or more for it
+    /// to be able to reach p < 0.05).
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_PAIRS))
+    )]
     pub pairs: u32,
     /// Discarded warm-up runs per arm before the pairs.
     #[arg(long, value_name = "K", default_value_t = 1)]
@@ -327,7 +340,6 @@ mod tests {
                 sys_s: 0.0,
                 minflt: 0,
                 maxrss_bytes: 0,
-                exit: 0,
             };
             Ok((sample, tag.seq))
         })

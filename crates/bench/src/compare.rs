@@ -230,7 +230,6 @@ mod tests {
                 sys_s: 0.0,
                 minflt: 100,
                 maxrss_bytes: 1 << 20,
-                exit: 0,
             })
             .collect()
     }

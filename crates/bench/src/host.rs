@@ -15,8 +15,10 @@ pub struct Host {
     pub cpus: usize,
     /// `uname` system name, release and machine, e.g. `Linux 6.8.0 x86_64`.
     pub kernel: String,
-    /// This process's own peak RSS in bytes. Linux carries the parent's resident size at spawn
-    /// into the child's `ru_maxrss`, so this is a floor under every child's peak RSS.
+    /// This process's own peak RSS in bytes, read once, when the report is written. Linux carries
+    /// the harness's resident size at each spawn into that child's `ru_maxrss`; that share is at
+    /// most this value (the peak so far can only grow), so this bounds it from above. It is not a
+    /// floor under every child's peak RSS.
     pub harness_rss_bytes: Option<u64>,
 }
 
@@ -48,7 +50,8 @@ impl fmt::Display for Host {
             let mib = rss as f64 / (1024.0 * 1024.0);
             write!(
                 f,
-                "; harness peak RSS {mib:.1} MiB (a floor under every maxrss)"
+                "; harness peak RSS {mib:.1} MiB: children's maxrss include up to this much of \
+                 the harness at spawn time"
             )?;
         }
         Ok(())
@@ -120,5 +123,22 @@ mod tests {
         assert!(host.kernel.starts_with("Linux "), "{}", host.kernel);
         assert!(host.harness_rss_bytes.unwrap() > 0);
         assert!(!host.to_string().is_empty());
+    }
+
+    #[test]
+    fn harness_rss_is_stated_as_an_upper_bound() {
+        let mut host = Host {
+            cpu: "X".into(),
+            cpus: 2,
+            kernel: "Linux 6.8.0 x86_64".into(),
+            harness_rss_bytes: Some(3 << 19),
+        };
+        assert_eq!(
+            host.to_string(),
+            "X, 2 logical CPUs, Linux 6.8.0 x86_64; harness peak RSS 1.5 MiB: children's maxrss \
+             include up to this much of the harness at spawn time"
+        );
+        host.harness_rss_bytes = None;
+        assert_eq!(host.to_string(), "X, 2 logical CPUs, Linux 6.8.0 x86_64");
     }
 }

@@ -39,7 +39,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
     let report = match &cli.command {
         Command::Abba(args) => abba::run(args),
         Command::Growth(args) => growth::run(args),
@@ -55,6 +58,96 @@ fn main() -> ExitCode {
         Err(err) => {
             eprintln!("ballast-bench: {err:#}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Help and version go to stdout as clap renders them; a usage error is one line on stderr
+/// (`ballast-bench: ` and the first line of clap's message) and exit code 2.
+fn usage_error(err: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = err.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            ExitCode::from(2)
+        }
+        _ => {
+            eprintln!("ballast-bench: {}", usage_line(err));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The first line of clap's rendering of `err`, without its `error: ` prefix.
+fn usage_line(err: &clap::Error) -> String {
+    let rendered = err.to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    first.trim_start_matches("error: ").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    use super::*;
+
+    #[test]
+    fn usage_errors_are_one_line_without_clap_prefix() {
+        let err =
+            Cli::try_parse_from(["ballast-bench", "growth", "--cmd", "x", "--points", "1,,2"])
+                .unwrap_err();
+        let line = usage_line(&err);
+        assert!(line.starts_with("invalid value '' for '--points"), "{line}");
+        assert!(!line.contains('\n'));
+    }
+
+    #[test]
+    fn pairs_are_capped_for_abba_and_policy() {
+        let max = abba::MAX_PAIRS.to_string();
+        let over = (abba::MAX_PAIRS + 1).to_string();
+        let abba = |pairs: &str| {
+            Cli::try_parse_from([
+                "ballast-bench",
+                "abba",
+                "--a",
+                "x",
+                "--b",
+                "y",
+                "--pairs",
+                pairs,
+            ])
+        };
+        let policy = |pairs: &str| {
+            Cli::try_parse_from(["ballast-bench", "policy", "--cli", "c", "--pairs", pairs])
+        };
+        assert!(abba(&max).is_ok() && policy(&max).is_ok());
+        for err in [abba(&over).unwrap_err(), policy(&over).unwrap_err()] {
+            assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
+            let line = usage_line(&err);
+            assert!(
+                line.contains(&format!("{over} is not in 1..={max}")),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn help_states_the_pairs_cap() {
+        let mut cli = Cli::command();
+        for sub in ["abba", "policy"] {
+            let help = cli
+                .find_subcommand_mut(sub)
+                .unwrap()
+                .render_long_help()
+                .to_string();
+            assert!(
+                help.contains(&format!("at most {}", abba::MAX_PAIRS)),
+                "{sub}: {help}"
+            );
         }
     }
 }

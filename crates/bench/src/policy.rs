@@ -4,7 +4,9 @@
 //! `_RJEM_MALLOC_CONF` in the environment overrides it. Every run gets a clean environment for
 //! the allocator (`_RJEM_MALLOC_CONF` and `MALLOC_CONF` removed) plus whatever its arm sets, writes
 //! its own proof file, and the proof's SHA-256 is recorded so the report can say whether the
-//! allocator changed any proof byte. This module does not parse the `cli`'s output or flags.
+//! allocator changed any proof byte. Without `--keep-proofs` the proofs go to a fresh private
+//! temporary directory that every path out of [`run`], success or error, removes. This module does
+//! not parse the `cli`'s output or flags.
 
 use std::fs::File;
 use std::io;
@@ -13,8 +15,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use sha2::{Digest, Sha256};
+use tempfile::TempDir;
 
-use crate::abba::{self, Plan, Record, Side};
+use crate::abba::{self, MAX_PAIRS, Plan, Record, Side};
 use crate::compare::{Comparison, Metric};
 use crate::host::Host;
 use crate::report::{self, ExtraColumns, PolicyHeader};
@@ -26,8 +29,8 @@ const DEFAULTS: &str = "dirty_decay_ms:10000,muzzy_decay_ms:0";
 const CONF_VAR: &str = "_RJEM_MALLOC_CONF";
 /// Variables removed from every child's environment before an arm sets its own.
 const CLEARED_VARS: [&str; 2] = [CONF_VAR, "MALLOC_CONF"];
-/// Metrics reported per arm, in order.
-const METRICS: [Metric; 4] = [Metric::Minflt, Metric::Sys, Metric::Wall, Metric::Maxrss];
+/// Prefix of the temporary proof directory's name (the rest is random).
+const TEMP_PREFIX: &str = "ballast-bench-policy-";
 
 /// One allocator experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -89,8 +92,13 @@ pub struct PolicyArgs {
     /// Path of ballast's `cli` binary (e.g. `target/release/cli`).
     #[arg(long, value_name = "PATH")]
     pub cli: PathBuf,
-    /// Measured A/B pairs per arm.
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Measured A/B pairs per arm, at most 500 (the exact Wilcoxon test's cap).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_PAIRS))
+    )]
     pub pairs: u32,
     /// Discarded warm-up runs per side, per arm.
     #[arg(long, value_name = "K", default_value_t = 1)]
@@ -104,11 +112,11 @@ pub struct PolicyArgs {
         default_value = "main,background-thread,oversize-threshold"
     )]
     pub arms: Vec<Arm>,
-    /// Directory for `policy.md` and `policy-<arm>.csv` (created if missing); proofs go to its
-    /// `proofs/` subdirectory, or to a temporary directory without it.
+    /// Directory for `policy.md` and `policy-<arm>.csv` (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
-    /// Keep every proof file instead of deleting it once hashed.
+    /// Keep every proof file instead of deleting it once hashed: in `--out-dir`'s `proofs/`
+    /// subdirectory, or else in a new temporary directory whose path is printed on stderr.
     #[arg(long)]
     pub keep_proofs: bool,
     /// Arguments passed verbatim after `prove -o FILE` (after `--`).
@@ -132,7 +140,7 @@ impl ExtraColumns for ProofDigest {
 pub struct ArmResult {
     /// Which experiment.
     pub arm: Arm,
-    /// minflt, sys, wall and maxrss compared.
+    /// Every metric compared, in [`Metric::ALL`] order.
     pub comparisons: Vec<Comparison>,
     /// SHA-256 of every proof written in this arm, warm-ups included.
     pub digests: Vec<String>,
@@ -198,10 +206,8 @@ fn run_arm(args: &PolicyArgs, arm: Arm, plan: &Plan, proof_dir: &Path) -> Result
         Ok((sample, ProofDigest(digest)))
     })?;
     let (a, b) = abba::split_sides(&records);
-    let comparisons = METRICS
-        .iter()
-        .map(|&m| crate::compare::compare(m, &a, &b))
-        .collect();
+    // No metric heads the policy report: with wall first, the order is `Metric::ALL`'s.
+    let comparisons = abba::compare_all(Metric::Wall, &a, &b);
     if let Some(dir) = &args.out_dir {
         report::write(&dir.join(arm.csv_name()), &report::pairs_csv(&records))?;
     }
@@ -212,11 +218,64 @@ fn run_arm(args: &PolicyArgs, arm: Arm, plan: &Plan, proof_dir: &Path) -> Result
     })
 }
 
+/// Where the proofs of one `policy` invocation are written.
+#[derive(Debug)]
+enum ProofDir {
+    /// `--out-dir/proofs`, chosen by the user with `--keep-proofs`; it may already exist.
+    Kept(PathBuf),
+    /// A fresh directory with a random name under the system's temporary directory, removed
+    /// when dropped unless it is kept by [`ProofDir::finish`].
+    Temporary(TempDir),
+}
+
+impl ProofDir {
+    /// The directory for `args`: `--out-dir/proofs` when the proofs are kept and there is an
+    /// output directory, otherwise a new temporary one.
+    fn create(args: &PolicyArgs) -> Result<Self> {
+        match &args.out_dir {
+            Some(dir) if args.keep_proofs => {
+                let proofs = dir.join("proofs");
+                std::fs::create_dir_all(&proofs)
+                    .with_context(|| format!("cannot create {}", proofs.display()))?;
+                Ok(Self::Kept(proofs))
+            }
+            _ => TempDir::with_prefix(TEMP_PREFIX)
+                .map(Self::Temporary)
+                .context("cannot create a temporary directory for the proofs"),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Self::Kept(path) => path,
+            Self::Temporary(dir) => dir.path(),
+        }
+    }
+
+    /// After a successful experiment: says where kept proofs are, or removes the temporary
+    /// directory.
+    fn finish(self, keep_proofs: bool) -> Result<()> {
+        match self {
+            Self::Kept(path) => eprintln!("policy: proofs kept in {}", path.display()),
+            Self::Temporary(dir) if keep_proofs => {
+                eprintln!("policy: proofs kept in {}", dir.keep().display());
+            }
+            Self::Temporary(dir) => {
+                let path = dir.path().to_owned();
+                dir.close()
+                    .with_context(|| format!("cannot remove {}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Runs `ballast-bench policy` and returns the Markdown report (also written to `--out-dir`).
 ///
 /// # Errors
 ///
-/// A missing `cli`, a failing run, a missing proof, or an output file that cannot be written.
+/// A missing `cli`, a failing run, a missing proof, or an output file or directory that cannot be
+/// written.
 pub fn run(args: &PolicyArgs) -> Result<String> {
     if !args.cli.is_file() {
         bail!("--cli {}: not a file", args.cli.display());
@@ -235,23 +294,17 @@ pub fn run(args: &PolicyArgs) -> Result<String> {
         pairs: args.pairs as usize,
         warmup: args.warmup as usize,
     };
-    let proof_dir = match &args.out_dir {
-        Some(dir) => dir.join("proofs"),
-        None => std::env::temp_dir().join(format!("ballast-bench-policy-{}", std::process::id())),
-    };
-    std::fs::create_dir_all(&proof_dir)
-        .with_context(|| format!("cannot create {}", proof_dir.display()))?;
+    if let Some(dir) = &args.out_dir {
+        report::create_dir(dir)?;
+    }
+    let proof_dir = ProofDir::create(args)?;
 
+    // An error returns here and drops a temporary `proof_dir`, which removes it with its files.
     let results = arms
         .into_iter()
-        .map(|arm| run_arm(args, arm, &plan, &proof_dir))
+        .map(|arm| run_arm(args, arm, &plan, proof_dir.path()))
         .collect::<Result<Vec<_>>>()?;
-    if args.keep_proofs {
-        eprintln!("policy: proofs kept in {}", proof_dir.display());
-    } else {
-        // Only succeeds when empty, which it is unless something else wrote there.
-        let _ = std::fs::remove_dir(&proof_dir);
-    }
+    proof_dir.finish(args.keep_proofs)?;
     let markdown = report::policy_markdown(
         &PolicyHeader {
             cli: &args.cli,

@@ -118,16 +118,21 @@ fn plan_lines(plan: &Plan, host: &Host, scope: &str) -> String {
     )
 }
 
-fn headline(c: &Comparison) -> String {
-    let ci = c.diff.t.map_or_else(
+/// The paired-t interval of a comparison as `[lo %, hi %]`, or `n/a` without one.
+fn ci(c: &Comparison) -> String {
+    c.diff.t.map_or_else(
         || "n/a".to_owned(),
         |t| format!("[{}, {}]", pct(t.lo), pct(t.hi)),
-    );
+    )
+}
+
+fn headline(c: &Comparison) -> String {
     format!(
-        "**{}: {}**: mean Δ {}, 95 % CI {ci}, exact Wilcoxon p = {}\n\n",
+        "**{}: {}**: mean Δ {}, 95 % CI {}, exact Wilcoxon p = {}\n\n",
         c.metric.name(),
         c.diff.verdict,
         opt(c.diff.mean, pct),
+        ci(c),
         sig(c.diff.wilcoxon.p_value),
     )
 }
@@ -139,18 +144,15 @@ pub fn summary_table(comparisons: &[Comparison]) -> String {
          |---|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for c in comparisons {
-        let ci = c.diff.t.map_or_else(
-            || "n/a".to_owned(),
-            |t| format!("[{}, {}]", pct(t.lo), pct(t.hi)),
-        );
         let _ = writeln!(
             md,
-            "| {} ({}) | {} | {} | {} | {ci} | {} | {} | **{}** |",
+            "| {} ({}) | {} | {} | {} | {} | {} | {} | **{}** |",
             c.metric.name(),
             c.metric.unit(),
             opt(c.mean_a, sig),
             opt(c.mean_b, sig),
             opt(c.diff.mean, pct),
+            ci(c),
             opt(c.diff.median, pct),
             sig(c.diff.wilcoxon.p_value),
             c.diff.verdict,
@@ -243,14 +245,14 @@ impl ExtraColumns for () {
 /// The measured runs as CSV, one row per run in execution order.
 pub fn pairs_csv<T: ExtraColumns>(records: &[Record<T>]) -> String {
     let mut csv = format!(
-        "pair,order,side,seq,wall_s,user_s,sys_s,minflt,maxrss_bytes,exit{}\n",
+        "pair,order,side,seq,wall_s,user_s,sys_s,minflt,maxrss_bytes{}\n",
         T::HEADER
     );
     for r in records {
         let s = &r.sample;
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{},{},{},{},{}{}",
+            "{},{},{},{},{},{},{},{},{}{}",
             r.pair,
             r.order,
             r.side,
@@ -260,7 +262,6 @@ pub fn pairs_csv<T: ExtraColumns>(records: &[Record<T>]) -> String {
             s.sys_s,
             s.minflt,
             s.maxrss_bytes,
-            s.exit,
             r.extra.cells()
         );
     }
@@ -289,22 +290,21 @@ pub fn growth_markdown(g: &Growth, host: &Host) -> String {
     md
 }
 
-/// Every run of a growth sweep as CSV: `n,run,wall_s,user_s,sys_s,minflt,maxrss_bytes,exit`.
+/// Every run of a growth sweep as CSV: `n,run,wall_s,user_s,sys_s,minflt,maxrss_bytes`.
 pub fn growth_csv(g: &Growth) -> String {
-    let mut csv = String::from("n,run,wall_s,user_s,sys_s,minflt,maxrss_bytes,exit\n");
+    let mut csv = String::from("n,run,wall_s,user_s,sys_s,minflt,maxrss_bytes\n");
     for p in &g.points {
         for (i, s) in p.runs.iter().enumerate() {
             let _ = writeln!(
                 csv,
-                "{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{}",
                 p.n,
                 i + 1,
                 s.wall_s,
                 s.user_s,
                 s.sys_s,
                 s.minflt,
-                s.maxrss_bytes,
-                s.exit
+                s.maxrss_bytes
             );
         }
     }
@@ -338,32 +338,31 @@ pub fn policy_markdown(h: &PolicyHeader<'_>, arms: &[ArmResult]) -> String {
         )),
     );
     md.push_str(&plan_lines(h.plan, h.host, " per arm"));
-    md.push_str(
-        "| arm | minflt | sys | wall | maxrss | proofs identical |\n|---|---|---|---|---|---|\n",
-    );
+    md.push_str("| arm |");
+    for metric in Metric::ALL {
+        let _ = write!(md, " {} |", metric.name());
+    }
+    md.push_str(" proofs identical |\n|---|");
+    md.push_str(&"---|".repeat(Metric::ALL.len() + 1));
+    md.push('\n');
     for arm in arms {
-        let verdict = |metric: Metric| {
-            arm.comparisons
+        let _ = write!(md, "| {} |", arm.arm.name());
+        for metric in Metric::ALL {
+            let cell = arm
+                .comparisons
                 .iter()
                 .find(|c| c.metric == metric)
                 .map_or_else(String::new, |c| {
                     format!("{} ({})", c.diff.verdict, opt(c.diff.mean, pct))
-                })
+                });
+            let _ = write!(md, " {cell} |");
+        }
+        let identical = if distinct(&arm.digests).len() == 1 {
+            "yes"
+        } else {
+            "**no**"
         };
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} |",
-            arm.arm.name(),
-            verdict(Metric::Minflt),
-            verdict(Metric::Sys),
-            verdict(Metric::Wall),
-            verdict(Metric::Maxrss),
-            if distinct(&arm.digests).len() == 1 {
-                "yes"
-            } else {
-                "**no**"
-            },
-        );
+        let _ = writeln!(md, " {identical} |");
     }
     let _ = writeln!(md, "\n{SIGN_NOTE}\n");
     for arm in arms {
@@ -425,7 +424,6 @@ mod tests {
             sys_s: 0.0,
             minflt: 1000,
             maxrss_bytes: 3 << 20,
-            exit: 0,
         }
     }
 
@@ -458,9 +456,9 @@ mod tests {
         assert_eq!(lines.len(), 5);
         assert_eq!(
             lines[0],
-            "pair,order,side,seq,wall_s,user_s,sys_s,minflt,maxrss_bytes,exit"
+            "pair,order,side,seq,wall_s,user_s,sys_s,minflt,maxrss_bytes"
         );
-        assert_eq!(lines[3], "2,BA,B,5,0.25,0.5,0,1000,3145728,0");
+        assert_eq!(lines[3], "2,BA,B,5,0.25,0.5,0,1000,3145728");
     }
 
     #[test]

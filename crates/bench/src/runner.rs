@@ -2,10 +2,10 @@
 //!
 //! Wall time is measured around spawn and `wait4`; user and system time, minor faults and peak
 //! resident set size come from the `rusage` that `wait4` returns for that child (and any children
-//! it waited for). Linux folds the parent's resident size at spawn into the child's `ru_maxrss`, so
-//! peak RSS has a floor of this harness's own (small) RSS. The child's stdin and stdout are
-//! `/dev/null`; the tail of its stderr is kept for error messages. This module does not repeat,
-//! order or compare runs.
+//! it waited for). Linux carries the harness's resident size at spawn into the child's
+//! `ru_maxrss`, so a child's peak RSS includes up to this harness's own (small) RSS. The child's
+//! stdin and stdout are `/dev/null`; the tail of its stderr is kept for error messages. A run that
+//! exits non-zero is an error, not a sample. This module does not repeat, order or compare runs.
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -70,8 +70,6 @@ pub struct Sample {
     pub minflt: u64,
     /// Peak resident set size in bytes (`ru_maxrss`, which Linux reports in KiB).
     pub maxrss_bytes: u64,
-    /// Exit code (always 0 for a sample that was returned).
-    pub exit: i32,
 }
 
 /// A run that did not produce a sample.
@@ -95,16 +93,23 @@ pub enum RunError {
         #[source]
         source: io::Error,
     },
-    /// The process exited non-zero or was killed.
-    #[error("`{command}` {status}; stderr tail:\n{stderr_tail}")]
+    /// The process exited non-zero or was killed. The message is one line unless the process
+    /// wrote to stderr, whose tail then follows on the next lines.
+    #[error("`{command}` {status}{}", tail_lines(.stderr_tail.as_deref()))]
     Failed {
         /// The command line.
         command: String,
         /// "exited with status N" or "was killed by signal N".
         status: String,
-        /// The last bytes the process wrote to stderr.
-        stderr_tail: String,
+        /// The last bytes the process wrote to stderr, trailing whitespace trimmed; `None` when
+        /// it wrote nothing but whitespace.
+        stderr_tail: Option<String>,
     },
+}
+
+/// The part of a [`RunError::Failed`] message after the status: nothing without a tail.
+fn tail_lines(stderr_tail: Option<&str>) -> String {
+    stderr_tail.map_or_else(String::new, |tail| format!("; stderr tail:\n{tail}"))
 }
 
 /// Runs `spec` to completion and returns its accounting.
@@ -137,8 +142,7 @@ pub fn run(spec: &CommandSpec) -> Result<Sample, RunError> {
     let stderr_tail = stderr
         .and_then(|h| h.join().ok())
         .map(|bytes| String::from_utf8_lossy(&bytes).trim_end().to_owned())
-        .filter(|tail| !tail.is_empty())
-        .unwrap_or_else(|| "(empty)".to_owned());
+        .filter(|tail| !tail.is_empty());
     let (status, usage) = waited.map_err(|source| RunError::Wait {
         command: spec.display(),
         source,
@@ -162,7 +166,6 @@ pub fn run(spec: &CommandSpec) -> Result<Sample, RunError> {
         sys_s: seconds(usage.ru_stime),
         minflt: u64::try_from(usage.ru_minflt).unwrap_or(0),
         maxrss_bytes: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
-        exit: 0,
     })
 }
 
@@ -220,7 +223,6 @@ mod tests {
     #[test]
     fn successful_run_reports_accounting() {
         let sample = run(&spec("sh -c 'head -c 3000000 /dev/zero | cat > /dev/null'")).unwrap();
-        assert_eq!(sample.exit, 0);
         assert!(sample.wall_s > 0.0);
         assert!(sample.minflt > 0);
         assert!(sample.maxrss_bytes >= 1024);
@@ -234,11 +236,18 @@ mod tests {
             msg.ends_with("exited with status 3; stderr tail:\nbroken"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn failure_without_stderr_is_one_line() {
         let killed = run(&spec("sh -c 'kill -9 $$'")).unwrap_err().to_string();
-        assert!(
-            killed.ends_with("was killed by signal 9; stderr tail:\n(empty)"),
-            "{killed}"
-        );
+        assert!(killed.ends_with("` was killed by signal 9"), "{killed}");
+        assert!(!killed.contains('\n'), "{killed}");
+        // Whitespace alone is no tail either.
+        let quiet = run(&spec("sh -c 'echo >&2; exit 5'"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(quiet, "`sh -c 'echo >&2; exit 5'` exited with status 5");
     }
 
     #[test]

@@ -129,6 +129,10 @@ pub struct Wilcoxon {
 /// positive with probability ½ independently. With ties this is the exact permutation distribution
 /// (R's `wilcox.test` falls back to a normal approximation there). The p-value is
 /// `min(1, 2 · min(P(W+ ≤ w), P(W+ ≥ w)))`, as in R.
+///
+/// For m non-zero differences the distribution has m(m + 1) + 1 entries, each updated once per
+/// rank: O(m³) time and O(m²) memory. Callers bound m (`--pairs` is capped at
+/// [`MAX_PAIRS`](crate::abba::MAX_PAIRS)).
 pub fn wilcoxon_signed_rank(d: &[f64]) -> Wilcoxon {
     let nonzero: Vec<f64> = d.iter().copied().filter(|&x| x != 0.0).collect();
     let magnitudes: Vec<f64> = nonzero.iter().map(|x| x.abs()).collect();
@@ -358,6 +362,22 @@ mod tests {
         let w = wilcoxon_signed_rank(&SLEEP_DIFF);
         assert_eq!((w.n_nonzero, w.w_plus, w.w_minus), (9, 45.0, 0.0));
         assert_eq!(w.p_value, 2.0 / 512.0);
+    }
+
+    /// At the `--pairs` cap the exact distribution is still exact: all 500 differences positive
+    /// give p = 2 / 2^500, far below anything a normal approximation resolves.
+    #[test]
+    fn wilcoxon_is_exact_at_the_pairs_cap() {
+        let m = crate::abba::MAX_PAIRS;
+        let d: Vec<f64> = (1..=m).map(f64::from).collect();
+        let w = wilcoxon_signed_rank(&d);
+        let m = f64::from(m);
+        assert_eq!((w.w_plus, w.w_minus), (m * (m + 1.0) / 2.0, 0.0));
+        assert_eq!(w.p_value, 2.0 * 0.5f64.powi(500));
+        // One negative difference of rank 1: P(W+ ≥ max − 1) = 2 / 2^500, two-sided twice that.
+        let mut d = d;
+        d[0] = -1.0;
+        assert_eq!(wilcoxon_signed_rank(&d).p_value, 4.0 * 0.5f64.powi(500));
     }
 
     #[test]

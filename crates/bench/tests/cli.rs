@@ -6,7 +6,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// A fresh, empty directory for one test under cargo's per-target temporary directory.
 fn scratch(name: &str) -> PathBuf {
@@ -87,8 +87,7 @@ fn abba_writes_report_and_pairs_in_abba_order() {
             "user_s",
             "sys_s",
             "minflt",
-            "maxrss_bytes",
-            "exit"
+            "maxrss_bytes"
         ]
     );
     assert_eq!(rows.len(), 1 + 6);
@@ -98,7 +97,6 @@ fn abba_writes_report_and_pairs_in_abba_order() {
     assert_eq!(column(2), ["A", "B", "B", "A", "A", "B"]);
     // One warm-up per arm ran first, as runs 1 and 2.
     assert_eq!(column(3), ["3", "4", "5", "6", "7", "8"]);
-    assert!(column(9).iter().all(|&e| e == "0"));
     for row in &rows[1..] {
         let maxrss: u64 = row[8].parse().unwrap();
         assert!(maxrss > 0 && row[4].parse::<f64>().unwrap() > 0.0);
@@ -128,7 +126,7 @@ fn growth_writes_csv_and_plot() {
     assert!(stdout.contains("OLS fit peak = a + b·n"), "{stdout}");
     let csv = fs::read_to_string(dir.join("growth.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 3 * 2);
-    assert!(csv.starts_with("n,run,wall_s,"));
+    assert!(csv.starts_with("n,run,wall_s,user_s,sys_s,minflt,maxrss_bytes\n"));
     let svg = fs::read_to_string(dir.join("growth.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 3);
     assert!(dir.join("growth.md").is_file());
@@ -162,9 +160,36 @@ fn bad_usage_exits_2_with_one_line() {
     let out = bench(&["policy", "--cli", "no-such-dir/cli"]);
     assert_usage_error(&out, "--cli no-such-dir/cli: not a file");
 
-    // clap's own usage errors use the same exit status.
+    // clap's own usage errors are the same single line, without clap's "error: " and hint.
     let out = bench(&["abba", "--a", "true", "--b", "true", "--pairs", "0"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_usage_error(&out, "invalid value '0' for '--pairs <N>'");
+
+    let out = bench(&["growth", "--cmd", "echo {n}", "--points", "1,,2"]);
+    assert_usage_error(&out, "invalid value '' for '--points <N,N,...>'");
+
+    let out = bench(&["growth", "--cmd", "echo {n}", "--no-such-flag"]);
+    assert_usage_error(&out, "unexpected argument '--no-such-flag'");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("error:"));
+}
+
+#[test]
+fn pairs_beyond_the_cap_are_a_usage_error() {
+    let out = bench(&["abba", "--a", "true", "--b", "true", "--pairs", "501"]);
+    assert_usage_error(&out, "501 is not in 1..=500");
+    let out = bench(&["policy", "--cli", "no-such-dir/cli", "--pairs", "501"]);
+    assert_usage_error(&out, "501 is not in 1..=500");
+}
+
+#[test]
+fn help_and_version_go_to_stdout() {
+    for args in [&["--help"][..], &["--version"], &["abba", "--help"]] {
+        let out = bench(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stderr.is_empty(), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    let help = bench(&["abba", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("at most 500"));
 }
 
 #[test]
@@ -182,9 +207,29 @@ fn failing_run_reports_status_and_stderr() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("exited with status 7"), "{stderr}");
+    assert!(
+        stderr.contains("exited with status 7; stderr tail:\nout of cheese"),
+        "{stderr}"
+    );
     assert!(stderr.contains("out of cheese"), "{stderr}");
     assert!(stderr.contains("run 2 (pair 1, arm B)"), "{stderr}");
+}
+
+#[test]
+fn silent_failing_run_is_one_line() {
+    let out = bench(&[
+        "abba",
+        "--a",
+        "true",
+        "--b",
+        "sh -c 'exit 7'",
+        "--pairs",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    assert_usage_error(&out, "exited with status 7");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("stderr tail"));
 }
 
 #[test]
@@ -204,6 +249,7 @@ const FAKE_CLI: &str = r#"#!/bin/sh
 [ "$1" = prove ] && [ "$2" = -o ] || { echo "usage: prove -o FILE" >&2; exit 64; }
 out=$3; shift 3
 if [ "$1" = --constant ]; then echo same > "$out"; exit 0; fi
+if [ "$1" = --fail ]; then echo partial > "$out"; echo "fake failure" >&2; exit 1; fi
 printf '%s|%s|%s\n' "${_RJEM_MALLOC_CONF-unset}" "${MALLOC_CONF-unset}" "$*" > "$out"
 "#;
 
@@ -267,8 +313,114 @@ fn policy_sets_only_the_arm_environment_and_hashes_proofs() {
     for arm in ["main", "oversize-threshold"] {
         let csv = fs::read_to_string(out_dir.join(format!("policy-{arm}.csv"))).unwrap();
         assert_eq!(csv.lines().count(), 1 + 4);
-        assert!(csv.lines().next().unwrap().ends_with(",exit,proof_sha256"));
+        assert_eq!(
+            csv.lines().next().unwrap(),
+            "pair,order,side,seq,wall_s,user_s,sys_s,minflt,maxrss_bytes,proof_sha256"
+        );
     }
+    // Every metric, in the order of the `abba` report.
+    assert!(
+        md.contains("| arm | wall | user | sys | minflt | maxrss | proofs identical |\n"),
+        "{md}"
+    );
+    let sections: Vec<usize> = ["wall", "user", "sys", "minflt", "maxrss"]
+        .iter()
+        .map(|m| md.find(&format!("#### {m} (")).unwrap())
+        .collect();
+    assert!(sections.is_sorted(), "{md}");
+}
+
+/// Runs one pair of `policy --arms main` with `TMPDIR` pointed at `tmp`; returns the process id
+/// with the output.
+fn policy_in_tmpdir(tmp: &std::path::Path, cli: &std::path::Path, extra: &[&str]) -> (u32, Output) {
+    let child = Command::new(env!("CARGO_BIN_EXE_ballast-bench"))
+        .args(["policy", "--cli", cli.to_str().unwrap(), "--pairs", "1"])
+        .args(["--warmup", "0", "--arms", "main"])
+        .args(extra)
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    (pid, child.wait_with_output().unwrap())
+}
+
+fn entries(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut names: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn policy_temporary_proofs_are_removed_on_success_and_error() {
+    let dir = scratch("policy-tmp");
+    let cli = fake_cli(&dir);
+    let tmp = dir.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+
+    let (_, out) = policy_in_tmpdir(&tmp, &cli, &["--", "--constant"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(entries(&tmp), Vec::<PathBuf>::new());
+
+    // The fake cli writes its proof, then fails: neither proof nor directory may stay behind.
+    let (_, out) = policy_in_tmpdir(&tmp, &cli, &["--", "--fail"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("exited with status 1; stderr tail:\nfake failure\n"),
+        "{stderr}"
+    );
+    assert_eq!(entries(&tmp), Vec::<PathBuf>::new());
+
+    // With --out-dir but without --keep-proofs, no proofs/ directory is left in it either.
+    let out_dir = dir.join("out");
+    let (_, out) = policy_in_tmpdir(&tmp, &cli, &["--out-dir", out_dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(entries(&tmp), Vec::<PathBuf>::new());
+    assert_eq!(
+        entries(&out_dir),
+        [out_dir.join("policy-main.csv"), out_dir.join("policy.md")]
+    );
+}
+
+#[test]
+fn policy_keeps_temporary_proofs_on_request() {
+    let dir = scratch("policy-keep-tmp");
+    let cli = fake_cli(&dir);
+    let tmp = dir.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let (pid, out) = policy_in_tmpdir(&tmp, &cli, &["--keep-proofs", "--", "--constant"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let kept = entries(&tmp);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let name = kept[0].file_name().unwrap().to_str().unwrap();
+    // A random name, not one an attacker could derive from the process id.
+    assert!(name.starts_with("ballast-bench-policy-"), "{name}");
+    assert_ne!(name, format!("ballast-bench-policy-{pid}"));
+    assert!(
+        stderr.contains(&format!("policy: proofs kept in {}\n", kept[0].display())),
+        "{stderr}"
+    );
+    assert_eq!(
+        entries(&kept[0]),
+        [
+            kept[0].join("main-001-A.proof"),
+            kept[0].join("main-002-B.proof")
+        ]
+    );
 }
 
 #[test]
