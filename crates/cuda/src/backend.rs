@@ -46,7 +46,15 @@ impl<L: Launcher> KernelBackend<L> {
     ) -> Result<Committed, BackendError> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let State { launcher, tables } = &mut *state;
-        let log_n = input.height().trailing_zeros() as usize;
+        // Before the table cache is consulted: a bad height must neither evict the cached
+        // tables nor reach `trailing_zeros` (64 for a height of 0).
+        let height = input.height();
+        if !height.is_power_of_two() {
+            return Err(to_backend::<L>(CudaError::Input(format!(
+                "a matrix of height {height} to extend, need a power of two (at least 1)"
+            ))));
+        }
+        let log_n = height.trailing_zeros() as usize;
         let tables = match tables {
             Some(t) if t.log_n() == log_n && t.log_blowup() == log_blowup => t,
             _ => {

@@ -215,6 +215,16 @@ impl Launcher for CudaDevice {
             .map_err(during("allocating device memory"))
     }
 
+    fn alloc_uninit(&self, len: usize) -> Result<Self::Buffer, CudaError> {
+        // SAFETY: cudarc's `alloc` is unsafe because the memory is uninitialised. `u64` has
+        // no invalid bit patterns, and the launch sequences call this only for buffers the
+        // kernels queued right after it on this stream write completely (every LDE word by
+        // `lde_scatter`, every digest by the leaf launch and the level launches) before
+        // any kernel reads them or `download` copies them. Never zero bytes, as in `alloc`.
+        unsafe { self.stream().alloc::<u64>(len.max(1)) }
+            .map_err(during("allocating device memory"))
+    }
+
     fn download(&self, buffer: &Self::Buffer, len: usize) -> Result<Vec<u64>, CudaError> {
         let view = buffer.try_slice(..len).ok_or_else(|| {
             CudaError::Input(format!(
@@ -222,14 +232,21 @@ impl Launcher for CudaDevice {
                 buffer.len()
             ))
         })?;
+        // Wait for the launches first: a kernel that failed (an illegal address, say) leaves
+        // a sticky error that the next call on the stream reports, and it should read as a
+        // kernel failure, not as a failed copy.
+        self.stream()
+            .synchronize()
+            .map_err(during("running the kernels"))?;
         let words = self
             .stream()
             .clone_dtoh(&view)
             .map_err(during("copying from the device"))?;
-        // Kernel failures surface at the first synchronisation after them.
+        // The copy lands in pageable memory, which the driver completes before returning;
+        // synchronising again costs nothing on an idle stream and makes that explicit.
         self.stream()
             .synchronize()
-            .map_err(during("running the kernels"))?;
+            .map_err(during("copying from the device"))?;
         Ok(words)
     }
 

@@ -121,6 +121,17 @@ pub trait Launcher {
     /// If the executor fails.
     fn alloc(&self, len: usize) -> Result<Self::Buffer, CudaError>;
 
+    /// A new buffer of `len` words whose contents are unspecified, for outputs that the
+    /// launches after it write completely before anything reads or downloads them (the
+    /// LDE, tree levels). It skips [`alloc`](Self::alloc)'s full-size fill on a
+    /// memory-bound path. Any bit pattern is a valid `u64`, so a word left unwritten is a
+    /// wrong value, not undefined behaviour; an emulator should fill these buffers with a
+    /// poison pattern so that such a word cannot pass for a correct 0.
+    ///
+    /// # Errors
+    /// If the executor fails.
+    fn alloc_uninit(&self, len: usize) -> Result<Self::Buffer, CudaError>;
+
     /// Copies the first `len` words of `buffer` back to the host.
     ///
     /// # Errors

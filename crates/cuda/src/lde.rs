@@ -214,7 +214,8 @@ pub fn extend_uploaded<L: Launcher>(
         }
     }
     let lde_len = width * (n << log_blowup);
-    let lde = launcher.alloc(lde_len as usize)?;
+    // lde_scatter writes every one of its `lde_len` words before the stages read them.
+    let lde = launcher.alloc_uninit(lde_len as usize)?;
     run(
         launcher,
         Kernel::LdeScatter,

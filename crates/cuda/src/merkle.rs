@@ -82,7 +82,8 @@ pub fn commit_rows<L: Launcher>(
         )));
     }
     let leaves = height / 2;
-    let tree = launcher.alloc(tree_digests(leaves) * DIGEST_WORDS)?;
+    // The leaf launch and finish_tree's level launches write every digest of the tree.
+    let tree = launcher.alloc_uninit(tree_digests(leaves) * DIGEST_WORDS)?;
     run(
         launcher,
         Kernel::MerkleRowPairLeaves,
@@ -119,7 +120,8 @@ pub fn commit_fri_layer<L: Launcher>(
         .collect();
     let evals = launcher.upload(&words)?;
     let leaves = len / 2;
-    let tree = launcher.alloc(tree_digests(leaves) * DIGEST_WORDS)?;
+    // The leaf launch and finish_tree's level launches write every digest of the tree.
+    let tree = launcher.alloc_uninit(tree_digests(leaves) * DIGEST_WORDS)?;
     run(
         launcher,
         Kernel::MerkleFriLayerLeaves,

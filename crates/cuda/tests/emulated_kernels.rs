@@ -4,7 +4,9 @@
 //!
 //! This checks the kernels' logic on machines without a GPU. Each emulated launch runs every
 //! thread of the grid in turn, which is faithful because no kernel shares data between the
-//! threads of a launch. Buffers carry guard words on both sides, checked after every launch.
+//! threads of a launch. Buffers carry guard words on both sides, checked after every launch,
+//! and buffers the kernels are meant to fill ([`Launcher::alloc_uninit`]) start out poisoned,
+//! so that a word a kernel fails to write cannot pass for a correct 0.
 //! Skips, saying so, when no C++ compiler is on PATH.
 
 mod common;
@@ -14,10 +16,12 @@ use std::ffi::{CString, c_char, c_int, c_uint};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
 use ballast_cuda::{Arg, CudaError, Kernel, KernelBackend, Launcher, grid};
-use ballast_field::Felt;
+use ballast_field::{ColMatrix, Felt};
+use ballast_stark::{Backend, CpuBackend};
 
 /// `ballast_emu_launch(kernel, grid, block, args, num_args)` in `kernels/emu/launch.cpp`.
 type LaunchFn = unsafe extern "C" fn(*const c_char, c_uint, c_uint, *const u64, c_uint) -> c_int;
@@ -28,6 +32,11 @@ type FieldFn = unsafe extern "C" fn(u64, u64) -> u64;
 /// Guard words on each side of every buffer.
 const GUARD: usize = 16;
 const GUARD_WORD: u64 = 0xdead_beef_0bad_f00d;
+
+/// What an [`Launcher::alloc_uninit`] buffer holds until a kernel writes it: 0xA5 bytes.
+/// A zero-filled buffer would hide a skipped write wherever the expected word is 0 (zero
+/// columns, edge values); this word is no value the comparisons with the CPU expect.
+const POISON_WORD: u64 = 0xa5a5_a5a5_a5a5_a5a5;
 
 /// Host memory standing in for a device buffer: guard words, the data, guard words.
 struct EmuBuffer {
@@ -84,6 +93,10 @@ impl Launcher for Emulator {
 
     fn alloc(&self, len: usize) -> Result<EmuBuffer, CudaError> {
         Ok(EmuBuffer::new(&vec![0; len]))
+    }
+
+    fn alloc_uninit(&self, len: usize) -> Result<EmuBuffer, CudaError> {
+        Ok(EmuBuffer::new(&vec![POISON_WORD; len]))
     }
 
     fn download(&self, buffer: &EmuBuffer, len: usize) -> Result<Vec<u64>, CudaError> {
@@ -281,4 +294,86 @@ fn proofs_are_byte_identical_to_the_cpu_backend() {
     if let Some(emu) = emulator() {
         common::check_proofs(&KernelBackend::new(emu.clone()));
     }
+}
+
+/// An [`Emulator`] that counts its uploads, to see whether the backend re-uploads its tables.
+struct CountingUploads {
+    emulator: Emulator,
+    uploads: Arc<AtomicUsize>,
+}
+
+impl Launcher for CountingUploads {
+    type Buffer = EmuBuffer;
+    const NAME: &'static str = Emulator::NAME;
+
+    fn upload(&self, words: &[u64]) -> Result<EmuBuffer, CudaError> {
+        self.uploads.fetch_add(1, Ordering::Relaxed);
+        self.emulator.upload(words)
+    }
+
+    fn alloc(&self, len: usize) -> Result<EmuBuffer, CudaError> {
+        self.emulator.alloc(len)
+    }
+
+    fn alloc_uninit(&self, len: usize) -> Result<EmuBuffer, CudaError> {
+        self.emulator.alloc_uninit(len)
+    }
+
+    fn download(&self, buffer: &EmuBuffer, len: usize) -> Result<Vec<u64>, CudaError> {
+        self.emulator.download(buffer, len)
+    }
+
+    fn launch(
+        &self,
+        kernel: Kernel,
+        threads: u64,
+        args: &[Arg<'_, EmuBuffer>],
+    ) -> Result<(), CudaError> {
+        self.emulator.launch(kernel, threads, args)
+    }
+}
+
+#[test]
+fn heights_that_are_not_powers_of_two_are_refused_and_keep_the_cached_tables() {
+    let Some(emu) = emulator() else { return };
+    let uploads = Arc::new(AtomicUsize::new(0));
+    let backend = KernelBackend::new(CountingUploads {
+        emulator: emu.clone(),
+        uploads: Arc::clone(&uploads),
+    });
+    let good = common::matrix(2, 4, 1);
+    backend.commit_trace(&good, 1).unwrap();
+    for height in [0, 3, 12] {
+        let bad = ColMatrix::zeroed(2, height);
+        let before = uploads.load(Ordering::Relaxed);
+        for result in [
+            backend.commit_trace(&bad, 1).map(drop),
+            backend.commit_raw(&bad, 1).map(drop),
+        ] {
+            let err = result.expect_err("a height that is not a power of two");
+            assert_eq!(err.backend, "emulated");
+            assert_eq!(
+                err.message,
+                format!(
+                    "invalid input: a matrix of height {height} to extend, need a power of two \
+                     (at least 1)"
+                )
+            );
+        }
+        assert_eq!(
+            uploads.load(Ordering::Relaxed),
+            before,
+            "height {height}: nothing may be uploaded"
+        );
+    }
+    // The tables of the good shape survived: committing it again uploads only the matrix.
+    let before = uploads.load(Ordering::Relaxed);
+    let got = backend.commit_trace(&good, 1).unwrap();
+    assert_eq!(
+        uploads.load(Ordering::Relaxed) - before,
+        1,
+        "only the matrix"
+    );
+    let expected = CpuBackend::new().commit_trace(&good, 1).unwrap();
+    assert!(got.lde == expected.lde && got.tree.root() == expected.tree.root());
 }
