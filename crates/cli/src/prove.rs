@@ -88,10 +88,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
 
     let bytes = proof.to_bytes();
     write_atomic(&args.output, &bytes)?;
-    let digest: String = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = summary::hex(&Sha256::digest(&bytes));
     let used = usage();
     let report = ProveReport {
         command: "prove",

@@ -81,7 +81,20 @@ impl ColMatrix {
 
     /// Row `index` gathered across all columns.
     pub fn row(&self, index: usize) -> Vec<Felt> {
-        self.columns().map(|c| c[index]).collect()
+        let mut row = vec![Felt::ZERO; self.width];
+        self.read_row(index, &mut row);
+        row
+    }
+
+    /// Row `index` gathered into `out` (one slot per column), without allocating.
+    ///
+    /// # Panics
+    /// If `out` is not `width` long or `index` is not a row.
+    pub fn read_row(&self, index: usize, out: &mut [Felt]) {
+        assert_eq!(out.len(), self.width, "a row has one value per column");
+        for (slot, column) in out.iter_mut().zip(self.columns()) {
+            *slot = column[index];
+        }
     }
 
     /// The whole table, column after column, mutably.

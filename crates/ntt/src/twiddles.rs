@@ -63,6 +63,14 @@ pub fn bit_reversed_powers<E: FieldElement>(base: E, log_n: usize) -> Vec<E> {
     table
 }
 
+/// `shift·ζ^t` for t in `start..start + len`, ζ a primitive 2^`log_size`-th root of unity: a
+/// run of the coset shift·H (|H| = 2^`log_size`) in natural order.
+pub fn coset_points(shift: Felt, log_size: usize, start: usize, len: usize) -> Vec<Felt> {
+    let zeta = Felt::two_adic_root(log_size);
+    let first = shift * zeta.pow(start as u64);
+    zeta.powers(len).into_iter().map(|p| first * p).collect()
+}
+
 /// Reverses the low `log_n` bits of `index`.
 #[inline]
 pub fn bit_reverse(index: usize, log_n: usize) -> usize {
@@ -100,6 +108,14 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn coset_points_run_along_the_coset() {
+        let zeta = Felt::two_adic_root(5);
+        let points = coset_points(Felt::GENERATOR, 5, 30, 4);
+        let expected: Vec<Felt> = (30..34).map(|t| Felt::GENERATOR * zeta.pow(t)).collect();
+        assert_eq!(points, expected);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
 
 use ballast_field::{ColMatrix, Ext3, Felt, dot_ext_base, inverse_differences};
-use ballast_ntt::LdePlan;
+use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
 use crate::OodValues;
@@ -82,35 +82,25 @@ impl DeepComposer {
     /// f on the whole LDE domain g·H' (natural order).
     pub(crate) fn evaluate_all(&self, trace: &ColMatrix, quotient: &ColMatrix) -> Vec<Ext3> {
         let len = trace.height();
-        let zeta = Felt::two_adic_root(len.trailing_zeros() as usize);
-        let trace_columns: Vec<&[Felt]> = trace.columns().collect();
-        let quotient_columns: Vec<&[Felt]> = quotient.columns().collect();
+        let log_len = len.trailing_zeros() as usize;
         let mut out = vec![Ext3::ZERO; len];
         out.par_chunks_mut(POINTS_PER_TASK)
             .enumerate()
             .for_each(|(task, chunk)| {
                 let start = task * POINTS_PER_TASK;
-                let xs = zeta.powers(chunk.len());
-                let x0 = LdePlan::SHIFT * zeta.pow(start as u64);
-                let xs: Vec<Felt> = xs.into_iter().map(|p| x0 * p).collect();
+                let xs = coset_points(LdePlan::SHIFT, log_len, start, chunk.len());
                 let inv_z = inverse_differences(&xs, self.z).expect("z is outside the LDE coset");
                 let inv_zw =
                     inverse_differences(&xs, self.zw).expect("zω is outside the LDE coset");
-                let mut trace_row = vec![Felt::ZERO; trace_columns.len()];
-                let mut quotient_row = vec![Felt::ZERO; quotient_columns.len()];
+                let mut trace_row = vec![Felt::ZERO; trace.width()];
+                let mut quotient_row = vec![Felt::ZERO; quotient.width()];
                 for (k, f) in chunk.iter_mut().enumerate() {
                     let t = start + k;
-                    gather(&trace_columns, t, &mut trace_row);
-                    gather(&quotient_columns, t, &mut quotient_row);
+                    trace.read_row(t, &mut trace_row);
+                    quotient.read_row(t, &mut quotient_row);
                     *f = self.combine(&trace_row, &quotient_row, inv_z[k], inv_zw[k]);
                 }
             });
         out
-    }
-}
-
-fn gather(columns: &[&[Felt]], row: usize, out: &mut [Felt]) {
-    for (slot, column) in out.iter_mut().zip(columns) {
-        *slot = column[row];
     }
 }

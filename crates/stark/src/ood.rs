@@ -1,7 +1,7 @@
 //! Out-of-domain evaluation of committed polynomials at the DEEP point.
 
-use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
-use ballast_ntt::bit_reversed_powers;
+use ballast_field::{ColMatrix, Ext3, Felt, dot_ext_base, inverse_differences};
+use ballast_ntt::{bit_reversed_powers, coset_points};
 use rayon::prelude::*;
 
 /// Elements handled per parallel task when building weight tables.
@@ -26,23 +26,16 @@ pub struct OodValues {
 pub(crate) fn trace_at(trace: &ColMatrix, z: Ext3) -> (Vec<Ext3>, Vec<Ext3>) {
     let n = trace.height();
     let log_n = n.trailing_zeros() as usize;
-    let omega = Felt::two_adic_root(log_n);
     let mut weights = vec![Ext3::ZERO; n];
     weights
         .par_chunks_mut(TASK)
         .enumerate()
         .for_each(|(task, chunk)| {
-            let mut point = omega.pow((task * TASK) as u64);
-            let mut denominators = Vec::with_capacity(chunk.len());
-            for _ in 0..chunk.len() {
-                denominators.push(z - point);
-                point *= omega;
-            }
-            let inverses = batch_inverse(&denominators).expect("z is outside H");
-            let mut point = omega.pow((task * TASK) as u64);
-            for (w, inv) in chunk.iter_mut().zip(inverses) {
-                *w = inv.scale(point);
-                point *= omega;
+            let points = coset_points(Felt::ONE, log_n, task * TASK, chunk.len());
+            let inverses = inverse_differences(&points, z).expect("z is outside H");
+            for ((w, inv), &point) in chunk.iter_mut().zip(inverses).zip(&points) {
+                // ω^i/(z − ω^i) = −ω^i/(ω^i − z).
+                *w = -inv.scale(point);
             }
         });
     let factor = (z.pow(n as u64) - Ext3::ONE) * Ext3::from(Felt::new(n as u64).inverse());

@@ -12,7 +12,7 @@
 
 use ballast_air::{Air, BoundaryRow};
 use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
-use ballast_ntt::LdePlan;
+use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
 use crate::protocol::last_point;
@@ -102,15 +102,13 @@ impl Composition {
         let blowup = 1usize << log_blowup;
         let lde_mask = lde.height() - 1;
         let omega_last = last_point(log_n);
-        let zeta = Felt::two_adic_root(log_q);
         // x^n on g·H_q takes 2^log_chunks values: g^n·r^(t mod 2^log_chunks).
         let shift_n = LdePlan::SHIFT.pow(1 << log_n);
         let chunk_root = Felt::two_adic_root(log_chunks);
         let vanishing_inv: Vec<Felt> = (0..1u64 << log_chunks)
             .map(|k| (shift_n * chunk_root.pow(k) - Felt::ONE).inverse())
             .collect();
-        let columns: Vec<&[Felt]> = lde.columns().collect();
-        let width = columns.len();
+        let width = lde.width();
         let num_constraints = air.num_transition_constraints();
 
         let mut out = vec![Ext3::ZERO; 1 << log_q];
@@ -118,7 +116,7 @@ impl Composition {
             .enumerate()
             .for_each(|(task, chunk)| {
                 let start = task * POINTS_PER_TASK;
-                let xs = powers_from(LdePlan::SHIFT * zeta.pow(start as u64), zeta, chunk.len());
+                let xs = coset_points(LdePlan::SHIFT, log_q, start, chunk.len());
                 let first_inv = invert(xs.iter().map(|&x| x - Felt::ONE));
                 let last_inv = invert(xs.iter().map(|&x| x - omega_last));
                 let (mut current, mut next) = (vec![Felt::ZERO; width], vec![Felt::ZERO; width]);
@@ -128,10 +126,8 @@ impl Composition {
                     let t = start + k;
                     let row = t * stride;
                     let next_row = (row + blowup) & lde_mask;
-                    for (c, column) in columns.iter().enumerate() {
-                        current[c] = column[row];
-                        next[c] = column[next_row];
-                    }
+                    lde.read_row(row, &mut current);
+                    lde.read_row(next_row, &mut next);
                     air.eval_transition(&current, &next, &mut constraints);
                     let transition = dot_ext_base(&self.transition, &constraints);
                     let zerofier_inv =
@@ -172,11 +168,6 @@ impl Composition {
             + first * (z - Ext3::ONE).inverse()
             + last * (z - omega_last).inverse()
     }
-}
-
-/// `len` points `start·step^i`.
-fn powers_from(start: Felt, step: Felt, len: usize) -> Vec<Felt> {
-    step.powers(len).into_iter().map(|p| start * p).collect()
 }
 
 /// Inverses of non-zero base-field values (points of g·H_q are never 1 or ω^(n−1)).
