@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ballast's test command: README.md gives it, .ci/run calls it, and `nix flake check` runs the
 # same pieces as separate checks. Run from anywhere; needs cargo, nm, python3 (with pip, for
-# ci/check-kernels.sh's pinned NVRTC) and (for the Nix checks) Debian's nix-bin, which
-# ci/check-nix.sh installs itself when CI=true.
+# ci/check-kernels.sh's pinned NVRTC) and, for the Nix checks, the offline Nix kit named by
+# BALLAST_NIX_KIT (.ci/run sets it) or a Nix with network access on PATH.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -16,6 +16,12 @@ cargo fmt --all -- --check
 step "lints (clippy -D warnings)"
 cargo clippy --locked --workspace --all-targets -- -D warnings
 
+step "API docs (cargo doc, warnings denied)"
+RUSTDOCFLAGS="--deny warnings" cargo doc --locked --workspace --no-deps --quiet
+
+step "dependency policy (cargo deny: licenses, bans, sources)"
+ci/check-deny.sh
+
 step "workspace tests"
 cargo test --locked --workspace
 
@@ -25,6 +31,9 @@ cargo build --locked --release -p cli
 target_dir=$(cargo metadata --locked --format-version 1 --no-deps |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 cli=$target_dir/release/cli
+
+step "the release cli is the same bytes when built at another path"
+ci/check-path-independence.sh "$cli"
 
 step "allocator policy: the shipped cli exports _rjem_malloc_conf (nm + jemalloc's own report)"
 ci/check-malloc-conf-symbol.sh "$cli"
@@ -58,7 +67,7 @@ ci/check-proof-equality.sh "$cli"
 step "CUDA kernels: committed PTX regenerates, no spills on sm_90/sm_120"
 ci/check-kernels.sh
 
-step "nix: parse, format, dead code, lock, structural evaluation"
+step "nix: parse, format, dead code, lock, real evaluation, discrimination"
 ci/check-nix.sh
 
 printf '\nci/test.sh: all checks passed\n'

@@ -55,6 +55,22 @@ in {
       cargoClippyExtraArgs = "--workspace --all-targets -- --deny warnings";
     });
 
+  # The API docs build without a warning (broken intra-doc links and such).
+  cargo-doc = craneLib.cargoDoc (commonArgs
+    // {
+      inherit cargoArtifacts;
+      cargoDocExtraArgs = "--workspace --no-deps";
+      RUSTDOCFLAGS = "--deny warnings";
+    });
+
+  # Licenses, banned crates and sources (deny.toml); the advisories check needs
+  # the RustSec database, which is fetched over the network, so it is left out.
+  cargo-deny = craneLib.cargoDeny {
+    inherit src;
+    pname = "ballast";
+    cargoDenyChecks = "bans licenses sources";
+  };
+
   fmt = craneLib.cargoFmt {
     inherit src;
     pname = "ballast";

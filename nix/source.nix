@@ -18,7 +18,7 @@ in {
       lib.fileset.difference
       (lib.fileset.unions ([
           # Cargo.toml and Cargo.lock files, *.rs, and every *.toml
-          # (rust-toolchain.toml, .config/nextest.toml, ...).
+          # (rust-toolchain.toml, deny.toml, .cargo/config.toml, ...).
           (craneLib.fileset.commonCargoSources root)
           # Every crate's lib.rs is documented by `include_str!("../README.md")`.
           (lib.fileset.fileFilter (file: file.name == "README.md") ../crates)
@@ -26,16 +26,13 @@ in {
           ../ci
           # CUDA kernels read at compile time: *.cu and the committed *.ptx.
           (lib.fileset.maybeMissing ../crates/cuda/kernels)
-          # The cross-crate test package and its data.
-          (lib.fileset.maybeMissing ../tests)
         ]
         # Committed fixtures of each crate's tests (golden proofs and such).
         ++ map (name: lib.fileset.maybeMissing (../crates + "/${name}/tests/fixtures")) crateDirs))
       (lib.fileset.unions [
-        # Only ci/check-nix.sh uses these: the Nix-formatter wrapper crate and
-        # the stand-in flakes. Leaving them out keeps the build independent of them.
+        # Only ci/check-nix.sh uses the Nix-formatter wrapper crate: leaving it
+        # out keeps the build independent of it.
         (lib.fileset.maybeMissing ../ci/tools)
-        (lib.fileset.maybeMissing ../tests/nix)
       ]);
   };
 
