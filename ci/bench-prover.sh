@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 for log_rows in 16 17 18 19; do
   for run in $(seq "$runs"); do
     echo "bench-prover: 2^$log_rows rows, run $run/$runs" >&2
-    env -u _RJEM_MALLOC_CONF -u MALLOC_CONF "$cli" prove --sequences 16 --log-rows "$log_rows" \
+    env -u _RJEM_MALLOC_CONF -u MALLOC_CONF "$cli" prove --workload fibonacci --sequences 16 --log-rows "$log_rows" \
       --segments 1 --blowup 2 --queries 219 --pow-bits 0 --backend "$backend" \
       -o "$work/proof.bin" --report "$work/prove-$log_rows-$run.json" >/dev/null
     "$cli" verify --report "$work/verify-$log_rows-$run.json" "$work/proof.bin" >/dev/null

@@ -20,7 +20,7 @@ cli=$1
 [[ -x $cli ]] || { echo "check-proof-equality: $cli is not an executable file" >&2; exit 2; }
 
 # A small statement with several segments and grinding, so every phase runs.
-statement=(--sequences 4 --log-rows 12 --segments 3)
+statement=(--log-rows 8 --steps 20)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

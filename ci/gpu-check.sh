@@ -77,7 +77,8 @@ print(f"{'total':<14} {cuda['prove_seconds']:>9.3f} {cpu['prove_seconds']:>9.3f}
 # commit_trace is the LDE of the trace plus its tree, transfers included.
 s, blowup = cuda["statement"], cuda["params"]["blowup"]
 rows = (1 << s["log_rows"]) * blowup * s["segments"]
-lde_bytes = 2 * s["sequences"] * rows * 8
+width = 2349 if s["workload"] == "keccak-chain" else 2 * s["sequences"]
+lde_bytes = width * rows * 8
 t = cuda["phases_seconds"]["commit_trace"]
 print(f"\ncommit_trace on cuda: {lde_bytes / t / 1e9:.1f} GB/s of LDE output and "
       f"{rows / t:.3e} hashes/s, end to end (upload, LDE, tree, download)")

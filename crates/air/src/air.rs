@@ -1,25 +1,120 @@
 //! The constraint system a prover proves and a verifier checks.
+//!
+//! An AIR is a table of `width()` columns × 2^`log_rows()` rows and constraints written once,
+//! against a [`ConstraintBuilder`]: the prover evaluates them on trace values (base field),
+//! the verifier at an out-of-domain point (extension field), and [`ConstraintInfo`]
+//! symbolically, to derive each constraint's degree. Values that change from one instance to
+//! the next (a seed, a claimed output) enter only as public inputs, which the transcript binds.
 
-use ballast_field::{Felt, FieldElement};
+use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-/// The row a boundary constraint applies to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoundaryRow {
-    /// Row 0.
-    First,
-    /// Row 2^k − 1.
-    Last,
+use ballast_field::Felt;
+
+/// The arithmetic constraints are written in: the base field, the extension, or a degree.
+pub trait Algebra:
+    Copy
+    + Send
+    + Sync
+    + From<Felt>
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+{
 }
 
-/// `column` holds `value` in `row`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Boundary {
-    /// The constrained column.
-    pub column: usize,
-    /// The constrained row.
-    pub row: BoundaryRow,
-    /// The required value.
-    pub value: Felt,
+impl<T> Algebra for T where
+    T: Copy
+        + Send
+        + Sync
+        + From<Felt>
+        + Add<Output = T>
+        + Sub<Output = T>
+        + Mul<Output = T>
+        + Neg<Output = T>
+        + AddAssign
+        + SubAssign
+        + MulAssign
+{
+}
+
+/// The rows a constraint must hold on. Each domain has its own zerofier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Domain {
+    /// Every row: divided by x^n − 1.
+    EveryRow,
+    /// Every row but the last (it reads the next row): divided by (x^n − 1)/(x − ω^(n−1)).
+    Transition,
+    /// Row 0: divided by x − 1.
+    FirstRow,
+    /// Row n − 1: divided by x − ω^(n−1).
+    LastRow,
+}
+
+impl Domain {
+    /// Every domain, in the order the prover and verifier combine them.
+    pub const ALL: [Domain; 4] = [
+        Domain::EveryRow,
+        Domain::Transition,
+        Domain::FirstRow,
+        Domain::LastRow,
+    ];
+
+    /// Position in [`Domain::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What constraints read at one row: the current and next rows, the periodic columns and
+/// the public inputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame<'a, E> {
+    /// The current row, one value per column.
+    pub current: &'a [E],
+    /// The next row (row i + 1, cyclically), one value per column.
+    pub next: &'a [E],
+    /// The periodic columns' values at this row, in [`Air::periodic_columns`] order.
+    pub periodic: &'a [E],
+    /// The public inputs, in order.
+    pub public_inputs: &'a [E],
+}
+
+/// Where constraints go: each value asserted to vanish on its domain.
+pub trait ConstraintBuilder {
+    /// The value type: [`Felt`] on trace rows, an extension element out of domain.
+    type Expr: Algebra;
+
+    /// Requires `value` to vanish on `domain`.
+    fn assert_zero(&mut self, domain: Domain, value: Self::Expr);
+
+    /// `value` vanishes on every row.
+    fn every_row(&mut self, value: Self::Expr) {
+        self.assert_zero(Domain::EveryRow, value);
+    }
+    /// `value` vanishes on every row but the last.
+    fn transition(&mut self, value: Self::Expr) {
+        self.assert_zero(Domain::Transition, value);
+    }
+    /// `value` vanishes on the first row.
+    fn first_row(&mut self, value: Self::Expr) {
+        self.assert_zero(Domain::FirstRow, value);
+    }
+    /// `value` vanishes on the last row.
+    fn last_row(&mut self, value: Self::Expr) {
+        self.assert_zero(Domain::LastRow, value);
+    }
+}
+
+/// A column whose values the verifier knows: `values` repeated down the table. Its length
+/// is a power of two no larger than the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeriodicColumn {
+    /// One period of the column's values.
+    pub values: Vec<Felt>,
 }
 
 /// A table of `width()` columns × 2^`log_rows()` rows and the constraints it satisfies.
@@ -34,19 +129,15 @@ pub trait Air: Sync {
     /// log2 of the number of rows.
     fn log_rows(&self) -> usize;
 
-    /// Number of transition constraints.
-    fn num_transition_constraints(&self) -> usize;
+    /// Number of public inputs [`Frame::public_inputs`] holds.
+    fn num_public_inputs(&self) -> usize;
 
-    /// The largest total degree of a transition constraint in the trace values.
-    fn max_constraint_degree(&self) -> usize;
+    /// The periodic columns [`Frame::periodic`] holds.
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        Vec::new()
+    }
 
-    /// Evaluates the transition constraints on a row and its successor into `out`
-    /// (`num_transition_constraints()` values, each zero when satisfied).
-    fn eval_transition<E: FieldElement>(&self, current: &[E], next: &[E], out: &mut [E]);
-
-    /// The boundary constraints.
-    fn boundaries(&self) -> Vec<Boundary>;
-
-    /// The public inputs, in the order the transcript absorbs them.
-    fn public_inputs(&self) -> Vec<Felt>;
+    /// Asserts every constraint of the row `frame` shows on `builder`. The sequence of
+    /// domains must not depend on the values read.
+    fn eval<B: ConstraintBuilder>(&self, frame: &Frame<'_, B::Expr>, builder: &mut B);
 }

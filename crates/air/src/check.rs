@@ -3,16 +3,20 @@
 use ballast_field::{ColMatrix, Felt};
 use rayon::prelude::*;
 
-use crate::{Air, AirError, BoundaryRow};
+use crate::{Air, AirError, ConstraintBuilder, Domain, Frame};
 
 /// Rows checked per parallel task.
-const ROWS_PER_TASK: usize = 1 << 12;
+const ROWS_PER_TASK: usize = 1 << 10;
 
-/// Checks the trace's shape, every boundary constraint and every transition.
+/// Checks the trace's shape and every constraint on every row of its domain.
 ///
 /// # Errors
-/// The first violation found: the lowest failing row for transitions.
-pub fn check_trace<A: Air>(air: &A, trace: &ColMatrix) -> Result<(), AirError> {
+/// The first violation found: the lowest failing row, then the lowest constraint.
+pub fn check_trace<A: Air>(
+    air: &A,
+    trace: &ColMatrix,
+    public_inputs: &[Felt],
+) -> Result<(), AirError> {
     let (width, height) = (air.width(), 1usize << air.log_rows());
     if trace.width() != width || trace.height() != height {
         return Err(AirError::Shape {
@@ -22,22 +26,14 @@ pub fn check_trace<A: Air>(air: &A, trace: &ColMatrix) -> Result<(), AirError> {
             got_height: trace.height(),
         });
     }
-    for b in air.boundaries() {
-        let row = match b.row {
-            BoundaryRow::First => 0,
-            BoundaryRow::Last => height - 1,
-        };
-        let got = trace.column(b.column)[row];
-        if got != b.value {
-            return Err(AirError::Boundary {
-                column: b.column,
-                row,
-                expected: b.value.as_u64(),
-                got: got.as_u64(),
-            });
-        }
+    if public_inputs.len() != air.num_public_inputs() {
+        return Err(AirError::PublicInputs {
+            expected: air.num_public_inputs(),
+            got: public_inputs.len(),
+        });
     }
-    let failure = (0..height - 1)
+    let periodic = air.periodic_columns();
+    let failure = (0..height)
         .into_par_iter()
         .with_min_len(ROWS_PER_TASK)
         .map_init(
@@ -45,23 +41,59 @@ pub fn check_trace<A: Air>(air: &A, trace: &ColMatrix) -> Result<(), AirError> {
                 (
                     vec![Felt::ZERO; width],
                     vec![Felt::ZERO; width],
-                    vec![Felt::ZERO; air.num_transition_constraints()],
+                    vec![Felt::ZERO; periodic.len()],
                 )
             },
-            |(current, next, out), row| {
-                for (c, column) in trace.columns().enumerate() {
-                    current[c] = column[row];
-                    next[c] = column[row + 1];
+            |(current, next, periodic_row), row| {
+                trace.read_row(row, current);
+                trace.read_row((row + 1) % height, next);
+                for (slot, column) in periodic_row.iter_mut().zip(&periodic) {
+                    *slot = column.values[row % column.values.len()];
                 }
-                air.eval_transition(current, next, out);
-                out.iter()
-                    .position(|&v| v != Felt::ZERO)
-                    .map(|constraint| AirError::Transition { constraint, row })
+                let frame = Frame {
+                    current,
+                    next,
+                    periodic: periodic_row,
+                    public_inputs,
+                };
+                let mut b = RowBuilder {
+                    row,
+                    last: height - 1,
+                    index: 0,
+                    failed: None,
+                };
+                air.eval(&frame, &mut b);
+                b.failed
+                    .map(|constraint| AirError::Unsatisfied { constraint, row })
             },
         )
         .find_first(Option::is_some);
     match failure {
         Some(Some(err)) => Err(err),
         _ => Ok(()),
+    }
+}
+
+struct RowBuilder {
+    row: usize,
+    last: usize,
+    index: usize,
+    failed: Option<usize>,
+}
+
+impl ConstraintBuilder for RowBuilder {
+    type Expr = Felt;
+
+    fn assert_zero(&mut self, domain: Domain, value: Felt) {
+        let applies = match domain {
+            Domain::EveryRow => true,
+            Domain::Transition => self.row != self.last,
+            Domain::FirstRow => self.row == 0,
+            Domain::LastRow => self.row == self.last,
+        };
+        if applies && value != Felt::ZERO && self.failed.is_none() {
+            self.failed = Some(self.index);
+        }
+        self.index += 1;
     }
 }

@@ -1,8 +1,8 @@
-//! Why a trace does not satisfy its AIR.
+//! Why a trace does not satisfy its AIR, or an AIR is malformed.
 
 use thiserror::Error;
 
-/// A trace that is not a witness for its AIR.
+/// A trace that is not a witness for its AIR, or an AIR that cannot be proven.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum AirError {
     /// This error occurs when the trace's shape differs from the AIR's.
@@ -17,24 +17,34 @@ pub enum AirError {
         /// Rows in the trace.
         got_height: usize,
     },
-    /// This error occurs when a transition constraint is not zero on a row pair.
-    #[error("transition constraint {constraint} fails between rows {row} and {}", row + 1)]
-    Transition {
-        /// The constraint index.
+    /// This error occurs when the public inputs are not as many as the AIR reads.
+    #[error("{got} public inputs, the AIR reads {expected}")]
+    PublicInputs {
+        /// Public inputs the AIR reads.
+        expected: usize,
+        /// Public inputs given.
+        got: usize,
+    },
+    /// This error occurs when a constraint does not vanish on a row of its domain.
+    #[error("constraint {constraint} fails on row {row}")]
+    Unsatisfied {
+        /// The constraint's index, in the order the AIR asserts them.
         constraint: usize,
-        /// The first row of the failing pair.
+        /// The failing row (for a transition, the first of the pair).
         row: usize,
     },
-    /// This error occurs when a boundary constraint does not hold.
-    #[error("boundary constraint on column {column}, row {row}: expected {expected}, got {got}")]
-    Boundary {
-        /// The constrained column.
-        column: usize,
-        /// The constrained row.
-        row: usize,
-        /// The required value.
-        expected: u64,
-        /// The trace's value.
-        got: u64,
+    /// This error occurs when a periodic column's length is not a power of two no larger
+    /// than the table.
+    #[error("periodic column {index} has {len} values, need a power of two ≤ {rows}")]
+    PeriodicColumn {
+        /// The column's index.
+        index: usize,
+        /// Its length.
+        len: usize,
+        /// Rows in the table.
+        rows: usize,
     },
+    /// This error occurs when an AIR asserts no constraint at all.
+    #[error("the AIR asserts no constraint")]
+    NoConstraints,
 }

@@ -3,9 +3,9 @@
 mod air;
 mod check;
 mod error;
-mod fibonacci;
+mod info;
 
-pub use air::{Air, Boundary, BoundaryRow};
+pub use air::{Air, Algebra, ConstraintBuilder, Domain, Frame, PeriodicColumn};
 pub use check::check_trace;
 pub use error::AirError;
-pub use fibonacci::FibonacciAir;
+pub use info::{ConstraintInfo, Degree};

@@ -16,7 +16,7 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Subcommand)]
 pub enum Command {
-    /// Prove a Fibonacci run (by default the embedded statement) and write the proof.
+    /// Prove a statement (by default the embedded Keccak-256 chain) and write the proof.
     Prove(ProveArgs),
     /// Check a proof; exit 0 if valid, 1 if invalid, 2 if unreadable.
     Verify(VerifyArgs),
@@ -26,16 +26,28 @@ pub enum Command {
 
 /// Flags of `cli prove`.
 #[derive(Args)]
+#[command(after_long_help = WORKLOADS_HELP)]
 pub struct ProveArgs {
-    /// Independent Fibonacci sequences, two trace columns each.
-    #[arg(long, default_value_t = 16)]
-    pub sequences: usize,
-    /// log2 of the rows per segment.
-    #[arg(long, default_value_t = 19)]
-    pub log_rows: usize,
-    /// Segments, proven one after another (continuations).
-    #[arg(long, default_value_t = 4)]
-    pub segments: usize,
+    /// What to prove: the Keccak-256 hash chain or multi-sequence Fibonacci (see below).
+    #[arg(long, value_enum, default_value_t = WorkloadChoice::KeccakChain)]
+    pub workload: WorkloadChoice,
+    /// keccak-chain: the seed h₀, 64 hexadecimal digits [default: the embedded seed].
+    #[arg(long, value_parser = parse_digest, value_name = "HEX")]
+    pub seed: Option<[u8; 32]>,
+    /// keccak-chain: the number of steps n [default: --segments full segments].
+    #[arg(long)]
+    pub steps: Option<u64>,
+    /// fibonacci: independent sequences, two trace columns each [default: 16].
+    #[arg(long)]
+    pub sequences: Option<usize>,
+    /// log2 of the rows per segment [default: 14 for keccak-chain (512 steps per
+    /// segment), 19 for fibonacci].
+    #[arg(long)]
+    pub log_rows: Option<usize>,
+    /// Segments, proven one after another (continuations) [default: 4]. For keccak-chain
+    /// without --steps, the chain fills this many segments.
+    #[arg(long)]
+    pub segments: Option<usize>,
     /// Blowup factor of the low-degree extension: 2, 4, 8 or 16.
     #[arg(long, default_value_t = 2, value_parser = parse_blowup)]
     pub blowup: usize,
@@ -62,6 +74,31 @@ pub struct ProveArgs {
     /// device is usable and the CPU otherwise. Proofs are the same bytes either way.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
+}
+
+/// What `cli prove --help` says about the workloads.
+const WORKLOADS_HELP: &str = "\
+Workloads:
+  keccak-chain (default)  h₀ = --seed, h_{i+1} = Keccak-256(h_i) (Ethereum's Keccak-256), proven
+                          for --steps steps; public: h₀, n and h_n. Each segment of 2^--log-rows
+                          rows proves 2^(log-rows − 5) steps (32 rows per Keccak-f permutation);
+                          the default is 4 segments of 2^14 rows (2,048 steps).
+  fibonacci               --sequences independent Fibonacci sequences over Goldilocks, sequence
+                          j starting at (j, j + 1), for --segments segments of 2^--log-rows rows.
+
+Examples:
+  cli prove                                         the embedded keccak-chain statement
+  cli prove --steps 10000 --log-rows 14             10,000 hashes in segments of 512
+  cli prove --seed <64 hex digits> --segments 8
+  cli prove --workload fibonacci --sequences 16 --log-rows 19 --segments 4";
+
+/// The values of `prove --workload`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WorkloadChoice {
+    /// The Keccak-256 hash chain.
+    KeccakChain,
+    /// Multi-sequence Fibonacci.
+    Fibonacci,
 }
 
 /// The values of `prove --backend`.
@@ -104,7 +141,7 @@ pub struct DoctorArgs {
 }
 
 /// A 32-byte digest written as 64 hexadecimal digits.
-fn parse_digest(value: &str) -> Result<[u8; 32], String> {
+pub fn parse_digest(value: &str) -> Result<[u8; 32], String> {
     let bytes = value.as_bytes();
     if bytes.len() != 64 || !bytes.iter().all(u8::is_ascii_hexdigit) {
         return Err(format!("expected 64 hexadecimal digits, got {value:?}"));

@@ -1,4 +1,4 @@
-//! `cli prove`: prove a Fibonacci run, write the proof atomically, summarise.
+//! `cli prove`: prove a statement, write the proof atomically, summarise.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -8,24 +8,29 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use ballast_cuda::{CudaBackend, CudaError};
 use ballast_stark::{
-    Backend, CpuBackend, ParamsError, PhaseTimes, Shape, StarkParams, Statement, prove_statement,
+    Backend, CpuBackend, ParamsError, PhaseTimes, StarkParams, Workload, estimate_peak_bytes,
+    prove_statement,
 };
+use ballast_workloads::{AnyProof, Describe, Fibonacci, KeccakChain};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::args::{BackendChoice, ProveArgs};
+use crate::args::{BackendChoice, ProveArgs, WorkloadChoice};
 use crate::output::{check_writable, print, write_atomic};
 use crate::resources::{human_bytes, physical_memory, usage};
-use crate::summary::{self, ParamsJson, StatementJson};
+use crate::summary::{self, ParamsJson};
 
 /// The default security target when neither --queries nor --security-bits is given.
 const DEFAULT_SECURITY_BITS: u32 = 100;
 
+/// The embedded statement's seed: Keccak-256("ballast").
+const DEFAULT_SEED: &str = "ballast";
+
 #[derive(Serialize)]
 struct ProveReport {
     command: &'static str,
-    statement: StatementJson,
+    statement: serde_json::Value,
     params: ParamsJson,
     backend: &'static str,
     /// The GPU's name when the backend is CUDA.
@@ -45,21 +50,76 @@ struct ProveReport {
 
 /// Runs `cli prove`.
 pub fn run(args: &ProveArgs) -> Result<()> {
-    let shape = Shape {
-        sequences: args.sequences,
-        log_rows: args.log_rows,
-        segments: args.segments,
+    match args.workload {
+        WorkloadChoice::KeccakChain => prove(args, &keccak_chain(args)?),
+        WorkloadChoice::Fibonacci => prove(args, &fibonacci(args)?),
+    }
+}
+
+/// The chain the flags describe.
+fn keccak_chain(args: &ProveArgs) -> Result<KeccakChain> {
+    if args.sequences.is_some() {
+        bail!(
+            "--sequences is a fibonacci flag; keccak-chain takes --seed, --steps, --log-rows, --segments"
+        );
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        use sha3::{Digest as _, Keccak256};
+        Keccak256::digest(DEFAULT_SEED).into()
+    });
+    let log_rows = args.log_rows.unwrap_or(14);
+    let mut chain = KeccakChain {
+        seed,
+        steps: 1,
+        log_rows,
     };
-    shape.validate().map_err(flag_error)?;
-    let params = params(args)?;
-    params.validate(shape.log_rows).map_err(flag_error)?;
-    let estimate = shape.estimate_peak_bytes(&params);
+    chain.validate().map_err(flag_error)?;
+    chain.steps = match (args.steps, args.segments) {
+        (Some(_), Some(_)) => bail!("give --steps or --segments, not both"),
+        (Some(steps), None) => steps,
+        (None, segments) => {
+            let segments = segments.unwrap_or(4);
+            if segments == 0 {
+                bail!("invalid --segments: 0, must be at least 1");
+            }
+            (segments as u64).saturating_mul(chain.steps_per_segment())
+        }
+    };
+    chain.validate().map_err(flag_error)?;
+    Ok(chain)
+}
+
+/// The Fibonacci run the flags describe.
+fn fibonacci(args: &ProveArgs) -> Result<Fibonacci> {
+    if args.seed.is_some() || args.steps.is_some() {
+        bail!(
+            "--seed and --steps are keccak-chain flags; fibonacci takes --sequences, --log-rows, --segments"
+        );
+    }
+    let w = Fibonacci {
+        sequences: args.sequences.unwrap_or(16),
+        log_rows: args.log_rows.unwrap_or(19),
+        segments: args.segments.unwrap_or(4),
+    };
+    w.validate().map_err(flag_error)?;
+    Ok(w)
+}
+
+fn prove<W: Workload + Describe>(args: &ProveArgs, workload: &W) -> Result<()>
+where
+    AnyProof: From<ballast_stark::Proof<W>>,
+{
+    let params = params(args, workload.log_rows())?;
+    params.validate(workload.log_rows()).map_err(flag_error)?;
+    let estimate = estimate_peak_bytes(workload, &params);
     if let Some(memory) = physical_memory()
         && estimate > memory
     {
         bail!(
-            "{} would need about {} of memory (estimate), more than this machine's {}",
-            summary::shape(&shape),
+            "{} × 2^{} rows × {} segments would need about {} of memory (estimate), more than this machine's {}",
+            W::NAME,
+            workload.log_rows(),
+            workload.segments(),
             human_bytes(estimate),
             human_bytes(memory)
         );
@@ -71,12 +131,11 @@ pub fn run(args: &ProveArgs) -> Result<()> {
 
     let chosen = choose_backend(args.backend, estimate)?;
 
-    let progress = progress_bar(shape.segments);
+    let progress = progress_bar(workload.segments());
     let mut times = PhaseTimes::default();
     let started = Instant::now();
     let proof = prove_statement(
-        shape,
-        Statement::default_start(shape.sequences),
+        workload,
         &params,
         &*chosen.backend,
         &mut times,
@@ -86,14 +145,15 @@ pub fn run(args: &ProveArgs) -> Result<()> {
     let prove_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
 
+    let proof = AnyProof::from(proof);
     let bytes = proof.to_bytes();
     write_atomic(&args.output, &bytes)?;
     let digest = summary::hex(&Sha256::digest(&bytes));
     let used = usage();
     let report = ProveReport {
         command: "prove",
-        statement: StatementJson::new(&proof.statement),
-        params: ParamsJson::new(&params, shape.log_rows),
+        statement: proof.statement_json(),
+        params: ParamsJson::new(&params, workload.log_rows()),
         backend: chosen.backend.name(),
         device: chosen.device,
         threads: rayon::current_num_threads(),
@@ -115,7 +175,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(path, &json)?;
     }
-    print(&human_summary(&report, &proof.statement, &params, &times))
+    print(&human_summary(&report, &proof, &params, &times))
 }
 
 /// The backend the proof runs on, and the GPU's name when it is CUDA.
@@ -162,8 +222,8 @@ fn choose_backend(choice: BackendChoice, estimate: u64) -> Result<Chosen> {
 }
 
 /// Parameters from the flags: --queries directly, or derived from --security-bits.
-fn params(args: &ProveArgs) -> Result<StarkParams> {
-    let log_final_poly_len = StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(args.log_rows);
+fn params(args: &ProveArgs, log_rows: usize) -> Result<StarkParams> {
+    let log_final_poly_len = StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(log_rows);
     let params = match args.queries {
         Some(num_queries) => StarkParams {
             log_blowup: args.blowup,
@@ -190,6 +250,7 @@ fn flag_error(err: ParamsError) -> anyhow::Error {
         ParamsError::OutOfRange { name, .. } => match *name {
             "sequences" => "--sequences",
             "segments" => "--segments",
+            "steps" => "--steps or --segments",
             "log_rows" => "--log-rows",
             "num_queries" => "--queries",
             "pow_bits" => "--pow-bits",
@@ -199,6 +260,7 @@ fn flag_error(err: ParamsError) -> anyhow::Error {
         },
         ParamsError::TargetTooHigh { .. } => "--security-bits",
         ParamsError::DegreeTooHigh { .. } => "--blowup",
+        ParamsError::Air(_) => "workload",
     };
     anyhow::anyhow!("invalid {flag}: {err}")
 }
@@ -220,16 +282,16 @@ fn progress_bar(segments: usize) -> ProgressBar {
 
 fn human_summary(
     r: &ProveReport,
-    statement: &Statement,
+    proof: &AnyProof,
     params: &StarkParams,
     times: &PhaseTimes,
 ) -> String {
     let mut out = String::new();
-    out.push_str(&summary::statement(statement));
+    out.push_str(&summary::statement(proof));
     let _ = writeln!(
         out,
         "parameters: {}",
-        summary::params(params, statement.shape.log_rows)
+        summary::params(params, proof.log_rows())
     );
     let device = r
         .device

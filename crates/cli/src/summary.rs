@@ -1,38 +1,8 @@
 //! How statements and parameters are shown to people and written as JSON.
 
-use ballast_field::Felt;
-use ballast_stark::{Shape, StarkParams, Statement};
+use ballast_stark::StarkParams;
+use ballast_workloads::AnyProof;
 use serde::Serialize;
-
-/// The statement as JSON.
-#[derive(Serialize)]
-pub struct StatementJson {
-    digest: String,
-    workload: &'static str,
-    sequences: usize,
-    log_rows: usize,
-    segments: usize,
-    steps: u64,
-    start: Vec<u64>,
-    end: Vec<u64>,
-}
-
-impl StatementJson {
-    /// The JSON form of `s`.
-    pub fn new(s: &Statement) -> Self {
-        let values = |row: &[Felt]| row.iter().map(|f| f.as_u64()).collect();
-        Self {
-            digest: hex(&s.digest()),
-            workload: "fibonacci-multi",
-            sequences: s.shape.sequences,
-            log_rows: s.shape.log_rows,
-            segments: s.shape.segments,
-            steps: s.shape.steps(),
-            start: values(&s.start),
-            end: values(&s.end),
-        }
-    }
-}
 
 /// The parameters and the security they give, as JSON.
 #[derive(Serialize)]
@@ -59,17 +29,6 @@ impl ParamsJson {
     }
 }
 
-/// "16 sequences × 2^18 rows × 4 segments (1,048,572 steps)".
-pub fn shape(s: &Shape) -> String {
-    format!(
-        "fibonacci-multi, {} sequences × 2^{} rows × {} segments ({} steps)",
-        s.sequences,
-        s.log_rows,
-        s.segments,
-        thousands(s.steps())
-    )
-}
-
 /// "blowup 2, 84 queries, 16 grinding bits: 100 bits conjectured security (57 provable)".
 pub fn params(p: &StarkParams, log_rows: usize) -> String {
     format!(
@@ -84,35 +43,17 @@ pub fn params(p: &StarkParams, log_rows: usize) -> String {
     )
 }
 
-/// The first pairs of a row: "(0, 1), (1, 2), … 16 pairs".
-pub fn row(values: &[Felt]) -> String {
-    const SHOWN: usize = 2;
-    let pairs: Vec<String> = values
-        .chunks_exact(2)
-        .take(SHOWN)
-        .map(|p| format!("({}, {})", p[0], p[1]))
-        .collect();
-    let total = values.len() / 2;
-    if total > SHOWN {
-        format!("{}, … {total} pairs", pairs.join(", "))
-    } else {
-        pairs.join(", ")
-    }
-}
-
 /// Lowercase hexadecimal.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The statement in four lines: shape, start, end, digest.
-pub fn statement(s: &Statement) -> String {
+/// The statement in two lines: what is proven, and its digest.
+pub fn statement(proof: &AnyProof) -> String {
     format!(
-        "statement:  {}\n            start {}\n            end   {}\n            digest {}\n",
-        shape(&s.shape),
-        row(&s.start),
-        row(&s.end),
-        hex(&s.digest())
+        "statement:  {}\n            digest {}\n",
+        proof.summary(),
+        hex(&proof.statement_digest())
     )
 }
 
@@ -138,8 +79,5 @@ mod tests {
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_048_572), "1,048,572");
-        let r = Statement::default_start(3);
-        assert_eq!(row(&r), "(0, 1), (1, 2), … 3 pairs");
-        assert_eq!(row(&r[..2]), "(0, 1)");
     }
 }

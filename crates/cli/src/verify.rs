@@ -8,12 +8,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use ballast_stark::{HEADER_LEN, Proof, ProofFormatError, VerifyPolicy, verify_statement};
+use ballast_stark::{ProofFormatError, VerifyPolicy};
+use ballast_workloads::{AnyProof, MAX_HEADER_LEN};
 use serde::Serialize;
 
 use crate::args::VerifyArgs;
 use crate::output::{check_writable, print, write_atomic};
-use crate::summary::{self, ParamsJson, StatementJson};
+use crate::summary::{self, ParamsJson};
 
 #[derive(Serialize)]
 struct VerifyReport {
@@ -22,7 +23,7 @@ struct VerifyReport {
     proof_bytes: Option<usize>,
     valid: bool,
     reason: Option<String>,
-    statement: Option<StatementJson>,
+    statement: Option<serde_json::Value>,
     params: Option<ParamsJson>,
     verify_seconds: f64,
 }
@@ -46,8 +47,8 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         proof_bytes: valid.map(|(_, bytes)| *bytes),
         valid: valid.is_some(),
         reason: verdict.as_ref().err().cloned(),
-        statement: valid.map(|(p, _)| StatementJson::new(&p.statement)),
-        params: valid.map(|(p, _)| ParamsJson::new(&p.params, p.statement.shape.log_rows)),
+        statement: valid.map(|(p, _)| p.statement_json()),
+        params: valid.map(|(p, _)| ParamsJson::new(p.params(), p.log_rows())),
         verify_seconds,
     };
     if let Some(out) = &args.report {
@@ -60,14 +61,13 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
         Ok((proof, _)) => {
-            let s = &proof.statement;
             let mut out = String::new();
             let _ = writeln!(out, "valid proof: {path}");
-            out.push_str(&summary::statement(s));
+            out.push_str(&summary::statement(&proof));
             let _ = writeln!(
                 out,
                 "parameters: {}",
-                summary::params(&proof.params, s.shape.log_rows)
+                summary::params(proof.params(), proof.log_rows())
             );
             let _ = writeln!(out, "verified in {:.1} ms", verify_seconds * 1e3);
             print(&out)?;
@@ -79,23 +79,23 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
 /// Reads and decodes a proof. The header alone fixes the proof's size, so a file of the
 /// wrong size is refused before it is loaded. `Err` for unreadable input (I/O, not a ballast
 /// proof, another format version); `Ok(Err(reason))` for an invalid proof.
-fn read_proof(path: &Path) -> Result<Result<(Proof, usize), String>> {
+fn read_proof(path: &Path) -> Result<Result<(AnyProof, usize), String>> {
     let cannot_read = || format!("cannot read {}", path.display());
     let mut file = File::open(path).with_context(cannot_read)?;
     let size = file.metadata().with_context(cannot_read)?.len();
     let mut bytes = Vec::new();
     (&mut file)
-        .take(HEADER_LEN)
+        .take(MAX_HEADER_LEN as u64)
         .read_to_end(&mut bytes)
         .with_context(cannot_read)?;
-    let decoded = match Proof::expected_len(&bytes) {
+    let decoded = match AnyProof::expected_len(&bytes) {
         Ok(expected) if expected != size => Err(ProofFormatError::Length {
             expected,
             got: size,
         }),
         Ok(_) => {
             file.read_to_end(&mut bytes).with_context(cannot_read)?;
-            Proof::from_bytes(&bytes)
+            AnyProof::from_bytes(&bytes)
         }
         Err(e) => Err(e),
     };
@@ -112,13 +112,13 @@ fn read_proof(path: &Path) -> Result<Result<(Proof, usize), String>> {
 }
 
 /// Verifies the proof and the statement the user expects.
-fn check(proof: &Proof, args: &VerifyArgs) -> Result<(), String> {
+fn check(proof: &AnyProof, args: &VerifyArgs) -> Result<(), String> {
     let policy = VerifyPolicy {
         min_security_bits: args.min_security_bits,
         ..VerifyPolicy::default()
     };
-    verify_statement(proof, &policy).map_err(|e| e.to_string())?;
-    let digest = proof.statement.digest();
+    proof.verify(&policy).map_err(|e| e.to_string())?;
+    let digest = proof.statement_digest();
     match args.expect_statement {
         Some(expected) if expected != digest => Err(format!(
             "it proves statement {}, not the expected {}",

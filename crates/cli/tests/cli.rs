@@ -42,6 +42,8 @@ fn prove_small(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
     let out = run(cli()
         .args([
             "prove",
+            "--workload",
+            "fibonacci",
             "--sequences",
             "2",
             "--log-rows",
@@ -108,7 +110,11 @@ fn prove_then_verify_round_trips_with_a_report() {
 
     let out = run(cli().arg("verify").arg(&proof));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("2 sequences × 2^8 rows × 2 segments (510 steps)"));
+    assert!(
+        stdout(&out).contains("fibonacci: 2 sequences × 2^8 rows × 2 segments (510 steps)"),
+        "{}",
+        stdout(&out)
+    );
 
     // The digest `prove` reports pins the statement for `verify`.
     let digest = json["statement"]["digest"].as_str().unwrap().to_owned();
@@ -185,14 +191,32 @@ fn bad_usage_is_a_one_line_error_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let proof = dir.path().join("proof.bin");
     std::fs::write(&proof, b"previous").unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["--blowup", "3"], "not one of 2, 4, 8, 16"),
         (&["--log-rows", "40"], "invalid --log-rows"),
-        (&["--sequences", "0"], "invalid --sequences"),
+        (&["--log-rows", "4"], "invalid --log-rows"),
+        (&["--steps", "0"], "invalid --steps"),
+        (&["--steps", "5", "--segments", "2"], "not both"),
+        (&["--sequences", "2"], "is a fibonacci flag"),
+        (
+            &["--workload", "fibonacci", "--sequences", "0"],
+            "invalid --sequences",
+        ),
+        (
+            &["--workload", "fibonacci", "--steps", "4"],
+            "are keccak-chain flags",
+        ),
         (&["--queries", "0"], "invalid --queries"),
         (&["--security-bits", "200"], "invalid --security-bits"),
         (
-            &["--sequences", "4096", "--log-rows", "28"],
+            &[
+                "--workload",
+                "fibonacci",
+                "--sequences",
+                "4096",
+                "--log-rows",
+                "28",
+            ],
             "would need about",
         ),
     ];
@@ -230,6 +254,57 @@ fn bad_usage_is_a_one_line_error_and_writes_nothing() {
 
     let out = run(&mut cli());
     assert_eq!(out.status.code(), Some(2), "no subcommand prints usage");
+}
+
+#[test]
+fn a_keccak_chain_proves_and_verify_reports_what_was_proven() {
+    let dir = tempfile::tempdir().unwrap();
+    let (proof, report) = (dir.path().join("chain.bin"), dir.path().join("verify.json"));
+    let seed = "11".repeat(32);
+    let out = run(cli()
+        .args([
+            "prove",
+            "--seed",
+            &seed,
+            "--steps",
+            "3",
+            "--log-rows",
+            "6",
+            "-o",
+        ])
+        .arg(&proof));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(cli().args(["verify", "--report"]).arg(&report).arg(&proof));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let statement = &json["statement"];
+    assert_eq!(statement["workload"], "keccak-chain");
+    assert_eq!(statement["seed"], seed.as_str());
+    assert_eq!(statement["steps"], 3);
+    assert_eq!(statement["segments"], 2);
+    let mut h = [0x11u8; 32];
+    for _ in 0..3 {
+        use sha3::{Digest as _, Keccak256};
+        h = Keccak256::digest(h).into();
+    }
+    let output: String = h.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(statement["output"], output.as_str());
+    assert!(
+        stdout(&out).contains(&format!("output {output}")),
+        "{}",
+        stdout(&out)
+    );
+
+    let help = run(cli().args(["prove", "--help"]));
+    for text in [
+        "keccak-chain (default)",
+        "fibonacci",
+        "--seed",
+        "--steps",
+        "--sequences",
+    ] {
+        assert!(stdout(&help).contains(text), "prove --help lacks {text}");
+    }
 }
 
 #[test]

@@ -4,8 +4,10 @@
 //! separately and folded back at the end with 2^128 ≡ −2^32 (mod p). The result equals the
 //! term-by-term sum exactly.
 
+use std::ops::Range;
+
 use crate::felt::reduce128;
-use crate::{Ext3, Felt};
+use crate::{ColMatrix, Ext3, Felt};
 
 /// A 192-bit accumulator: a 128-bit sum and the count of its overflows.
 #[derive(Clone, Copy, Default)]
@@ -47,6 +49,29 @@ pub fn dot_ext_base(coeffs: &[Ext3], values: &[Felt]) -> Ext3 {
     Ext3::new(acc.map(Wide::reduce))
 }
 
+/// Σ_c coeffs_c·column_c(r) for every row r in `rows`: the dot products of the rows with
+/// `coeffs`, computed column by column so that each column is read contiguously (wide
+/// tables), with one reduction per result.
+///
+/// # Panics
+/// If `coeffs` is not one per column or `rows` leaves the matrix.
+pub fn dot_rows(coeffs: &[Ext3], matrix: &ColMatrix, rows: Range<usize>) -> Vec<Ext3> {
+    assert_eq!(coeffs.len(), matrix.width(), "one coefficient per column");
+    let mut acc = vec![[Wide::default(); 3]; rows.len()];
+    for (c, column) in coeffs.iter().zip(matrix.columns()) {
+        let c = c.coeffs().map(Felt::as_u64);
+        for (a, v) in acc.iter_mut().zip(&column[rows.clone()]) {
+            let v = v.as_u64();
+            a[0].add_product(c[0], v);
+            a[1].add_product(c[1], v);
+            a[2].add_product(c[2], v);
+        }
+    }
+    acc.into_iter()
+        .map(|a| Ext3::new(a.map(Wide::reduce)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +87,31 @@ mod tests {
                 .collect();
             let naive = c.iter().zip(&b).fold(Ext3::ZERO, |s, (&x, &y)| s + x.scale(y));
             prop_assert_eq!(dot_ext_base(&c, &b), naive);
+        }
+    }
+
+    #[test]
+    fn row_dot_products_match_per_row_dot_products() {
+        let columns: Vec<Vec<Felt>> = (0..5u64)
+            .map(|c| {
+                (0..40u64)
+                    .map(|r| Felt::new(Felt::MODULUS - 1 - r * 977 - c))
+                    .collect()
+            })
+            .collect();
+        let m = ColMatrix::from_columns(&columns);
+        let coeffs: Vec<Ext3> = (0..5u64)
+            .map(|c| {
+                Ext3::new([
+                    Felt::new(c + 1),
+                    Felt::new(Felt::MODULUS - 2),
+                    Felt::new(c << 50),
+                ])
+            })
+            .collect();
+        let got = dot_rows(&coeffs, &m, 3..37);
+        for (k, r) in (3..37).enumerate() {
+            assert_eq!(got[k], dot_ext_base(&coeffs, &m.row(r)), "row {r}");
         }
     }
 

@@ -8,7 +8,7 @@ mod felt;
 mod matrix;
 
 pub use batch::{batch_inverse, inverse_differences};
-pub use dot::dot_ext_base;
+pub use dot::{dot_ext_base, dot_rows};
 pub use element::FieldElement;
 pub use ext::Ext3;
 pub use felt::{Felt, TWO_ADICITY};

@@ -43,6 +43,42 @@ impl ColMatrix {
         }
     }
 
+    /// A matrix from its rows, laid one after another in `rows` (`width` values each).
+    /// Transposed in parallel, a band of columns per task.
+    ///
+    /// # Panics
+    /// If `rows.len()` is not a multiple of `width`, or `width` is zero.
+    pub fn from_row_major(width: usize, rows: &[Felt]) -> Self {
+        assert!(
+            width > 0 && rows.len().is_multiple_of(width),
+            "rows of unequal length"
+        );
+        // Tiles of BAND columns × BAND rows: each row's piece of a band is one cache-friendly
+        // run, and the band's columns are one contiguous, task-owned slice of the output.
+        const BAND: usize = 64;
+        let height = rows.len() / width;
+        let mut data = vec![Felt::ZERO; rows.len()];
+        data.par_chunks_mut((BAND * height).max(1))
+            .enumerate()
+            .for_each(|(band, out)| {
+                let first = band * BAND;
+                let columns = out.len() / height.max(1);
+                for r0 in (0..height).step_by(BAND) {
+                    for (c, column) in out.chunks_exact_mut(height).enumerate() {
+                        for r in r0..(r0 + BAND).min(height) {
+                            column[r] = rows[r * width + first + c];
+                        }
+                    }
+                }
+                debug_assert!(columns <= BAND);
+            });
+        Self {
+            width,
+            height,
+            data,
+        }
+    }
+
     /// Number of columns.
     pub fn width(&self) -> usize {
         self.width
@@ -118,5 +154,8 @@ mod tests {
         assert_eq!(m.row(1), vec![Felt::new(2), Felt::new(4), Felt::new(6)]);
         assert_eq!(m.column(2), &[Felt::new(5), Felt::new(6)]);
         assert_eq!(m.columns().count(), 3);
+        let rows: Vec<Felt> = (0..3).flat_map(|r| m.row(r % 2)).collect();
+        let again = ColMatrix::from_row_major(3, &rows[..6]);
+        assert_eq!(again, m);
     }
 }

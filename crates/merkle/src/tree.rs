@@ -7,6 +7,8 @@ use crate::{Digest, MerkleError, compress, hash_leaf};
 
 /// Rows hashed per parallel task, each reusing one byte buffer.
 const ROWS_PER_TASK: usize = 1 << 10;
+/// Leaves whose rows are gathered together.
+const TILE: usize = 16;
 /// Levels narrower than this are compressed on one thread.
 const PARALLEL_LEVEL: usize = 1 << 12;
 
@@ -61,21 +63,29 @@ impl MerkleTree {
             matrix.height()
         );
         let columns: Vec<_> = matrix.columns().collect();
+        let width = columns.len();
         let mut leaves = vec![[0u8; 32]; half];
         leaves
             .par_chunks_mut(ROWS_PER_TASK)
             .enumerate()
             .for_each(|(task, chunk)| {
-                let mut bytes = Vec::with_capacity(2 * columns.len() * 8);
-                for (k, leaf) in chunk.iter_mut().enumerate() {
-                    let row = task * ROWS_PER_TASK + k;
-                    bytes.clear();
-                    for r in [row, row + half] {
-                        for column in &columns {
-                            bytes.extend_from_slice(&column[r].to_le_bytes());
+                // Rows are gathered a tile at a time, column by column: each column is read
+                // as short runs instead of one scattered value per row (wide tables).
+                let mut tile = vec![0u8; 2 * TILE * width * 8];
+                for (t, leaves) in chunk.chunks_mut(TILE).enumerate() {
+                    let first = task * ROWS_PER_TASK + t * TILE;
+                    let rows = leaves.len();
+                    for (c, column) in columns.iter().enumerate() {
+                        for (side, base) in [first, first + half].into_iter().enumerate() {
+                            for (k, value) in column[base..base + rows].iter().enumerate() {
+                                let at = ((2 * k + side) * width + c) * 8;
+                                tile[at..at + 8].copy_from_slice(&value.to_le_bytes());
+                            }
                         }
                     }
-                    *leaf = hash_leaf(&bytes);
+                    for (k, leaf) in leaves.iter_mut().enumerate() {
+                        *leaf = hash_leaf(&tile[2 * k * width * 8..2 * (k + 1) * width * 8]);
+                    }
                 }
             });
         Self::from_leaves(leaves)

@@ -50,7 +50,7 @@ impl Twiddles {
 /// `[base^br(0), base^br(1), …]` for the 2^`log_n` indices, br reversing `log_n` bits.
 ///
 /// Built by doubling, with sequential reads and writes only: for a table T of size m,
-/// the table of size 2m holds T[k] at 2k and T[k]·base^m at 2k + 1, since
+/// the table of size 2m holds T(k) at 2k and T(k)·base^m at 2k + 1, since
 /// br_2m(2k) = br_m(k) and br_2m(2k + 1) = br_m(k) + m.
 pub fn bit_reversed_powers<E: FieldElement>(base: E, log_n: usize) -> Vec<E> {
     let mut table = Vec::with_capacity(1 << log_n);

@@ -8,9 +8,9 @@
 //! ```text
 //! magic "BLST" | version u16
 //! params     log_blowup u8 | num_queries u16 | pow_bits u8 | log_final_poly_len u8
-//! statement  workload u8 (1 = Fibonacci) | sequences u32 | log_rows u8 | segments u32
-//!            start row (2·sequences elements) | end row (2·sequences elements)
-//! segment ×  start row | end row | trace root | quotient root
+//! workload   tag u8 | the workload's encoding (Workload::ENCODED_LEN bytes)
+//! end state  | boundary states (segments − 1), each Workload::state_len bytes
+//! segment ×  trace root | quotient root
 //!            ood: trace at z (W ext) | trace at zω (W ext) | quotient at z (C ext)
 //!            FRI layer roots (L) | final polynomial (2^log_final_poly_len ext) | pow nonce u64
 //!            per query (pair j): trace rows j, j + N/2 (2W) | path | quotient rows (2C) |
@@ -27,17 +27,13 @@ use sha3::{Digest as _, Keccak256};
 
 use crate::proof::SegmentShape;
 use crate::protocol::PROTOCOL_VERSION;
-use crate::{
-    OodValues, Proof, ProofFormatError, QueryProof, Segment, SegmentProof, Shape, StarkParams,
-    Statement,
-};
+use crate::statement::{context, segment_shape};
+use crate::{OodValues, Proof, ProofFormatError, QueryProof, SegmentProof, StarkParams, Workload};
 
 /// The first four bytes of every proof.
 pub const MAGIC: [u8; 4] = *b"BLST";
-/// Workload tag of the Fibonacci statement.
-const WORKLOAD_FIBONACCI: u8 = 1;
-/// Bytes before the statement's rows: everything [`Proof::expected_len`] reads.
-pub const HEADER_LEN: u64 = 4 + 2 + 5 + 1 + 4 + 1 + 4;
+/// Bytes before the workload tag: magic, version, parameters.
+const PREFIX_LEN: usize = 4 + 2 + 5;
 
 /// A named byte range of an encoded proof.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,11 +44,27 @@ pub struct Section {
     pub range: Range<usize>,
 }
 
-impl Proof {
+/// The workload tag of an encoded proof, after checking its magic and version: which
+/// [`Workload`] decodes it.
+///
+/// # Errors
+/// Too short, bad magic or another format version.
+pub fn workload_tag(bytes: &[u8]) -> Result<u8, ProofFormatError> {
+    let mut d = Decoder { bytes, pos: 0 };
+    decode_prefix(&mut d)?;
+    d.u8()
+}
+
+/// Bytes of the header of a `W` proof: everything [`Proof::expected_len`] reads.
+pub const fn header_len<W: Workload>() -> usize {
+    PREFIX_LEN + 1 + W::ENCODED_LEN
+}
+
+impl<W: Workload> Proof<W> {
     /// The canonical encoding.
     ///
     /// # Panics
-    /// If a parameter or shape field exceeds its encoded width, which no proof from
+    /// If a parameter exceeds its encoded width, which no proof from
     /// [`prove_statement`](crate::prove_statement) or [`from_bytes`](Self::from_bytes) does.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.encode().bytes
@@ -79,7 +91,17 @@ impl Proof {
             e.u8(narrow(pow_bits));
             e.u8(narrow(log_final_poly_len));
         });
-        self.statement.encode_into(&mut e);
+        e.section("workload", |e| {
+            e.bytes.extend_from_slice(&context(&self.workload));
+        });
+        e.section("end state", |e| {
+            self.workload.encode_state(&self.end, &mut e.bytes);
+        });
+        for (i, state) in self.boundaries.iter().enumerate() {
+            e.section(&format!("boundary {i}"), |e| {
+                self.workload.encode_state(state, &mut e.bytes);
+            });
+        }
         for (i, segment) in self.segments.iter().enumerate() {
             encode_segment(&mut e, i, segment);
         }
@@ -89,11 +111,11 @@ impl Proof {
     /// Decodes a proof, checking its length against the header before reading further.
     ///
     /// # Errors
-    /// Bad magic, an unsupported version, an invalid header, a wrong length or a
-    /// non-canonical field element.
+    /// Bad magic, an unsupported version, another workload, an invalid header, a wrong
+    /// length or a non-canonical field element.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder { bytes, pos: 0 };
-        let header = decode_header(&mut d)?;
+        let header = decode_header::<W>(&mut d)?;
         if header.len != bytes.len() as u64 {
             return Err(ProofFormatError::Length {
                 expected: header.len,
@@ -102,55 +124,70 @@ impl Proof {
         }
         let Header {
             params,
-            shape,
+            workload,
             segment,
             ..
         } = header;
-        let width = shape.width();
-        let statement = Statement {
-            shape,
-            start: d.felts(width)?,
-            end: d.felts(width)?,
+        let state_len = workload.state_len();
+        let state = |d: &mut Decoder<'_>| {
+            let offset = d.pos;
+            let raw = d.slice(state_len)?;
+            workload.decode_state(raw, offset)
         };
-        let segments = (0..shape.segments)
-            .map(|_| decode_segment(&mut d, width, &segment))
+        let end = state(&mut d)?;
+        let boundaries = (1..workload.segments())
+            .map(|_| state(&mut d))
+            .collect::<Result<_, _>>()?;
+        let segments = (0..workload.segments())
+            .map(|_| decode_segment(&mut d, &segment))
             .collect::<Result<_, _>>()?;
         debug_assert_eq!(d.pos, bytes.len(), "the length check fixes the end");
         Ok(Self {
             params,
-            statement,
+            workload,
+            end,
+            boundaries,
             segments,
         })
     }
 
-    /// The length a proof must have, from its first [`HEADER_LEN`] bytes alone: lets a
+    /// The length a proof must have, from its first [`header_len`] bytes alone: lets a
     /// reader refuse a file of the wrong size before loading it.
     ///
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes) for the header.
     pub fn expected_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-        decode_header(&mut Decoder {
+        decode_header::<W>(&mut Decoder {
             bytes: header,
             pos: 0,
         })
         .map(|h| h.len)
     }
+
+    /// Keccak-256 of the workload's tag and encoding and of the outcome: a short name for
+    /// exactly this statement, which `cli prove` prints and `cli verify --expect-statement`
+    /// checks.
+    pub fn statement_digest(&self) -> [u8; 32] {
+        let mut bytes = context(&self.workload);
+        self.workload.encode_state(&self.end, &mut bytes);
+        Keccak256::digest(bytes).into()
+    }
 }
 
 /// What the fixed-size header says.
-struct Header {
+struct Header<W> {
     params: StarkParams,
-    shape: Shape,
+    workload: W,
     segment: SegmentShape,
     /// The whole proof's length in bytes.
     len: u64,
 }
 
-fn decode_header(d: &mut Decoder<'_>) -> Result<Header, ProofFormatError> {
-    if d.bytes.len() < HEADER_LEN as usize || d.bytes[..4] != MAGIC {
+fn decode_prefix(d: &mut Decoder<'_>) -> Result<StarkParams, ProofFormatError> {
+    if d.bytes.len() < PREFIX_LEN + 1 || d.bytes[..4] != MAGIC {
         return Err(if d.bytes.starts_with(&MAGIC) {
             ProofFormatError::Length {
-                expected: HEADER_LEN,
+                expected: (PREFIX_LEN + 1) as u64,
                 got: d.bytes.len() as u64,
             }
         } else {
@@ -165,39 +202,36 @@ fn decode_header(d: &mut Decoder<'_>) -> Result<Header, ProofFormatError> {
             supported: PROTOCOL_VERSION,
         });
     }
-    let params = StarkParams {
+    Ok(StarkParams {
         log_blowup: usize::from(d.u8()?),
         num_queries: usize::from(d.u16()?),
         pow_bits: u32::from(d.u8()?),
         log_final_poly_len: usize::from(d.u8()?),
-    };
-    let workload = d.u8()?;
-    if workload != WORKLOAD_FIBONACCI {
-        return Err(ProofFormatError::UnknownWorkload(workload));
-    }
-    let shape = Shape {
-        sequences: d.u32()? as usize,
-        log_rows: usize::from(d.u8()?),
-        segments: d.u32()? as usize,
-    };
-    shape.validate()?;
-    let segment = shape.segment_shape(&params)?;
-    let len = shape
-        .segment_len(&segment)
-        .and_then(|len| len.checked_mul(shape.segments as u64))
-        .and_then(|len| len.checked_add(HEADER_LEN + statement_rows_len(&shape)))
-        .ok_or(ProofFormatError::TooLarge)?;
-    Ok(Header {
-        params,
-        shape,
-        segment,
-        len,
     })
 }
 
-/// Bytes of the statement's start and end rows.
-fn statement_rows_len(shape: &Shape) -> u64 {
-    2 * shape.width() as u64 * Felt::BYTES as u64
+fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFormatError> {
+    let params = decode_prefix(d)?;
+    let tag = d.u8()?;
+    if tag != W::TAG {
+        return Err(ProofFormatError::UnknownWorkload(tag));
+    }
+    let workload = W::decode(d.slice(W::ENCODED_LEN)?)?;
+    params.validate(workload.log_rows())?;
+    let segment = segment_shape(&workload, 0, &params)?;
+    let states = workload.state_len() as u64 * workload.segments() as u64;
+    let len = segment
+        .encoded_len()
+        .and_then(|len| len.checked_mul(workload.segments() as u64))
+        .and_then(|len| len.checked_add(header_len::<W>() as u64))
+        .and_then(|len| len.checked_add(states))
+        .ok_or(ProofFormatError::TooLarge)?;
+    Ok(Header {
+        params,
+        workload,
+        segment,
+        len,
+    })
 }
 
 /// A header field in its encoded width.
@@ -206,39 +240,8 @@ fn narrow<T: TryFrom<U>, U: Copy + std::fmt::Display>(value: U) -> T {
         .unwrap_or_else(|_| panic!("{value} does not fit its field in the proof header"))
 }
 
-impl Statement {
-    /// The statement's canonical encoding: workload, shape, start and end rows, exactly as
-    /// in a proof's header.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut e = Encoder::default();
-        self.encode_into(&mut e);
-        e.bytes
-    }
-
-    /// Keccak-256 of [`to_bytes`](Self::to_bytes): a short name for exactly this statement,
-    /// which `cli prove` prints and `cli verify --expect-statement` checks.
-    pub fn digest(&self) -> [u8; 32] {
-        Keccak256::digest(self.to_bytes()).into()
-    }
-
-    fn encode_into(&self, e: &mut Encoder) {
-        let Statement { shape, start, end } = self;
-        e.section("statement shape", |e| {
-            e.u8(WORKLOAD_FIBONACCI);
-            e.u32(narrow(shape.sequences));
-            e.u8(narrow(shape.log_rows));
-            e.u32(narrow(shape.segments));
-        });
-        e.section("statement start", |e| e.felts(start));
-        e.section("statement end", |e| e.felts(end));
-    }
-}
-
-fn encode_segment(e: &mut Encoder, i: usize, segment: &Segment) {
-    let p = &segment.proof;
+fn encode_segment(e: &mut Encoder, i: usize, p: &SegmentProof) {
     let name = |part: &str| format!("segment {i} {part}");
-    e.section(&name("start"), |e| e.felts(&segment.start));
-    e.section(&name("end"), |e| e.felts(&segment.end));
     e.section(&name("trace root"), |e| e.digest(&p.trace_root));
     e.section(&name("quotient root"), |e| e.digest(&p.quotient_root));
     e.section(&name("ood trace z"), |e| e.exts(&p.ood.trace_z));
@@ -266,13 +269,10 @@ fn encode_segment(e: &mut Encoder, i: usize, segment: &Segment) {
 
 fn decode_segment(
     d: &mut Decoder<'_>,
-    width: usize,
     shape: &SegmentShape,
-) -> Result<Segment, ProofFormatError> {
+) -> Result<SegmentProof, ProofFormatError> {
     let log_lde = shape.log_lde();
     let layers = shape.fri_layers();
-    let start = d.felts(width)?;
-    let end = d.felts(width)?;
     let trace_root = d.digest()?;
     let quotient_root = d.digest()?;
     let ood = OodValues {
@@ -301,18 +301,14 @@ fn decode_segment(
             })
         })
         .collect::<Result<_, ProofFormatError>>()?;
-    Ok(Segment {
-        start,
-        end,
-        proof: SegmentProof {
-            trace_root,
-            quotient_root,
-            ood,
-            fri_roots,
-            final_poly,
-            pow_nonce,
-            queries,
-        },
+    Ok(SegmentProof {
+        trace_root,
+        quotient_root,
+        ood,
+        fri_roots,
+        final_poly,
+        pow_nonce,
+        queries,
     })
 }
 
@@ -338,10 +334,6 @@ impl Encoder {
     }
 
     fn u16(&mut self, v: u16) {
-        self.bytes.extend_from_slice(&v.to_le_bytes());
-    }
-
-    fn u32(&mut self, v: u32) {
         self.bytes.extend_from_slice(&v.to_le_bytes());
     }
 
@@ -382,7 +374,20 @@ struct Decoder<'a> {
     pos: usize,
 }
 
-impl Decoder<'_> {
+impl<'a> Decoder<'a> {
+    fn slice(&mut self, len: usize) -> Result<&'a [u8], ProofFormatError> {
+        let end = self.pos.checked_add(len).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(ProofFormatError::Length {
+                expected: (self.pos + len) as u64,
+                got: self.bytes.len() as u64,
+            });
+        };
+        let out = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(out)
+    }
+
     fn take<const N: usize>(&mut self) -> Result<[u8; N], ProofFormatError> {
         let end = self.pos.checked_add(N).filter(|&e| e <= self.bytes.len());
         let Some(end) = end else {
@@ -402,10 +407,6 @@ impl Decoder<'_> {
 
     fn u16(&mut self) -> Result<u16, ProofFormatError> {
         Ok(u16::from_le_bytes(self.take()?))
-    }
-
-    fn u32(&mut self) -> Result<u32, ProofFormatError> {
-        Ok(u32::from_le_bytes(self.take()?))
     }
 
     fn u64(&mut self) -> Result<u64, ProofFormatError> {

@@ -10,7 +10,7 @@
 //! commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
 //! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
 
-use ballast_field::{ColMatrix, Ext3, Felt, dot_ext_base, inverse_differences};
+use ballast_field::{ColMatrix, Ext3, Felt, dot_ext_base, dot_rows, inverse_differences};
 use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
@@ -79,7 +79,8 @@ impl DeepComposer {
         )
     }
 
-    /// f on the whole LDE domain g·H' (natural order).
+    /// f on the whole LDE domain g·H' (natural order). Each task combines its points
+    /// column by column ([`dot_rows`]), so wide tables are read contiguously.
     pub(crate) fn evaluate_all(&self, trace: &ColMatrix, quotient: &ColMatrix) -> Vec<Ext3> {
         let len = trace.height();
         let log_len = len.trailing_zeros() as usize;
@@ -88,17 +89,16 @@ impl DeepComposer {
             .enumerate()
             .for_each(|(task, chunk)| {
                 let start = task * POINTS_PER_TASK;
+                let rows = start..start + chunk.len();
                 let xs = coset_points(LdePlan::SHIFT, log_len, start, chunk.len());
                 let inv_z = inverse_differences(&xs, self.z).expect("z is outside the LDE coset");
                 let inv_zw =
                     inverse_differences(&xs, self.zw).expect("zω is outside the LDE coset");
-                let mut trace_row = vec![Felt::ZERO; trace.width()];
-                let mut quotient_row = vec![Felt::ZERO; quotient.width()];
+                let a = dot_rows(&self.trace_coeffs, trace, rows.clone());
+                let b = dot_rows(&self.quotient_coeffs, quotient, rows);
                 for (k, f) in chunk.iter_mut().enumerate() {
-                    let t = start + k;
-                    trace.read_row(t, &mut trace_row);
-                    quotient.read_row(t, &mut quotient_row);
-                    *f = self.combine(&trace_row, &quotient_row, inv_z[k], inv_zw[k]);
+                    *f = (a[k] + b[k] - self.at_z) * inv_z[k]
+                        + self.next_row_coeff * (a[k] - self.at_zw) * inv_zw[k];
                 }
             });
         out

@@ -29,6 +29,9 @@ pub enum ParamsError {
         /// The largest reachable target.
         max: u32,
     },
+    /// This error occurs when an AIR is malformed (no constraints, a bad periodic column).
+    #[error("invalid AIR: {0}")]
+    Air(#[from] AirError),
     /// This error occurs when an AIR's constraints are of higher degree than the blowup
     /// can accommodate.
     #[error("constraints of degree {degree} need a blowup of at least {min_blowup}")]
@@ -66,14 +69,6 @@ pub enum ProverError {
     /// This error occurs when the backend fails.
     #[error(transparent)]
     Backend(#[from] BackendError),
-    /// This error occurs when the start row does not hold two values per sequence.
-    #[error("the start row has {got} values, the shape needs {expected}")]
-    StartRow {
-        /// Values the shape needs.
-        expected: usize,
-        /// Values given.
-        got: usize,
-    },
 }
 
 /// Why a proof was rejected.
@@ -132,18 +127,6 @@ pub enum VerifierError {
         /// The failing FRI check.
         source: FriError,
     },
-    /// This error occurs when consecutive segments do not chain.
-    #[error("segment {segment} does not start where segment {} ends", segment - 1)]
-    BrokenChain {
-        /// The segment whose start differs from its predecessor's end.
-        segment: usize,
-    },
-    /// This error occurs when the segments do not start or end at the statement's values.
-    #[error("the segments do not {which} at the statement's {which} values")]
-    StatementBoundary {
-        /// "start" or "end".
-        which: &'static str,
-    },
     /// This error occurs when the proof uses other parameters than the verifier requires.
     #[error("the proof uses parameters {got:?}, the verifier requires {expected:?}")]
     ParamsMismatch {
@@ -152,9 +135,6 @@ pub enum VerifierError {
         /// The proof's parameters.
         got: StarkParams,
     },
-    /// This error occurs when the proof is about another statement than the expected one.
-    #[error("the proof is about another statement than the expected one")]
-    StatementMismatch,
 }
 
 /// Why proof bytes could not be decoded.
@@ -171,7 +151,7 @@ pub enum ProofFormatError {
         /// The version this build reads.
         supported: u16,
     },
-    /// This error occurs when the workload tag is unknown.
+    /// This error occurs when the workload tag is not the one being decoded, or unknown.
     #[error("unknown workload tag {0}")]
     UnknownWorkload(u8),
     /// This error occurs when a header field is outside its supported range.

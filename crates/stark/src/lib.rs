@@ -6,16 +6,20 @@ mod deep;
 mod error;
 mod ood;
 mod params;
+mod periodic;
 mod proof;
 mod protocol;
 mod prover;
 mod quotient;
 mod statement;
 mod stats;
+#[cfg(test)]
+mod test_air;
 mod verifier;
+mod workload;
 
 pub use backend::{Backend, Committed, CpuBackend};
-pub use codec::{HEADER_LEN, MAGIC, Section};
+pub use codec::{MAGIC, Section, header_len, workload_tag};
 pub use error::{BackendError, ParamsError, ProofFormatError, ProverError, VerifierError};
 pub use ood::OodValues;
 pub use params::{
@@ -23,11 +27,12 @@ pub use params::{
     MAX_QUERIES, StarkParams,
 };
 pub use proof::{QueryProof, SegmentProof};
-pub use protocol::{PROTOCOL_VERSION, SegmentPosition};
+pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
 pub use prover::{prove, prove_unchecked};
 pub use statement::{
-    DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, MAX_SEQUENCES, Proof, Segment, Shape, Statement,
-    VerifyPolicy, prove_statement, verify_statement,
+    DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, Proof, VerifyPolicy, estimate_peak_bytes,
+    prove_statement, verify_statement,
 };
 pub use stats::{Phase, PhaseTimes};
 pub use verifier::verify;
+pub use workload::Workload;

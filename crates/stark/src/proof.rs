@@ -1,11 +1,10 @@
 //! What a segment proof contains, in protocol order.
 
-use ballast_air::Air;
+use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Ext3, Felt};
 use ballast_fri::FriLayerProof;
 use ballast_merkle::Digest;
 
-use crate::protocol::log_quotient_chunks;
 use crate::{OodValues, ParamsError, StarkParams};
 
 /// The openings at one query: the pair of LDE positions j and j + N/2 (points x and −x).
@@ -55,15 +54,19 @@ pub(crate) struct SegmentShape {
 }
 
 impl SegmentShape {
-    /// The sizes `air` and `params` fix, after checking the parameters against the AIR.
-    pub fn new<A: Air>(air: &A, params: &StarkParams) -> Result<Self, ParamsError> {
+    /// The sizes `air` (with its constraints `info`) and `params` fix, after checking the
+    /// parameters against the AIR.
+    pub fn new<A: Air>(
+        air: &A,
+        info: &ConstraintInfo,
+        params: &StarkParams,
+    ) -> Result<Self, ParamsError> {
         let log_rows = air.log_rows();
         params.validate(log_rows)?;
-        let degree = air.max_constraint_degree();
-        let log_chunks = log_quotient_chunks(degree);
+        let log_chunks = info.log_quotient_chunks;
         if log_chunks > params.log_blowup {
             return Err(ParamsError::DegreeTooHigh {
-                degree,
+                degree: info.max_degree() as usize,
                 min_blowup: 1 << log_chunks,
             });
         }

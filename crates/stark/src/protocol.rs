@@ -1,7 +1,7 @@
-//! The steps prover and verifier must take identically: transcript binding and the
-//! out-of-domain point.
+//! The steps prover and verifier must take identically: transcript binding, the
+//! out-of-domain point, and the constraint values at a point.
 
-use ballast_air::Air;
+use ballast_air::{Air, ConstraintBuilder, ConstraintInfo, Domain, Frame};
 use ballast_field::{Ext3, Felt};
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
@@ -9,7 +9,7 @@ use ballast_transcript::Transcript;
 use crate::{OodValues, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -23,22 +23,91 @@ pub struct SegmentPosition {
     pub count: usize,
 }
 
+/// What one segment's proof is about, besides its AIR: the statement it belongs to, its
+/// place in it, and its public inputs. The transcript binds all three before any challenge.
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentStatement<'a> {
+    /// The statement's workload tag and encoding (everything but its outcome).
+    pub context: &'a [u8],
+    /// The segment's place in the statement.
+    pub position: SegmentPosition,
+    /// The values the segment's constraints read as public inputs.
+    pub public_inputs: &'a [Felt],
+}
+
 /// A transcript bound to everything the proof is about, before any challenge: protocol
-/// version, the AIR's identity and shape, every parameter, the segment's position and the
-/// public inputs.
-pub(crate) fn bind<A: Air>(air: &A, params: &StarkParams, position: SegmentPosition) -> Transcript {
+/// version, the statement, the AIR's identity, shape, constraint domains and degrees and
+/// periodic columns, every parameter, the segment's position and the public inputs.
+///
+/// Last comes the AIR's **fingerprint**: its constraints evaluated at a random point drawn
+/// from this transcript, with the public inputs. Any value the constraints read besides the
+/// trace changes the fingerprint (a boundary value v enters as a column minus v), so no such
+/// value can be chosen after a challenge has been seen.
+pub(crate) fn bind<A: Air>(
+    air: &A,
+    info: &ConstraintInfo,
+    b: &SegmentStatement<'_>,
+    params: &StarkParams,
+) -> Transcript {
     let mut t = Transcript::new(DOMAIN);
     t.absorb_u64("protocol-version", u64::from(PROTOCOL_VERSION));
+    t.absorb("statement", b.context);
     t.absorb("air-id", air.id().as_bytes());
     t.absorb_u64("width", air.width() as u64);
     t.absorb_u64("log-rows", air.log_rows() as u64);
-    t.absorb_u64("constraints", air.num_transition_constraints() as u64);
-    t.absorb_u64("constraint-degree", air.max_constraint_degree() as u64);
+    let shape: Vec<u8> = info
+        .constraints
+        .iter()
+        .flat_map(|&(domain, degree)| [domain as u8, degree.min(255) as u8])
+        .collect();
+    t.absorb("constraints", &shape);
+    let periodic = air.periodic_columns();
+    t.absorb_u64("periodic-columns", periodic.len() as u64);
+    for column in &periodic {
+        t.absorb_felts("periodic-column", &column.values);
+    }
     params.absorb_into(&mut t);
-    t.absorb_u64("segment-index", position.index as u64);
-    t.absorb_u64("segment-count", position.count as u64);
-    t.absorb_felts("public-inputs", &air.public_inputs());
+    t.absorb_u64("segment-index", b.position.index as u64);
+    t.absorb_u64("segment-count", b.position.count as u64);
+    t.absorb_felts("public-inputs", b.public_inputs);
+    let width = air.width();
+    let point = t.challenge_exts("air-fingerprint-point", 2 * width + periodic.len());
+    let (current, rest) = point.split_at(width);
+    let (next, periodic_values) = rest.split_at(width);
+    let values = constraint_values(air, current, next, periodic_values, b.public_inputs);
+    t.absorb_ext("air-fingerprint", &values);
     t
+}
+
+/// Every constraint's value, in assertion order, at a point of the extension field.
+pub(crate) fn constraint_values<A: Air>(
+    air: &A,
+    current: &[Ext3],
+    next: &[Ext3],
+    periodic: &[Ext3],
+    public_inputs: &[Felt],
+) -> Vec<Ext3> {
+    let public: Vec<Ext3> = public_inputs.iter().map(|&v| Ext3::from(v)).collect();
+    let frame = Frame {
+        current,
+        next,
+        periodic,
+        public_inputs: &public,
+    };
+    let mut values = ValueBuilder(Vec::new());
+    air.eval(&frame, &mut values);
+    values.0
+}
+
+/// Collects constraint values in the extension field, in assertion order.
+struct ValueBuilder(Vec<Ext3>);
+
+impl ConstraintBuilder for ValueBuilder {
+    type Expr = Ext3;
+
+    fn assert_zero(&mut self, _domain: Domain, value: Ext3) {
+        self.0.push(value);
+    }
 }
 
 /// Draws the out-of-domain point z, redrawing while z or z·ω would fall in the trace domain
@@ -65,16 +134,6 @@ pub(crate) fn absorb_ood(transcript: &mut Transcript, ood: &OodValues) {
     transcript.absorb_ext("ood-quotient-z", &ood.quotient_z);
 }
 
-/// log2 of the number of quotient chunks for constraints of total degree `degree`:
-/// the quotient has degree < max(degree − 1, 1)·n.
-pub(crate) fn log_quotient_chunks(degree: usize) -> usize {
-    degree
-        .saturating_sub(1)
-        .max(1)
-        .next_power_of_two()
-        .trailing_zeros() as usize
-}
-
 /// ω^(n−1), the trace domain's last point.
 pub(crate) fn last_point(log_rows: usize) -> Felt {
     Felt::two_adic_root(log_rows).inverse()
@@ -83,14 +142,6 @@ pub(crate) fn last_point(log_rows: usize) -> Felt {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quotient_chunks_cover_the_quotient_degree() {
-        assert_eq!(log_quotient_chunks(1), 0);
-        assert_eq!(log_quotient_chunks(2), 0);
-        assert_eq!(log_quotient_chunks(3), 1);
-        assert_eq!(log_quotient_chunks(5), 2);
-    }
 
     #[test]
     fn last_point_is_omega_to_n_minus_one() {

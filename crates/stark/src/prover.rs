@@ -1,7 +1,7 @@
 //! Proving one table: trace → LDE → commit → constraints → composition → DEEP → FRI →
 //! queries.
 
-use ballast_air::{Air, check_trace};
+use ballast_air::{Air, ConstraintInfo, check_trace};
 use ballast_field::{ColMatrix, Ext3, Felt};
 use ballast_ntt::split_into_chunks;
 use ballast_transcript::Transcript;
@@ -10,26 +10,31 @@ use tracing::info_span;
 use crate::backend::Backend;
 use crate::deep::DeepComposer;
 use crate::ood::{raw_at, trace_at};
+use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
-use crate::protocol::{SegmentPosition, absorb_ood, bind, draw_ood_point};
+use crate::protocol::{absorb_ood, bind, draw_ood_point};
 use crate::quotient::Composition;
-use crate::{OodValues, Phase, PhaseTimes, ProverError, QueryProof, SegmentProof, StarkParams};
+use crate::{
+    OodValues, Phase, PhaseTimes, ProverError, QueryProof, SegmentProof, SegmentStatement,
+    StarkParams,
+};
 
-/// Proves that `trace` satisfies `air`, after checking that it does.
+/// Proves that `trace` satisfies `air` with the segment's public inputs, after checking
+/// that it does.
 ///
 /// # Errors
-/// Invalid parameters, a trace that does not satisfy the AIR (with the failing row), or a
-/// backend failure.
+/// Invalid parameters, a trace that does not satisfy the AIR (with the failing row and
+/// constraint), or a backend failure.
 pub fn prove<A: Air>(
     air: &A,
     trace: &ColMatrix,
+    segment: &SegmentStatement<'_>,
     params: &StarkParams,
-    position: SegmentPosition,
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    check_trace(air, trace)?;
-    prove_unchecked(air, trace, params, position, backend, times)
+    check_trace(air, trace, segment.public_inputs)?;
+    prove_unchecked(air, trace, segment, params, backend, times)
 }
 
 /// Proves without first checking the trace. For soundness tests: a trace that violates the
@@ -40,12 +45,12 @@ pub fn prove<A: Air>(
 pub fn prove_unchecked<A: Air>(
     air: &A,
     trace: &ColMatrix,
+    segment: &SegmentStatement<'_>,
     params: &StarkParams,
-    position: SegmentPosition,
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    prove_with_transcript(air, trace, params, position, backend, times).map(|(proof, _)| proof)
+    prove_with_transcript(air, trace, segment, params, backend, times).map(|(proof, _)| proof)
 }
 
 /// [`prove_unchecked`], also returning the final transcript (tests compare it with the
@@ -53,18 +58,27 @@ pub fn prove_unchecked<A: Air>(
 pub(crate) fn prove_with_transcript<A: Air>(
     air: &A,
     trace: &ColMatrix,
+    segment: &SegmentStatement<'_>,
     params: &StarkParams,
-    position: SegmentPosition,
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<(SegmentProof, Transcript), ProverError> {
-    let _span = info_span!("prove_segment", index = position.index).entered();
+    let _span = info_span!("prove_segment", index = segment.position.index).entered();
     let log_rows = air.log_rows();
-    let shape = SegmentShape::new(air, params)?;
+    let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
+    let shape = SegmentShape::new(air, &info, params)?;
     let log_chunks = shape.log_quotient_chunks;
+    if segment.public_inputs.len() != air.num_public_inputs() {
+        return Err(ballast_air::AirError::PublicInputs {
+            expected: air.num_public_inputs(),
+            got: segment.public_inputs.len(),
+        }
+        .into());
+    }
+    let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows);
 
-    // 0 ----- bind the statement: version, AIR, shape, parameters, public inputs
-    let mut transcript = bind(air, params, position);
+    // 0 ----- bind the statement: version, AIR, shape, parameters, public inputs, fingerprint
+    let mut transcript = bind(air, &info, segment, params);
 
     // 1 ----- extend and commit the trace; draw α
     let trace_commit = times.time(Phase::CommitTrace, || {
@@ -76,9 +90,16 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let alpha = transcript.challenge_ext("alpha");
 
     // 2 ----- evaluate the composition, split it into chunks, commit them; draw z
-    let composition = Composition::new(air, alpha);
+    let composition = Composition::new(&info, alpha);
     let (quotient_raw, quotient_commit) = times.time(Phase::Quotient, || {
-        let evals = composition.evaluate(air, &trace_commit.lde, params.log_blowup, log_chunks);
+        let evals = composition.evaluate(
+            air,
+            &trace_commit.lde,
+            segment.public_inputs,
+            &periodic.on_quotient_coset(log_chunks),
+            params.log_blowup,
+            log_chunks,
+        );
         let raw = quotient_columns(&evals, log_rows, log_chunks);
         backend
             .commit_raw(&raw, params.log_blowup)

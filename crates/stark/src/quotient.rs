@@ -1,16 +1,16 @@
 //! The composition (quotient) polynomial.
 //!
-//! With random α, the constraints combine into
+//! With random α and constraint i asserted on domain D_i with zerofier Z_D,
 //!
-//! Q(x) = Σ_i α^i·C_i(x)·(x − ω^(n−1))/(x^n − 1) + Σ_b α^(T+b)·(T_(c_b)(x) − v_b)/(x − x_b)
+//! Q(x) = Σ_D (Σ_{i ∈ D} α^i·C_i(x)) / Z_D(x),
 //!
-//! where C_i are the T transition constraints (zero on every row but the last, hence the
-//! zerofier (x^n − 1)/(x − ω^(n−1))) and each boundary b pins column c_b to v_b at x_b = 1
-//! (first row) or ω^(n−1) (last row). Q is a polynomial of degree < max(d − 1, 1)·n exactly
-//! when the trace satisfies every constraint; otherwise, except with probability about
-//! (T + B)/|F| over α, it is not a polynomial at all and FRI rejects.
+//! Z_every = x^n − 1, Z_transition = (x^n − 1)/(x − ω^(n−1)), Z_first = x − 1,
+//! Z_last = x − ω^(n−1). Q is a polynomial of degree < 2^c·n (c from
+//! [`ConstraintInfo`]) exactly when the trace satisfies every constraint; otherwise, except
+//! with probability about (#constraints)/|F| over α, it is not a polynomial at all and FRI
+//! rejects.
 
-use ballast_air::{Air, BoundaryRow};
+use ballast_air::{Air, ConstraintBuilder, ConstraintInfo, Domain, Frame};
 use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
 use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
@@ -19,73 +19,31 @@ use crate::protocol::last_point;
 
 /// Quotient points evaluated per parallel task.
 const POINTS_PER_TASK: usize = 1 << 10;
+/// Points whose rows are gathered together: each column is read as one short run.
+const TILE: usize = 32;
 
-/// The powers of α assigned to each constraint, and the boundary constraints grouped by row.
+/// The powers of α of each domain's constraints, in assertion order.
 pub(crate) struct Composition {
-    transition: Vec<Ext3>,
-    first: BoundaryGroup,
-    last: BoundaryGroup,
-}
-
-/// Boundary constraints on one row: Σ coeff·(T_c(x) − v) = Σ coeff·T_c(x) − offset.
-struct BoundaryGroup {
-    columns: Vec<usize>,
-    coeffs: Vec<Ext3>,
-    offset: Ext3,
-}
-
-impl BoundaryGroup {
-    fn new() -> Self {
-        Self {
-            columns: Vec::new(),
-            coeffs: Vec::new(),
-            offset: Ext3::ZERO,
-        }
-    }
-
-    /// The group's value on a trace row; `scratch` holds the gathered columns.
-    fn eval_base(&self, row: &[Felt], scratch: &mut Vec<Felt>) -> Ext3 {
-        scratch.clear();
-        scratch.extend(self.columns.iter().map(|&c| row[c]));
-        dot_ext_base(&self.coeffs, scratch) - self.offset
-    }
-
-    /// The group's value at an out-of-domain point.
-    fn eval_ext(&self, row: &[Ext3]) -> Ext3 {
-        self.columns
-            .iter()
-            .zip(&self.coeffs)
-            .fold(Ext3::ZERO, |acc, (&c, &coeff)| acc + coeff * row[c])
-            - self.offset
-    }
+    coeffs: [Vec<Ext3>; 4],
 }
 
 impl Composition {
-    /// Assigns α^0 … α^(T−1) to the transitions and the next powers to the boundaries.
-    pub(crate) fn new<A: Air>(air: &A, alpha: Ext3) -> Self {
-        let boundaries = air.boundaries();
-        let num_transitions = air.num_transition_constraints();
-        let powers = alpha.powers(num_transitions + boundaries.len());
-        let (transition, boundary_powers) = powers.split_at(num_transitions);
-        let (mut first, mut last) = (BoundaryGroup::new(), BoundaryGroup::new());
-        for (b, &coeff) in boundaries.iter().zip(boundary_powers) {
-            let group = match b.row {
-                BoundaryRow::First => &mut first,
-                BoundaryRow::Last => &mut last,
-            };
-            group.columns.push(b.column);
-            group.coeffs.push(coeff);
-            group.offset += coeff.scale(b.value);
+    /// Assigns α^i to constraint i.
+    pub(crate) fn new(info: &ConstraintInfo, alpha: Ext3) -> Self {
+        let mut coeffs: [Vec<Ext3>; 4] = Default::default();
+        for (&(domain, _), power) in info
+            .constraints
+            .iter()
+            .zip(alpha.powers(info.constraints.len()))
+        {
+            coeffs[domain.index()].push(power);
         }
-        Self {
-            transition: transition.to_vec(),
-            first,
-            last,
-        }
+        Self { coeffs }
     }
 
     /// Q's evaluations on the coset g·H_q of size n·2^`log_chunks`, natural order, from the
-    /// trace's LDE on g·H' (size n·2^`log_blowup`, natural order).
+    /// trace's LDE on g·H' (size n·2^`log_blowup`, natural order) and the periodic columns
+    /// on g·H_q ([`crate::periodic::PeriodicPolys::on_quotient_coset`]).
     ///
     /// Quotient point t is LDE point t·2^(log_blowup − log_chunks); its next row is the LDE
     /// point 2^log_blowup further on.
@@ -93,6 +51,8 @@ impl Composition {
         &self,
         air: &A,
         lde: &ColMatrix,
+        public_inputs: &[Felt],
+        periodic: &[Vec<Felt>],
         log_blowup: usize,
         log_chunks: usize,
     ) -> Vec<Ext3> {
@@ -100,7 +60,6 @@ impl Composition {
         let log_q = log_n + log_chunks;
         let stride = 1usize << (log_blowup - log_chunks);
         let blowup = 1usize << log_blowup;
-        let lde_mask = lde.height() - 1;
         let omega_last = last_point(log_n);
         // x^n on g·H_q takes 2^log_chunks values: g^n·r^(t mod 2^log_chunks).
         let shift_n = LdePlan::SHIFT.pow(1 << log_n);
@@ -109,8 +68,6 @@ impl Composition {
             .map(|k| (shift_n * chunk_root.pow(k) - Felt::ONE).inverse())
             .collect();
         let width = lde.width();
-        let num_constraints = air.num_transition_constraints();
-
         let mut out = vec![Ext3::ZERO; 1 << log_q];
         out.par_chunks_mut(POINTS_PER_TASK)
             .enumerate()
@@ -119,54 +76,111 @@ impl Composition {
                 let xs = coset_points(LdePlan::SHIFT, log_q, start, chunk.len());
                 let first_inv = invert(xs.iter().map(|&x| x - Felt::ONE));
                 let last_inv = invert(xs.iter().map(|&x| x - omega_last));
-                let (mut current, mut next) = (vec![Felt::ZERO; width], vec![Felt::ZERO; width]);
-                let mut constraints = vec![Felt::ZERO; num_constraints];
-                let mut scratch = Vec::with_capacity(width);
-                for (k, q) in chunk.iter_mut().enumerate() {
-                    let t = start + k;
-                    let row = t * stride;
-                    let next_row = (row + blowup) & lde_mask;
-                    lde.read_row(row, &mut current);
-                    lde.read_row(next_row, &mut next);
-                    air.eval_transition(&current, &next, &mut constraints);
-                    let transition = dot_ext_base(&self.transition, &constraints);
-                    let zerofier_inv =
-                        (xs[k] - omega_last) * vanishing_inv[t & ((1 << log_chunks) - 1)];
-                    let first = self.first.eval_base(&current, &mut scratch);
-                    let last = self.last.eval_base(&current, &mut scratch);
-                    *q = transition.scale(zerofier_inv)
-                        + first.scale(first_inv[k])
-                        + last.scale(last_inv[k]);
+                let mut current = vec![Felt::ZERO; TILE * width];
+                let mut next = vec![Felt::ZERO; TILE * width];
+                let mut periodic_row = vec![Felt::ZERO; periodic.len()];
+                let mut values: [Vec<Felt>; 4] = Default::default();
+                for (i, tile) in chunk.chunks_mut(TILE).enumerate() {
+                    let t0 = start + i * TILE;
+                    gather(
+                        lde,
+                        t0 * stride,
+                        tile.len(),
+                        stride,
+                        blowup,
+                        &mut current,
+                        &mut next,
+                    );
+                    for (k, q) in tile.iter_mut().enumerate() {
+                        let t = t0 + k;
+                        for (slot, column) in periodic_row.iter_mut().zip(periodic) {
+                            *slot = column[t % column.len()];
+                        }
+                        values.iter_mut().for_each(Vec::clear);
+                        let frame = Frame {
+                            current: &current[k * width..(k + 1) * width],
+                            next: &next[k * width..(k + 1) * width],
+                            periodic: &periodic_row,
+                            public_inputs,
+                        };
+                        air.eval(&frame, &mut PointBuilder(&mut values));
+                        let [every, transition, first, last] =
+                            std::array::from_fn(|d| dot_ext_base(&self.coeffs[d], &values[d]));
+                        let j = i * TILE + k;
+                        let every_inv = vanishing_inv[t & ((1 << log_chunks) - 1)];
+                        let transition_inv = (xs[j] - omega_last) * every_inv;
+                        *q = every.scale(every_inv)
+                            + transition.scale(transition_inv)
+                            + first.scale(first_inv[j])
+                            + last.scale(last_inv[j]);
+                    }
                 }
             });
         out
     }
 
-    /// Q(z) from the trace polynomials' values at z and z·ω (the verifier's side).
-    pub(crate) fn evaluate_at<A: Air>(
+    /// Q(z) from the constraint values at z in assertion order (the verifier's side).
+    pub(crate) fn combine_at(
         &self,
-        air: &A,
-        trace_z: &[Ext3],
-        trace_zw: &[Ext3],
+        info: &ConstraintInfo,
+        values: &[Ext3],
         z: Ext3,
+        log_rows: usize,
     ) -> Ext3 {
-        let log_n = air.log_rows();
-        let omega_last = Ext3::from(last_point(log_n));
-        let mut constraints = vec![Ext3::ZERO; air.num_transition_constraints()];
-        air.eval_transition(trace_z, trace_zw, &mut constraints);
-        let transition = self
-            .transition
-            .iter()
-            .zip(&constraints)
-            .fold(Ext3::ZERO, |acc, (&coeff, &c)| acc + coeff * c);
-        let vanishing = z.pow(1 << log_n) - Ext3::ONE;
+        let mut sums = [Ext3::ZERO; 4];
+        let mut used = [0usize; 4];
+        for (&(domain, _), &value) in info.constraints.iter().zip(values) {
+            let d = domain.index();
+            sums[d] += self.coeffs[d][used[d]] * value;
+            used[d] += 1;
+        }
+        let omega_last = Ext3::from(last_point(log_rows));
+        let vanishing = z.pow(1 << log_rows) - Ext3::ONE;
         // draw_ood_point keeps z out of H, so none of these denominators is zero.
-        let zerofier_inv = (z - omega_last) * vanishing.inverse();
-        let first = self.first.eval_ext(trace_z);
-        let last = self.last.eval_ext(trace_z);
-        transition * zerofier_inv
-            + first * (z - Ext3::ONE).inverse()
-            + last * (z - omega_last).inverse()
+        let every_inv = vanishing.inverse();
+        let zerofier_inv = |domain: Domain| match domain {
+            Domain::EveryRow => every_inv,
+            Domain::Transition => (z - omega_last) * every_inv,
+            Domain::FirstRow => (z - Ext3::ONE).inverse(),
+            Domain::LastRow => (z - omega_last).inverse(),
+        };
+        Domain::ALL.iter().fold(Ext3::ZERO, |acc, &d| {
+            acc + sums[d.index()] * zerofier_inv(d)
+        })
+    }
+}
+
+/// Rows `first_row`, `first_row + stride`, … (`count` of them) of `lde` and the rows
+/// `blowup` after each, gathered row-major into `current` and `next`: one short run per
+/// column instead of one scattered read per value.
+fn gather(
+    lde: &ColMatrix,
+    first_row: usize,
+    count: usize,
+    stride: usize,
+    blowup: usize,
+    current: &mut [Felt],
+    next: &mut [Felt],
+) {
+    let width = lde.width();
+    let mask = lde.height() - 1;
+    for (c, column) in lde.columns().enumerate() {
+        for k in 0..count {
+            let row = first_row + k * stride;
+            current[k * width + c] = column[row];
+            next[k * width + c] = column[(row + blowup) & mask];
+        }
+    }
+}
+
+/// The prover's builder at one quotient point: constraint values sorted by domain.
+struct PointBuilder<'a>(&'a mut [Vec<Felt>; 4]);
+
+impl ConstraintBuilder for PointBuilder<'_> {
+    type Expr = Felt;
+
+    fn assert_zero(&mut self, domain: Domain, value: Felt) {
+        self.0[domain.index()].push(value);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Verifying one table's proof. The steps mirror the prover's, numbered alike.
 
-use ballast_air::Air;
+use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Ext3, Felt};
 use ballast_fri::{FriVerifierInput, verify_query};
 use ballast_merkle::{hash_row, verify_path};
@@ -8,38 +8,51 @@ use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
 use crate::deep::DeepComposer;
+use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
-use crate::protocol::{SegmentPosition, absorb_ood, bind, draw_ood_point};
+use crate::protocol::{absorb_ood, bind, constraint_values, draw_ood_point};
 use crate::quotient::Composition;
-use crate::{SegmentProof, StarkParams, VerifierError};
+use crate::{SegmentProof, SegmentStatement, StarkParams, VerifierError};
 
-/// Checks that `proof` shows a trace satisfying `air` exists.
+/// Checks that `proof` shows a trace exists that satisfies `air` with the segment's public
+/// inputs.
+///
+/// This checks one segment against the parameters it is given; it sets no security floor.
+/// Statements are verified with [`crate::verify_statement`], whose policy does.
 ///
 /// # Errors
 /// The first check that fails.
 pub fn verify<A: Air>(
     air: &A,
     proof: &SegmentProof,
+    segment: &SegmentStatement<'_>,
     params: &StarkParams,
-    position: SegmentPosition,
 ) -> Result<(), VerifierError> {
-    verify_with_transcript(air, proof, params, position).map(|_| ())
+    verify_with_transcript(air, proof, segment, params).map(|_| ())
 }
 
 /// [`verify`], also returning the final transcript.
 fn verify_with_transcript<A: Air>(
     air: &A,
     proof: &SegmentProof,
+    statement: &SegmentStatement<'_>,
     params: &StarkParams,
-    position: SegmentPosition,
 ) -> Result<Transcript, VerifierError> {
-    let segment = position.index;
+    let segment = statement.position.index;
     let log_rows = air.log_rows();
-    let shape = SegmentShape::new(air, params)?;
+    let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
+    let shape = SegmentShape::new(air, &info, params)?;
     check_shape(proof, &shape)?;
+    if statement.public_inputs.len() != air.num_public_inputs() {
+        return Err(VerifierError::Shape {
+            what: "public inputs",
+            expected: air.num_public_inputs(),
+            got: statement.public_inputs.len(),
+        });
+    }
 
     // 0 ----- bind the statement
-    let mut transcript = bind(air, params, position);
+    let mut transcript = bind(air, &info, statement, params);
 
     // 1 ----- trace commitment; α
     transcript.absorb("trace-root", &proof.trace_root);
@@ -51,8 +64,16 @@ fn verify_with_transcript<A: Air>(
 
     // 3 ----- out-of-domain claims must satisfy the constraints; γ
     let ood = &proof.ood;
-    let composition = Composition::new(air, alpha);
-    let expected = composition.evaluate_at(air, &ood.trace_z, &ood.trace_zw, z);
+    let composition = Composition::new(&info, alpha);
+    let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows).at(z);
+    let values = constraint_values(
+        air,
+        &ood.trace_z,
+        &ood.trace_zw,
+        &periodic,
+        statement.public_inputs,
+    );
+    let expected = composition.combine_at(&info, &values, z, log_rows);
     if expected != recombine_quotient(&ood.quotient_z, z, log_rows) {
         return Err(VerifierError::OodMismatch { segment });
     }
@@ -188,30 +209,138 @@ fn check_shape(proof: &SegmentProof, shape: &SegmentShape) -> Result<(), Verifie
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::bind;
     use crate::prover::prove_with_transcript;
-    use crate::{CpuBackend, PhaseTimes, Statement};
-    use ballast_air::FibonacciAir;
+    use crate::test_air::{CounterAir, HiddenEndAir, counter_trace, hidden_end_trace};
+    use crate::{CpuBackend, PhaseTimes, SegmentPosition};
+    use ballast_air::Domain;
+    use ballast_field::Ext3;
 
     #[test]
     fn prover_and_verifier_transcripts_end_in_the_same_state() {
-        let start = Statement::default_start(3);
-        let trace = FibonacciAir::generate_trace(6, &start);
-        let air = FibonacciAir::new(6, start, trace.row(63));
+        let air = CounterAir { log_rows: 6 };
+        let (trace, public_inputs) = counter_trace(6, 5);
         let params = StarkParams {
             pow_bits: 3,
             ..StarkParams::testing()
         };
-        let position = SegmentPosition { index: 2, count: 5 };
+        let segment = SegmentStatement {
+            context: b"test",
+            position: SegmentPosition { index: 2, count: 5 },
+            public_inputs: &public_inputs,
+        };
         let (proof, prover_state) = prove_with_transcript(
             &air,
             &trace,
+            &segment,
             &params,
-            position,
             &CpuBackend::new(),
             &mut PhaseTimes::default(),
         )
         .unwrap();
-        let verifier_state = verify_with_transcript(&air, &proof, &params, position).unwrap();
+        let verifier_state = verify_with_transcript(&air, &proof, &segment, &params).unwrap();
         assert_eq!(prover_state, verifier_state);
+    }
+
+    /// A nonzero δ ∈ F_p^4 with Σ_b c_b·δ_b = 0 for four extension coefficients c_b: three
+    /// base-field equations in four unknowns always have one.
+    fn kernel_vector(c: [Ext3; 4]) -> [Felt; 4] {
+        // Rows: coordinates; columns: unknowns. Gaussian elimination over F_p.
+        let mut m: Vec<Vec<Felt>> = (0..3)
+            .map(|i| c.iter().map(|e| e.coeffs()[i]).collect())
+            .collect();
+        let mut pivots = Vec::new();
+        let mut row = 0;
+        for col in 0..4 {
+            let Some(p) = (row..3).find(|&r| m[r][col] != Felt::ZERO) else {
+                continue;
+            };
+            m.swap(row, p);
+            let inv = m[row][col].inverse();
+            m[row].iter_mut().for_each(|v| *v *= inv);
+            for r in 0..3 {
+                if r != row && m[r][col] != Felt::ZERO {
+                    let factor = m[r][col];
+                    let pivot_row = m[row].clone();
+                    m[r].iter_mut()
+                        .zip(&pivot_row)
+                        .for_each(|(v, &pv)| *v -= factor * pv);
+                }
+            }
+            pivots.push(col);
+            row += 1;
+            if row == 3 {
+                break;
+            }
+        }
+        let free = (0..4)
+            .find(|c| !pivots.contains(c))
+            .expect("a free unknown");
+        let mut delta = [Felt::ZERO; 4];
+        delta[free] = Felt::ONE;
+        for (r, &p) in pivots.iter().enumerate() {
+            delta[p] = -m[r][free];
+        }
+        delta
+    }
+
+    /// The weak Fiat–Shamir forgery: with the last row's values outside the transcript, the
+    /// prover learns α from an honest proof and shifts the four claimed end values by a δ with
+    /// Σ_b α^(k_b)·δ_b = 0, which leaves the out-of-domain identity intact — a proof of a false
+    /// end row. The AIR fingerprint binds those values before α, so the shifted claim draws
+    /// another α and is rejected.
+    #[test]
+    fn a_frozen_heart_forgery_of_a_hidden_boundary_fails() {
+        let log_rows = 5;
+        let (trace, public_inputs) = hidden_end_trace(log_rows);
+        let end: [Felt; 4] = trace.row(31).try_into().unwrap();
+        let honest = HiddenEndAir { log_rows, end };
+        let params = StarkParams::testing();
+        let segment = SegmentStatement {
+            context: b"frozen-heart",
+            position: SegmentPosition { index: 0, count: 1 },
+            public_inputs: &public_inputs,
+        };
+        let proof = crate::prove(
+            &honest,
+            &trace,
+            &segment,
+            &params,
+            &CpuBackend::new(),
+            &mut PhaseTimes::default(),
+        )
+        .unwrap();
+        verify(&honest, &proof, &segment, &params).unwrap();
+
+        // The attacker replays the honest transcript up to α.
+        let info = ConstraintInfo::of(&honest).unwrap();
+        let mut t = bind(&honest, &info, &segment, &params);
+        t.absorb("trace-root", &proof.trace_root);
+        let alpha = t.challenge_ext("alpha");
+        let powers = alpha.powers(info.constraints.len());
+        let last: Vec<Ext3> = info
+            .constraints
+            .iter()
+            .zip(&powers)
+            .filter(|((d, _), _)| *d == Domain::LastRow)
+            .map(|(_, &p)| p)
+            .collect();
+        let delta = kernel_vector(last.clone().try_into().unwrap());
+        let combined = last
+            .iter()
+            .zip(&delta)
+            .fold(Ext3::ZERO, |acc, (&c, &d)| acc + c.scale(d));
+        assert_eq!(combined, Ext3::ZERO, "δ leaves the α-combination unchanged");
+        let forged_end: [Felt; 4] = std::array::from_fn(|i| end[i] - delta[i]);
+        assert_ne!(forged_end, end);
+        let forged = HiddenEndAir {
+            log_rows,
+            end: forged_end,
+        };
+        assert_eq!(
+            verify(&forged, &proof, &segment, &params),
+            Err(VerifierError::OodMismatch { segment: 0 }),
+            "the claimed false end row must be rejected"
+        );
     }
 }

@@ -81,6 +81,14 @@ impl Transcript {
         Ext3::new(std::array::from_fn(|_| words.next_felt()))
     }
 
+    /// `count` uniformly random extension-field elements from one squeeze.
+    pub fn challenge_exts(&mut self, label: &str, count: usize) -> Vec<Ext3> {
+        let mut words = self.squeeze(label);
+        (0..count)
+            .map(|_| Ext3::new(std::array::from_fn(|_| words.next_felt())))
+            .collect()
+    }
+
     /// `count` uniformly random indices in `[0, 2^log_range)`.
     ///
     /// # Panics

@@ -9,9 +9,8 @@ use ballast_field::{ColMatrix, Ext3, Felt};
 use ballast_fri::commit_layer_cpu;
 use ballast_merkle::MerkleTree;
 use ballast_ntt::LdePlan;
-use ballast_stark::{
-    Backend, CpuBackend, PhaseTimes, Shape, StarkParams, Statement, prove_statement,
-};
+use ballast_stark::{Backend, CpuBackend, PhaseTimes, StarkParams, Workload, prove_statement};
+use ballast_workloads::{Fibonacci, KeccakChain};
 
 /// p − 1, the largest canonical value.
 const P_MINUS_ONE: u64 = Felt::MODULUS - 1;
@@ -209,9 +208,9 @@ pub fn check_backend(backend: &dyn Backend) {
 /// Proves the same multi-segment statements on `backend` and on the CPU; the bytes must be
 /// identical.
 pub fn check_proofs(backend: &dyn Backend) {
-    let runs = [
+    let fibonacci = [
         (
-            Shape {
+            Fibonacci {
                 sequences: 2,
                 log_rows: 8,
                 segments: 3,
@@ -219,7 +218,7 @@ pub fn check_proofs(backend: &dyn Backend) {
             StarkParams::testing(),
         ),
         (
-            Shape {
+            Fibonacci {
                 sequences: 3,
                 log_rows: 10,
                 segments: 2,
@@ -232,27 +231,31 @@ pub fn check_proofs(backend: &dyn Backend) {
             },
         ),
     ];
-    for (shape, params) in runs {
-        let prove = |b: &dyn Backend| {
-            prove_statement(
-                shape,
-                Statement::default_start(shape.sequences),
-                &params,
-                b,
-                &mut PhaseTimes::default(),
-                &mut |_| {},
-            )
+    for (workload, params) in fibonacci {
+        check_proof(backend, &workload, &params);
+    }
+    // A wide table: 2,349 columns.
+    let chain = KeccakChain {
+        seed: [3; 32],
+        steps: 3,
+        log_rows: 6,
+    };
+    check_proof(backend, &chain, &StarkParams::testing());
+}
+
+fn check_proof<W: Workload>(backend: &dyn Backend, workload: &W, params: &StarkParams) {
+    let prove = |b: &dyn Backend| {
+        prove_statement(workload, params, b, &mut PhaseTimes::default(), &mut |_| {})
             .expect("an honest statement proves")
             .to_bytes()
-        };
-        let got = prove(backend);
-        let expected = prove(&CpuBackend::new());
-        assert!(
-            got == expected,
-            "{} proof of {shape:?} differs from the CPU's ({} vs {} bytes)",
-            backend.name(),
-            got.len(),
-            expected.len()
-        );
-    }
+    };
+    let got = prove(backend);
+    let expected = prove(&CpuBackend::new());
+    assert!(
+        got == expected,
+        "{} proof of {workload:?} differs from the CPU's ({} vs {} bytes)",
+        backend.name(),
+        got.len(),
+        expected.len()
+    );
 }

@@ -1,14 +1,13 @@
-//! Shared helpers for the STARK integration tests.
+//! Shared helpers for the workloads' integration tests.
 
 use ballast_stark::{
-    CpuBackend, PhaseTimes, Proof, Shape, StarkParams, Statement, VerifyPolicy, prove_statement,
+    CpuBackend, PhaseTimes, Proof, StarkParams, VerifyPolicy, Workload, prove_statement,
 };
 
-/// Proves the default run of `shape` on the CPU backend.
-pub fn prove(shape: Shape, params: &StarkParams) -> Proof {
+/// Proves `workload` on the CPU backend.
+pub fn prove<W: Workload>(workload: &W, params: &StarkParams) -> Proof<W> {
     prove_statement(
-        shape,
-        Statement::default_start(shape.sequences),
+        workload,
         params,
         &CpuBackend::new(),
         &mut PhaseTimes::default(),

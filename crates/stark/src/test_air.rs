@@ -1,0 +1,101 @@
+//! A small AIR for the crate's own tests: a counter with a squared companion and a periodic
+//! step, exercising every constraint domain, a periodic column and degree 2.
+
+use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
+use ballast_field::{ColMatrix, Felt};
+
+/// Column 0 counts up by the periodic step (1, 2, 1, 2, …); column 1 is column 0 squared.
+/// Public inputs: the first and the last count.
+pub(crate) struct CounterAir {
+    pub log_rows: usize,
+}
+
+impl Air for CounterAir {
+    fn id(&self) -> &str {
+        "ballast/test-counter"
+    }
+    fn width(&self) -> usize {
+        2
+    }
+    fn log_rows(&self) -> usize {
+        self.log_rows
+    }
+    fn num_public_inputs(&self) -> usize {
+        2
+    }
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        vec![PeriodicColumn {
+            values: vec![Felt::ONE, Felt::new(2)],
+        }]
+    }
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        let (c, n) = (f.current, f.next);
+        b.transition(n[0] - c[0] - f.periodic[0]);
+        b.every_row(c[1] - c[0] * c[0]);
+        b.first_row(c[0] - f.public_inputs[0]);
+        b.last_row(c[0] - f.public_inputs[1]);
+    }
+}
+
+/// The counter's trace from `start`, and its public inputs.
+pub(crate) fn counter_trace(log_rows: usize, start: u64) -> (ColMatrix, Vec<Felt>) {
+    let n = 1usize << log_rows;
+    let mut count = Felt::new(start);
+    let mut columns = vec![Vec::with_capacity(n), Vec::with_capacity(n)];
+    for row in 0..n {
+        columns[0].push(count);
+        columns[1].push(count * count);
+        count += Felt::new(1 + (row as u64 % 2));
+    }
+    let public = vec![columns[0][0], columns[0][n - 1]];
+    (ColMatrix::from_columns(&columns), public)
+}
+
+/// Two Fibonacci sequences whose first row is public but whose last row is a field of the
+/// AIR, not a public input: the shape of a weak Fiat–Shamir ("Frozen Heart") forgery.
+pub(crate) struct HiddenEndAir {
+    pub log_rows: usize,
+    pub end: [Felt; 4],
+}
+
+impl Air for HiddenEndAir {
+    fn id(&self) -> &str {
+        "ballast/test-hidden-end"
+    }
+    fn width(&self) -> usize {
+        4
+    }
+    fn log_rows(&self) -> usize {
+        self.log_rows
+    }
+    fn num_public_inputs(&self) -> usize {
+        4
+    }
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        for (c, n) in f.current.chunks_exact(2).zip(f.next.chunks_exact(2)) {
+            b.transition(n[0] - c[1]);
+            b.transition(n[1] - (c[0] + c[1]));
+        }
+        for (&v, &start) in f.current.iter().zip(f.public_inputs) {
+            b.first_row(v - start);
+        }
+        for (&v, &end) in f.current.iter().zip(&self.end) {
+            b.last_row(v - B::Expr::from(end));
+        }
+    }
+}
+
+/// Two Fibonacci sequences from (1, 2) and (3, 4): the trace and its first row.
+pub(crate) fn hidden_end_trace(log_rows: usize) -> (ColMatrix, Vec<Felt>) {
+    let start = [1u64, 2, 3, 4].map(Felt::new);
+    let mut columns = vec![Vec::new(); 4];
+    for pair in 0..2 {
+        let (mut a, mut b) = (start[2 * pair], start[2 * pair + 1]);
+        for _ in 0..1usize << log_rows {
+            columns[2 * pair].push(a);
+            columns[2 * pair + 1].push(b);
+            (a, b) = (b, a + b);
+        }
+    }
+    (ColMatrix::from_columns(&columns), start.to_vec())
+}

@@ -1,0 +1,250 @@
+//! The Keccak-f\[1600\] AIR: one round per row, 32 rows per permutation.
+//!
+//! Rows 0..24 of a 32-row block compute the 24 rounds; rows 24..32 carry the result to the
+//! block's end, where it chains into the next block's input. Every row holds, for the state
+//! A entering it (two 32-bit limbs per lane):
+//!
+//! | columns | count | holds |
+//! |---|---|---|
+//! | `A` | 50 | the state, limbs |
+//! | `C` | 320 | θ's column parities of A, bits |
+//! | `C'` | 320 | the column parities of A' = θ(A), bits |
+//! | `A'` | 1600 | θ(A), bits |
+//! | `O` | 50 | the round's output ι(χ(π(ρ(A')))), limbs |
+//! | `ι` | 7 | χ's output bits of lane (0, 0) at the 7 positions ι can flip |
+//! | `live`, `count` | 2 | whether the block is one of the segment's steps; steps so far |
+//!
+//! With D[x][z] = C[x−1][z] ⊕ C[x+1][z−1], θ is A' = A ⊕ D; the constraints check that A's
+//! limbs are the bits A' ⊕ D, that C' = C ⊕ D, and that C' is the parity of A' (so C is the
+//! parity of A). ρ and π only move bits, so χ reads A' directly, and O's limbs must be χ's
+//! bits (degree 3) with ι's round constant, a periodic column, applied through the 7 helper
+//! bits. Every constraint has degree ≤ 3, so the quotient has two chunks.
+//!
+//! Blocks are live (a step of the chain) or dead (the segment's last steps are done): a live
+//! block's next row takes O on round rows and copies A otherwise; a dead block copies A
+//! throughout, so the last row always holds the last live block's output. At a block's end
+//! the next live block starts from the padded digest: lanes 0..4 carried, the others the
+//! Keccak-256 padding. Public inputs: the segment's first digest (8 limbs), its last digest
+//! (8 limbs) and its number of steps.
+
+use ballast_air::{Air, Algebra, ConstraintBuilder, Frame, PeriodicColumn};
+use ballast_field::Felt;
+
+use super::permutation::{IOTA_BITS, PADDING, ROUND_CONSTANTS, ROUNDS, lane, pi_source};
+
+/// Rows per permutation.
+pub const BLOCK_ROWS: usize = 32;
+/// log2 of [`BLOCK_ROWS`].
+pub const LOG_BLOCK_ROWS: usize = 5;
+
+pub(crate) const A: usize = 0;
+pub(crate) const C: usize = A + 50;
+pub(crate) const C_PRIME: usize = C + 320;
+pub(crate) const A_PRIME: usize = C_PRIME + 320;
+pub(crate) const O: usize = A_PRIME + 1600;
+pub(crate) const IOTA: usize = O + 50;
+pub(crate) const LIVE: usize = IOTA + IOTA_BITS.len();
+pub(crate) const COUNT: usize = LIVE + 1;
+/// Columns of the table.
+pub const WIDTH: usize = COUNT + 1;
+
+/// Public inputs: first digest limbs, last digest limbs, steps.
+pub(crate) const NUM_PUBLIC_INPUTS: usize = 17;
+
+/// Periodic columns: the 7 ι bits of the row's round constant, then the round-row and
+/// block-end selectors.
+const PERIODIC_ROUND: usize = IOTA_BITS.len();
+const PERIODIC_BLOCK_END: usize = PERIODIC_ROUND + 1;
+
+pub(crate) const fn a_limb(lane: usize, half: usize) -> usize {
+    A + 2 * lane + half
+}
+pub(crate) const fn c_bit(x: usize, z: usize) -> usize {
+    C + 64 * x + z
+}
+pub(crate) const fn c_prime_bit(x: usize, z: usize) -> usize {
+    C_PRIME + 64 * x + z
+}
+pub(crate) const fn a_prime_bit(lane: usize, z: usize) -> usize {
+    A_PRIME + 64 * lane + z
+}
+pub(crate) const fn o_limb(lane: usize, half: usize) -> usize {
+    O + 2 * lane + half
+}
+
+/// One segment of the chain: 2^`log_rows` rows, 2^(`log_rows` − 5) permutations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeccakChainAir {
+    /// log2 of the rows.
+    pub log_rows: usize,
+}
+
+/// a ⊕ b for bits.
+#[inline(always)]
+fn xor<E: Algebra>(a: E, b: E) -> E {
+    let ab = a * b;
+    a + b - ab - ab
+}
+
+impl Air for KeccakChainAir {
+    fn id(&self) -> &str {
+        "ballast/keccak-chain/v1"
+    }
+
+    fn width(&self) -> usize {
+        WIDTH
+    }
+
+    fn log_rows(&self) -> usize {
+        self.log_rows
+    }
+
+    fn num_public_inputs(&self) -> usize {
+        NUM_PUBLIC_INPUTS
+    }
+
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        let bit = |f: &dyn Fn(usize) -> bool| PeriodicColumn {
+            values: (0..BLOCK_ROWS)
+                .map(|r| if f(r) { Felt::ONE } else { Felt::ZERO })
+                .collect(),
+        };
+        let mut columns: Vec<PeriodicColumn> = IOTA_BITS
+            .iter()
+            .map(|&z| bit(&|r| r < ROUNDS && (ROUND_CONSTANTS[r] >> z) & 1 == 1))
+            .collect();
+        columns.push(bit(&|r| r < ROUNDS));
+        columns.push(bit(&|r| r == BLOCK_ROWS - 1));
+        columns
+    }
+
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        let one = B::Expr::from(Felt::ONE);
+        let two = one + one;
+        let four = two + two;
+        let (cur, next, periodic, public) = (f.current, f.next, f.periodic, f.public_inputs);
+
+        // Bits are bits.
+        for &v in &cur[C..O] {
+            b.every_row(v * v - v);
+        }
+        // D[x][z] = C[x−1][z] ⊕ C[x+1][z−1]; C' = C ⊕ D.
+        let d: Vec<B::Expr> = (0..320)
+            .map(|i| {
+                let (x, z) = (i / 64, i % 64);
+                xor(
+                    cur[c_bit((x + 4) % 5, z)],
+                    cur[c_bit((x + 1) % 5, (z + 63) % 64)],
+                )
+            })
+            .collect();
+        for x in 0..5 {
+            for z in 0..64 {
+                let expected = xor(cur[c_bit(x, z)], d[64 * x + z]);
+                b.every_row(cur[c_prime_bit(x, z)] - expected);
+            }
+        }
+        // C' is the parity of A': Σ_y A'[x][y][z] − C'[x][z] ∈ {0, 2, 4}.
+        for x in 0..5 {
+            for z in 0..64 {
+                let sum = (0..5).fold(B::Expr::from(Felt::ZERO), |acc, y| {
+                    acc + cur[a_prime_bit(lane(x, y), z)]
+                });
+                let e = sum - cur[c_prime_bit(x, z)];
+                b.every_row(e * (e - two) * (e - four));
+            }
+        }
+        // A's limbs are the bits A' ⊕ D.
+        for l in 0..25 {
+            for half in 0..2 {
+                let limb = (0..32).rev().fold(B::Expr::from(Felt::ZERO), |acc, k| {
+                    let z = 32 * half + k;
+                    acc + acc + xor(cur[a_prime_bit(l, z)], d[64 * (l % 5) + z])
+                });
+                b.every_row(cur[a_limb(l, half)] - limb);
+            }
+        }
+        // χ on B = π(ρ(A')): bit z of lane (x, y).
+        let b_bit = |x: usize, y: usize, z: usize| {
+            let (xs, ys, r) = pi_source(x, y);
+            cur[a_prime_bit(lane(xs, ys), (z + 64 - r as usize) % 64)]
+        };
+        let chi = |x: usize, y: usize, z: usize| {
+            let (b0, b1, b2) = (
+                b_bit(x, y, z),
+                b_bit((x + 1) % 5, y, z),
+                b_bit((x + 2) % 5, y, z),
+            );
+            let t = b2 - b1 * b2;
+            let bt = b0 * t;
+            b0 + t - bt - bt
+        };
+        // O's limbs are χ's bits, with ι through the helper bits on lane (0, 0).
+        for l in 0..25 {
+            let (x, y) = (l % 5, l / 5);
+            for half in 0..2 {
+                let limb = (0..32).rev().fold(B::Expr::from(Felt::ZERO), |acc, k| {
+                    let z = 32 * half + k;
+                    let bit = match IOTA_BITS.iter().position(|&s| s == z) {
+                        Some(j) if l == 0 => {
+                            let (h, rc) = (cur[IOTA + j], periodic[j]);
+                            let hr = h * rc;
+                            h + rc - hr - hr
+                        }
+                        _ => chi(x, y, z),
+                    };
+                    acc + acc + bit
+                });
+                b.every_row(cur[o_limb(l, half)] - limb);
+            }
+        }
+        for (j, &z) in IOTA_BITS.iter().enumerate() {
+            b.every_row(cur[IOTA + j] - chi(0, 0, z));
+        }
+        let (live, next_live) = (cur[LIVE], next[LIVE]);
+        b.every_row(live * live - live);
+
+        // The next row: a live block's rounds take O, everything else copies, and a block's
+        // end hands the next live block its padded input.
+        let round = periodic[PERIODIC_ROUND];
+        let block_end = periodic[PERIODIC_BLOCK_END];
+        for l in 0..25 {
+            for half in 0..2 {
+                let (a, o) = (cur[a_limb(l, half)], cur[o_limb(l, half)]);
+                let mut expected = a + live * round * (o - a);
+                if l >= 4 {
+                    let pad = B::Expr::from(Felt::new(limb_of(PADDING[l], half)));
+                    expected += block_end * next_live * (pad - a);
+                }
+                b.transition(next[a_limb(l, half)] - expected);
+            }
+        }
+        b.transition((one - block_end) * (next_live - live));
+        b.transition(block_end * next_live * (one - live));
+        b.transition(next[COUNT] - cur[COUNT] - block_end * next_live);
+
+        // The segment starts from its first digest, padded, in a live block.
+        for l in 0..25 {
+            for half in 0..2 {
+                let start = if l < 4 {
+                    public[2 * l + half]
+                } else {
+                    B::Expr::from(Felt::new(limb_of(PADDING[l], half)))
+                };
+                b.first_row(cur[a_limb(l, half)] - start);
+            }
+        }
+        b.first_row(live - one);
+        b.first_row(cur[COUNT] - one);
+        // It ends at its last digest after its number of steps.
+        for i in 0..8 {
+            b.last_row(cur[a_limb(i / 2, i % 2)] - public[8 + i]);
+        }
+        b.last_row(cur[COUNT] - public[16]);
+    }
+}
+
+/// The low (`half` = 0) or high 32 bits of a lane.
+pub(crate) const fn limb_of(lane: u64, half: usize) -> u64 {
+    (lane >> (32 * half)) & 0xffff_ffff
+}

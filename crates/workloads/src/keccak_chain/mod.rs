@@ -1,0 +1,245 @@
+//! The Keccak-256 hash chain: h₀ is a 32-byte seed, h_{i+1} = Keccak-256(h_i).
+//!
+//! Keccak-256 as Ethereum uses it (original Keccak padding, rate 136 bytes): a 32-byte
+//! message is one block, so each step is one Keccak-f\[1600\] permutation. The statement is
+//! (h₀, n, h_n). Uses: proofs of sequential work, and the hashing that dominates proving
+//! Ethereum data. A segment of 2^k rows proves up to 2^(k−5) steps ([`KeccakChainAir`]);
+//! the last segment proves what is left.
+
+mod air;
+mod permutation;
+
+use ballast_field::{ColMatrix, Felt};
+use ballast_stark::{MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload};
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+pub use air::{BLOCK_ROWS, KeccakChainAir, WIDTH};
+pub use permutation::keccak_f;
+
+use air::{A_PRIME, C, C_PRIME, COUNT, IOTA, LIVE, LOG_BLOCK_ROWS, O, a_limb, limb_of, o_limb};
+use permutation::{
+    IOTA_BITS, ROUND_CONSTANTS, ROUNDS, absorb_digest, keccak256_of_digest, round, squeeze_digest,
+};
+
+use crate::registry::{Describe, hex, thousands};
+
+/// The smallest segment: one permutation.
+const MIN_LOG_ROWS: usize = LOG_BLOCK_ROWS;
+
+/// `steps` Keccak-256 applications from `seed`, in segments of 2^`log_rows` rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeccakChain {
+    /// h₀.
+    pub seed: [u8; 32],
+    /// n: how many times Keccak-256 is applied.
+    pub steps: u64,
+    /// log2 of the rows per segment.
+    pub log_rows: usize,
+}
+
+impl KeccakChain {
+    /// Steps (permutations) one segment holds.
+    pub fn steps_per_segment(&self) -> u64 {
+        1u64 << (self.log_rows - LOG_BLOCK_ROWS)
+    }
+
+    /// Steps segment `segment` proves: a full segment, or what is left for the last one.
+    pub fn segment_steps(&self, segment: usize) -> u64 {
+        let per = self.steps_per_segment();
+        per.min(self.steps - segment as u64 * per)
+    }
+
+    /// h_n, computed without a trace.
+    pub fn output(&self) -> [u8; 32] {
+        (0..self.segments()).fold(self.seed, |h, s| self.run(s, &h))
+    }
+}
+
+impl Workload for KeccakChain {
+    const TAG: u8 = 2;
+    const NAME: &'static str = "keccak-chain";
+    const ENCODED_LEN: usize = 32 + 8 + 1;
+    type Air = KeccakChainAir;
+    type State = [u8; 32];
+
+    fn validate(&self) -> Result<(), ParamsError> {
+        if !(MIN_LOG_ROWS..=MAX_LOG_ROWS).contains(&self.log_rows) {
+            return Err(ParamsError::OutOfRange {
+                name: "log_rows",
+                value: self.log_rows,
+                min: MIN_LOG_ROWS,
+                max: MAX_LOG_ROWS,
+            });
+        }
+        let max_steps = MAX_SEGMENTS as u64 * self.steps_per_segment();
+        if !(1..=max_steps).contains(&self.steps) {
+            return Err(ParamsError::OutOfRange {
+                name: "steps",
+                value: usize::try_from(self.steps).unwrap_or(usize::MAX),
+                min: 1,
+                max: usize::try_from(max_steps).unwrap_or(usize::MAX),
+            });
+        }
+        Ok(())
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::ENCODED_LEN);
+        out.extend_from_slice(&self.seed);
+        out.extend_from_slice(&self.steps.to_le_bytes());
+        out.push(self.log_rows as u8);
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Self, ParamsError> {
+        let workload = Self {
+            seed: bytes[..32].try_into().expect("32 bytes"),
+            steps: u64::from_le_bytes(bytes[32..40].try_into().expect("8 bytes")),
+            log_rows: usize::from(bytes[40]),
+        };
+        workload.validate()?;
+        Ok(workload)
+    }
+
+    fn segments(&self) -> usize {
+        self.steps.div_ceil(self.steps_per_segment()) as usize
+    }
+
+    fn log_rows(&self) -> usize {
+        self.log_rows
+    }
+
+    fn state_len(&self) -> usize {
+        32
+    }
+
+    fn encode_state(&self, state: &[u8; 32], out: &mut Vec<u8>) {
+        out.extend_from_slice(state);
+    }
+
+    fn decode_state(&self, bytes: &[u8], _offset: usize) -> Result<[u8; 32], ProofFormatError> {
+        Ok(bytes.try_into().expect("state_len bytes"))
+    }
+
+    fn start(&self) -> [u8; 32] {
+        self.seed
+    }
+
+    fn air(&self, _segment: usize) -> KeccakChainAir {
+        KeccakChainAir {
+            log_rows: self.log_rows,
+        }
+    }
+
+    fn public_inputs(&self, segment: usize, start: &[u8; 32], end: &[u8; 32]) -> Vec<Felt> {
+        let mut inputs = digest_limbs(start);
+        inputs.extend(digest_limbs(end));
+        inputs.push(Felt::new(self.segment_steps(segment)));
+        inputs
+    }
+
+    fn trace(&self, segment: usize, start: &[u8; 32]) -> (ColMatrix, [u8; 32]) {
+        let blocks = 1usize << (self.log_rows - LOG_BLOCK_ROWS);
+        let live = self.segment_steps(segment) as usize;
+        // Each block's input state: live blocks chain, dead ones keep the last output.
+        let mut inputs = Vec::with_capacity(blocks);
+        let mut digest = *start;
+        let mut state = absorb_digest(start);
+        for block in 0..blocks {
+            if block < live {
+                state = absorb_digest(&digest);
+                inputs.push(state);
+                let mut out = state;
+                permutation::keccak_f(&mut out);
+                digest = squeeze_digest(&out);
+                state = out;
+            } else {
+                inputs.push(state);
+            }
+        }
+        let mut rows = vec![Felt::ZERO; blocks * BLOCK_ROWS * WIDTH];
+        rows.par_chunks_mut(BLOCK_ROWS * WIDTH)
+            .zip(inputs.par_iter())
+            .enumerate()
+            .for_each(|(block, (out, input))| {
+                let is_live = block < live;
+                let count = (block + 1).min(live) as u64;
+                fill_block(out, input, is_live, count);
+            });
+        (ColMatrix::from_row_major(WIDTH, &rows), digest)
+    }
+
+    fn run(&self, segment: usize, start: &[u8; 32]) -> [u8; 32] {
+        (0..self.segment_steps(segment)).fold(*start, |h, _| keccak256_of_digest(&h))
+    }
+}
+
+/// A digest as the AIR reads it: lanes 0..4, low limb then high limb.
+fn digest_limbs(digest: &[u8; 32]) -> Vec<Felt> {
+    absorb_digest(digest)[..4]
+        .iter()
+        .flat_map(|&lane| [Felt::new(limb_of(lane, 0)), Felt::new(limb_of(lane, 1))])
+        .collect()
+}
+
+/// The 32 rows of one block, row-major: a live block runs the permutation on `input`; a
+/// dead one holds `input` (the last live output) on every row.
+fn fill_block(out: &mut [Felt], input: &[u64; 25], live: bool, count: u64) {
+    let bit = |v: u64, z: usize| Felt::new((v >> z) & 1);
+    let mut state = *input;
+    for (r, row) in out.chunks_exact_mut(WIDTH).enumerate() {
+        let rc = if r < ROUNDS { ROUND_CONSTANTS[r] } else { 0 };
+        let step = round(&state, rc);
+        for l in 0..25 {
+            for half in 0..2 {
+                row[a_limb(l, half)] = Felt::new(limb_of(state[l], half));
+                row[o_limb(l, half)] = Felt::new(limb_of(step.output[l], half));
+            }
+            for z in 0..64 {
+                row[A_PRIME + 64 * l + z] = bit(step.a_prime[l], z);
+            }
+        }
+        for x in 0..5 {
+            for z in 0..64 {
+                row[C + 64 * x + z] = bit(step.c[x], z);
+                row[C_PRIME + 64 * x + z] = bit(step.c_prime[x], z);
+            }
+        }
+        for (j, &z) in IOTA_BITS.iter().enumerate() {
+            row[IOTA + j] = bit(step.chi[0], z);
+        }
+        row[LIVE] = Felt::new(u64::from(live));
+        row[COUNT] = Felt::new(count);
+        debug_assert_eq!(O + 50, IOTA);
+        if live && r < ROUNDS {
+            state = step.output;
+        }
+    }
+}
+
+impl Describe for KeccakChain {
+    fn summary(&self, end: &[u8; 32]) -> String {
+        format!(
+            "keccak-chain: {} steps of Keccak-256 from seed {}, output {} ({} segments × 2^{} rows)",
+            thousands(self.steps),
+            hex(&self.seed),
+            hex(end),
+            self.segments(),
+            self.log_rows
+        )
+    }
+
+    fn json(&self, end: &[u8; 32]) -> Map<String, Value> {
+        let mut map = Map::new();
+        map.insert("seed".into(), hex(&self.seed).into());
+        map.insert("output".into(), hex(end).into());
+        map.insert("steps".into(), self.steps.into());
+        map.insert("log_rows".into(), self.log_rows.into());
+        map.insert("segments".into(), self.segments().into());
+        map
+    }
+}
+
+#[cfg(test)]
+mod tests;

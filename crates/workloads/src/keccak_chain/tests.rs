@@ -1,0 +1,121 @@
+use ballast_air::{AirError, ConstraintInfo, Domain, check_trace};
+use proptest::prelude::*;
+use sha3::{Digest as _, Keccak256};
+
+use super::*;
+
+fn sha3_chain(seed: [u8; 32], steps: u64) -> [u8; 32] {
+    (0..steps).fold(seed, |h, _| Keccak256::digest(h).into())
+}
+
+fn chain(steps: u64, log_rows: usize) -> KeccakChain {
+    KeccakChain {
+        seed: *b"ballast keccak-chain test seed!!",
+        steps,
+        log_rows,
+    }
+}
+
+#[test]
+fn constraints_have_degree_three_and_two_quotient_chunks() {
+    let info = ConstraintInfo::of(&KeccakChainAir { log_rows: 6 }).unwrap();
+    assert_eq!(info.max_degree(), 3);
+    assert_eq!(info.log_quotient_chunks, 1);
+    let [every, transition, first, last] = info.counts();
+    assert_eq!((transition, first, last), (53, 52, 9));
+    assert_eq!(every, 2240 + 320 + 320 + 50 + 50 + 7 + 1);
+    assert!(
+        info.constraints
+            .iter()
+            .all(|&(d, deg)| d != Domain::FirstRow || deg == 1)
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+    #[test]
+    fn traces_agree_with_the_sha3_crate_across_segments(
+        seed in any::<[u8; 32]>(),
+        steps in 1u64..9,
+    ) {
+        // 2^6 rows: two permutations per segment, so segments end full or half-empty.
+        let w = KeccakChain { seed, steps, log_rows: 6 };
+        let mut start = seed;
+        for segment in 0..w.segments() {
+            let (trace, end) = w.trace(segment, &start);
+            prop_assert_eq!(end, w.run(segment, &start));
+            let public = w.public_inputs(segment, &start, &end);
+            prop_assert_eq!(check_trace(&w.air(segment), &trace, &public), Ok(()));
+            start = end;
+        }
+        prop_assert_eq!(start, sha3_chain(seed, steps));
+        prop_assert_eq!(w.output(), start);
+    }
+}
+
+/// Changes one value of the trace and expects `check_trace` to refuse it.
+fn refused(column: usize, row: usize, change: Felt) -> bool {
+    let w = chain(3, 7);
+    let (mut trace, end) = w.trace(0, &w.seed);
+    let public = w.public_inputs(0, &w.seed, &end);
+    assert_eq!(check_trace(&w.air(0), &trace, &public), Ok(()));
+    trace.column_mut(column)[row] += change;
+    matches!(
+        check_trace(&w.air(0), &trace, &public),
+        Err(AirError::Unsatisfied { .. })
+    )
+}
+
+#[test]
+fn every_kind_of_column_is_constrained() {
+    // Rows 3 (a round of the first block), 26 (its copy rows), 100 (a dead block).
+    let columns = [
+        ("A", a_limb(7, 1)),
+        ("C", C + 70),
+        ("C'", C_PRIME + 5),
+        ("A'", A_PRIME + 64 * 12 + 33),
+        ("O", o_limb(0, 0)),
+        ("O", o_limb(24, 1)),
+        ("iota", IOTA + 3),
+        ("live", LIVE),
+        ("count", COUNT),
+    ];
+    for (name, column) in columns {
+        for row in [0, 3, 26, 31, 100, 127] {
+            assert!(
+                refused(column, row, Felt::ONE),
+                "{name} (column {column}) row {row}"
+            );
+        }
+    }
+    // A bit column set to 2 (not a bit) but otherwise consistent is refused too.
+    assert!(refused(A_PRIME, 5, Felt::ONE + Felt::ONE));
+}
+
+#[test]
+fn public_inputs_bind_the_digests_and_the_step_count() {
+    let w = chain(3, 7);
+    let (trace, end) = w.trace(0, &w.seed);
+    let public = w.public_inputs(0, &w.seed, &end);
+    for i in [0, 7, 8, 15, 16] {
+        let mut wrong = public.clone();
+        wrong[i] += Felt::ONE;
+        assert!(
+            check_trace(&w.air(0), &trace, &wrong).is_err(),
+            "public input {i}"
+        );
+    }
+}
+
+#[test]
+fn segments_split_the_steps() {
+    let w = chain(9, 6);
+    assert_eq!(w.segments(), 5);
+    assert_eq!((w.segment_steps(0), w.segment_steps(4)), (2, 1));
+    assert!(chain(0, 6).validate().is_err());
+    assert!(
+        chain(1, 4).validate().is_err(),
+        "a segment holds at least one permutation"
+    );
+    assert_eq!(KeccakChain::decode(&w.encode()), Ok(w));
+}

@@ -1,0 +1,9 @@
+#![doc = include_str!("../README.md")]
+
+mod fibonacci;
+mod keccak_chain;
+mod registry;
+
+pub use fibonacci::{Fibonacci, FibonacciAir};
+pub use keccak_chain::{KeccakChain, KeccakChainAir, keccak_f};
+pub use registry::{AnyProof, Describe, MAX_HEADER_LEN};

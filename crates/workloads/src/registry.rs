@@ -1,0 +1,169 @@
+//! The workloads a proof file may hold, dispatched by the tag in its header.
+//!
+//! Adding a workload is one module implementing [`Workload`] and [`Describe`], and one line
+//! in the `registry!` invocation below.
+
+use ballast_stark::{
+    Proof, ProofFormatError, StarkParams, VerifierError, VerifyPolicy, Workload, header_len,
+    verify_statement, workload_tag,
+};
+use serde_json::{Map, Value};
+
+use crate::{Fibonacci, KeccakChain};
+
+/// How a workload's statement is shown to people and written as JSON.
+pub trait Describe: Workload {
+    /// One line: what is proven, e.g. "keccak-chain: 2,048 steps from seed 00…, output 5f…".
+    fn summary(&self, end: &Self::State) -> String;
+    /// The statement's fields as JSON (besides `workload` and `digest`).
+    fn json(&self, end: &Self::State) -> Map<String, Value>;
+}
+
+macro_rules! registry {
+    ($($variant:ident => $workload:ty),+ $(,)?) => {
+        /// A proof of any registered workload.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum AnyProof {
+            $(
+                #[doc = concat!("A proof of [`", stringify!($workload), "`].")]
+                $variant(Proof<$workload>),
+            )+
+        }
+
+        /// The longest header of any registered workload: reading this many bytes (or the
+        /// whole file, if shorter) is enough for [`AnyProof::expected_len`].
+        pub const MAX_HEADER_LEN: usize = {
+            let mut max = 0;
+            $(
+                let len = header_len::<$workload>();
+                if len > max {
+                    max = len;
+                }
+            )+
+            max
+        };
+
+        impl AnyProof {
+            /// The length the proof must have, from its header alone.
+            ///
+            /// # Errors
+            /// Bad magic, another version, an unknown workload or an invalid header.
+            pub fn expected_len(header: &[u8]) -> Result<u64, ProofFormatError> {
+                match workload_tag(header)? {
+                    $(
+                        <$workload>::TAG => {
+                            let len = header_len::<$workload>().min(header.len());
+                            Proof::<$workload>::expected_len(&header[..len])
+                        }
+                    )+
+                    tag => Err(ProofFormatError::UnknownWorkload(tag)),
+                }
+            }
+
+            /// Decodes a proof of whichever workload its header names.
+            ///
+            /// # Errors
+            /// As [`Proof::from_bytes`], or an unknown workload tag.
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
+                match workload_tag(bytes)? {
+                    $(<$workload>::TAG => Proof::from_bytes(bytes).map(Self::$variant),)+
+                    tag => Err(ProofFormatError::UnknownWorkload(tag)),
+                }
+            }
+
+            /// The canonical encoding.
+            pub fn to_bytes(&self) -> Vec<u8> {
+                match self {
+                    $(Self::$variant(p) => p.to_bytes(),)+
+                }
+            }
+
+            /// Verifies the proof ([`verify_statement`]).
+            ///
+            /// # Errors
+            /// The first check that fails.
+            pub fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError> {
+                match self {
+                    $(Self::$variant(p) => verify_statement(p, policy),)+
+                }
+            }
+
+            /// The statement's digest ([`Proof::statement_digest`]).
+            pub fn statement_digest(&self) -> [u8; 32] {
+                match self {
+                    $(Self::$variant(p) => p.statement_digest(),)+
+                }
+            }
+
+            /// The proof's parameters.
+            pub fn params(&self) -> &StarkParams {
+                match self {
+                    $(Self::$variant(p) => &p.params,)+
+                }
+            }
+
+            /// log2 of the rows per segment.
+            pub fn log_rows(&self) -> usize {
+                match self {
+                    $(Self::$variant(p) => p.workload.log_rows(),)+
+                }
+            }
+
+            /// The workload's name.
+            pub fn workload_name(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => <$workload>::NAME,)+
+                }
+            }
+
+            /// What is proven, in one line.
+            pub fn summary(&self) -> String {
+                match self {
+                    $(Self::$variant(p) => p.workload.summary(&p.end),)+
+                }
+            }
+
+            /// The statement as JSON: `workload`, `digest` and the workload's own fields.
+            pub fn statement_json(&self) -> Value {
+                let mut map = Map::new();
+                map.insert("workload".into(), self.workload_name().into());
+                map.insert("digest".into(), hex(&self.statement_digest()).into());
+                match self {
+                    $(Self::$variant(p) => map.extend(p.workload.json(&p.end)),)+
+                }
+                Value::Object(map)
+            }
+        }
+
+        $(
+            impl From<Proof<$workload>> for AnyProof {
+                fn from(proof: Proof<$workload>) -> Self {
+                    Self::$variant(proof)
+                }
+            }
+        )+
+    };
+}
+
+registry!(
+    Fibonacci => Fibonacci,
+    KeccakChain => KeccakChain,
+);
+
+/// Lowercase hexadecimal.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// 1048572 → "1,048,572".
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

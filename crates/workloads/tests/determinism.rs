@@ -1,0 +1,86 @@
+//! Proof bytes depend only on the statement and the parameters: not on the thread count,
+//! not on the run.
+
+mod common;
+
+use ballast_stark::{StarkParams, Workload};
+use ballast_workloads::{Fibonacci, KeccakChain};
+use sha2::{Digest, Sha256};
+
+fn proof_bytes<W: Workload>(threads: usize, workload: &W, params: &StarkParams) -> Vec<u8> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| common::prove(workload, params).to_bytes())
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn identical_bytes_with_one_two_and_four_threads_and_on_repeated_runs() {
+    // 2^13 rows take the parallel NTT and Merkle paths; 8 grinding bits exercise the
+    // smallest-nonce search.
+    let fib = Fibonacci {
+        sequences: 4,
+        log_rows: 13,
+        segments: 2,
+    };
+    let params = StarkParams {
+        pow_bits: 8,
+        ..StarkParams::lambda_vm_bench()
+    };
+    let chain = KeccakChain {
+        seed: [1; 32],
+        steps: 5,
+        log_rows: 7,
+    };
+    let fast = StarkParams {
+        pow_bits: 6,
+        ..StarkParams::testing()
+    };
+    let reference = (proof_bytes(1, &fib, &params), proof_bytes(1, &chain, &fast));
+    for threads in [2, 4, 4, 1] {
+        assert!(
+            proof_bytes(threads, &fib, &params) == reference.0,
+            "{threads} threads"
+        );
+        assert!(
+            proof_bytes(threads, &chain, &fast) == reference.1,
+            "{threads} threads"
+        );
+    }
+}
+
+/// The SHA-256 of small proofs, pinned. A change here is a change of the proof format or of
+/// the protocol: bump `PROTOCOL_VERSION` and update the values deliberately.
+#[test]
+fn golden_proof_digests() {
+    let params = StarkParams {
+        pow_bits: 4,
+        ..StarkParams::testing()
+    };
+    let fib = Fibonacci {
+        sequences: 2,
+        log_rows: 6,
+        segments: 2,
+    };
+    let chain = KeccakChain {
+        seed: [0; 32],
+        steps: 3,
+        log_rows: 6,
+    };
+    assert_eq!(
+        sha256_hex(&proof_bytes(2, &fib, &params)),
+        "e363d8e34dd4ede32adb8fa65ed3e6f8d01a4683792456e498a9d2feb7a98a3b"
+    );
+    assert_eq!(
+        sha256_hex(&proof_bytes(2, &chain, &params)),
+        "d41af411f2f16fb38dee7df33fdfab6168ec631788196a1060b86db742c119e5"
+    );
+}

@@ -1,0 +1,98 @@
+//! Honest proofs verify at several shapes, blowups and segment counts, and survive encoding.
+
+mod common;
+
+use ballast_stark::{Proof, StarkParams, Workload, verify_statement};
+use ballast_workloads::{AnyProof, Fibonacci, KeccakChain};
+
+fn check<W: Workload>(workload: W, params: StarkParams) {
+    let proof = common::prove(&workload, &params);
+    let end = (0..workload.segments()).fold(workload.start(), |s, i| workload.run(i, &s));
+    assert_eq!(proof.end, end, "the statement ends where the run ends");
+    verify_statement(&proof, &common::any_security()).expect("honest proof verifies");
+    let bytes = proof.to_bytes();
+    let decoded = Proof::<W>::from_bytes(&bytes).expect("own encoding decodes");
+    assert_eq!(decoded, proof);
+    let any = AnyProof::from_bytes(&bytes).expect("the registry decodes it");
+    any.verify(&common::any_security()).unwrap();
+    assert_eq!(any.statement_digest(), proof.statement_digest());
+    assert_eq!(AnyProof::expected_len(&bytes).unwrap(), bytes.len() as u64);
+}
+
+#[test]
+fn fibonacci_shapes_blowups_and_segment_counts() {
+    let cases = [
+        (1, 1, 1, 1, 0),
+        (1, 3, 1, 1, 2),
+        (4, 6, 3, 1, 3),
+        (2, 8, 2, 2, 3),
+        (3, 7, 1, 3, 0),
+        (2, 6, 2, 4, 6),
+        (16, 9, 2, 1, 3),
+    ];
+    for (sequences, log_rows, segments, log_blowup, log_final_poly_len) in cases {
+        let params = StarkParams {
+            log_blowup,
+            num_queries: 12,
+            pow_bits: 2,
+            log_final_poly_len,
+        };
+        check(
+            Fibonacci {
+                sequences,
+                log_rows,
+                segments,
+            },
+            params,
+        );
+    }
+}
+
+#[test]
+fn keccak_chains_of_several_lengths_blowups_and_segment_counts() {
+    // 2^6 rows hold two steps: 1 and 3 steps leave the last segment half empty.
+    let cases = [(1, 6, 1), (3, 6, 1), (4, 6, 2), (5, 7, 1), (2, 5, 3)];
+    for (steps, log_rows, log_blowup) in cases {
+        let params = StarkParams {
+            log_blowup,
+            num_queries: 10,
+            pow_bits: 2,
+            log_final_poly_len: 2,
+        };
+        check(
+            KeccakChain {
+                seed: [steps as u8; 32],
+                steps,
+                log_rows,
+            },
+            params,
+        );
+    }
+}
+
+#[test]
+fn named_configurations_prove_and_verify() {
+    let fib = Fibonacci {
+        sequences: 2,
+        log_rows: 8,
+        segments: 1,
+    };
+    let blowup4 = StarkParams {
+        log_blowup: 2,
+        num_queries: 110,
+        ..StarkParams::lambda_vm_bench()
+    };
+    for params in [
+        StarkParams::lambda_vm_bench(),
+        blowup4,
+        StarkParams::default(),
+    ] {
+        check(fib, params);
+    }
+    let chain = KeccakChain {
+        seed: [9; 32],
+        steps: 2,
+        log_rows: 6,
+    };
+    check(chain, StarkParams::lambda_vm_bench());
+}

@@ -1,0 +1,263 @@
+//! The verifier rejects false statements, tampered proofs and malformed bytes, for every
+//! workload.
+
+mod common;
+
+use ballast_air::Air;
+use ballast_field::Felt;
+use ballast_stark::{
+    CpuBackend, PhaseTimes, Proof, ProverError, SegmentPosition, SegmentStatement, StarkParams,
+    VerifierError, VerifyPolicy, Workload, prove, prove_unchecked, verify, verify_statement,
+};
+use ballast_workloads::{AnyProof, Fibonacci, KeccakChain};
+
+fn fibonacci() -> Fibonacci {
+    Fibonacci {
+        sequences: 2,
+        log_rows: 5,
+        segments: 2,
+    }
+}
+
+fn chain() -> KeccakChain {
+    KeccakChain {
+        seed: [5; 32],
+        steps: 3,
+        log_rows: 6,
+    }
+}
+
+fn rejected(bytes: &[u8]) -> bool {
+    match AnyProof::from_bytes(bytes) {
+        Err(_) => true,
+        Ok(proof) => proof.verify(&common::any_security()).is_err(),
+    }
+}
+
+/// Flips two bits at both ends of every section; each flip must be rejected.
+fn every_section_is_checked<W: Workload>(workload: &W) {
+    let proof = common::prove(workload, &StarkParams::testing());
+    let bytes = proof.to_bytes();
+    assert!(!rejected(&bytes), "the untouched proof verifies");
+    let sections = proof.sections();
+    assert_eq!(sections.last().unwrap().range.end, bytes.len());
+    let mut kinds = std::collections::BTreeSet::new();
+    for section in &sections {
+        for offset in [section.range.start, section.range.end - 1] {
+            for bit in [0, 6] {
+                let mut tampered = bytes.clone();
+                tampered[offset] ^= 1 << bit;
+                assert!(
+                    rejected(&tampered),
+                    "{}: flipping bit {bit} of byte {offset} in {} went unnoticed",
+                    W::NAME,
+                    section.name
+                );
+            }
+        }
+        kinds.insert(
+            section
+                .name
+                .split(' ')
+                .filter(|w| w.parse::<u32>().is_err())
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+    }
+    for kind in [
+        "magic",
+        "version",
+        "params",
+        "workload",
+        "end state",
+        "boundary",
+        "segment trace root",
+        "segment quotient root",
+        "segment ood trace z",
+        "segment ood trace zw",
+        "segment ood quotient z",
+        "segment fri roots",
+        "segment final poly",
+        "segment pow nonce",
+        "segment query trace rows",
+        "segment query trace path",
+        "segment query quotient rows",
+        "segment query quotient path",
+        "segment query fri layer sibling",
+        "segment query fri layer path",
+    ] {
+        assert!(
+            kinds.contains(kind),
+            "{}: no section of kind {kind:?}",
+            W::NAME
+        );
+    }
+}
+
+#[test]
+fn a_byte_changed_in_any_section_is_rejected() {
+    every_section_is_checked(&fibonacci());
+    every_section_is_checked(&chain());
+}
+
+/// A trace changed at `(column, row)` is refused by `prove`, and its forced proof
+/// (`prove_unchecked`) is rejected by `verify`.
+fn forced_proof_is_rejected<W: Workload>(workload: &W, column: usize, row: usize) {
+    let start = workload.start();
+    let (mut trace, end) = workload.trace(0, &start);
+    trace.column_mut(column)[row] += Felt::ONE;
+    let air = workload.air(0);
+    let public_inputs = workload.public_inputs(0, &start, &end);
+    let segment = SegmentStatement {
+        context: b"test",
+        position: SegmentPosition { index: 0, count: 1 },
+        public_inputs: &public_inputs,
+    };
+    let params = StarkParams::testing();
+    let backend = CpuBackend::new();
+    let mut times = PhaseTimes::default();
+    let refused = prove(&air, &trace, &segment, &params, &backend, &mut times);
+    assert!(
+        matches!(refused, Err(ProverError::Unsatisfied(_))),
+        "{}: column {column} row {row}: {refused:?}",
+        W::NAME
+    );
+    match prove_unchecked(&air, &trace, &segment, &params, &backend, &mut times) {
+        // The composed function is not of low degree: the prover's own FRI notices.
+        Err(ProverError::Fri(_)) => {}
+        Err(other) => panic!("{}: unexpected error {other}", W::NAME),
+        Ok(forged) => assert!(
+            verify(&air, &forged, &segment, &params).is_err(),
+            "{}: a proof of a broken trace (column {column}, row {row}) verified",
+            W::NAME
+        ),
+    }
+}
+
+#[test]
+fn proofs_of_broken_traces_are_rejected() {
+    forced_proof_is_rejected(&fibonacci(), 1, 20);
+    forced_proof_is_rejected(&fibonacci(), 3, 31);
+    // One column of each kind of the Keccak-f AIR: state limbs, C, C', A' bits, output limbs,
+    // ι helpers, live, count; on a round row, a copy row and a dead block.
+    let width = chain().air(0).width();
+    for (column, row) in [
+        (5, 3),
+        (50 + 7, 10),
+        (370 + 100, 2),
+        (690 + 999, 20),
+        (2290 + 1, 5),
+        (2340 + 2, 1),
+        (width - 2, 40),
+        (width - 1, 63),
+        (0, 26),
+    ] {
+        forced_proof_is_rejected(&chain(), column, row);
+    }
+}
+
+/// Parameters changed after proving, segments swapped, or a policy demanding other
+/// parameters: each is rejected.
+fn parameters_and_order_are_bound<W: Workload>(proof: &Proof<W>) {
+    let mut forged = proof.clone();
+    forged.params.pow_bits += 1;
+    assert!(verify_statement(&forged, &common::any_security()).is_err());
+    let mut swapped = proof.clone();
+    swapped.segments.swap(0, 1);
+    assert!(verify_statement(&swapped, &common::any_security()).is_err());
+    let policy = VerifyPolicy {
+        params: Some(StarkParams {
+            num_queries: proof.params.num_queries + 1,
+            ..proof.params
+        }),
+        ..common::any_security()
+    };
+    assert!(matches!(
+        verify_statement(proof, &policy),
+        Err(VerifierError::ParamsMismatch { .. })
+    ));
+}
+
+#[test]
+fn other_outcomes_boundaries_or_parameters_are_rejected() {
+    parameters_and_order_are_bound(&common::prove(&fibonacci(), &StarkParams::testing()));
+    let proof = common::prove(&chain(), &StarkParams::testing());
+    parameters_and_order_are_bound(&proof);
+    let mut forged = proof.clone();
+    forged.end[0] ^= 1;
+    assert_ne!(forged.statement_digest(), proof.statement_digest());
+    assert!(verify_statement(&forged, &common::any_security()).is_err());
+    let mut forged = proof.clone();
+    forged.boundaries[0][31] ^= 0x80;
+    assert!(verify_statement(&forged, &common::any_security()).is_err());
+    let mut forged = proof.clone();
+    forged.workload.seed[0] ^= 1;
+    assert!(verify_statement(&forged, &common::any_security()).is_err());
+
+    // A segment verified as if it sat at another position in the chain.
+    let w = chain();
+    let public_inputs = w.public_inputs(0, &proof.segment_start(0), proof.segment_end(0));
+    let context = [&[KeccakChain::TAG][..], &w.encode()].concat();
+    let at = |index| SegmentStatement {
+        context: &context,
+        position: SegmentPosition { index, count: 2 },
+        public_inputs: &public_inputs,
+    };
+    let params = StarkParams::testing();
+    assert!(verify(&w.air(0), &proof.segments[0], &at(0), &params).is_ok());
+    assert!(verify(&w.air(0), &proof.segments[0], &at(1), &params).is_err());
+}
+
+#[test]
+fn a_verifier_enforces_its_security_floor() {
+    let params = StarkParams::testing();
+    let proof = common::prove(&chain(), &params);
+    // The default policy requires 100 bits; the test parameters give 8.
+    assert_eq!(
+        verify_statement(&proof, &VerifyPolicy::default()),
+        Err(VerifierError::InsufficientSecurity {
+            got: 8,
+            required: 100
+        })
+    );
+}
+
+#[test]
+fn truncated_and_random_bytes_give_errors_not_panics() {
+    for bytes in [
+        common::prove(&fibonacci(), &StarkParams::testing()).to_bytes(),
+        common::prove(&chain(), &StarkParams::testing()).to_bytes(),
+    ] {
+        for len in (0..bytes.len()).step_by(97).chain([bytes.len() - 1]) {
+            assert!(
+                AnyProof::from_bytes(&bytes[..len]).is_err(),
+                "prefix of {len} bytes"
+            );
+        }
+        let mut extended = bytes.clone();
+        extended.push(0);
+        assert!(AnyProof::from_bytes(&extended).is_err());
+    }
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut random = |len: usize| -> Vec<u8> {
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect()
+    };
+    for len in [0, 1, 4, 21, 100, 5000] {
+        assert!(AnyProof::from_bytes(&random(len)).is_err());
+        // Random bodies behind a valid magic and version.
+        let mut body = b"BLST\x02\x00".to_vec();
+        body.extend(random(len));
+        assert!(AnyProof::from_bytes(&body).is_err());
+    }
+    // A header that claims a huge proof is refused before any allocation.
+    let mut huge = b"BLST\x02\x00\x01\x10\x00\x00\x02\x01".to_vec();
+    huge.extend_from_slice(&[1, 0xff, 0x0f, 0, 28, 0xff, 0xff, 0x0f, 0x00]);
+    assert!(AnyProof::from_bytes(&huge).is_err());
+}
