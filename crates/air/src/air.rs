@@ -6,40 +6,7 @@
 //! symbolically, to derive each constraint's degree. Values that change from one instance to
 //! the next (a seed, a claimed output) enter only as public inputs, which the transcript binds.
 
-use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
-
-use ballast_field::Felt;
-
-/// The arithmetic constraints are written in: the base field, the extension, or a degree.
-pub trait Algebra:
-    Copy
-    + Send
-    + Sync
-    + From<Felt>
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Neg<Output = Self>
-    + AddAssign
-    + SubAssign
-    + MulAssign
-{
-}
-
-impl<T> Algebra for T where
-    T: Copy
-        + Send
-        + Sync
-        + From<Felt>
-        + Add<Output = T>
-        + Sub<Output = T>
-        + Mul<Output = T>
-        + Neg<Output = T>
-        + AddAssign
-        + SubAssign
-        + MulAssign
-{
-}
+use ballast_field::{Algebra, Felt};
 
 /// The rows a constraint must hold on. Each domain has its own zerofier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -5,7 +5,8 @@ mod check;
 mod error;
 mod info;
 
-pub use air::{Air, Algebra, ConstraintBuilder, Domain, Frame, PeriodicColumn};
+pub use air::{Air, ConstraintBuilder, Domain, Frame, PeriodicColumn};
+pub use ballast_field::Algebra;
 pub use check::check_trace;
 pub use error::AirError;
 pub use info::{ConstraintInfo, Degree};

@@ -1,19 +1,19 @@
-//! The arithmetic an AIR needs, shared by the base field and the extension.
+//! The arithmetic constraints are written in, and the fields that have it.
 //!
 //! The prover evaluates constraints on trace values (base field); the verifier evaluates the
-//! same constraints at an out-of-domain point (extension field). Writing constraints once over
-//! this trait keeps the two evaluations the same code.
+//! same constraints at an out-of-domain point (extension field); an AIR's degree analysis
+//! evaluates them over degrees. Writing constraints once over [`Algebra`] keeps the three the
+//! same code.
 
 use std::fmt::Debug;
 use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use crate::{Ext3, Felt};
 
-/// A field in which AIR constraints can be evaluated: [`Felt`] or [`Ext3`].
-pub trait FieldElement:
+/// A ring constraints can be written in: addition, subtraction, multiplication and the base
+/// field's constants.
+pub trait Algebra:
     Copy
-    + Debug
-    + PartialEq
     + Send
     + Sync
     + From<Felt>
@@ -25,6 +25,25 @@ pub trait FieldElement:
     + SubAssign
     + MulAssign
 {
+}
+
+impl<T> Algebra for T where
+    T: Copy
+        + Send
+        + Sync
+        + From<Felt>
+        + Add<Output = T>
+        + Sub<Output = T>
+        + Mul<Output = T>
+        + Neg<Output = T>
+        + AddAssign
+        + SubAssign
+        + MulAssign
+{
+}
+
+/// A field in which AIR constraints can be evaluated: [`Felt`] or [`Ext3`].
+pub trait FieldElement: Algebra + Debug + PartialEq {
     /// The additive identity.
     const ZERO: Self;
     /// The multiplicative identity.

@@ -9,7 +9,7 @@ mod matrix;
 
 pub use batch::{batch_inverse, inverse_differences};
 pub use dot::{dot_ext_base, dot_rows};
-pub use element::FieldElement;
+pub use element::{Algebra, FieldElement};
 pub use ext::Ext3;
 pub use felt::{Felt, TWO_ADICITY};
 pub use matrix::ColMatrix;

@@ -24,7 +24,7 @@ pub use error::{BackendError, ParamsError, ProofFormatError, ProverError, Verifi
 pub use ood::OodValues;
 pub use params::{
     EXTENSION_FIELD_BITS, HASH_COLLISION_BITS, LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS,
-    MAX_QUERIES, StarkParams,
+    MAX_QUERIES, StarkParams, check_range,
 };
 pub use proof::{QueryProof, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};

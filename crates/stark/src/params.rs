@@ -182,7 +182,11 @@ fn check_ranges(log_blowup: usize, num_queries: usize, pow_bits: u32) -> Result<
     check_range("pow_bits", pow_bits as usize, 0, MAX_POW_BITS as usize)
 }
 
-fn check_range(
+/// `value` within `min..=max`, or [`ParamsError::OutOfRange`] naming it.
+///
+/// # Errors
+/// If `value` is out of range.
+pub fn check_range(
     name: &'static str,
     value: usize,
     min: usize,

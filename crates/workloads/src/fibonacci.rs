@@ -8,7 +8,9 @@
 
 use ballast_air::{Air, ConstraintBuilder, Frame};
 use ballast_field::{ColMatrix, Felt};
-use ballast_stark::{MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload};
+use ballast_stark::{
+    MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload, check_range,
+};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
@@ -43,21 +45,9 @@ impl Workload for Fibonacci {
     type State = Vec<Felt>;
 
     fn validate(&self) -> Result<(), ParamsError> {
-        let range = |name, value, min, max| {
-            if (min..=max).contains(&value) {
-                Ok(())
-            } else {
-                Err(ParamsError::OutOfRange {
-                    name,
-                    value,
-                    min,
-                    max,
-                })
-            }
-        };
-        range("sequences", self.sequences, 1, MAX_SEQUENCES)?;
-        range("segments", self.segments, 1, MAX_SEGMENTS)?;
-        range("log_rows", self.log_rows, 1, MAX_LOG_ROWS)
+        check_range("sequences", self.sequences, 1, MAX_SEQUENCES)?;
+        check_range("segments", self.segments, 1, MAX_SEGMENTS)?;
+        check_range("log_rows", self.log_rows, 1, MAX_LOG_ROWS)
     }
 
     fn encode(&self) -> Vec<u8> {

@@ -10,7 +10,9 @@ mod air;
 mod permutation;
 
 use ballast_field::{ColMatrix, Felt};
-use ballast_stark::{MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload};
+use ballast_stark::{
+    MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload, check_range,
+};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
@@ -64,14 +66,7 @@ impl Workload for KeccakChain {
     type State = [u8; 32];
 
     fn validate(&self) -> Result<(), ParamsError> {
-        if !(MIN_LOG_ROWS..=MAX_LOG_ROWS).contains(&self.log_rows) {
-            return Err(ParamsError::OutOfRange {
-                name: "log_rows",
-                value: self.log_rows,
-                min: MIN_LOG_ROWS,
-                max: MAX_LOG_ROWS,
-            });
-        }
+        check_range("log_rows", self.log_rows, MIN_LOG_ROWS, MAX_LOG_ROWS)?;
         let max_steps = MAX_SEGMENTS as u64 * self.steps_per_segment();
         if !(1..=max_steps).contains(&self.steps) {
             return Err(ParamsError::OutOfRange {
