@@ -3,7 +3,8 @@
 #
 #   ci/check-path-independence.sh REFERENCE_CLI
 #
-# Copies the files a commit would hold into a scratch checkout at another path, builds
+# Copies the files a commit would hold into a scratch checkout at another path (with the
+# same git revision for `cli doctor`), builds
 # `cargo build --locked --release -p cli` there with its own target directory, and
 # requires the binary to be byte-identical (sha256) to REFERENCE_CLI, built from this
 # checkout. What would differ otherwise is jemalloc's C debug info, which records its
@@ -25,9 +26,13 @@ other=$scratch/a/different/checkout
 mkdir -p "$other"
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$other"
 
+# The copy is not a git checkout: give its build the revision `cli doctor` reports, which
+# the reference build read from git (the same commit must give the same bytes).
+rev=$(git rev-parse --short=12 HEAD 2>/dev/null || true)
 echo "building the cli at $other (target directory $scratch/target) ..."
 start=$SECONDS
-if ! (cd "$other" && CARGO_TARGET_DIR=$scratch/target cargo build --quiet --locked --release -p cli); then
+if ! (cd "$other" && BALLAST_GIT_REV=${BALLAST_GIT_REV:-$rev} CARGO_TARGET_DIR=$scratch/target \
+  cargo build --quiet --locked --release -p cli); then
   echo "check-path-independence: the build at $other failed" >&2
   exit 2
 fi
