@@ -5,8 +5,10 @@ use rayon::prelude::*;
 
 use crate::{Air, AirError, ConstraintBuilder, Domain, Frame};
 
-/// Rows checked per parallel task.
-const ROWS_PER_TASK: usize = 1 << 10;
+/// Rows gathered together.
+const TILE: usize = 32;
+/// Tiles checked per parallel task, at least.
+const TILES_PER_TASK: usize = 16;
 
 /// Checks the trace's shape and every constraint on every row of its domain.
 ///
@@ -33,38 +35,47 @@ pub fn check_trace<A: Air>(
         });
     }
     let periodic = air.periodic_columns();
-    let failure = (0..height)
+    // Rows are gathered a tile at a time, column by column (each column read as one run),
+    // with the row after the tile, which the tile's last row reads as its next row.
+    let failure = (0..height.div_ceil(TILE))
         .into_par_iter()
-        .with_min_len(ROWS_PER_TASK)
+        .with_min_len(TILES_PER_TASK)
         .map_init(
             || {
                 (
-                    vec![Felt::ZERO; width],
-                    vec![Felt::ZERO; width],
+                    vec![Felt::ZERO; (TILE + 1) * width],
                     vec![Felt::ZERO; periodic.len()],
                 )
             },
-            |(current, next, periodic_row), row| {
-                trace.read_row(row, current);
-                trace.read_row((row + 1) % height, next);
-                for (slot, column) in periodic_row.iter_mut().zip(&periodic) {
-                    *slot = column.values[row % column.values.len()];
+            |(tile, periodic_row), t| {
+                let first = t * TILE;
+                let rows = TILE.min(height - first);
+                for (c, column) in trace.columns().enumerate() {
+                    for k in 0..=rows {
+                        tile[k * width + c] = column[(first + k) % height];
+                    }
                 }
-                let frame = Frame {
-                    current,
-                    next,
-                    periodic: periodic_row,
-                    public_inputs,
-                };
-                let mut b = RowBuilder {
-                    row,
-                    last: height - 1,
-                    index: 0,
-                    failed: None,
-                };
-                air.eval(&frame, &mut b);
-                b.failed
-                    .map(|constraint| AirError::Unsatisfied { constraint, row })
+                (0..rows).find_map(|k| {
+                    let row = first + k;
+                    for (slot, column) in periodic_row.iter_mut().zip(&periodic) {
+                        *slot = column.values[row % column.values.len()];
+                    }
+                    let frame = Frame {
+                        current: &tile[k * width..(k + 1) * width],
+                        next: &tile[(k + 1) * width..(k + 2) * width],
+                        periodic: periodic_row,
+                        public_inputs,
+                    };
+                    let mut b = RowBuilder {
+                        row,
+                        last: height - 1,
+                        index: 0,
+                        failed: None,
+                    };
+                    air.eval(&frame, &mut b);
+                    b.failed
+                        .map(|constraint| AirError::Unsatisfied { constraint, row })
+                })
             },
         )
         .find_first(Option::is_some);
