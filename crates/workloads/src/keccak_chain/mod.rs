@@ -19,7 +19,9 @@ use serde_json::{Map, Value};
 pub use air::{BLOCK_ROWS, KeccakChainAir, WIDTH};
 pub use permutation::keccak_f;
 
-use air::{A_PRIME, C, C_PRIME, COUNT, IOTA, LIVE, LOG_BLOCK_ROWS, O, a_limb, limb_of, o_limb};
+use air::{
+    COUNT, IOTA, LIVE, LOG_BLOCK_ROWS, a_limb, a_prime_bit, c_bit, c_prime_bit, limb_of, o_limb,
+};
 use permutation::{
     IOTA_BITS, ROUND_CONSTANTS, ROUNDS, absorb_digest, keccak256_of_digest, round, squeeze_digest,
 };
@@ -137,20 +139,20 @@ impl Workload for KeccakChain {
     fn trace(&self, segment: usize, start: &[u8; 32]) -> (ColMatrix, [u8; 32]) {
         let blocks = 1usize << (self.log_rows - LOG_BLOCK_ROWS);
         let live = self.segment_steps(segment) as usize;
-        // Each block's input state: live blocks chain, dead ones keep the last output.
+        // Each block's input state: live blocks chain from the digest before them, dead
+        // ones (after the segment's steps) hold the last live block's output.
         let mut inputs = Vec::with_capacity(blocks);
         let mut digest = *start;
-        let mut state = absorb_digest(start);
+        let mut last_output = [0u64; 25];
         for block in 0..blocks {
             if block < live {
-                state = absorb_digest(&digest);
-                inputs.push(state);
-                let mut out = state;
-                permutation::keccak_f(&mut out);
-                digest = squeeze_digest(&out);
-                state = out;
+                let input = absorb_digest(&digest);
+                inputs.push(input);
+                last_output = input;
+                permutation::keccak_f(&mut last_output);
+                digest = squeeze_digest(&last_output);
             } else {
-                inputs.push(state);
+                inputs.push(last_output);
             }
         }
         let mut rows = vec![Felt::ZERO; blocks * BLOCK_ROWS * WIDTH];
@@ -192,13 +194,13 @@ fn fill_block(out: &mut [Felt], input: &[u64; 25], live: bool, count: u64) {
                 row[o_limb(l, half)] = Felt::new(limb_of(step.output[l], half));
             }
             for z in 0..64 {
-                row[A_PRIME + 64 * l + z] = bit(step.a_prime[l], z);
+                row[a_prime_bit(l, z)] = bit(step.a_prime[l], z);
             }
         }
         for x in 0..5 {
             for z in 0..64 {
-                row[C + 64 * x + z] = bit(step.c[x], z);
-                row[C_PRIME + 64 * x + z] = bit(step.c_prime[x], z);
+                row[c_bit(x, z)] = bit(step.c[x], z);
+                row[c_prime_bit(x, z)] = bit(step.c_prime[x], z);
             }
         }
         for (j, &z) in IOTA_BITS.iter().enumerate() {
@@ -206,7 +208,6 @@ fn fill_block(out: &mut [Felt], input: &[u64; 25], live: bool, count: u64) {
         }
         row[LIVE] = Felt::new(u64::from(live));
         row[COUNT] = Felt::new(count);
-        debug_assert_eq!(O + 50, IOTA);
         if live && r < ROUNDS {
             state = step.output;
         }

@@ -71,9 +71,9 @@ fn every_kind_of_column_is_constrained() {
     // Rows 3 (a round of the first block), 26 (its copy rows), 100 (a dead block).
     let columns = [
         ("A", a_limb(7, 1)),
-        ("C", C + 70),
-        ("C'", C_PRIME + 5),
-        ("A'", A_PRIME + 64 * 12 + 33),
+        ("C", c_bit(1, 6)),
+        ("C'", c_prime_bit(0, 5)),
+        ("A'", a_prime_bit(12, 33)),
         ("O", o_limb(0, 0)),
         ("O", o_limb(24, 1)),
         ("iota", IOTA + 3),
@@ -89,7 +89,7 @@ fn every_kind_of_column_is_constrained() {
         }
     }
     // A bit column set to 2 (not a bit) but otherwise consistent is refused too.
-    assert!(refused(A_PRIME, 5, Felt::ONE + Felt::ONE));
+    assert!(refused(a_prime_bit(0, 0), 5, Felt::ONE + Felt::ONE));
 }
 
 #[test]
