@@ -76,8 +76,8 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
 }
 
-/// Reads and decodes a proof. The header alone fixes the proof's size, so a file of the
-/// wrong size is refused before it is loaded. `Err` for unreadable input (I/O, not a ballast
+/// Reads and decodes a proof. The header alone bounds the proof's size, so a file too large
+/// is refused before it is loaded. `Err` for unreadable input (I/O, not a ballast
 /// proof, another format version); `Ok(Err(reason))` for an invalid proof.
 fn read_proof(path: &Path) -> Result<Result<(AnyProof, usize), String>> {
     let cannot_read = || format!("cannot read {}", path.display());
@@ -88,13 +88,15 @@ fn read_proof(path: &Path) -> Result<Result<(AnyProof, usize), String>> {
         .take(MAX_HEADER_LEN as u64)
         .read_to_end(&mut bytes)
         .with_context(cannot_read)?;
-    let decoded = match AnyProof::expected_len(&bytes) {
-        Ok(expected) if expected != size => Err(ProofFormatError::Length {
-            expected,
-            got: size,
-        }),
-        Ok(_) => {
-            file.read_to_end(&mut bytes).with_context(cannot_read)?;
+    let decoded = match AnyProof::max_len(&bytes) {
+        Ok(max) if size > max => Err(ProofFormatError::TooLong { max, got: size }),
+        Ok(max) => {
+            // Never read past the bound, even if the file grows after the size check.
+            let rest = (max + 1).saturating_sub(bytes.len() as u64);
+            (&mut file)
+                .take(rest)
+                .read_to_end(&mut bytes)
+                .with_context(cannot_read)?;
             AnyProof::from_bytes(&bytes)
         }
         Err(e) => Err(e),

@@ -162,7 +162,7 @@ fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
     std::fs::write(&truncated, &bytes[..bytes.len() - 100]).unwrap();
     let out = run(cli().arg("verify").arg(&truncated));
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("header implies"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("contents imply"), "{}", stderr(&out));
 
     let random = dir.path().join("random.bin");
     std::fs::write(&random, b"this is not a proof at all").unwrap();

@@ -10,20 +10,30 @@
 #define LEAF_PREFIX 0x00u
 #define NODE_PREFIX 0x01u
 
-// Reads the elements of rows `row` and `row + height/2` of a column-major matrix, each
-// row's columns in order.
-struct RowPairWords {
-    const u64* matrix;
-    u64 width;
+// Reads the elements of row `row` of a column-major matrix, column by column.
+struct RowWords {
+    const u64* at;  // the row's element in the next column to read
     u64 height;
-    u64 row;     // the row being read
-    u64 column;  // the next column to read in it
 
     __device__ __forceinline__ u64 next() {
-        u64 w = matrix[column * height + row];
-        if (++column == width) {
-            column = 0;
-            row += height >> 1;
+        u64 w = *at;
+        at += height;
+        return w;
+    }
+};
+
+// Reads the extension elements at positions r, r + stride, r + 2 stride, ... of a layer,
+// three words each.
+struct CosetWords {
+    const u64* at;  // the element being read
+    u64 stride;     // words between consecutive elements of the coset
+    u64 word;       // the next coordinate to read in it
+
+    __device__ __forceinline__ u64 next() {
+        u64 w = at[word];
+        if (++word == 3) {
+            word = 0;
+            at += stride;
         }
         return w;
     }
@@ -36,21 +46,6 @@ struct ContiguousWords {
     __device__ __forceinline__ u64 next() { return *at++; }
 };
 
-// Reads words from two places: `first_len` words at `first`, then the rest at `second`.
-struct TwoPartWords {
-    const u64* first;
-    const u64* second;
-    u64 first_len;
-
-    __device__ __forceinline__ u64 next() {
-        if (first_len > 0) {
-            --first_len;
-            return *first++;
-        }
-        return *second++;
-    }
-};
-
 __device__ __forceinline__ void store_digest(u64* out, const u64 digest[4]) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -58,33 +53,33 @@ __device__ __forceinline__ void store_digest(u64* out, const u64 digest[4]) {
     }
 }
 
-// Leaf j of a row-pair commitment (MerkleTree::commit_row_pairs):
-// Keccak(0x00 || row j || row j + height/2), every element 8 bytes little-endian.
-// `count` = height / 2 leaves, written to leaves[4j .. 4j + 4].
-extern "C" __global__ void merkle_row_pair_leaves(const u64* matrix, u64* leaves, u64 count,
-                                                  u64 width, u64 height) {
+// Leaf j of a row commitment (MerkleTree::commit_rows): Keccak(0x00 || row j), every
+// element 8 bytes little-endian. `count` = height leaves, written to leaves[4j .. 4j + 4].
+extern "C" __global__ void merkle_row_leaves(const u64* matrix, u64* leaves, u64 count,
+                                             u64 width, u64 height) {
     u64 j = global_thread_index();
     if (j >= count) {
         return;
     }
-    RowPairWords words = {matrix, width, height, j, 0};
+    RowWords words = {matrix + j, height};
     u64 digest[4];
-    keccak256_prefixed(LEAF_PREFIX, words, 2 * width, digest);
+    keccak256_prefixed(LEAF_PREFIX, words, width, digest);
     store_digest(leaves + 4 * j, digest);
 }
 
-// Leaf j of a FRI layer (layer_leaf): Keccak(0x00 || evals[j] || evals[j + count]), each
-// extension element 3 coordinates of 8 bytes little-endian. `evals` holds 2 * count
-// elements, 3 words each.
-extern "C" __global__ void merkle_fri_layer_leaves(const u64* evals, u64* leaves, u64 count) {
-    u64 j = global_thread_index();
-    if (j >= count) {
+// Leaf r of a FRI layer in cosets of `arity` (commit_layer_cpu): Keccak(0x00 || evals[r] ||
+// evals[r + count] || ... || evals[r + (arity - 1) count]), each extension element 3
+// coordinates of 8 bytes little-endian. `evals` holds arity * count elements, 3 words each.
+extern "C" __global__ void merkle_fri_layer_leaves(const u64* evals, u64* leaves, u64 count,
+                                                   u64 arity) {
+    u64 r = global_thread_index();
+    if (r >= count) {
         return;
     }
-    TwoPartWords words = {evals + 3 * j, evals + 3 * (j + count), 3};
+    CosetWords words = {evals + 3 * r, 3 * count, 0};
     u64 digest[4];
-    keccak256_prefixed(LEAF_PREFIX, words, 6, digest);
-    store_digest(leaves + 4 * j, digest);
+    keccak256_prefixed(LEAF_PREFIX, words, 3 * arity, digest);
+    store_digest(leaves + 4 * r, digest);
 }
 
 // One level of inner nodes: node i = Keccak(0x01 || child 2i || child 2i + 1), reading the

@@ -97,9 +97,13 @@ where
         self.commit(raw, log_blowup, ColumnForm::Raw)
     }
 
-    fn commit_fri_layer(&self, evals: &[Ext3]) -> Result<MerkleTree, BackendError> {
+    fn commit_fri_layer(
+        &self,
+        evals: &[Ext3],
+        log_arity: usize,
+    ) -> Result<MerkleTree, BackendError> {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        commit_fri_layer(&state.launcher, evals).map_err(to_backend::<L>)
+        commit_fri_layer(&state.launcher, evals, log_arity).map_err(to_backend::<L>)
     }
 }
 
@@ -145,7 +149,11 @@ impl Backend for CudaBackend {
         self.inner.commit_raw(raw, log_blowup)
     }
 
-    fn commit_fri_layer(&self, evals: &[Ext3]) -> Result<MerkleTree, BackendError> {
-        self.inner.commit_fri_layer(evals)
+    fn commit_fri_layer(
+        &self,
+        evals: &[Ext3],
+        log_arity: usize,
+    ) -> Result<MerkleTree, BackendError> {
+        self.inner.commit_fri_layer(evals, log_arity)
     }
 }

@@ -49,9 +49,9 @@ pub enum Kernel {
     NttDitStage,
     /// `lde_scatter(*raw, *scales, *lde, count, log_n, log_blowup)`.
     LdeScatter,
-    /// `merkle_row_pair_leaves(*matrix, *leaves, count, width, height)`.
-    MerkleRowPairLeaves,
-    /// `merkle_fri_layer_leaves(*evals, *leaves, count)`.
+    /// `merkle_row_leaves(*matrix, *leaves, count, width, height)`.
+    MerkleRowLeaves,
+    /// `merkle_fri_layer_leaves(*evals, *leaves, count, arity)`.
     MerkleFriLayerLeaves,
     /// `merkle_level(*tree, count, below, above)`.
     MerkleLevel,
@@ -63,7 +63,7 @@ impl Kernel {
         Self::NttDifStage,
         Self::NttDitStage,
         Self::LdeScatter,
-        Self::MerkleRowPairLeaves,
+        Self::MerkleRowLeaves,
         Self::MerkleFriLayerLeaves,
         Self::MerkleLevel,
     ];
@@ -74,7 +74,7 @@ impl Kernel {
             Self::NttDifStage => "ntt_dif_stage",
             Self::NttDitStage => "ntt_dit_stage",
             Self::LdeScatter => "lde_scatter",
-            Self::MerkleRowPairLeaves => "merkle_row_pair_leaves",
+            Self::MerkleRowLeaves => "merkle_row_leaves",
             Self::MerkleFriLayerLeaves => "merkle_fri_layer_leaves",
             Self::MerkleLevel => "merkle_level",
         }
@@ -84,7 +84,7 @@ impl Kernel {
     pub fn module(self) -> Module {
         match self {
             Self::NttDifStage | Self::NttDitStage | Self::LdeScatter => Module::Ntt,
-            Self::MerkleRowPairLeaves | Self::MerkleFriLayerLeaves | Self::MerkleLevel => {
+            Self::MerkleRowLeaves | Self::MerkleFriLayerLeaves | Self::MerkleLevel => {
                 Module::Merkle
             }
         }

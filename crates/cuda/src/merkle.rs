@@ -1,4 +1,4 @@
-//! Merkle trees on the device: row-pair leaves of a matrix, FRI layer leaves, and the
+//! Merkle trees on the device: row leaves of a matrix, FRI layer leaves, and the
 //! levels above them, one launch per level.
 //!
 //! A whole tree lives in one buffer, level after level (the layout `kernels/merkle.cu`
@@ -65,53 +65,53 @@ fn digest_of(words: &[u64]) -> Digest {
     digest
 }
 
-/// The tree whose leaf j hashes rows j and j + height/2 of the `width` × `height` matrix in
-/// `matrix` ([`MerkleTree::commit_row_pairs`]).
+/// The tree whose leaf j hashes row j of the `width` × `height` matrix in `matrix`
+/// ([`MerkleTree::commit_rows`]).
 ///
 /// # Errors
-/// If the height is not a power of two of at least 2, or the device fails.
+/// If the height is not a power of two, or the device fails.
 pub fn commit_rows<L: Launcher>(
     launcher: &L,
     matrix: &L::Buffer,
     width: usize,
     height: usize,
 ) -> Result<MerkleTree, CudaError> {
-    if height < 2 || !height.is_power_of_two() {
+    if !height.is_power_of_two() {
         return Err(CudaError::Input(format!(
-            "{height} rows to commit in pairs, need a power of two of at least 2"
+            "{height} rows to commit, need a power of two"
         )));
     }
-    let leaves = height / 2;
     // The leaf launch and finish_tree's level launches write every digest of the tree.
-    let tree = launcher.alloc_uninit(tree_digests(leaves) * DIGEST_WORDS)?;
+    let tree = launcher.alloc_uninit(tree_digests(height) * DIGEST_WORDS)?;
     run(
         launcher,
-        Kernel::MerkleRowPairLeaves,
-        leaves as u64,
+        Kernel::MerkleRowLeaves,
+        height as u64,
         &[
             Arg::Buffer(matrix),
             Arg::Buffer(&tree),
-            Arg::Word(leaves as u64),
+            Arg::Word(height as u64),
             Arg::Word(width as u64),
             Arg::Word(height as u64),
         ],
     )?;
-    finish_tree(launcher, &tree, leaves)
+    finish_tree(launcher, &tree, height)
 }
 
-/// A FRI layer's tree: leaf j hashes `evals[j]` and `evals[j + len/2]`
-/// (`ballast_fri::commit_layer_cpu`).
+/// A FRI layer's tree in cosets of 2^`log_arity`: with s = len/2^`log_arity`, leaf r hashes
+/// `evals[r]`, `evals[r + s]`, … (`ballast_fri::commit_layer_cpu`).
 ///
 /// # Errors
-/// If the length is not a power of two of at least 2, or the device fails.
+/// If the length is not a power of two of at least 2^`log_arity`, or the device fails.
 pub fn commit_fri_layer<L: Launcher>(
     launcher: &L,
     evals: &[Ext3],
+    log_arity: usize,
 ) -> Result<MerkleTree, CudaError> {
     let len = evals.len();
-    if len < 2 || !len.is_power_of_two() {
+    if !len.is_power_of_two() || len >> log_arity == 0 {
         return Err(CudaError::Input(format!(
-            "a FRI layer of {len} values, need a power of two of at least 2"
+            "a FRI layer of {len} values cannot be cut into cosets of 2^{log_arity}"
         )));
     }
     let words: Vec<u64> = evals
@@ -119,7 +119,7 @@ pub fn commit_fri_layer<L: Launcher>(
         .flat_map_iter(|e| e.coeffs().map(Felt::as_u64))
         .collect();
     let evals = launcher.upload(&words)?;
-    let leaves = len / 2;
+    let leaves = len >> log_arity;
     // The leaf launch and finish_tree's level launches write every digest of the tree.
     let tree = launcher.alloc_uninit(tree_digests(leaves) * DIGEST_WORDS)?;
     run(
@@ -130,6 +130,7 @@ pub fn commit_fri_layer<L: Launcher>(
             Arg::Buffer(&evals),
             Arg::Buffer(&tree),
             Arg::Word(leaves as u64),
+            Arg::Word(1 << log_arity),
         ],
     )?;
     finish_tree(launcher, &tree, leaves)

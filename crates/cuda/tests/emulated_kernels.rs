@@ -1,6 +1,6 @@
 //! The real `kernels/*.cu`, built for the host with a C++ compiler and the shim in
 //! `kernels/emu/`, driven by the crate's own launch sequences and compared with the CPU
-//! code: LDE columns, row-pair trees, FRI layer trees, the backend calls and whole proofs.
+//! code: LDE columns, row trees, FRI layer trees, the backend calls and whole proofs.
 //!
 //! This checks the kernels' logic on machines without a GPU. Each emulated launch runs every
 //! thread of the grid in turn, which is faithful because no kernel shares data between the
@@ -269,9 +269,9 @@ fn lde_columns_match_the_cpu_plan() {
 }
 
 #[test]
-fn row_pair_trees_match_commit_row_pairs() {
+fn row_trees_match_commit_rows() {
     if let Some(emu) = emulator() {
-        common::check_row_pair_trees(emu);
+        common::check_row_trees(emu);
     }
 }
 

@@ -1,5 +1,5 @@
 //! The CUDA backend on a real device against the CPU: the same checks as
-//! `emulated_kernels.rs` (LDE columns, row-pair trees, FRI layer trees, backend calls, whole
+//! `emulated_kernels.rs` (LDE columns, row trees, FRI layer trees, backend calls, whole
 //! proofs), plus an ignored throughput measurement that `ci/gpu-check.sh` runs.
 //!
 //! Without a usable device every test prints "skipping: no CUDA device: <reason>" and
@@ -51,9 +51,9 @@ fn lde_columns_match_the_cpu_plan() {
 }
 
 #[test]
-fn row_pair_trees_match_commit_row_pairs() {
+fn row_trees_match_commit_rows() {
     if let Some(device) = device() {
-        common::check_row_pair_trees(&device);
+        common::check_row_trees(&device);
     }
 }
 
@@ -92,7 +92,7 @@ fn fastest<T>(mut f: impl FnMut() -> T) -> Duration {
 }
 
 /// Kernel throughput on one large trace: the LDE (from columns already on the device) and
-/// the row-pair tree over it (including downloading its levels). Prints one line per stage;
+/// the row tree over it (including downloading its levels). Prints one line per stage;
 /// asserts nothing about speed.
 #[test]
 #[ignore = "a measurement: ci/gpu-check.sh runs it on a GPU host"]

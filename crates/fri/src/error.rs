@@ -5,16 +5,14 @@ use thiserror::Error;
 /// A FRI check that did not hold, on either side.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum FriError {
-    /// This error occurs when a layer's Merkle opening, built from the query's own value and
-    /// the sibling in the proof, does not lead to the layer's root.
-    #[error("fri layer {layer}: merkle opening of leaf {leaf} does not match the root")]
+    /// This error occurs when a layer's batch opening, built from the queried cosets, does
+    /// not lead to the layer's root.
+    #[error("fri layer {layer}: the batch opening of the queried cosets does not match the root")]
     LayerOpening {
         /// The layer index.
         layer: usize,
-        /// The leaf that was opened.
-        leaf: usize,
     },
-    /// This error occurs when the last folded value differs from the final polynomial.
+    /// This error occurs when a folded value differs from the final polynomial.
     #[error("fri final polynomial disagrees with the folded value at position {position}")]
     FinalPolynomial {
         /// The position in the final domain.
@@ -27,4 +25,18 @@ pub enum FriError {
         /// The degree bound that was exceeded.
         bound: usize,
     },
+    /// This error occurs when a part of the FRI proof has the wrong size.
+    #[error("fri {what}: expected {expected}, got {got}")]
+    Shape {
+        /// Which part.
+        what: &'static str,
+        /// The size the parameters fix.
+        expected: usize,
+        /// The size given.
+        got: usize,
+    },
+    /// This error occurs when the query positions are not a strictly increasing, non-empty
+    /// list of positions in the input domain.
+    #[error("fri query positions: {0}")]
+    Positions(String),
 }

@@ -2,10 +2,12 @@
 
 mod error;
 mod fold;
+mod plan;
 mod prover;
 mod verifier;
 
 pub use error::FriError;
-pub use fold::{fold_pair, layer_leaf};
+pub use fold::{LOG_ARITY, fold_coset, fold_pair, layer_leaf, round_arities};
+pub use plan::{PlannedLayer, QueryPlan};
 pub use prover::{FriCommitment, commit, commit_layer_cpu};
-pub use verifier::{FriLayerProof, FriVerifierInput, verify_query};
+pub use verifier::{FriLayerOpening, FriVerifierInput, verify_queries};

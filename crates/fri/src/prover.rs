@@ -6,39 +6,51 @@ use ballast_ntt::{LdePlan, interpolate_coset};
 use ballast_transcript::Transcript;
 use rayon::prelude::*;
 
-use crate::{FriError, FriLayerProof, fold_pair, layer_leaf};
+use crate::{FriError, FriLayerOpening, QueryPlan, fold_pair, layer_leaf, round_arities};
 
 /// One committed layer: its evaluations (kept for openings) and their tree.
 struct Layer {
     evals: Vec<Ext3>,
+    log_arity: usize,
     tree: MerkleTree,
 }
 
 /// The prover's state after the commit phase.
 pub struct FriCommitment {
+    log_domain: usize,
     layers: Vec<Layer>,
     final_poly: Vec<Ext3>,
 }
 
-/// Commits a layer on the CPU: leaf j hashes the pair at positions j and j + len/2.
-pub fn commit_layer_cpu(evals: &[Ext3]) -> MerkleTree {
-    let half = evals.len() / 2;
-    let (lo, hi) = evals.split_at(half);
-    let leaves = lo
-        .par_iter()
-        .zip(hi)
-        .map(|(&l, &h)| layer_leaf(l, h))
+/// Commits a layer on the CPU: with a = 2^`log_arity` and s = len/a, leaf r is
+/// [`layer_leaf`] of the values at positions r, r + s, …, r + (a − 1)·s.
+///
+/// # Panics
+/// If `evals.len()` is not a power of two at least 2^`log_arity`.
+pub fn commit_layer_cpu(evals: &[Ext3], log_arity: usize) -> MerkleTree {
+    assert!(
+        evals.len().is_power_of_two() && evals.len() >> log_arity >= 1,
+        "a layer of {} values cannot be cut into cosets of 2^{log_arity}",
+        evals.len()
+    );
+    let stride = evals.len() >> log_arity;
+    let leaves = (0..stride)
+        .into_par_iter()
+        .map(|r| {
+            let coset: Vec<Ext3> = (0..1 << log_arity).map(|i| evals[r + i * stride]).collect();
+            layer_leaf(&coset)
+        })
         .collect();
     MerkleTree::from_leaves(leaves)
 }
 
 /// Runs the commit phase on `evals`, the input's values on g·H_N in natural order.
 ///
-/// The input itself is not committed: it is a function of commitments the caller already
-/// made (its openings come in pairs x, −x), so the first folding challenge is drawn at once.
-/// Every later layer is committed (`commit_layer`, leaf j = [`layer_leaf`] of positions j
-/// and j + len/2) and its root absorbed before its challenge. Folding stops when the degree
-/// bound is 2^`log_final_poly_len`; the final polynomial's coefficients are absorbed last.
+/// The N/2^`log_blowup` − 2^`log_final_poly_len` degree gap is closed by binary folds,
+/// grouped into rounds ([`round_arities`]). Each round commits its layer (`commit_layer`,
+/// leaf r = the coset of positions r + i·len/a, see [`commit_layer_cpu`]), absorbs the root,
+/// draws β and folds a times over with β, β², β⁴, …. The final polynomial's coefficients are
+/// absorbed last.
 ///
 /// # Errors
 /// [`FriError::DegreeTooHigh`] when the input is not of degree < N/2^`log_blowup` (the
@@ -51,7 +63,7 @@ pub fn commit<E: From<FriError>>(
     log_blowup: usize,
     log_final_poly_len: usize,
     transcript: &mut Transcript,
-    mut commit_layer: impl FnMut(&[Ext3]) -> Result<MerkleTree, E>,
+    mut commit_layer: impl FnMut(&[Ext3], usize) -> Result<MerkleTree, E>,
 ) -> Result<FriCommitment, E> {
     let final_domain = 1usize << (log_blowup + log_final_poly_len);
     assert!(
@@ -59,42 +71,29 @@ pub fn commit<E: From<FriError>>(
         "fri input of {} values is too small",
         evals.len()
     );
-    let folds = (evals.len() / final_domain).trailing_zeros();
+    let log_domain = evals.len().trailing_zeros() as usize;
+    let folds = (evals.len() / final_domain).trailing_zeros() as usize;
     let mut shift = LdePlan::SHIFT;
     let mut inv_two_x = inverse_twice_points(evals.len());
     let mut evals = evals;
     let mut layers = Vec::new();
-    for round in 0..folds {
-        // Round 0 folds the input, which is not committed; later rounds commit first.
-        let tree = if round == 0 {
-            None
-        } else {
-            let tree = commit_layer(&evals)?;
-            transcript.absorb("fri-layer-root", &tree.root());
-            Some(tree)
-        };
-        let beta = transcript.challenge_ext("fri-fold");
-        let half = evals.len() / 2;
-        let (lo, hi) = evals.split_at(half);
-        let folded = lo
-            .par_iter()
-            .zip(hi)
-            .zip(&inv_two_x)
-            .map(|((&l, &h), &inv)| fold_pair(l, h, beta, inv))
-            .collect();
-        // The next layer's points are the squares: 1/(2x²) = 2·(1/(2x))².
-        inv_two_x = inv_two_x[..half / 2]
-            .par_iter()
-            .map(|&inv| {
-                let sq = inv * inv;
-                sq + sq
-            })
-            .collect();
-        if let Some(tree) = tree {
-            layers.push(Layer { evals, tree });
+    for log_arity in round_arities(folds) {
+        let tree = commit_layer(&evals, log_arity)?;
+        transcript.absorb("fri-layer-root", &tree.root());
+        let mut beta = transcript.challenge_ext("fri-fold");
+        let mut folded = fold_once(&evals, beta, &inv_two_x);
+        for _ in 1..log_arity {
+            inv_two_x = square_points(&inv_two_x);
+            beta = beta.square();
+            folded = fold_once(&folded, beta, &inv_two_x);
         }
-        evals = folded;
-        shift = shift.square();
+        inv_two_x = square_points(&inv_two_x);
+        shift = shift.pow(1 << log_arity);
+        layers.push(Layer {
+            evals: std::mem::replace(&mut evals, folded),
+            log_arity,
+            tree,
+        });
     }
     let mut coeffs = interpolate_coset(&evals, shift);
     let final_len = 1usize << log_final_poly_len;
@@ -104,9 +103,32 @@ pub fn commit<E: From<FriError>>(
     coeffs.truncate(final_len);
     transcript.absorb_ext("fri-final-poly", &coeffs);
     Ok(FriCommitment {
+        log_domain,
         layers,
         final_poly: coeffs,
     })
+}
+
+/// One binary fold of a whole layer: position j pairs with j + len/2.
+fn fold_once(evals: &[Ext3], beta: Ext3, inv_two_x: &[Felt]) -> Vec<Ext3> {
+    let (lo, hi) = evals.split_at(evals.len() / 2);
+    lo.par_iter()
+        .zip(hi)
+        .zip(inv_two_x)
+        .map(|((&l, &h), &inv)| fold_pair(l, h, beta, inv))
+        .collect()
+}
+
+/// The next layer's 1/(2x) from this one's: its points are the squares of the first
+/// half's, and 1/(2x²) = 2·(1/(2x))².
+fn square_points(inv_two_x: &[Felt]) -> Vec<Felt> {
+    inv_two_x[..inv_two_x.len() / 2]
+        .par_iter()
+        .map(|&inv| {
+            let sq = inv * inv;
+            sq + sq
+        })
+        .collect()
 }
 
 /// 1/(2x) for the first half of g·H_N in natural order (x = g·ζ^j, j < N/2).
@@ -128,7 +150,7 @@ fn inverse_twice_points(len: usize) -> Vec<Felt> {
 }
 
 impl FriCommitment {
-    /// The committed layer roots, in order (layers 1, 2, …; the input is not committed).
+    /// The committed layer roots, in order.
     pub fn layer_roots(&self) -> Vec<Digest> {
         self.layers.iter().map(|l| l.tree.root()).collect()
     }
@@ -138,24 +160,27 @@ impl FriCommitment {
         &self.final_poly
     }
 
-    /// The openings a verifier needs to follow query `pair` (the pair of input positions
-    /// `pair` and `pair` + N/2, which folds to position `pair` of layer 1).
-    pub fn open(&self, pair: usize) -> Vec<FriLayerProof> {
-        let mut index = pair;
+    /// The openings of every layer for queries at the input `positions` (strictly
+    /// increasing): the values the verifier cannot fold itself, and each tree's batch
+    /// opening of the queried cosets.
+    ///
+    /// # Panics
+    /// If the positions are not strictly increasing positions of the input domain.
+    pub fn open(&self, positions: &[usize]) -> Vec<FriLayerOpening> {
+        let arities: Vec<usize> = self.layers.iter().map(|l| l.log_arity).collect();
+        let plan =
+            QueryPlan::new(self.log_domain, &arities, positions).expect("valid query positions");
         self.layers
             .iter()
-            .map(|layer| {
-                let half = layer.evals.len() / 2;
-                let leaf = index % half;
-                let sibling = if index < half {
-                    layer.evals[leaf + half]
-                } else {
-                    layer.evals[leaf]
-                };
-                index = leaf;
-                FriLayerProof {
-                    sibling,
-                    path: layer.tree.open(leaf),
+            .zip(plan.layers())
+            .map(|(layer, planned)| {
+                let stride = layer.evals.len() >> layer.log_arity;
+                FriLayerOpening {
+                    values: planned
+                        .unknown_slots()
+                        .map(|(leaf, slot)| layer.evals[leaf + slot * stride])
+                        .collect(),
+                    nodes: layer.tree.open_batch(planned.leaves()),
                 }
             })
             .collect()

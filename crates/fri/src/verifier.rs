@@ -1,128 +1,191 @@
 //! The FRI query phase on the verifier's side.
 
-use ballast_field::{Ext3, Felt};
-use ballast_merkle::{Digest, verify_path};
+use ballast_field::{Ext3, Felt, TWO_ADICITY};
+use ballast_merkle::{Digest, verify_batch};
 use ballast_ntt::{LdePlan, evaluate_poly};
 use ballast_transcript::Transcript;
 
-use crate::{FriError, fold_pair, layer_leaf};
+use crate::{FriError, QueryPlan, fold_coset, layer_leaf, round_arities};
 
-/// What a query reveals about one committed layer: the other half of the pair and its
-/// Merkle path.
+/// What the queries reveal about one committed layer.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FriLayerProof {
-    /// The value at the position paired with the query's (x ↔ −x).
-    pub sibling: Ext3,
-    /// The authentication path of the pair's leaf.
-    pub path: Vec<Digest>,
+pub struct FriLayerOpening {
+    /// The queried cosets' values the verifier cannot fold itself, coset by coset (leaf
+    /// order) and slot by slot ([`PlannedLayer::unknown_slots`](crate::PlannedLayer::unknown_slots)).
+    pub values: Vec<Ext3>,
+    /// The batch opening of the queried cosets in the layer's tree.
+    pub nodes: Vec<Digest>,
 }
 
 /// The commit-phase messages, with the folding challenges replayed from the transcript.
 #[derive(Clone, Debug)]
 pub struct FriVerifierInput {
     log_domain: usize,
+    log_arities: Vec<usize>,
     layer_roots: Vec<Digest>,
     betas: Vec<Ext3>,
     final_poly: Vec<Ext3>,
 }
 
 impl FriVerifierInput {
-    /// Replays [`commit`](crate::commit): draws the first folding challenge, then absorbs
-    /// each layer root and draws its challenge, then absorbs the final polynomial.
+    /// Replays [`commit`](crate::commit) for an input of 2^`log_domain` values: absorbs each
+    /// layer root and draws its challenge, then absorbs the final polynomial.
     ///
-    /// # Panics
-    /// If there is not one root per fold after the first (the caller checks proof shapes).
+    /// # Errors
+    /// [`FriError::Shape`] if the domain is larger than the field's two-adic subgroup, there
+    /// is not one root per round, the final polynomial does not have 2^`log_final_poly_len`
+    /// coefficients, or the sizes leave nothing to test.
     pub fn new(
         log_domain: usize,
-        folds: usize,
+        log_blowup: usize,
+        log_final_poly_len: usize,
         layer_roots: Vec<Digest>,
         final_poly: Vec<Ext3>,
         transcript: &mut Transcript,
-    ) -> Self {
-        assert_eq!(
-            layer_roots.len(),
-            folds.saturating_sub(1),
-            "one root per committed layer"
-        );
-        let mut betas = Vec::with_capacity(folds);
-        if folds > 0 {
-            betas.push(transcript.challenge_ext("fri-fold"));
+    ) -> Result<Self, FriError> {
+        if log_domain > TWO_ADICITY {
+            return Err(FriError::Shape {
+                what: "domain bits",
+                expected: TWO_ADICITY,
+                got: log_domain,
+            });
         }
-        for root in &layer_roots {
-            transcript.absorb("fri-layer-root", root);
-            betas.push(transcript.challenge_ext("fri-fold"));
-        }
+        let Some(folds) = log_domain.checked_sub(log_blowup + log_final_poly_len) else {
+            return Err(FriError::Shape {
+                what: "domain bits",
+                expected: log_blowup + log_final_poly_len,
+                got: log_domain,
+            });
+        };
+        let log_arities = round_arities(folds);
+        let expect = |what, expected: usize, got: usize| {
+            if expected == got {
+                Ok(())
+            } else {
+                Err(FriError::Shape {
+                    what,
+                    expected,
+                    got,
+                })
+            }
+        };
+        expect("layer roots", log_arities.len(), layer_roots.len())?;
+        expect(
+            "final polynomial coefficients",
+            1 << log_final_poly_len,
+            final_poly.len(),
+        )?;
+        let betas = layer_roots
+            .iter()
+            .map(|root| {
+                transcript.absorb("fri-layer-root", root);
+                transcript.challenge_ext("fri-fold")
+            })
+            .collect();
         transcript.absorb_ext("fri-final-poly", &final_poly);
-        Self {
+        Ok(Self {
             log_domain,
+            log_arities,
             layer_roots,
             betas,
             final_poly,
-        }
+        })
+    }
+
+    /// log2 of each round's arity.
+    pub fn log_arities(&self) -> &[usize] {
+        &self.log_arities
     }
 }
 
-/// Checks one query. `pair` (< N/2) names the input positions `pair` and `pair` + N/2, i.e.
-/// the points x = g·ζ^pair and −x; `lo` and `hi` are the input's values there, computed by
-/// the caller from its own openings.
+/// Checks the queries at input `positions` (strictly increasing); `values` are the input's
+/// values there, computed by the caller from its own openings.
+///
+/// Layer by layer: every queried coset is rebuilt from the values folded so far and the
+/// proof's other values, the cosets' batch opening is checked against the layer's root, and
+/// each coset is folded. The folded values must lie on the final polynomial.
 ///
 /// # Errors
-/// The first check that fails.
-///
-/// # Panics
-/// If `layers` does not hold one opening per committed layer (the caller parses proofs to
-/// shape).
-pub fn verify_query(
+/// The first check that fails, or a shape error if the openings do not match the plan.
+pub fn verify_queries(
     input: &FriVerifierInput,
-    pair: usize,
-    (lo, hi): (Ext3, Ext3),
-    layers: &[FriLayerProof],
+    positions: &[usize],
+    values: &[Ext3],
+    openings: &[FriLayerOpening],
 ) -> Result<(), FriError> {
-    assert_eq!(
-        layers.len(),
-        input.layer_roots.len(),
-        "one opening per layer"
-    );
-    let zeta = Felt::two_adic_root(input.log_domain);
-    let x = LdePlan::SHIFT * zeta.pow(pair as u64);
-    let Some((&beta, betas)) = input.betas.split_first() else {
-        // Nothing to fold: both values must already lie on the final polynomial.
-        let on_final =
-            |point: Felt, value| evaluate_poly(&input.final_poly, Ext3::from(point)) == value;
-        return if on_final(x, lo) && on_final(-x, hi) {
+    let plan = QueryPlan::new(input.log_domain, &input.log_arities, positions)?;
+    let shape = |what, expected: usize, got: usize| {
+        if expected == got {
             Ok(())
         } else {
-            Err(FriError::FinalPolynomial { position: pair })
-        };
-    };
-    let mut value = fold_pair(lo, hi, beta, (x + x).inverse());
-    // The running value sits at `point` = x^(2^i), position `index` of layer i.
-    let mut point = x.square();
-    let mut index = pair;
-    let mut len = 1usize << (input.log_domain - 1);
-    for (layer, ((opening, root), &beta)) in
-        layers.iter().zip(&input.layer_roots).zip(betas).enumerate()
-    {
-        let half = len / 2;
-        let leaf = index % half;
-        let (lo, hi, x) = if index < half {
-            (value, opening.sibling, point)
-        } else {
-            (opening.sibling, value, -point)
-        };
-        if !verify_path(root, leaf, layer_leaf(lo, hi), &opening.path) {
-            return Err(FriError::LayerOpening {
-                layer: layer + 1,
-                leaf,
-            });
+            Err(FriError::Shape {
+                what,
+                expected,
+                got,
+            })
         }
-        value = fold_pair(lo, hi, beta, (x + x).inverse());
-        point = point.square();
-        index = leaf;
-        len = half;
+    };
+    shape("query values", positions.len(), values.len())?;
+    shape("layer openings", plan.layers().len(), openings.len())?;
+    let mut positions = positions.to_vec();
+    let mut values = values.to_vec();
+    let mut shift = LdePlan::SHIFT;
+    for (layer, ((planned, opening), (root, &beta))) in plan
+        .layers()
+        .iter()
+        .zip(openings)
+        .zip(input.layer_roots.iter().zip(&input.betas))
+        .enumerate()
+    {
+        shape(
+            "layer values",
+            planned.unknown_count(),
+            opening.values.len(),
+        )?;
+        let arity = 1usize << planned.log_arity();
+        let stride_bits = planned.height();
+        let zeta = Felt::two_adic_root(planned.log_len());
+        let mut carried = opening.values.iter();
+        let mut leaves = Vec::with_capacity(planned.leaves().len());
+        let mut folded = Vec::with_capacity(planned.leaves().len());
+        for (&leaf, known) in planned.leaves().iter().zip(planned.known_slots()) {
+            let mut coset = Vec::with_capacity(arity);
+            for slot in 0..arity {
+                let value = if known.binary_search(&slot).is_ok() {
+                    let position = leaf + (slot << stride_bits);
+                    let at = positions
+                        .binary_search(&position)
+                        .expect("the plan's known slots are query positions");
+                    values[at]
+                } else {
+                    *carried.next().expect("the count was checked")
+                };
+                coset.push(value);
+            }
+            leaves.push(layer_leaf(&coset));
+            let x = shift * zeta.pow(leaf as u64);
+            folded.push(fold_coset(&mut coset, x, beta));
+        }
+        if !verify_batch(
+            root,
+            planned.height(),
+            planned.leaves(),
+            &leaves,
+            &opening.nodes,
+        ) {
+            return Err(FriError::LayerOpening { layer });
+        }
+        positions = planned.leaves().to_vec();
+        values = folded;
+        shift = shift.pow(arity as u64);
     }
-    if evaluate_poly(&input.final_poly, Ext3::from(point)) != value {
-        return Err(FriError::FinalPolynomial { position: index });
+    let log_final_domain = input.log_domain - input.log_arities.iter().sum::<usize>();
+    let zeta = Felt::two_adic_root(log_final_domain);
+    for (&position, &value) in positions.iter().zip(&values) {
+        let point = shift * zeta.pow(position as u64);
+        if evaluate_poly(&input.final_poly, Ext3::from(point)) != value {
+            return Err(FriError::FinalPolynomial { position });
+        }
     }
     Ok(())
 }
@@ -146,65 +209,99 @@ mod tests {
             .collect()
     }
 
-    fn folds(log_domain: usize) -> usize {
-        log_domain - LOG_BLOWUP - LOG_FINAL
-    }
-
     fn prove(evals: Vec<Ext3>) -> Result<(FriCommitment, Transcript), FriError> {
         let mut t = Transcript::new(b"fri-test");
-        let c = commit(evals, LOG_BLOWUP, LOG_FINAL, &mut t, |e| {
-            Ok::<_, FriError>(commit_layer_cpu(e))
+        let c = commit(evals, LOG_BLOWUP, LOG_FINAL, &mut t, |e, log_arity| {
+            Ok::<_, FriError>(commit_layer_cpu(e, log_arity))
         })?;
         Ok((c, t))
     }
 
-    fn verifier_input(c: &FriCommitment, log_domain: usize) -> (FriVerifierInput, Transcript) {
+    fn verifier_input(
+        c: &FriCommitment,
+        log_domain: usize,
+        final_poly: Vec<Ext3>,
+    ) -> (FriVerifierInput, Transcript) {
         let mut t = Transcript::new(b"fri-test");
         let input = FriVerifierInput::new(
             log_domain,
-            folds(log_domain),
+            LOG_BLOWUP,
+            LOG_FINAL,
             c.layer_roots(),
-            c.final_poly().to_vec(),
+            final_poly,
             &mut t,
-        );
+        )
+        .unwrap();
         (input, t)
     }
 
-    fn pair(evals: &[Ext3], j: usize) -> (Ext3, Ext3) {
-        (evals[j], evals[j + evals.len() / 2])
+    fn at(evals: &[Ext3], positions: &[usize]) -> Vec<Ext3> {
+        positions.iter().map(|&p| evals[p]).collect()
     }
 
     #[test]
     fn honest_queries_verify_and_transcripts_agree() {
+        // 10 − 1 − 2 = 7 folds: rounds of 8, 8 and 2.
         let log_domain = 10;
         let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
         let (c, prover_t) = prove(evals.clone()).unwrap();
-        let (input, verifier_t) = verifier_input(&c, log_domain);
+        let (input, verifier_t) = verifier_input(&c, log_domain, c.final_poly().to_vec());
         assert_eq!(prover_t, verifier_t);
-        assert_eq!(c.layer_roots().len(), folds(log_domain) - 1);
-        for j in [0, 1, 255, 256, 511, 300] {
-            verify_query(&input, j, pair(&evals, j), &c.open(j)).unwrap();
+        assert_eq!(input.log_arities(), [3, 3, 1]);
+        for positions in [
+            vec![0],
+            vec![1023],
+            vec![0, 1, 128, 255, 256, 300, 511, 512, 1000],
+            (0..1024).collect(),
+        ] {
+            let openings = c.open(&positions);
+            verify_queries(&input, &positions, &at(&evals, &positions), &openings).unwrap();
         }
     }
 
     #[test]
-    fn a_wrong_value_or_sibling_is_rejected() {
+    fn every_changed_value_or_node_is_rejected() {
         let log_domain = 9;
         let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
         let (c, _) = prove(evals.clone()).unwrap();
-        let (input, _) = verifier_input(&c, log_domain);
-        let j = 77;
-        let (lo, hi) = pair(&evals, j);
-        assert_eq!(
-            verify_query(&input, j, (lo + Ext3::ONE, hi), &c.open(j)),
-            Err(FriError::LayerOpening { layer: 1, leaf: 77 })
-        );
-        let mut openings = c.open(j);
-        openings[2].sibling += Ext3::ONE;
+        let (input, _) = verifier_input(&c, log_domain, c.final_poly().to_vec());
+        let positions = [3, 77, 200, 333, 500];
+        let values = at(&evals, &positions);
+        let openings = c.open(&positions);
+        for k in 0..values.len() {
+            let mut bad = values.clone();
+            bad[k] += Ext3::ONE;
+            assert_eq!(
+                verify_queries(&input, &positions, &bad, &openings),
+                Err(FriError::LayerOpening { layer: 0 })
+            );
+        }
+        for layer in 0..openings.len() {
+            for k in 0..openings[layer].values.len() {
+                let mut bad = openings.clone();
+                bad[layer].values[k] += Ext3::ONE;
+                assert_eq!(
+                    verify_queries(&input, &positions, &values, &bad),
+                    Err(FriError::LayerOpening { layer }),
+                );
+            }
+            for k in 0..openings[layer].nodes.len() {
+                let mut bad = openings.clone();
+                bad[layer].nodes[k][0] ^= 1;
+                assert_eq!(
+                    verify_queries(&input, &positions, &values, &bad),
+                    Err(FriError::LayerOpening { layer }),
+                );
+            }
+        }
+        let mut short = openings.clone();
+        short[1].values.pop();
         assert!(matches!(
-            verify_query(&input, j, (lo, hi), &openings),
-            Err(FriError::LayerOpening { layer: 3, .. })
+            verify_queries(&input, &positions, &values, &short),
+            Err(FriError::Shape { .. })
         ));
+        assert!(verify_queries(&input, &[3, 77], &values, &openings).is_err());
+        assert!(verify_queries(&input, &[77, 3, 200, 333, 500], &values, &openings).is_err());
     }
 
     #[test]
@@ -214,18 +311,22 @@ mod tests {
         let (c, _) = prove(evals.clone()).unwrap();
         let mut final_poly = c.final_poly().to_vec();
         final_poly[0] += Ext3::ONE;
-        let mut t = Transcript::new(b"fri-test");
-        let input = FriVerifierInput::new(
-            log_domain,
-            folds(log_domain),
-            c.layer_roots(),
-            final_poly,
-            &mut t,
-        );
+        let (input, _) = verifier_input(&c, log_domain, final_poly);
+        let positions = [5, 6];
         assert!(matches!(
-            verify_query(&input, 5, pair(&evals, 5), &c.open(5)),
+            verify_queries(
+                &input,
+                &positions,
+                &at(&evals, &positions),
+                &c.open(&positions)
+            ),
             Err(FriError::FinalPolynomial { .. })
         ));
+        let mut t = Transcript::new(b"fri-test");
+        assert!(
+            FriVerifierInput::new(log_domain, LOG_BLOWUP, LOG_FINAL, vec![], vec![], &mut t)
+                .is_err()
+        );
     }
 
     #[test]
@@ -240,17 +341,18 @@ mod tests {
     }
 
     #[test]
-    fn one_fold_and_no_fold_are_handled() {
-        for log_domain in [LOG_BLOWUP + LOG_FINAL, LOG_BLOWUP + LOG_FINAL + 1] {
+    fn short_schedules_are_handled() {
+        // No fold, one binary fold, one full round.
+        for (log_domain, rounds) in [(3, 0), (4, 1), (6, 1)] {
             let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
             let (c, _) = prove(evals.clone()).unwrap();
-            assert!(c.layer_roots().is_empty());
-            let (input, _) = verifier_input(&c, log_domain);
-            for j in 0..evals.len() / 2 {
-                verify_query(&input, j, pair(&evals, j), &[]).unwrap();
-                let (lo, hi) = pair(&evals, j);
-                assert!(verify_query(&input, j, (lo, hi + Ext3::ONE), &[]).is_err());
-            }
+            assert_eq!(c.layer_roots().len(), rounds);
+            let (input, _) = verifier_input(&c, log_domain, c.final_poly().to_vec());
+            let all: Vec<usize> = (0..evals.len()).collect();
+            verify_queries(&input, &all, &evals, &c.open(&all)).unwrap();
+            let mut bad = evals.clone();
+            bad[1] += Ext3::ONE;
+            assert!(verify_queries(&input, &all, &bad, &c.open(&all)).is_err());
         }
     }
 }

@@ -21,4 +21,8 @@ pub enum MerkleError {
         /// The size given.
         got: usize,
     },
+    /// This error occurs when the leaves to open are not a strictly increasing, non-empty
+    /// list of leaf indices.
+    #[error("{0}")]
+    Indices(&'static str),
 }

@@ -6,4 +6,4 @@ mod tree;
 
 pub use error::MerkleError;
 pub use hash::{Digest, compress, hash_leaf, hash_row};
-pub use tree::{MerkleTree, verify_path};
+pub use tree::{MerkleTree, batch_opening_len, check_indices, verify_batch};

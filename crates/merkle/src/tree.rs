@@ -1,4 +1,4 @@
-//! Building, opening and checking Merkle trees.
+//! Building Merkle trees and opening many of their leaves at once.
 
 use ballast_field::ColMatrix;
 use rayon::prelude::*;
@@ -48,43 +48,32 @@ impl MerkleTree {
         Self { levels }
     }
 
-    /// The tree whose leaf j holds rows j and j + h of `matrix` (h = height/2), in that
-    /// order: on a coset in natural order those are the points x and −x, which one FRI fold
-    /// needs together. Its bytes are [`hash_row`](crate::hash_row) of the two rows
-    /// concatenated.
+    /// The tree whose leaf j is row j of `matrix`: [`hash_row`](crate::hash_row) of its
+    /// elements in column order.
     ///
     /// # Panics
-    /// If the matrix height is not a power of two of at least 2.
-    pub fn commit_row_pairs(matrix: &ColMatrix) -> Self {
-        let half = matrix.height() / 2;
-        assert!(
-            half >= 1,
-            "a matrix of {} rows has no row pairs",
-            matrix.height()
-        );
+    /// If the matrix height is not a power of two.
+    pub fn commit_rows(matrix: &ColMatrix) -> Self {
         let columns: Vec<_> = matrix.columns().collect();
         let width = columns.len();
-        let mut leaves = vec![[0u8; 32]; half];
+        let mut leaves = vec![[0u8; 32]; matrix.height()];
         leaves
             .par_chunks_mut(ROWS_PER_TASK)
             .enumerate()
             .for_each(|(task, chunk)| {
                 // Rows are gathered a tile at a time, column by column: each column is read
                 // as short runs instead of one scattered value per row (wide tables).
-                let mut tile = vec![0u8; 2 * TILE * width * 8];
+                let mut tile = vec![0u8; TILE * width * 8];
                 for (t, leaves) in chunk.chunks_mut(TILE).enumerate() {
                     let first = task * ROWS_PER_TASK + t * TILE;
-                    let rows = leaves.len();
                     for (c, column) in columns.iter().enumerate() {
-                        for (side, base) in [first, first + half].into_iter().enumerate() {
-                            for (k, value) in column[base..base + rows].iter().enumerate() {
-                                let at = ((2 * k + side) * width + c) * 8;
-                                tile[at..at + 8].copy_from_slice(&value.to_le_bytes());
-                            }
+                        for (k, value) in column[first..first + leaves.len()].iter().enumerate() {
+                            let at = (k * width + c) * 8;
+                            tile[at..at + 8].copy_from_slice(&value.to_le_bytes());
                         }
                     }
                     for (k, leaf) in leaves.iter_mut().enumerate() {
-                        *leaf = hash_leaf(&tile[2 * k * width * 8..2 * (k + 1) * width * 8]);
+                        *leaf = hash_leaf(&tile[k * width * 8..(k + 1) * width * 8]);
                     }
                 }
             });
@@ -96,7 +85,7 @@ impl MerkleTree {
     ///
     /// # Errors
     /// If the level sizes do not form a tree. The digests themselves are not recomputed:
-    /// backends are tested for parity with [`commit_row_pairs`](Self::commit_row_pairs).
+    /// backends are tested for parity with [`commit_rows`](Self::commit_rows).
     pub fn from_levels(levels: Vec<Vec<Digest>>) -> Result<Self, MerkleError> {
         let leaves = levels.first().map_or(0, Vec::len);
         if !leaves.is_power_of_two() {
@@ -137,38 +126,122 @@ impl MerkleTree {
         self.levels.len() - 1
     }
 
-    /// The sibling digests from leaf `index` up to the root.
+    /// The batch opening of the leaves at `indices` (strictly increasing): the nodes a
+    /// verifier cannot compute from those leaves, level by level from the leaves up and left
+    /// to right within a level. Its length is [`batch_opening_len`].
     ///
     /// # Panics
-    /// If `index` is not a leaf index.
-    pub fn open(&self, index: usize) -> Vec<Digest> {
-        assert!(index < self.levels[0].len(), "leaf {index} out of range");
-        self.levels[..self.height()]
-            .iter()
-            .enumerate()
-            .map(|(depth, level)| level[(index >> depth) ^ 1])
-            .collect()
+    /// If `indices` are not strictly increasing leaf indices.
+    pub fn open_batch(&self, indices: &[usize]) -> Vec<Digest> {
+        check_indices(self.height(), indices).expect("valid leaf indices");
+        let mut nodes = Vec::new();
+        walk(self.height(), indices, |depth, index| {
+            nodes.push(self.levels[depth][index]);
+        });
+        nodes
     }
 }
 
-/// True when `path` proves that `leaf` is leaf `index` of the tree with root `root`.
+/// Checks that `indices` are strictly increasing leaf indices of a tree of the given height,
+/// and that there is at least one.
 ///
-/// The tree height is the path length; `index` must be below 2^height.
-pub fn verify_path(root: &Digest, index: usize, leaf: Digest, path: &[Digest]) -> bool {
-    if path.len() < usize::BITS as usize && index >> path.len() != 0 {
+/// # Errors
+/// [`MerkleError::Indices`] saying which rule fails.
+pub fn check_indices(height: usize, indices: &[usize]) -> Result<(), MerkleError> {
+    if height >= usize::BITS as usize {
+        return Err(MerkleError::Indices("the tree is too tall to address"));
+    }
+    let leaves = 1usize << height;
+    if indices.is_empty() {
+        return Err(MerkleError::Indices("no leaves to open"));
+    }
+    if indices.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(MerkleError::Indices(
+            "leaf indices are not strictly increasing",
+        ));
+    }
+    if indices.last().is_some_and(|&last| last >= leaves) {
+        return Err(MerkleError::Indices("a leaf index is outside the tree"));
+    }
+    Ok(())
+}
+
+/// Number of nodes in the batch opening of `indices` in a tree of the given height. It is
+/// at most `indices.len()·height`. The indices must pass [`check_indices`] for the count to
+/// mean anything.
+pub fn batch_opening_len(height: usize, indices: &[usize]) -> usize {
+    let mut count = 0;
+    walk(height, indices, |_, _| count += 1);
+    count
+}
+
+/// Calls `sibling(depth, index)` for every node a batch opening of `indices` carries, in
+/// the opening's order.
+fn walk(height: usize, indices: &[usize], mut sibling: impl FnMut(usize, usize)) {
+    let mut known = indices.to_vec();
+    for depth in 0..height {
+        let mut k = 0;
+        while k < known.len() {
+            let i = known[k];
+            if i.is_multiple_of(2) && known.get(k + 1) == Some(&(i + 1)) {
+                k += 2;
+            } else {
+                sibling(depth, i ^ 1);
+                k += 1;
+            }
+        }
+        known.dedup_by_key(|i| *i >> 1);
+        known.iter_mut().for_each(|i| *i >>= 1);
+    }
+}
+
+/// True when `nodes`, the batch opening of the leaves at `indices` (strictly increasing),
+/// proves that `leaves` are those leaves of the tree of the given height with root `root`.
+///
+/// False as well when the indices are invalid, the counts disagree, or nodes are left over.
+pub fn verify_batch(
+    root: &Digest,
+    height: usize,
+    indices: &[usize],
+    leaves: &[Digest],
+    nodes: &[Digest],
+) -> bool {
+    if check_indices(height, indices).is_err() || leaves.len() != indices.len() {
         return false;
     }
-    let node = path
+    let mut level: Vec<(usize, Digest)> = indices
         .iter()
-        .enumerate()
-        .fold(leaf, |node, (depth, sibling)| {
-            if (index >> depth) & 1 == 0 {
-                compress(&node, sibling)
-            } else {
-                compress(sibling, &node)
-            }
-        });
-    node == *root
+        .copied()
+        .zip(leaves.iter().copied())
+        .collect();
+    let mut nodes = nodes.iter();
+    for _ in 0..height {
+        let mut above = Vec::with_capacity(level.len());
+        let mut k = 0;
+        while k < level.len() {
+            let (i, digest) = level[k];
+            let parent = match level.get(k + 1) {
+                Some(&(j, right)) if i.is_multiple_of(2) && j == i + 1 => {
+                    k += 2;
+                    compress(&digest, &right)
+                }
+                _ => {
+                    k += 1;
+                    let Some(sibling) = nodes.next() else {
+                        return false;
+                    };
+                    if i.is_multiple_of(2) {
+                        compress(&digest, sibling)
+                    } else {
+                        compress(sibling, &digest)
+                    }
+                }
+            };
+            above.push((i >> 1, parent));
+        }
+        level = above;
+    }
+    nodes.next().is_none() && level == [(0, *root)]
 }
 
 #[cfg(test)]
@@ -193,26 +266,30 @@ mod tests {
         ColMatrix::from_columns(&columns)
     }
 
-    fn pair_leaf(m: &ColMatrix, j: usize) -> Digest {
-        hash_row(&[m.row(j), m.row(j + m.height() / 2)].concat())
+    fn leaves(m: &ColMatrix, indices: &[usize]) -> Vec<Digest> {
+        indices.iter().map(|&j| hash_row(&m.row(j))).collect()
     }
 
     #[test]
     fn root_matches_recursive_oracle() {
-        for height in [2, 4, 16, 1 << 13] {
+        for height in [1, 2, 16, 1 << 13] {
             let m = matrix(height);
-            let tree = MerkleTree::commit_row_pairs(&m);
-            let leaves: Vec<Digest> = (0..height / 2).map(|j| pair_leaf(&m, j)).collect();
-            assert_eq!(tree.root(), recursive_root(&leaves), "height {height}");
+            let tree = MerkleTree::commit_rows(&m);
+            let all: Vec<usize> = (0..height).collect();
+            assert_eq!(
+                tree.root(),
+                recursive_root(&leaves(&m, &all)),
+                "height {height}"
+            );
         }
     }
 
     #[test]
     fn levels_round_trip_and_bad_shapes_are_refused() {
-        let tree = MerkleTree::commit_row_pairs(&matrix(16));
+        let tree = MerkleTree::commit_rows(&matrix(16));
         let rebuilt = MerkleTree::from_levels(tree.levels().to_vec()).unwrap();
         assert_eq!(rebuilt.root(), tree.root());
-        assert_eq!(rebuilt.open(3), tree.open(3));
+        assert_eq!(rebuilt.open_batch(&[3, 9]), tree.open_batch(&[3, 9]));
         let mut short = tree.levels().to_vec();
         short.pop();
         assert!(MerkleTree::from_levels(short).is_err());
@@ -222,20 +299,79 @@ mod tests {
         assert!(MerkleTree::from_levels(vec![vec![[0; 32]; 3]]).is_err());
     }
 
+    /// Sibling counts by brute force: a node is sent when it is not itself known but its
+    /// sibling is, where a node is known when some opened leaf lies below it.
+    fn oracle_len(height: usize, indices: &[usize]) -> usize {
+        (0..height)
+            .map(|depth| {
+                let known: std::collections::BTreeSet<usize> =
+                    indices.iter().map(|i| i >> depth).collect();
+                known.iter().filter(|&&i| !known.contains(&(i ^ 1))).count()
+            })
+            .sum()
+    }
+
     #[test]
-    fn every_opening_verifies_and_tampering_fails() {
+    fn batch_openings_verify_and_have_the_counted_length() {
         let m = matrix(128);
-        let tree = MerkleTree::commit_row_pairs(&m);
-        for index in 0..64 {
-            let leaf = pair_leaf(&m, index);
-            let path = tree.open(index);
-            assert!(verify_path(&tree.root(), index, leaf, &path));
-            assert!(!verify_path(&tree.root(), index ^ 1, leaf, &path));
-            assert!(!verify_path(&tree.root(), index + 64, leaf, &path));
-            let mut bad = path.clone();
-            bad[3][0] ^= 1;
-            assert!(!verify_path(&tree.root(), index, leaf, &bad));
-            assert!(!verify_path(&tree.root(), index, leaf, &path[..5]));
+        let tree = MerkleTree::commit_rows(&m);
+        for indices in [
+            vec![0],
+            vec![127],
+            vec![0, 1],
+            vec![5, 6],
+            vec![0, 64],
+            vec![3, 4, 5, 100, 101, 127],
+            (0..128).collect(),
+        ] {
+            let nodes = tree.open_batch(&indices);
+            assert_eq!(nodes.len(), batch_opening_len(7, &indices), "{indices:?}");
+            assert_eq!(nodes.len(), oracle_len(7, &indices), "{indices:?}");
+            assert!(nodes.len() <= indices.len() * 7);
+            let leaves = leaves(&m, &indices);
+            assert!(verify_batch(&tree.root(), 7, &indices, &leaves, &nodes));
         }
+        assert!(tree.open_batch(&(0..128).collect::<Vec<_>>()).is_empty());
+    }
+
+    #[test]
+    fn every_tampered_batch_opening_fails() {
+        let m = matrix(64);
+        let tree = MerkleTree::commit_rows(&m);
+        let root = tree.root();
+        let indices = [2, 9, 10, 40];
+        let leaves = leaves(&m, &indices);
+        let nodes = tree.open_batch(&indices);
+        assert!(verify_batch(&root, 6, &indices, &leaves, &nodes));
+        for k in 0..nodes.len() {
+            let mut bad = nodes.clone();
+            bad[k][7] ^= 1;
+            assert!(!verify_batch(&root, 6, &indices, &leaves, &bad), "node {k}");
+        }
+        for k in 0..leaves.len() {
+            let mut bad = leaves.clone();
+            bad[k][0] ^= 1;
+            assert!(!verify_batch(&root, 6, &indices, &bad, &nodes), "leaf {k}");
+        }
+        // Other positions, a missing or an extra node, a wrong height, bad index lists.
+        assert!(!verify_batch(&root, 6, &[2, 9, 11, 40], &leaves, &nodes));
+        assert!(!verify_batch(&root, 6, &indices, &leaves, &nodes[1..]));
+        let mut extra = nodes.clone();
+        extra.push(nodes[0]);
+        assert!(!verify_batch(&root, 6, &indices, &leaves, &extra));
+        assert!(!verify_batch(&root, 5, &indices, &leaves, &nodes));
+        assert!(!verify_batch(&root, 6, &[9, 2, 10, 40], &leaves, &nodes));
+        assert!(!verify_batch(&root, 6, &[2, 9, 10, 64], &leaves, &nodes));
+    }
+
+    #[test]
+    fn index_lists_are_checked() {
+        assert!(check_indices(3, &[0, 7]).is_ok());
+        assert!(check_indices(3, &[]).is_err());
+        assert!(check_indices(3, &[1, 1]).is_err());
+        assert!(check_indices(3, &[2, 1]).is_err());
+        assert!(check_indices(3, &[8]).is_err());
+        assert!(check_indices(64, &[0]).is_err());
+        assert!(check_indices(0, &[0]).is_ok());
     }
 }

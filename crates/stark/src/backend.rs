@@ -18,8 +18,7 @@ use crate::BackendError;
 pub struct Committed {
     /// The extended columns.
     pub lde: ColMatrix,
-    /// The Merkle tree whose leaf j holds rows j and j + N/2 of `lde`
-    /// ([`MerkleTree::commit_row_pairs`]).
+    /// The Merkle tree whose leaf j is row j of `lde` ([`MerkleTree::commit_rows`]).
     pub tree: MerkleTree,
 }
 
@@ -29,7 +28,7 @@ pub trait Backend: Sync {
     fn name(&self) -> &'static str;
 
     /// Extends `trace` (evaluations on H, natural order) by 2^`log_blowup` and commits
-    /// its row pairs.
+    /// its rows.
     ///
     /// # Errors
     /// If the device fails.
@@ -37,17 +36,22 @@ pub trait Backend: Sync {
     -> Result<Committed, BackendError>;
 
     /// Extends columns given in raw form (n × coefficients, bit-reversed; see
-    /// [`ballast_ntt::split_into_chunks`]) and commits their row pairs.
+    /// [`ballast_ntt::split_into_chunks`]) and commits their rows.
     ///
     /// # Errors
     /// If the device fails.
     fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError>;
 
-    /// Commits a FRI layer: leaf j hashes the values at positions j and j + len/2.
+    /// Commits a FRI layer in cosets of 2^`log_arity` values
+    /// ([`ballast_fri::commit_layer_cpu`]).
     ///
     /// # Errors
     /// If the device fails.
-    fn commit_fri_layer(&self, evals: &[Ext3]) -> Result<MerkleTree, BackendError>;
+    fn commit_fri_layer(
+        &self,
+        evals: &[Ext3],
+        log_arity: usize,
+    ) -> Result<MerkleTree, BackendError>;
 }
 
 /// The reference backend: rayon on the host.
@@ -88,18 +92,22 @@ impl Backend for CpuBackend {
     ) -> Result<Committed, BackendError> {
         let plan = self.plan(trace.height().trailing_zeros() as usize, log_blowup);
         let lde = plan.extend(trace);
-        let tree = MerkleTree::commit_row_pairs(&lde);
+        let tree = MerkleTree::commit_rows(&lde);
         Ok(Committed { lde, tree })
     }
 
     fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError> {
         let plan = self.plan(raw.height().trailing_zeros() as usize, log_blowup);
         let lde = plan.extend_raw(raw);
-        let tree = MerkleTree::commit_row_pairs(&lde);
+        let tree = MerkleTree::commit_rows(&lde);
         Ok(Committed { lde, tree })
     }
 
-    fn commit_fri_layer(&self, evals: &[Ext3]) -> Result<MerkleTree, BackendError> {
-        Ok(commit_layer_cpu(evals))
+    fn commit_fri_layer(
+        &self,
+        evals: &[Ext3],
+        log_arity: usize,
+    ) -> Result<MerkleTree, BackendError> {
+        Ok(commit_layer_cpu(evals, log_arity))
     }
 }

@@ -1,9 +1,13 @@
 //! The canonical binary proof format.
 //!
 //! Little-endian throughout; field elements are 8-byte canonical values (< p), extension
-//! elements three of them, digests 32 bytes. There are no length prefixes: the header fixes
-//! every length, so the decoder computes the exact file size first and refuses anything
-//! else, and every proof has exactly one encoding.
+//! elements three of them, digests 32 bytes. The header fixes every length but one per
+//! segment, the number of distinct query positions, which comes first in the segment's
+//! query part with the positions; every later length follows from them (the rows, the
+//! [`QueryPlan`] of FRI values, each batch opening's node count). So a reader bounds the
+//! file size from the header before loading it ([`Proof::max_len`]), the decoder checks
+//! each count before reading what it counts and refuses trailing bytes, and every proof has
+//! exactly one encoding (positions strictly increasing, field elements canonical).
 //!
 //! ```text
 //! magic "BLST" | version u16
@@ -12,23 +16,27 @@
 //! end state  | boundary states (segments − 1), each Workload::state_len bytes
 //! segment ×  trace root | quotient root
 //!            ood: trace at z (W ext) | trace at zω (W ext) | quotient at z (C ext)
-//!            FRI layer roots (L) | final polynomial (2^log_final_poly_len ext) | pow nonce u64
-//!            per query (pair j): trace rows j, j + N/2 (2W) | path | quotient rows (2C) |
-//!                       path | per committed FRI layer: sibling (ext) | path
+//!            FRI layer roots (R) | final polynomial (2^log_final_poly_len ext) | pow nonce u64
+//!            query count q u16 (1..=num_queries) | positions u32 × q (increasing, < N)
+//!            trace rows (q·W felts) | trace batch opening (digests)
+//!            quotient rows (q·C felts) | quotient batch opening
+//!            per FRI layer: values (ext, the plan's unknown slots) | batch opening
 //! ```
 
 use std::ops::Range;
 
 use ballast_field::{Ext3, Felt};
-use ballast_fri::FriLayerProof;
-use ballast_merkle::Digest;
+use ballast_fri::{FriLayerOpening, QueryPlan};
+use ballast_merkle::{Digest, batch_opening_len};
 
 use sha3::{Digest as _, Keccak256};
 
 use crate::proof::SegmentShape;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::statement::{context, segment_shape};
-use crate::{OodValues, Proof, ProofFormatError, QueryProof, SegmentProof, StarkParams, Workload};
+use crate::{
+    OodValues, Proof, ProofFormatError, QueryOpenings, SegmentProof, StarkParams, Workload,
+};
 
 /// The first four bytes of every proof.
 pub const MAGIC: [u8; 4] = *b"BLST";
@@ -55,7 +63,7 @@ pub fn workload_tag(bytes: &[u8]) -> Result<u8, ProofFormatError> {
     d.u8()
 }
 
-/// Bytes of the header of a `W` proof: everything [`Proof::expected_len`] reads.
+/// Bytes of the header of a `W` proof: everything [`Proof::max_len`] reads.
 pub const fn header_len<W: Workload>() -> usize {
     PREFIX_LEN + 1 + W::ENCODED_LEN
 }
@@ -108,17 +116,18 @@ impl<W: Workload> Proof<W> {
         e
     }
 
-    /// Decodes a proof, checking its length against the header before reading further.
+    /// Decodes a proof, checking its length against the header's bound before reading
+    /// further.
     ///
     /// # Errors
-    /// Bad magic, an unsupported version, another workload, an invalid header, a wrong
-    /// length or a non-canonical field element.
+    /// Bad magic, an unsupported version, another workload, an invalid header, invalid
+    /// query positions, a wrong length or a non-canonical field element.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder { bytes, pos: 0 };
         let header = decode_header::<W>(&mut d)?;
-        if header.len != bytes.len() as u64 {
-            return Err(ProofFormatError::Length {
-                expected: header.len,
+        if bytes.len() as u64 > header.max_len {
+            return Err(ProofFormatError::TooLong {
+                max: header.max_len,
                 got: bytes.len() as u64,
             });
         }
@@ -139,9 +148,14 @@ impl<W: Workload> Proof<W> {
             .map(|_| state(&mut d))
             .collect::<Result<_, _>>()?;
         let segments = (0..workload.segments())
-            .map(|_| decode_segment(&mut d, &segment))
+            .map(|i| decode_segment(&mut d, &segment, i))
             .collect::<Result<_, _>>()?;
-        debug_assert_eq!(d.pos, bytes.len(), "the length check fixes the end");
+        if d.pos != bytes.len() {
+            return Err(ProofFormatError::Length {
+                expected: d.pos as u64,
+                got: bytes.len() as u64,
+            });
+        }
         Ok(Self {
             params,
             workload,
@@ -151,17 +165,18 @@ impl<W: Workload> Proof<W> {
         })
     }
 
-    /// The length a proof must have, from its first [`header_len`] bytes alone: lets a
-    /// reader refuse a file of the wrong size before loading it.
+    /// The most bytes a proof can have, from its first [`header_len`] bytes alone: lets a
+    /// reader refuse a file too large before loading it. (A proof is shorter by whatever
+    /// its queries share: repeated positions, cosets and tree nodes.)
     ///
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes) for the header.
-    pub fn expected_len(header: &[u8]) -> Result<u64, ProofFormatError> {
+    pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
         decode_header::<W>(&mut Decoder {
             bytes: header,
             pos: 0,
         })
-        .map(|h| h.len)
+        .map(|h| h.max_len)
     }
 
     /// Keccak-256 of the workload's tag and encoding and of the outcome: a short name for
@@ -179,8 +194,8 @@ struct Header<W> {
     params: StarkParams,
     workload: W,
     segment: SegmentShape,
-    /// The whole proof's length in bytes.
-    len: u64,
+    /// The most bytes the whole proof can have.
+    max_len: u64,
 }
 
 fn decode_prefix(d: &mut Decoder<'_>) -> Result<StarkParams, ProofFormatError> {
@@ -220,8 +235,8 @@ fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFor
     // Validates the parameters against the workload's rows.
     let segment = segment_shape(&workload, 0, &params)?;
     let states = workload.state_len() as u64 * workload.segments() as u64;
-    let len = segment
-        .encoded_len()
+    let max_len = segment
+        .max_encoded_len()
         .and_then(|len| len.checked_mul(workload.segments() as u64))
         .and_then(|len| len.checked_add(header_len::<W>() as u64))
         .and_then(|len| len.checked_add(states))
@@ -230,7 +245,7 @@ fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFor
         params,
         workload,
         segment,
-        len,
+        max_len,
     })
 }
 
@@ -250,29 +265,34 @@ fn encode_segment(e: &mut Encoder, i: usize, p: &SegmentProof) {
     e.section(&name("fri roots"), |e| e.digests(&p.fri_roots));
     e.section(&name("final poly"), |e| e.exts(&p.final_poly));
     e.section(&name("pow nonce"), |e| e.u64(p.pow_nonce));
-    for (j, q) in p.queries.iter().enumerate() {
-        let name = |part: &str| format!("segment {i} query {j} {part}");
-        e.section(&name("trace rows"), |e| e.felts(&q.trace_rows));
-        e.section(&name("trace path"), |e| e.digests(&q.trace_path));
-        e.section(&name("quotient rows"), |e| e.felts(&q.quotient_rows));
-        e.section(&name("quotient path"), |e| e.digests(&q.quotient_path));
-        for (k, layer) in (1..).zip(&q.fri) {
-            e.section(&name(&format!("fri layer {k} sibling")), |e| {
-                e.ext(layer.sibling);
-            });
-            e.section(&name(&format!("fri layer {k} path")), |e| {
-                e.digests(&layer.path);
-            });
+    let q = &p.queries;
+    e.section(&name("query count"), |e| e.u16(narrow(q.positions.len())));
+    e.section(&name("query positions"), |e| {
+        for &position in &q.positions {
+            e.u32(narrow(position));
         }
+    });
+    e.section(&name("trace rows"), |e| e.felts(&q.trace_rows));
+    e.section(&name("trace opening"), |e| e.digests(&q.trace_nodes));
+    e.section(&name("quotient rows"), |e| e.felts(&q.quotient_rows));
+    e.section(&name("quotient opening"), |e| e.digests(&q.quotient_nodes));
+    for (k, layer) in q.fri.iter().enumerate() {
+        e.section(&name(&format!("fri layer {k} values")), |e| {
+            e.exts(&layer.values);
+        });
+        e.section(&name(&format!("fri layer {k} opening")), |e| {
+            e.digests(&layer.nodes);
+        });
     }
 }
 
 fn decode_segment(
     d: &mut Decoder<'_>,
     shape: &SegmentShape,
+    segment: usize,
 ) -> Result<SegmentProof, ProofFormatError> {
     let log_lde = shape.log_lde();
-    let layers = shape.fri_layers();
+    let arities = shape.fri_arities();
     let trace_root = d.digest()?;
     let quotient_root = d.digest()?;
     let ood = OodValues {
@@ -280,24 +300,33 @@ fn decode_segment(
         trace_zw: d.exts(shape.width)?,
         quotient_z: d.exts(shape.quotient_width)?,
     };
-    let fri_roots = d.digests(layers)?;
+    let fri_roots = d.digests(arities.len())?;
     let final_poly = d.exts(1 << shape.log_final_poly_len)?;
     let pow_nonce = d.u64()?;
-    let queries = (0..shape.num_queries)
-        .map(|_| {
-            Ok(QueryProof {
-                trace_rows: d.felts(2 * shape.width)?,
-                trace_path: d.digests(log_lde - 1)?,
-                quotient_rows: d.felts(2 * shape.quotient_width)?,
-                quotient_path: d.digests(log_lde - 1)?,
-                fri: (1..=layers)
-                    .map(|i| {
-                        Ok(FriLayerProof {
-                            sibling: d.ext()?,
-                            path: d.digests(shape.fri_path_len(i))?,
-                        })
-                    })
-                    .collect::<Result<_, ProofFormatError>>()?,
+    let invalid = |reason: String| ProofFormatError::Positions { segment, reason };
+    let count = usize::from(d.u16()?);
+    if !(1..=shape.num_queries).contains(&count) {
+        return Err(invalid(format!(
+            "{count} positions, must be 1..={}",
+            shape.num_queries
+        )));
+    }
+    let positions = (0..count)
+        .map(|_| d.u32().map(|p| p as usize))
+        .collect::<Result<Vec<_>, _>>()?;
+    let plan = QueryPlan::new(log_lde, &arities, &positions).map_err(|e| invalid(e.to_string()))?;
+    let opening_len = batch_opening_len(log_lde, &positions);
+    let trace_rows = d.felts(count * shape.width)?;
+    let trace_nodes = d.digests(opening_len)?;
+    let quotient_rows = d.felts(count * shape.quotient_width)?;
+    let quotient_nodes = d.digests(opening_len)?;
+    let fri = plan
+        .layers()
+        .iter()
+        .map(|layer| {
+            Ok(FriLayerOpening {
+                values: d.exts(layer.unknown_count())?,
+                nodes: d.digests(layer.opening_len())?,
             })
         })
         .collect::<Result<_, ProofFormatError>>()?;
@@ -308,7 +337,14 @@ fn decode_segment(
         fri_roots,
         final_poly,
         pow_nonce,
-        queries,
+        queries: QueryOpenings {
+            positions,
+            trace_rows,
+            trace_nodes,
+            quotient_rows,
+            quotient_nodes,
+            fri,
+        },
     })
 }
 
@@ -334,6 +370,10 @@ impl Encoder {
     }
 
     fn u16(&mut self, v: u16) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u32(&mut self, v: u32) {
         self.bytes.extend_from_slice(&v.to_le_bytes());
     }
 
@@ -399,6 +439,10 @@ impl<'a> Decoder<'a> {
 
     fn u16(&mut self) -> Result<u16, ProofFormatError> {
         Ok(u16::from_le_bytes(self.take()?))
+    }
+
+    fn u32(&mut self) -> Result<u32, ProofFormatError> {
+        Ok(u32::from_le_bytes(self.take()?))
     }
 
     fn u64(&mut self) -> Result<u64, ProofFormatError> {

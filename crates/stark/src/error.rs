@@ -107,23 +107,27 @@ pub enum VerifierError {
         /// The segment index.
         segment: usize,
     },
-    /// This error occurs when a trace or quotient opening does not match its commitment.
-    #[error("segment {segment}, query {query}: {commitment} opening does not match its root")]
+    /// This error occurs when the proof's query positions are not the ones the transcript
+    /// draws.
+    #[error("segment {segment}: the query positions are not the transcript's")]
+    QueryPositions {
+        /// The segment index.
+        segment: usize,
+    },
+    /// This error occurs when the trace or quotient rows' batch opening does not match its
+    /// commitment.
+    #[error("segment {segment}: {commitment} rows' batch opening does not match its root")]
     Opening {
         /// The segment index.
         segment: usize,
-        /// The query number.
-        query: usize,
         /// Which commitment: "trace" or "quotient".
         commitment: &'static str,
     },
-    /// This error occurs when a FRI query fails.
-    #[error("segment {segment}, query {query}: {source}")]
+    /// This error occurs when a FRI check fails.
+    #[error("segment {segment}: {source}")]
     Fri {
         /// The segment index.
         segment: usize,
-        /// The query number.
-        query: usize,
         /// The failing FRI check.
         source: FriError,
     },
@@ -160,13 +164,30 @@ pub enum ProofFormatError {
     /// This error occurs when the header describes a proof too large to exist.
     #[error("the header describes a proof of more than 2^64 bytes")]
     TooLarge,
-    /// This error occurs when the length differs from what the header implies.
-    #[error("proof is {got} bytes, its header implies {expected}")]
+    /// This error occurs when the length differs from what the proof's contents imply.
+    #[error("proof is {got} bytes, its contents imply {expected}")]
     Length {
-        /// Bytes the header implies.
+        /// Bytes the contents imply.
         expected: u64,
         /// Bytes present.
         got: u64,
+    },
+    /// This error occurs when a proof is longer than any proof its header describes.
+    #[error("proof is {got} bytes, its header allows at most {max}")]
+    TooLong {
+        /// The most bytes a proof with this header can have.
+        max: u64,
+        /// Bytes present.
+        got: u64,
+    },
+    /// This error occurs when a segment's query positions are not a strictly increasing
+    /// list of at most `num_queries` positions in the LDE domain.
+    #[error("segment {segment}: invalid query positions: {reason}")]
+    Positions {
+        /// The segment index.
+        segment: usize,
+        /// What is wrong with them.
+        reason: String,
     },
     /// This error occurs when a field element is not in canonical form.
     #[error("non-canonical field element at byte {offset}")]

@@ -26,7 +26,7 @@ pub use params::{
     EXTENSION_FIELD_BITS, HASH_COLLISION_BITS, LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS,
     MAX_QUERIES, StarkParams, check_range,
 };
-pub use proof::{QueryProof, SegmentProof};
+pub use proof::{QueryOpenings, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
 pub use prover::{prove, prove_unchecked};
 pub use statement::{

@@ -2,24 +2,26 @@
 
 use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Ext3, Felt};
-use ballast_fri::FriLayerProof;
+use ballast_fri::{FriLayerOpening, round_arities};
 use ballast_merkle::Digest;
 
 use crate::{OodValues, ParamsError, StarkParams};
 
-/// The openings at one query: the pair of LDE positions j and j + N/2 (points x and −x).
+/// The openings of every commitment at the queried positions of one segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QueryProof {
-    /// Rows j and j + N/2 of the trace's LDE, concatenated.
+pub struct QueryOpenings {
+    /// The distinct query positions in the LDE domain, strictly increasing.
+    pub positions: Vec<usize>,
+    /// The trace LDE's rows at those positions, one after another.
     pub trace_rows: Vec<Felt>,
-    /// Their leaf's Merkle path in the trace tree.
-    pub trace_path: Vec<Digest>,
-    /// Rows j and j + N/2 of the quotient chunks' LDE, concatenated.
+    /// The trace tree's batch opening of those rows.
+    pub trace_nodes: Vec<Digest>,
+    /// The quotient chunks' LDE rows at those positions, one after another.
     pub quotient_rows: Vec<Felt>,
-    /// Their leaf's Merkle path in the quotient tree.
-    pub quotient_path: Vec<Digest>,
-    /// The FRI openings along the query's folding path.
-    pub fri: Vec<FriLayerProof>,
+    /// The quotient tree's batch opening of those rows.
+    pub quotient_nodes: Vec<Digest>,
+    /// Each committed FRI layer's openings.
+    pub fri: Vec<FriLayerOpening>,
 }
 
 /// A STARK proof for one table (one segment of a continuation).
@@ -35,10 +37,11 @@ pub struct SegmentProof {
     pub fri_roots: Vec<Digest>,
     /// FRI final polynomial coefficients.
     pub final_poly: Vec<Ext3>,
-    /// The proof-of-work nonce (the smallest valid one).
+    /// The proof-of-work nonce. The verifier accepts any valid one; the prover sends the
+    /// smallest, so its proofs are deterministic.
     pub pow_nonce: u64,
-    /// One entry per query.
-    pub queries: Vec<QueryProof>,
+    /// The openings at the queried positions.
+    pub queries: QueryOpenings,
 }
 
 /// The sizes a segment proof's parts must have, fixed by the AIR's shape and the parameters.
@@ -86,42 +89,40 @@ impl SegmentShape {
         self.log_rows + self.log_blowup
     }
 
-    /// Number of FRI folds.
+    /// Number of binary FRI folds.
     pub fn fri_folds(&self) -> usize {
         self.log_rows - self.log_final_poly_len
     }
 
-    /// Number of committed FRI layers: every fold but the first has one.
-    pub fn fri_layers(&self) -> usize {
-        self.fri_folds().saturating_sub(1)
+    /// log2 of each FRI round's arity; one committed layer per round.
+    pub fn fri_arities(&self) -> Vec<usize> {
+        round_arities(self.fri_folds())
     }
 
-    /// Merkle path length in committed FRI layer `i` (1-based), whose tree has
-    /// 2^(log_lde − 1 − i) leaves.
-    pub fn fri_path_len(&self, i: usize) -> usize {
-        self.log_lde() - 1 - i
-    }
-
-    /// Encoded size of a segment proof in bytes, or `None` on overflow.
-    pub fn encoded_len(&self) -> Option<u64> {
+    /// The most bytes a segment proof can have, or `None` on overflow: every query at its
+    /// own position and no node shared between their openings. Actual proofs are shorter
+    /// by whatever the queries share.
+    pub fn max_encoded_len(&self) -> Option<u64> {
         let digest = 32u64;
         let (felt, ext) = (Felt::BYTES as u64, Ext3::BYTES as u64);
         let width = self.width as u64;
         let quotient_width = self.quotient_width as u64;
         let log_lde = self.log_lde() as u64;
-        let layers = self.fri_layers() as u64;
-        let fri_path_digests = (1..=self.fri_layers())
-            .map(|i| self.fri_path_len(i) as u64)
-            .sum::<u64>();
-        let per_query = 2 * (width + quotient_width) * felt
-            + 2 * (log_lde - 1) * digest
-            + layers * ext
-            + fri_path_digests * digest;
+        let arities = self.fri_arities();
+        let mut log_len = log_lde;
+        let mut fri_per_query = 0;
+        for &log_arity in &arities {
+            let log_arity = log_arity as u64;
+            fri_per_query += ((1 << log_arity) - 1) * ext + (log_len - log_arity) * digest;
+            log_len -= log_arity;
+        }
+        let per_query = 4 + (width + quotient_width) * felt + 2 * log_lde * digest + fri_per_query;
         let fixed = 2 * digest
             + (2 * width + quotient_width) * ext
-            + layers * digest
+            + arities.len() as u64 * digest
             + (1u64 << self.log_final_poly_len) * ext
-            + 8;
+            + 8
+            + 2;
         per_query
             .checked_mul(self.num_queries as u64)?
             .checked_add(fixed)

@@ -9,7 +9,7 @@ use ballast_transcript::Transcript;
 use crate::{OodValues, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -125,6 +125,15 @@ pub(crate) fn draw_ood_point(t: &mut Transcript, log_rows: usize, log_blowup: us
             return z;
         }
     }
+}
+
+/// Draws `count` query positions in the LDE domain of 2^`log_lde` points and returns the
+/// distinct ones, increasing: a position drawn twice is opened once.
+pub(crate) fn query_positions(t: &mut Transcript, count: usize, log_lde: usize) -> Vec<usize> {
+    let mut positions = t.challenge_indices("queries", count, log_lde);
+    positions.sort_unstable();
+    positions.dedup();
+    positions
 }
 
 /// Absorbs the out-of-domain claims (prover and verifier alike).

@@ -12,10 +12,10 @@ use crate::deep::DeepComposer;
 use crate::ood::{raw_at, trace_at};
 use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
-use crate::protocol::{absorb_ood, bind, draw_ood_point};
+use crate::protocol::{absorb_ood, bind, draw_ood_point, query_positions};
 use crate::quotient::Composition;
 use crate::{
-    OodValues, Phase, PhaseTimes, ProverError, QueryProof, SegmentProof, SegmentStatement,
+    OodValues, Phase, PhaseTimes, ProverError, QueryOpenings, SegmentProof, SegmentStatement,
     StarkParams,
 };
 
@@ -130,15 +130,19 @@ pub(crate) fn prove_with_transcript<A: Air>(
         deep.evaluate_all(&trace_commit.lde, &quotient_commit.lde)
     });
 
-    // 5 ----- FRI commit phase (each fold's β errs with probability ≲ N/|F|; queries below
-    //         carry the bits: docs/protocol.md §6)
+    // 5 ----- FRI commit phase (each round's β errs with probability ≲ (a − 1)·N/|F|;
+    //         queries below carry the bits: docs/protocol.md §6)
     let fri = times.time(Phase::Fri, || {
         ballast_fri::commit(
             f,
             params.log_blowup,
             params.log_final_poly_len,
             &mut transcript,
-            |layer| backend.commit_fri_layer(layer).map_err(ProverError::from),
+            |layer, log_arity| {
+                backend
+                    .commit_fri_layer(layer, log_arity)
+                    .map_err(ProverError::from)
+            },
         )
     })?;
 
@@ -146,23 +150,18 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let pow_nonce = times.time(Phase::Grind, || transcript.grind(params.pow_bits));
     transcript.absorb_u64("pow-nonce", pow_nonce);
 
-    // 7 ----- draw query pairs and open every commitment there (each query of a δ-far
-    //         function passes with probability ≤ 1 − δ)
-    let log_lde = shape.log_lde();
-    let half = 1usize << (log_lde - 1);
-    let pairs = transcript.challenge_indices("queries", params.num_queries, log_lde - 1);
-    let rows = |lde: &ColMatrix, j: usize| [lde.row(j), lde.row(j + half)].concat();
-    let queries = times.time(Phase::Queries, || {
-        pairs
-            .iter()
-            .map(|&j| QueryProof {
-                trace_rows: rows(&trace_commit.lde, j),
-                trace_path: trace_commit.tree.open(j),
-                quotient_rows: rows(&quotient_commit.lde, j),
-                quotient_path: quotient_commit.tree.open(j),
-                fri: fri.open(j),
-            })
-            .collect()
+    // 7 ----- draw query positions and open every commitment there (each query of a δ-far
+    //         function passes with probability ≤ 1 − δ; a repeated position is opened once)
+    let positions = query_positions(&mut transcript, params.num_queries, shape.log_lde());
+    let rows =
+        |lde: &ColMatrix| -> Vec<Felt> { positions.iter().flat_map(|&j| lde.row(j)).collect() };
+    let queries = times.time(Phase::Queries, || QueryOpenings {
+        trace_rows: rows(&trace_commit.lde),
+        trace_nodes: trace_commit.tree.open_batch(&positions),
+        quotient_rows: rows(&quotient_commit.lde),
+        quotient_nodes: quotient_commit.tree.open_batch(&positions),
+        fri: fri.open(&positions),
+        positions: positions.clone(),
     });
 
     // 8 ----- assemble the proof

@@ -87,9 +87,9 @@ pub fn estimate_peak_bytes<W: Workload>(workload: &W, params: &StarkParams) -> u
         + 3 * lde * ext                               // DEEP values and FRI layers
         + n * ext                                     // out-of-domain weights
         + 2 * lde * felt; // LDE plan and its scratch
-    let trees = 3 * lde * digest; // trace and quotient pair trees, FRI layer trees
+    let trees = 5 * lde * digest; // trace and quotient row trees, FRI layer trees
     let proofs = segment
-        .encoded_len()
+        .max_encoded_len()
         .unwrap_or(u64::MAX)
         .saturating_mul(workload.segments() as u64);
     tables.saturating_add(trees).saturating_add(proofs)

@@ -2,15 +2,15 @@
 
 use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Ext3, Felt};
-use ballast_fri::{FriVerifierInput, verify_query};
-use ballast_merkle::{hash_row, verify_path};
+use ballast_fri::{FriVerifierInput, verify_queries};
+use ballast_merkle::{hash_row, verify_batch};
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
 use crate::deep::DeepComposer;
 use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
-use crate::protocol::{absorb_ood, bind, constraint_values, draw_ood_point};
+use crate::protocol::{absorb_ood, bind, constraint_values, draw_ood_point, query_positions};
 use crate::quotient::Composition;
 use crate::{SegmentProof, SegmentStatement, StarkParams, VerifierError};
 
@@ -87,11 +87,13 @@ fn verify_with_transcript<A: Air>(
     let log_lde = shape.log_lde();
     let fri = FriVerifierInput::new(
         log_lde,
-        shape.fri_folds(),
+        params.log_blowup,
+        params.log_final_poly_len,
         proof.fri_roots.clone(),
         proof.final_poly.clone(),
         &mut transcript,
-    );
+    )
+    .map_err(|source| VerifierError::Fri { segment, source })?;
 
     // 6 ----- proof of work
     if !transcript.check_pow(params.pow_bits, proof.pow_nonce) {
@@ -99,42 +101,52 @@ fn verify_with_transcript<A: Air>(
     }
     transcript.absorb_u64("pow-nonce", proof.pow_nonce);
 
-    // 7 ----- queries: pair openings, DEEP values at x and −x, FRI folding path
-    let pairs = transcript.challenge_indices("queries", params.num_queries, log_lde - 1);
-    let zeta = Felt::two_adic_root(log_lde);
-    for (query, (&j, q)) in pairs.iter().zip(&proof.queries).enumerate() {
-        if !verify_path(&proof.trace_root, j, hash_row(&q.trace_rows), &q.trace_path) {
-            return Err(VerifierError::Opening {
-                segment,
-                query,
-                commitment: "trace",
-            });
-        }
-        if !verify_path(
-            &proof.quotient_root,
-            j,
-            hash_row(&q.quotient_rows),
-            &q.quotient_path,
-        ) {
-            return Err(VerifierError::Opening {
-                segment,
-                query,
-                commitment: "quotient",
-            });
-        }
-        let x = LdePlan::SHIFT * zeta.pow(j as u64);
-        let (trace_lo, trace_hi) = q.trace_rows.split_at(shape.width);
-        let (quotient_lo, quotient_hi) = q.quotient_rows.split_at(shape.quotient_width);
-        let values = (
-            deep.evaluate(trace_lo, quotient_lo, x),
-            deep.evaluate(trace_hi, quotient_hi, -x),
-        );
-        verify_query(&fri, j, values, &q.fri).map_err(|source| VerifierError::Fri {
-            segment,
-            query,
-            source,
-        })?;
+    // 7 ----- queries: row openings, DEEP values at the positions, FRI layer openings
+    let q = &proof.queries;
+    let positions = query_positions(&mut transcript, params.num_queries, log_lde);
+    if positions != q.positions {
+        return Err(VerifierError::QueryPositions { segment });
     }
+    let opened = |root, rows: &[Felt], width: usize, nodes: &[_], commitment| {
+        let leaves: Vec<_> = (0..positions.len())
+            .map(|k| hash_row(&rows[k * width..(k + 1) * width]))
+            .collect();
+        if verify_batch(root, log_lde, &positions, &leaves, nodes) {
+            Ok(())
+        } else {
+            Err(VerifierError::Opening {
+                segment,
+                commitment,
+            })
+        }
+    };
+    opened(
+        &proof.trace_root,
+        &q.trace_rows,
+        shape.width,
+        &q.trace_nodes,
+        "trace",
+    )?;
+    opened(
+        &proof.quotient_root,
+        &q.quotient_rows,
+        shape.quotient_width,
+        &q.quotient_nodes,
+        "quotient",
+    )?;
+    let zeta = Felt::two_adic_root(log_lde);
+    let values: Vec<Ext3> = positions
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| {
+            let trace = &q.trace_rows[k * shape.width..(k + 1) * shape.width];
+            let quotient =
+                &q.quotient_rows[k * shape.quotient_width..(k + 1) * shape.quotient_width];
+            deep.evaluate(trace, quotient, LdePlan::SHIFT * zeta.pow(j as u64))
+        })
+        .collect();
+    verify_queries(&fri, &positions, &values, &q.fri)
+        .map_err(|source| VerifierError::Fri { segment, source })?;
     Ok(transcript)
 }
 
@@ -166,7 +178,6 @@ fn check_shape(proof: &SegmentProof, shape: &SegmentShape) -> Result<(), Verifie
             })
         }
     };
-    let path = shape.log_lde() - 1;
     expect(
         "out-of-domain trace values",
         shape.width,
@@ -182,27 +193,31 @@ fn check_shape(proof: &SegmentProof, shape: &SegmentShape) -> Result<(), Verifie
         shape.quotient_width,
         proof.ood.quotient_z.len(),
     )?;
-    expect("FRI layer roots", shape.fri_layers(), proof.fri_roots.len())?;
+    expect(
+        "FRI layer roots",
+        shape.fri_arities().len(),
+        proof.fri_roots.len(),
+    )?;
     expect(
         "final polynomial coefficients",
         1 << shape.log_final_poly_len,
         proof.final_poly.len(),
     )?;
-    expect("queries", shape.num_queries, proof.queries.len())?;
-    for q in &proof.queries {
-        expect("trace row values", 2 * shape.width, q.trace_rows.len())?;
-        expect("trace path digests", path, q.trace_path.len())?;
-        expect(
-            "quotient row values",
-            2 * shape.quotient_width,
-            q.quotient_rows.len(),
-        )?;
-        expect("quotient path digests", path, q.quotient_path.len())?;
-        expect("FRI openings", shape.fri_layers(), q.fri.len())?;
-        for (i, layer) in (1..).zip(&q.fri) {
-            expect("FRI path digests", shape.fri_path_len(i), layer.path.len())?;
-        }
+    let q = &proof.queries;
+    let opened = q.positions.len();
+    if !(1..=shape.num_queries).contains(&opened) {
+        return Err(VerifierError::Shape {
+            what: "query positions",
+            expected: shape.num_queries,
+            got: opened,
+        });
     }
+    expect("trace row values", opened * shape.width, q.trace_rows.len())?;
+    expect(
+        "quotient row values",
+        opened * shape.quotient_width,
+        q.quotient_rows.len(),
+    )?;
     Ok(())
 }
 

@@ -31,7 +31,7 @@ macro_rules! registry {
         }
 
         /// The longest header of any registered workload: reading this many bytes (or the
-        /// whole file, if shorter) is enough for [`AnyProof::expected_len`].
+        /// whole file, if shorter) is enough for [`AnyProof::max_len`].
         pub const MAX_HEADER_LEN: usize = {
             let mut max = 0;
             $(
@@ -44,16 +44,16 @@ macro_rules! registry {
         };
 
         impl AnyProof {
-            /// The length the proof must have, from its header alone.
+            /// The most bytes the proof can have, from its header alone.
             ///
             /// # Errors
             /// Bad magic, another version, an unknown workload or an invalid header.
-            pub fn expected_len(header: &[u8]) -> Result<u64, ProofFormatError> {
+            pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
                 match workload_tag(header)? {
                     $(
                         <$workload>::TAG => {
                             let len = header_len::<$workload>().min(header.len());
-                            Proof::<$workload>::expected_len(&header[..len])
+                            Proof::<$workload>::max_len(&header[..len])
                         }
                     )+
                     tag => Err(ProofFormatError::UnknownWorkload(tag)),

@@ -77,10 +77,10 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "e363d8e34dd4ede32adb8fa65ed3e6f8d01a4683792456e498a9d2feb7a98a3b"
+        "26b8a3400133197d8755687a4c98c392c4739c984fd1f2c2ebfeb6e026973325"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "d41af411f2f16fb38dee7df33fdfab6168ec631788196a1060b86db742c119e5"
+        "e052b07fa6dff88e56c295bffbd88a3cd90beb8b3e4e1a7eb7b23f75fcadbb93"
     );
 }

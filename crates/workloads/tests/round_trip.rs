@@ -2,7 +2,7 @@
 
 mod common;
 
-use ballast_stark::{Proof, StarkParams, Workload, verify_statement};
+use ballast_stark::{Proof, ProofFormatError, StarkParams, Workload, verify_statement};
 use ballast_workloads::{AnyProof, Fibonacci, KeccakChain};
 
 fn check<W: Workload>(workload: W, params: StarkParams) {
@@ -16,7 +16,20 @@ fn check<W: Workload>(workload: W, params: StarkParams) {
     let any = AnyProof::from_bytes(&bytes).expect("the registry decodes it");
     any.verify(&common::any_security()).unwrap();
     assert_eq!(any.statement_digest(), proof.statement_digest());
-    assert_eq!(AnyProof::expected_len(&bytes).unwrap(), bytes.len() as u64);
+    let max = AnyProof::max_len(&bytes).unwrap();
+    assert!(max >= bytes.len() as u64);
+    // Nothing may follow the proof, and nothing beyond the header's bound is read at all.
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(matches!(
+        Proof::<W>::from_bytes(&longer),
+        Err(ProofFormatError::Length { .. })
+    ));
+    longer.resize(max as usize + 1, 0);
+    assert_eq!(
+        Proof::<W>::from_bytes(&longer),
+        Err(ProofFormatError::TooLong { max, got: max + 1 })
+    );
 }
 
 #[test]

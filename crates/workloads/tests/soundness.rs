@@ -34,7 +34,8 @@ fn rejected(bytes: &[u8]) -> bool {
     }
 }
 
-/// Flips two bits at both ends of every section; each flip must be rejected.
+/// Flips two bits at both ends of every section, and at both ends of every digest of a
+/// batch opening; each flip must be rejected.
 fn every_section_is_checked<W: Workload>(workload: &W) {
     let proof = common::prove(workload, &StarkParams::testing());
     let bytes = proof.to_bytes();
@@ -42,8 +43,15 @@ fn every_section_is_checked<W: Workload>(workload: &W) {
     let sections = proof.sections();
     assert_eq!(sections.last().unwrap().range.end, bytes.len());
     let mut kinds = std::collections::BTreeSet::new();
-    for section in &sections {
-        for offset in [section.range.start, section.range.end - 1] {
+    for section in sections.iter().filter(|s| !s.range.is_empty()) {
+        let mut offsets = vec![section.range.start, section.range.end - 1];
+        if section.name.ends_with("opening") {
+            assert_eq!(section.range.len() % 32, 0, "{}", section.name);
+            for digest in section.range.clone().step_by(32) {
+                offsets.extend([digest, digest + 31]);
+            }
+        }
+        for offset in offsets {
             for bit in [0, 6] {
                 let mut tampered = bytes.clone();
                 tampered[offset] ^= 1 << bit;
@@ -79,12 +87,14 @@ fn every_section_is_checked<W: Workload>(workload: &W) {
         "segment fri roots",
         "segment final poly",
         "segment pow nonce",
-        "segment query trace rows",
-        "segment query trace path",
-        "segment query quotient rows",
-        "segment query quotient path",
-        "segment query fri layer sibling",
-        "segment query fri layer path",
+        "segment query count",
+        "segment query positions",
+        "segment trace rows",
+        "segment trace opening",
+        "segment quotient rows",
+        "segment quotient opening",
+        "segment fri layer values",
+        "segment fri layer opening",
     ] {
         assert!(
             kinds.contains(kind),
@@ -252,12 +262,44 @@ fn truncated_and_random_bytes_give_errors_not_panics() {
     for len in [0, 1, 4, 21, 100, 5000] {
         assert!(AnyProof::from_bytes(&random(len)).is_err());
         // Random bodies behind a valid magic and version.
-        let mut body = b"BLST\x02\x00".to_vec();
+        let mut body = b"BLST\x03\x00".to_vec();
         body.extend(random(len));
         assert!(AnyProof::from_bytes(&body).is_err());
     }
     // A header that claims a huge proof is refused before any allocation.
-    let mut huge = b"BLST\x02\x00\x01\x10\x00\x00\x02\x01".to_vec();
+    let mut huge = b"BLST\x03\x00\x01\x10\x00\x00\x02\x01".to_vec();
     huge.extend_from_slice(&[1, 0xff, 0x0f, 0, 28, 0xff, 0xff, 0x0f, 0x00]);
     assert!(AnyProof::from_bytes(&huge).is_err());
+}
+
+/// A proof re-encoded consistently with one query position dropped, or another position
+/// substituted, is rejected for its positions: the prover cannot choose where it is queried.
+#[test]
+fn query_positions_must_be_the_transcripts() {
+    let proof = common::prove(&chain(), &StarkParams::testing());
+    let air = chain().air(0);
+    let (width, quotient_width) = (
+        air.width(),
+        proof.segments[0].queries.quotient_rows.len() / proof.segments[0].queries.positions.len(),
+    );
+    let mut dropped = proof.clone();
+    let q = &mut dropped.segments[0].queries;
+    q.positions.remove(0);
+    q.trace_rows.drain(..width);
+    q.quotient_rows.drain(..quotient_width);
+    assert_eq!(
+        verify_statement(&dropped, &common::any_security()),
+        Err(VerifierError::QueryPositions { segment: 0 })
+    );
+    let mut moved = proof.clone();
+    let q = &mut moved.segments[0].queries;
+    let last = *q.positions.last().unwrap();
+    let free = (0..last).rev().find(|p| !q.positions.contains(p)).unwrap();
+    q.positions.pop();
+    q.positions.insert(0, free);
+    q.positions.sort_unstable();
+    assert_eq!(
+        verify_statement(&moved, &common::any_security()),
+        Err(VerifierError::QueryPositions { segment: 0 })
+    );
 }

@@ -42,8 +42,8 @@ extern "C" int ballast_emu_launch(const char* kernel, unsigned grid, unsigned bl
     EMU_KERNEL(ntt_dif_stage, 6, buf(a[0]), buf(a[1]), a[2], a[3], a[4], a[5])
     EMU_KERNEL(ntt_dit_stage, 6, buf(a[0]), buf(a[1]), a[2], a[3], a[4], a[5])
     EMU_KERNEL(lde_scatter, 6, buf(a[0]), buf(a[1]), buf(a[2]), a[3], a[4], a[5])
-    EMU_KERNEL(merkle_row_pair_leaves, 5, buf(a[0]), buf(a[1]), a[2], a[3], a[4])
-    EMU_KERNEL(merkle_fri_layer_leaves, 3, buf(a[0]), buf(a[1]), a[2])
+    EMU_KERNEL(merkle_row_leaves, 5, buf(a[0]), buf(a[1]), a[2], a[3], a[4])
+    EMU_KERNEL(merkle_fri_layer_leaves, 4, buf(a[0]), buf(a[1]), a[2], a[3])
     EMU_KERNEL(merkle_level, 4, buf(a[0]), a[1], a[2], a[3])
 #undef EMU_KERNEL
     return 1;

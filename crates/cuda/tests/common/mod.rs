@@ -129,44 +129,45 @@ pub fn check_lde<L: Launcher>(launcher: &L) {
     }
 }
 
-/// Row-pair trees of CPU-built matrices equal [`MerkleTree::commit_row_pairs`], for widths
-/// whose leaf messages end at every kind of place in a Keccak block (0 columns: a bare
-/// prefix; 8: padding in the last lane; 17: a block filled exactly; 9, 32: several blocks).
-pub fn check_row_pair_trees<L: Launcher>(launcher: &L) {
+/// Row trees of CPU-built matrices equal [`MerkleTree::commit_rows`], for widths whose leaf
+/// messages end at every kind of place in a Keccak block (0 columns: a bare prefix; 16:
+/// padding in the last lane; 17: one byte into a second block; 33, 34: the second block's
+/// last lane and a third block) and heights down to a single leaf.
+pub fn check_row_trees<L: Launcher>(launcher: &L) {
     for (width, log_height) in [
         (0, 3),
-        (1, 1),
+        (1, 0),
         (2, 5),
         (3, 12),
-        (8, 9),
-        (9, 7),
-        (17, 6),
-        (32, 4),
+        (16, 9),
+        (17, 7),
+        (33, 6),
+        (34, 4),
     ] {
         let m = matrix(width, log_height, 7 + width as u64);
         let buffer = upload_matrix(launcher, &m).unwrap();
         let got = commit_rows(launcher, &buffer, width, m.height()).unwrap();
         assert_same_tree(
             &got,
-            &MerkleTree::commit_row_pairs(&m),
-            &format!("row pairs of {width} × 2^{log_height}"),
+            &MerkleTree::commit_rows(&m),
+            &format!("rows of {width} × 2^{log_height}"),
         );
     }
 }
 
-/// FRI layer trees equal [`commit_layer_cpu`].
+/// FRI layer trees equal [`commit_layer_cpu`], for every arity up to a whole layer.
 pub fn check_fri_layers<L: Launcher>(launcher: &L) {
-    for log_len in [1, 2, 5, 10, 13, 15] {
+    for (log_len, log_arity) in [(1, 1), (2, 1), (5, 3), (10, 2), (13, 3), (15, 3), (4, 4)] {
         let coords = sample(3 << log_len, log_len as u64);
         let evals: Vec<Ext3> = coords
             .chunks_exact(3)
             .map(|c| Ext3::new([c[0], c[1], c[2]]))
             .collect();
-        let got = commit_fri_layer(launcher, &evals).unwrap();
+        let got = commit_fri_layer(launcher, &evals, log_arity).unwrap();
         assert_same_tree(
             &got,
-            &commit_layer_cpu(&evals),
-            &format!("FRI layer of 2^{log_len}"),
+            &commit_layer_cpu(&evals, log_arity),
+            &format!("FRI layer of 2^{log_len} in cosets of 2^{log_arity}"),
         );
     }
 }
@@ -199,8 +200,8 @@ pub fn check_backend(backend: &dyn Backend) {
         .map(|c| Ext3::new([c[0], c[1], c[2]]))
         .collect();
     assert_same_tree(
-        &backend.commit_fri_layer(&evals).unwrap(),
-        &cpu.commit_fri_layer(&evals).unwrap(),
+        &backend.commit_fri_layer(&evals, 3).unwrap(),
+        &cpu.commit_fri_layer(&evals, 3).unwrap(),
         "commit_fri_layer",
     );
 }
