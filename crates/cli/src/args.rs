@@ -120,6 +120,11 @@ pub struct VerifyArgs {
     /// Reject proofs whose parameters give less conjectured security than this.
     #[arg(long, default_value_t = ballast_stark::DEFAULT_MIN_SECURITY_BITS)]
     pub min_security_bits: u32,
+    /// Refuse, before reading past its header, a proof whose header allows more bytes than
+    /// this [default: 1 GiB, every proof of the shipped shapes].
+    #[arg(long, value_name = "BYTES", default_value_t = ballast_stark::DEFAULT_MAX_PROOF_BYTES,
+          hide_default_value = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_proof_bytes: u64,
     /// Reject the proof unless it proves exactly this statement: the 64-hex-digit digest
     /// `cli prove` prints.
     #[arg(long, value_parser = parse_digest, value_name = "DIGEST")]

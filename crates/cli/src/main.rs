@@ -23,6 +23,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
+    output::remove_temporaries_on_interrupt();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),

@@ -153,7 +153,7 @@ where
     let report = ProveReport {
         command: "prove",
         statement: proof.statement_json(),
-        params: ParamsJson::new(&params, workload.log_rows()),
+        params: ParamsJson::new(&proof),
         backend: chosen.backend.name(),
         device: chosen.device,
         threads: rayon::current_num_threads(),
@@ -175,7 +175,7 @@ where
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(path, &json)?;
     }
-    print(&human_summary(&report, &proof, &params, &times))
+    print(&human_summary(&report, &proof, &times))
 }
 
 /// The backend the proof runs on, and the GPU's name when it is CUDA.
@@ -280,19 +280,10 @@ fn progress_bar(segments: usize) -> ProgressBar {
     bar
 }
 
-fn human_summary(
-    r: &ProveReport,
-    proof: &AnyProof,
-    params: &StarkParams,
-    times: &PhaseTimes,
-) -> String {
+fn human_summary(r: &ProveReport, proof: &AnyProof, times: &PhaseTimes) -> String {
     let mut out = String::new();
     out.push_str(&summary::statement(proof));
-    let _ = writeln!(
-        out,
-        "parameters: {}",
-        summary::params(params, proof.log_rows())
-    );
+    let _ = writeln!(out, "parameters: {}", summary::params(proof));
     let device = r
         .device
         .as_ref()

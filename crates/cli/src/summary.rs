@@ -1,6 +1,5 @@
 //! How statements and parameters are shown to people and written as JSON.
 
-use ballast_stark::StarkParams;
 use ballast_workloads::AnyProof;
 use serde::Serialize;
 
@@ -16,21 +15,23 @@ pub struct ParamsJson {
 }
 
 impl ParamsJson {
-    /// The JSON form of `p`, with its security for 2^`log_rows` rows.
-    pub fn new(p: &StarkParams, log_rows: usize) -> Self {
+    /// The JSON form of the proof's parameters, with the security they give it.
+    pub fn new(proof: &AnyProof) -> Self {
+        let (p, log_rows) = (proof.params(), proof.log_rows());
         Self {
             blowup: 1 << p.log_blowup,
             queries: p.num_queries,
             pow_bits: p.pow_bits,
             log_final_poly_len: p.log_final_poly_len,
             conjectured_security_bits: p.conjectured_security_bits(log_rows),
-            provable_security_bits: p.provable_security_bits(log_rows),
+            provable_security_bits: proof.provable_security_bits(),
         }
     }
 }
 
 /// "blowup 2, 84 queries, 16 grinding bits: 100 bits conjectured security (57 provable)".
-pub fn params(p: &StarkParams, log_rows: usize) -> String {
+pub fn params(proof: &AnyProof) -> String {
+    let (p, log_rows) = (proof.params(), proof.log_rows());
     format!(
         "blowup {}, {} queries, {} grinding bits, final polynomial {}: {} bits conjectured \
          security ({} provable)",
@@ -39,7 +40,7 @@ pub fn params(p: &StarkParams, log_rows: usize) -> String {
         p.pow_bits,
         1 << p.log_final_poly_len,
         p.conjectured_security_bits(log_rows),
-        p.provable_security_bits(log_rows)
+        proof.provable_security_bits()
     )
 }
 

@@ -35,9 +35,14 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
     let path = args.proof.display().to_string();
     let started = Instant::now();
-    let verdict = match read_proof(&args.proof)? {
+    let policy = VerifyPolicy {
+        min_security_bits: args.min_security_bits,
+        max_proof_bytes: args.max_proof_bytes,
+        ..VerifyPolicy::default()
+    };
+    let verdict = match read_proof(&args.proof, &policy)? {
         Err(reason) => Err(reason),
-        Ok((proof, bytes)) => check(&proof, args).map(|()| (proof, bytes)),
+        Ok((proof, bytes)) => check(&proof, &policy, args).map(|()| (proof, bytes)),
     };
     let verify_seconds = started.elapsed().as_secs_f64();
     let valid = verdict.as_ref().ok();
@@ -48,7 +53,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         valid: valid.is_some(),
         reason: verdict.as_ref().err().cloned(),
         statement: valid.map(|(p, _)| p.statement_json()),
-        params: valid.map(|(p, _)| ParamsJson::new(p.params(), p.log_rows())),
+        params: valid.map(|(p, _)| ParamsJson::new(p)),
         verify_seconds,
     };
     if let Some(out) = &args.report {
@@ -64,11 +69,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             let mut out = String::new();
             let _ = writeln!(out, "valid proof: {path}");
             out.push_str(&summary::statement(&proof));
-            let _ = writeln!(
-                out,
-                "parameters: {}",
-                summary::params(proof.params(), proof.log_rows())
-            );
+            let _ = writeln!(out, "parameters: {}", summary::params(&proof));
             let _ = writeln!(out, "verified in {:.1} ms", verify_seconds * 1e3);
             print(&out)?;
             Ok(ExitCode::SUCCESS)
@@ -76,10 +77,11 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
 }
 
-/// Reads and decodes a proof. The header alone bounds the proof's size, so a file too large
-/// is refused before it is loaded. `Err` for unreadable input (I/O, not a ballast
+/// Reads and decodes a proof. The header alone bounds the proof's size, so a header that
+/// allows more than the policy's cap, or a file larger than its header allows, is refused
+/// before the rest is loaded. `Err` for unreadable input (I/O, not a ballast
 /// proof, another format version); `Ok(Err(reason))` for an invalid proof.
-fn read_proof(path: &Path) -> Result<Result<(AnyProof, usize), String>> {
+fn read_proof(path: &Path, policy: &VerifyPolicy) -> Result<Result<(AnyProof, usize), String>> {
     let cannot_read = || format!("cannot read {}", path.display());
     let mut file = File::open(path).with_context(cannot_read)?;
     let size = file.metadata().with_context(cannot_read)?.len();
@@ -89,6 +91,12 @@ fn read_proof(path: &Path) -> Result<Result<(AnyProof, usize), String>> {
         .read_to_end(&mut bytes)
         .with_context(cannot_read)?;
     let decoded = match AnyProof::max_len(&bytes) {
+        Ok(max) if policy.check_size(max).is_err() => {
+            return Ok(Err(format!(
+                "its header allows {max} bytes, more than --max-proof-bytes {}",
+                policy.max_proof_bytes
+            )));
+        }
         Ok(max) if size > max => Err(ProofFormatError::TooLong { max, got: size }),
         Ok(max) => {
             // Never read past the bound, even if the file grows after the size check.
@@ -114,12 +122,8 @@ fn read_proof(path: &Path) -> Result<Result<(AnyProof, usize), String>> {
 }
 
 /// Verifies the proof and the statement the user expects.
-fn check(proof: &AnyProof, args: &VerifyArgs) -> Result<(), String> {
-    let policy = VerifyPolicy {
-        min_security_bits: args.min_security_bits,
-        ..VerifyPolicy::default()
-    };
-    proof.verify(&policy).map_err(|e| e.to_string())?;
+fn check(proof: &AnyProof, policy: &VerifyPolicy, args: &VerifyArgs) -> Result<(), String> {
+    proof.verify(policy).map_err(|e| e.to_string())?;
     let digest = proof.statement_digest();
     match args.expect_statement {
         Some(expected) if expected != digest => Err(format!(

@@ -369,3 +369,145 @@ fn prove_reports_the_backend_it_ran_on() {
     let out = run(cli().args(["prove", "--backend", "opencl"]));
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A real SIGINT to a real `cli prove` in the middle of proving: it exits with 130 and
+/// leaves nothing in its output directory, neither the proof nor a temporary file.
+#[test]
+fn an_interrupted_prove_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = cli()
+        .args([
+            "prove",
+            "--workload",
+            "fibonacci",
+            "--log-rows",
+            "18",
+            "--segments",
+            "8",
+            "--pow-bits",
+            "0",
+            "--threads",
+            "1",
+        ])
+        .arg("-o")
+        .arg(dir.path().join("proof.bin"))
+        .arg("--report")
+        .arg(dir.path().join("report.json"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "still proving");
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: sends a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Outputs get the mode any new file gets under the umask (0666 less it), not 0600.
+#[test]
+fn written_files_are_not_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    prove_small(dir.path(), &["--report", report.to_str().unwrap()]);
+    // SAFETY: umask only swaps this test process's mask, which the child inherited; read it
+    // and put it back.
+    let umask = unsafe {
+        let old = libc::umask(0o022);
+        libc::umask(old);
+        old
+    };
+    for name in ["proof.bin", "report.json"] {
+        let mode = std::fs::metadata(dir.path().join(name))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o777,
+            0o666 & !umask,
+            "{name}: {:o}, umask {umask:o}",
+            mode & 0o777
+        );
+    }
+}
+
+/// A header that allows more than `--max-proof-bytes` is refused before the rest is read.
+#[test]
+fn verify_caps_the_proof_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let proof = prove_small(dir.path(), &[]);
+    let out = run(cli()
+        .args([
+            "verify",
+            "--min-security-bits",
+            "0",
+            "--max-proof-bytes",
+            "1000",
+        ])
+        .arg(&proof));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("more than --max-proof-bytes 1000"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(cli()
+        .args([
+            "verify",
+            "--min-security-bits",
+            "0",
+            "--max-proof-bytes",
+            "0",
+        ])
+        .arg(&proof));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = run(cli()
+        .args(["verify", "--min-security-bits", "0"])
+        .arg(&proof));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// `cli verify` on a proof that another process truncates and rewrites while it reads:
+/// every run ends with a verdict or a one-line error, never a panic.
+#[test]
+fn verify_of_a_file_changing_underneath_never_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let proof = prove_small(dir.path(), &[]);
+    let bytes = std::fs::read(&proof).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (stop, proof, bytes) = (stop.clone(), proof.clone(), bytes.clone());
+        std::thread::spawn(move || {
+            let mut cut = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Truncate in place, then rewrite in place: readers see every length.
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&proof)
+                    .unwrap();
+                file.set_len(cut % bytes.len() as u64).unwrap();
+                std::fs::write(&proof, &bytes).unwrap();
+                cut += 997;
+            }
+        })
+    };
+    let mut codes = std::collections::BTreeSet::new();
+    for _ in 0..40 {
+        let out = run(cli()
+            .args(["verify", "--min-security-bits", "0"])
+            .arg(&proof));
+        let code = out.status.code();
+        assert!(matches!(code, Some(0..=2)), "{code:?}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+        assert!(stderr(&out).lines().count() <= 1, "{}", stderr(&out));
+        codes.insert(code);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    assert!(!codes.is_empty());
+}

@@ -33,7 +33,7 @@ use sha3::{Digest as _, Keccak256};
 
 use crate::proof::SegmentShape;
 use crate::protocol::PROTOCOL_VERSION;
-use crate::statement::{context, segment_shape};
+use crate::statement::{context, max_proof_len, segment_shape};
 use crate::{
     OodValues, Proof, ProofFormatError, QueryOpenings, SegmentProof, StarkParams, Workload,
 };
@@ -234,13 +234,7 @@ fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFor
     let workload = W::decode(d.slice(W::ENCODED_LEN)?)?;
     // Validates the parameters against the workload's rows.
     let segment = segment_shape(&workload, 0, &params)?;
-    let states = workload.state_len() as u64 * workload.segments() as u64;
-    let max_len = segment
-        .max_encoded_len()
-        .and_then(|len| len.checked_mul(workload.segments() as u64))
-        .and_then(|len| len.checked_add(header_len::<W>() as u64))
-        .and_then(|len| len.checked_add(states))
-        .ok_or(ProofFormatError::TooLarge)?;
+    let max_len = max_proof_len(&workload, &params).ok_or(ProofFormatError::TooLarge)?;
     Ok(Header {
         params,
         workload,

@@ -95,6 +95,14 @@ pub enum VerifierError {
         /// The size found.
         got: usize,
     },
+    /// This error occurs when the proof's header allows more bytes than the verifier's cap.
+    #[error("the proof's header allows {max_len} bytes, more than the {cap}-byte cap")]
+    TooLarge {
+        /// The most bytes the header allows.
+        max_len: u64,
+        /// The verifier's cap.
+        cap: u64,
+    },
     /// This error occurs when the proof-of-work nonce does not have enough leading zeros.
     #[error("segment {segment}: proof-of-work nonce is invalid")]
     ProofOfWork {

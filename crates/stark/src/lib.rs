@@ -30,8 +30,8 @@ pub use proof::{QueryOpenings, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
 pub use prover::{prove, prove_unchecked};
 pub use statement::{
-    DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, Proof, VerifyPolicy, estimate_peak_bytes,
-    prove_statement, verify_statement,
+    DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, Proof, VerifyPolicy,
+    estimate_peak_bytes, prove_statement, verify_statement,
 };
 pub use stats::{Phase, PhaseTimes};
 pub use verifier::verify;

@@ -46,6 +46,17 @@ impl<W: Workload> Proof<W> {
         }
     }
 
+    /// Provable security in bits ([`StarkParams::provable_security_bits`]) with the DEEP
+    /// batch of this proof's AIR: 2W + C terms; 0 for parameters the AIR cannot use.
+    pub fn provable_security_bits(&self) -> u32 {
+        segment_shape(&self.workload, 0, &self.params).map_or(0, |shape| {
+            self.params.provable_security_bits(
+                self.workload.log_rows(),
+                2 * shape.width + shape.quotient_width,
+            )
+        })
+    }
+
     /// The state segment `index` ends in.
     pub fn segment_end(&self, index: usize) -> &W::State {
         self.boundaries.get(index).unwrap_or(&self.end)
@@ -68,6 +79,18 @@ pub(crate) fn segment_shape<W: Workload>(
     let air = workload.air(index);
     let info = ConstraintInfo::of(&air)?;
     SegmentShape::new(&air, &info, params)
+}
+
+/// The most bytes a proof of `workload` with `params` can have (every query at its own
+/// position, nothing shared), or `None` on overflow. The parameters must be valid.
+pub(crate) fn max_proof_len<W: Workload>(workload: &W, params: &StarkParams) -> Option<u64> {
+    let segment = segment_shape(workload, 0, params).ok()?;
+    let states = workload.state_len() as u64 * workload.segments() as u64;
+    segment
+        .max_encoded_len()?
+        .checked_mul(workload.segments() as u64)?
+        .checked_add(crate::header_len::<W>() as u64)?
+        .checked_add(states)
 }
 
 /// A rough upper estimate of the prover's peak memory in bytes: one segment's tables and
@@ -144,16 +167,27 @@ pub fn prove_statement<W: Workload>(
 /// The conjectured security a verifier requires unless told otherwise.
 pub const DEFAULT_MIN_SECURITY_BITS: u32 = 100;
 
+/// The largest proof a verifier accepts unless told otherwise: 1 GiB, judged by the most
+/// bytes the proof's header allows ([`Proof::max_len`]). Every proof of the shapes ballast
+/// ships and benchmarks is far below it (the default statement's header allows 8 MiB;
+/// 16 Fibonacci sequences × 2^20 rows at 219 queries, 1.6 MiB; a keccak-chain segment of
+/// 2^14 rows at 219 queries, 4.5 MiB), and so is any statement of up to about 200 such
+/// segments; larger ones need a larger cap, given explicitly.
+pub const DEFAULT_MAX_PROOF_BYTES: u64 = 1 << 30;
+
 /// What a verifier insists on beyond the proof's own validity.
 ///
-/// The proof names its own parameters, so a verifier must set a floor: the default requires
-/// [`DEFAULT_MIN_SECURITY_BITS`].
+/// The proof names its own parameters and size, so a verifier must set a floor and a cap:
+/// the default requires [`DEFAULT_MIN_SECURITY_BITS`] and at most
+/// [`DEFAULT_MAX_PROOF_BYTES`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyPolicy {
     /// Least conjectured security the proof's parameters must give.
     pub min_security_bits: u32,
     /// When set, the proof must use exactly these parameters.
     pub params: Option<StarkParams>,
+    /// Most bytes the proof's header may allow.
+    pub max_proof_bytes: u64,
 }
 
 impl Default for VerifyPolicy {
@@ -161,7 +195,47 @@ impl Default for VerifyPolicy {
         Self {
             min_security_bits: DEFAULT_MIN_SECURITY_BITS,
             params: None,
+            max_proof_bytes: DEFAULT_MAX_PROOF_BYTES,
         }
+    }
+}
+
+impl VerifyPolicy {
+    /// Checks parameters for a trace of 2^`log_rows` rows against the floor and, when set,
+    /// the required parameters.
+    ///
+    /// # Errors
+    /// Invalid parameters, too little security, or other parameters than required.
+    pub fn check_params(&self, params: &StarkParams, log_rows: usize) -> Result<(), VerifierError> {
+        params.validate(log_rows)?;
+        let security = params.conjectured_security_bits(log_rows);
+        if security < self.min_security_bits {
+            return Err(VerifierError::InsufficientSecurity {
+                got: security,
+                required: self.min_security_bits,
+            });
+        }
+        match self.params {
+            Some(expected) if expected != *params => Err(VerifierError::ParamsMismatch {
+                expected,
+                got: *params,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the most bytes a proof's header allows against the cap.
+    ///
+    /// # Errors
+    /// [`VerifierError::TooLarge`] above the cap.
+    pub fn check_size(&self, max_len: u64) -> Result<(), VerifierError> {
+        if max_len > self.max_proof_bytes {
+            return Err(VerifierError::TooLarge {
+                max_len,
+                cap: self.max_proof_bytes,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -183,22 +257,13 @@ pub fn verify_statement<W: Workload>(
         ..
     } = proof;
     workload.validate()?;
-    params.validate(workload.log_rows())?;
-    let security = params.conjectured_security_bits(workload.log_rows());
-    if security < policy.min_security_bits {
-        return Err(VerifierError::InsufficientSecurity {
-            got: security,
-            required: policy.min_security_bits,
-        });
-    }
-    if let Some(expected) = policy.params
-        && expected != *params
-    {
-        return Err(VerifierError::ParamsMismatch {
-            expected,
-            got: *params,
-        });
-    }
+    policy.check_params(params, workload.log_rows())?;
+    policy.check_size(
+        max_proof_len(workload, params).ok_or(VerifierError::TooLarge {
+            max_len: u64::MAX,
+            cap: policy.max_proof_bytes,
+        })?,
+    )?;
     let count = workload.segments();
     if segments.len() != count || boundaries.len() + 1 != count {
         return Err(VerifierError::Shape {
@@ -217,7 +282,7 @@ pub fn verify_statement<W: Workload>(
             position: SegmentPosition { index, count },
             public_inputs: &public_inputs,
         };
-        crate::verify(&air, segment_proof, &segment, params)?;
+        crate::verify(&air, segment_proof, &segment, params, policy)?;
     }
     Ok(())
 }

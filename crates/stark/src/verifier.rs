@@ -12,22 +12,23 @@ use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
 use crate::protocol::{absorb_ood, bind, constraint_values, draw_ood_point, query_positions};
 use crate::quotient::Composition;
-use crate::{SegmentProof, SegmentStatement, StarkParams, VerifierError};
+use crate::{SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy};
 
 /// Checks that `proof` shows a trace exists that satisfies `air` with the segment's public
-/// inputs.
-///
-/// This checks one segment against the parameters it is given; it sets no security floor.
-/// Statements are verified with [`crate::verify_statement`], whose policy does.
+/// inputs, using `params`, which must satisfy `policy` (its security floor and, when set,
+/// its required parameters; [`VerifyPolicy::default`] requires
+/// [`DEFAULT_MIN_SECURITY_BITS`](crate::DEFAULT_MIN_SECURITY_BITS)).
 ///
 /// # Errors
-/// The first check that fails.
+/// Parameters the policy refuses, or the first check that fails.
 pub fn verify<A: Air>(
     air: &A,
     proof: &SegmentProof,
     segment: &SegmentStatement<'_>,
     params: &StarkParams,
+    policy: &VerifyPolicy,
 ) -> Result<(), VerifierError> {
+    policy.check_params(params, air.log_rows())?;
     verify_with_transcript(air, proof, segment, params).map(|_| ())
 }
 
@@ -231,6 +232,43 @@ mod tests {
     use ballast_air::Domain;
     use ballast_field::Ext3;
 
+    /// The test parameters' few bits, accepted.
+    fn no_floor() -> VerifyPolicy {
+        VerifyPolicy {
+            min_security_bits: 0,
+            ..VerifyPolicy::default()
+        }
+    }
+
+    #[test]
+    fn the_library_verifier_enforces_the_default_floor() {
+        let air = CounterAir { log_rows: 6 };
+        let (trace, public_inputs) = counter_trace(6, 5);
+        let params = StarkParams::testing();
+        let segment = SegmentStatement {
+            context: b"floor",
+            position: SegmentPosition { index: 0, count: 1 },
+            public_inputs: &public_inputs,
+        };
+        let proof = crate::prove(
+            &air,
+            &trace,
+            &segment,
+            &params,
+            &CpuBackend::new(),
+            &mut PhaseTimes::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            verify(&air, &proof, &segment, &params, &VerifyPolicy::default()),
+            Err(VerifierError::InsufficientSecurity {
+                got: 8,
+                required: 100
+            })
+        );
+        verify(&air, &proof, &segment, &params, &no_floor()).unwrap();
+    }
+
     #[test]
     fn prover_and_verifier_transcripts_end_in_the_same_state() {
         let air = CounterAir { log_rows: 6 };
@@ -325,7 +363,7 @@ mod tests {
             &mut PhaseTimes::default(),
         )
         .unwrap();
-        verify(&honest, &proof, &segment, &params).unwrap();
+        verify(&honest, &proof, &segment, &params, &no_floor()).unwrap();
 
         // The attacker replays the honest transcript up to α.
         let info = ConstraintInfo::of(&honest).unwrap();
@@ -353,7 +391,7 @@ mod tests {
             end: forged_end,
         };
         assert_eq!(
-            verify(&forged, &proof, &segment, &params),
+            verify(&forged, &proof, &segment, &params, &no_floor()),
             Err(VerifierError::OodMismatch { segment: 0 }),
             "the claimed false end row must be rejected"
         );

@@ -102,6 +102,13 @@ macro_rules! registry {
                 }
             }
 
+            /// Provable security in bits, with the AIR's DEEP batch.
+            pub fn provable_security_bits(&self) -> u32 {
+                match self {
+                    $(Self::$variant(p) => p.provable_security_bits(),)+
+                }
+            }
+
             /// log2 of the rows per segment.
             pub fn log_rows(&self) -> usize {
                 match self {

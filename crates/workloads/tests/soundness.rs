@@ -137,7 +137,7 @@ fn forced_proof_is_rejected<W: Workload>(workload: &W, column: usize, row: usize
         Err(ProverError::Fri(_)) => {}
         Err(other) => panic!("{}: unexpected error {other}", W::NAME),
         Ok(forged) => assert!(
-            verify(&air, &forged, &segment, &params).is_err(),
+            verify(&air, &forged, &segment, &params, &common::any_security()).is_err(),
             "{}: a proof of a broken trace (column {column}, row {row}) verified",
             W::NAME
         ),
@@ -214,8 +214,26 @@ fn other_outcomes_boundaries_or_parameters_are_rejected() {
         public_inputs: &public_inputs,
     };
     let params = StarkParams::testing();
-    assert!(verify(&w.air(0), &proof.segments[0], &at(0), &params).is_ok());
-    assert!(verify(&w.air(0), &proof.segments[0], &at(1), &params).is_err());
+    assert!(
+        verify(
+            &w.air(0),
+            &proof.segments[0],
+            &at(0),
+            &params,
+            &common::any_security()
+        )
+        .is_ok()
+    );
+    assert!(
+        verify(
+            &w.air(0),
+            &proof.segments[0],
+            &at(1),
+            &params,
+            &common::any_security()
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -302,4 +320,24 @@ fn query_positions_must_be_the_transcripts() {
         verify_statement(&moved, &common::any_security()),
         Err(VerifierError::QueryPositions { segment: 0 })
     );
+}
+
+/// The size cap judges the header's bound: a cap below it refuses the proof, one at it
+/// accepts.
+#[test]
+fn a_verifier_enforces_its_size_cap() {
+    let proof = common::prove(&fibonacci(), &StarkParams::testing());
+    let max = Proof::<Fibonacci>::max_len(&proof.to_bytes()).unwrap();
+    let capped = |max_proof_bytes| VerifyPolicy {
+        max_proof_bytes,
+        ..common::any_security()
+    };
+    assert_eq!(
+        verify_statement(&proof, &capped(max - 1)),
+        Err(VerifierError::TooLarge {
+            max_len: max,
+            cap: max - 1
+        })
+    );
+    verify_statement(&proof, &capped(max)).unwrap();
 }
