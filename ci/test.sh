@@ -25,6 +25,9 @@ ci/check-deny.sh
 step "workspace tests"
 cargo test --locked --workspace
 
+step "fuzzing: every cargo-fuzz target, 45 s each, from generated seed corpora"
+ci/check-fuzz.sh 45
+
 step "release cli"
 cargo build --locked --release -p cli
 # Wherever CARGO_TARGET_DIR or the cargo config puts the build.

@@ -33,6 +33,9 @@ in {
         # Only ci/check-nix.sh uses the Nix-formatter wrapper crate: leaving it
         # out keeps the build independent of it.
         (lib.fileset.maybeMissing ../ci/tools)
+        # The cargo-fuzz targets are their own workspace with their own lock file, run by
+        # ci/check-fuzz.sh; nothing the flake builds or checks reads them.
+        (lib.fileset.maybeMissing ../fuzz)
       ]);
   };
 

@@ -1,0 +1,44 @@
+//! Writes the fuzz targets' seed corpora: `write_corpora DIR` fills `DIR/<target>/`.
+//!
+//! decode_verify gets the seed proofs; mutate_proof one input per seed (no edits, and one
+//! edit); batch_opening canonical openings of a few index sets.
+
+use std::path::Path;
+
+use ballast_fuzz_checks::{batch_opening_input, seed_proofs};
+
+fn main() {
+    let Some(dir) = std::env::args().nth(1) else {
+        eprintln!("usage: write_corpora DIR");
+        std::process::exit(2);
+    };
+    let write = |target: &str, name: String, bytes: &[u8]| {
+        let dir = Path::new(&dir).join(target);
+        std::fs::create_dir_all(&dir).expect("create the corpus directory");
+        std::fs::write(dir.join(name), bytes).expect("write a corpus file");
+    };
+    for (i, proof) in seed_proofs().iter().enumerate() {
+        write("decode_verify", format!("seed-{i}"), proof);
+        write("mutate_proof", format!("seed-{i}"), &[i as u8]);
+        write(
+            "mutate_proof",
+            format!("seed-{i}-edit"),
+            &[i as u8, 40, 0, 0, 0, 1],
+        );
+    }
+    for (i, indices) in [
+        &[0u8][..],
+        &[3, 40],
+        &[5, 6, 7, 63],
+        &[1, 2, 9, 10, 33, 34, 60],
+    ]
+    .iter()
+    .enumerate()
+    {
+        write(
+            "batch_opening",
+            format!("opening-{i}"),
+            &batch_opening_input(indices),
+        );
+    }
+}

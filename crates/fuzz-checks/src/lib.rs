@@ -1,0 +1,206 @@
+#![doc = include_str!("../README.md")]
+
+use std::sync::OnceLock;
+
+use ballast_fri::{QueryPlan, round_arities};
+use ballast_merkle::{
+    Digest, MerkleTree, batch_opening_len, check_indices, hash_leaf, verify_batch,
+};
+use ballast_stark::{CpuBackend, PhaseTimes, StarkParams, VerifyPolicy, prove_statement};
+use ballast_workloads::{AnyProof, Fibonacci, KeccakChain};
+
+/// The policy every target verifies under: no security floor (the seeds use fast, insecure
+/// parameters), and a 16 MiB cap so that no input makes the verifier allocate or work more.
+pub fn policy() -> VerifyPolicy {
+    VerifyPolicy {
+        min_security_bits: 0,
+        max_proof_bytes: 16 << 20,
+        ..VerifyPolicy::default()
+    }
+}
+
+/// The fast parameters of the seed proofs: blowup 2, 8 queries, 2 grinding bits.
+pub fn seed_params() -> StarkParams {
+    StarkParams {
+        pow_bits: 2,
+        ..StarkParams::testing()
+    }
+}
+
+/// Small valid proofs of each workload, with several segments: the seeds of the corpora and
+/// of [`mutate_and_verify`].
+pub fn seed_proofs() -> &'static [Vec<u8>] {
+    static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    SEEDS.get_or_init(|| {
+        let params = seed_params();
+        let backend = CpuBackend::new();
+        let prove = |proof: Result<AnyProof, _>| -> Vec<u8> {
+            proof.expect("the seed statements prove").to_bytes()
+        };
+        let fib = Fibonacci {
+            sequences: 2,
+            log_rows: 5,
+            segments: 2,
+        };
+        let chain = KeccakChain {
+            seed: [7; 32],
+            steps: 3,
+            log_rows: 6,
+        };
+        vec![
+            prove(
+                prove_statement(
+                    &fib,
+                    &params,
+                    &backend,
+                    &mut PhaseTimes::default(),
+                    &mut |_| {},
+                )
+                .map(AnyProof::Fibonacci),
+            ),
+            prove(
+                prove_statement(
+                    &chain,
+                    &params,
+                    &backend,
+                    &mut PhaseTimes::default(),
+                    &mut |_| {},
+                )
+                .map(AnyProof::KeccakChain),
+            ),
+        ]
+    })
+}
+
+/// Decodes and verifies arbitrary bytes; returns whether they were a valid proof.
+pub fn decode_and_verify(bytes: &[u8]) -> bool {
+    let policy = policy();
+    match AnyProof::max_len(bytes) {
+        Ok(max) if policy.check_size(max).is_ok() => {}
+        _ => return false,
+    }
+    AnyProof::from_bytes(bytes).is_ok_and(|proof| proof.verify(&policy).is_ok())
+}
+
+/// Applies `data` to a seed proof as in-place edits and verifies the result.
+///
+/// `data[0]` picks the seed; then each 5 bytes are an edit: a 32-bit little-endian offset
+/// (modulo the proof's length) and a byte XORed in there. An edited proof that still
+/// verifies must prove the seed's statement with the seed's parameters.
+///
+/// # Panics
+/// When an edited proof verifies with another statement or other parameters: a forgery.
+pub fn mutate_and_verify(data: &[u8]) {
+    let Some((&pick, edits)) = data.split_first() else {
+        return;
+    };
+    let seeds = seed_proofs();
+    let seed = &seeds[usize::from(pick) % seeds.len()];
+    let mut bytes = seed.clone();
+    for edit in edits.chunks_exact(5) {
+        let offset = u32::from_le_bytes([edit[0], edit[1], edit[2], edit[3]]) as usize;
+        bytes[offset % seed.len()] ^= edit[4];
+    }
+    if !decode_and_verify(&bytes) {
+        return;
+    }
+    let original = AnyProof::from_bytes(seed).expect("the seed decodes");
+    let edited = AnyProof::from_bytes(&bytes).expect("it verified, so it decodes");
+    assert_eq!(
+        edited.statement_digest(),
+        original.statement_digest(),
+        "an edited proof verified for another statement"
+    );
+    assert_eq!(
+        edited.params(),
+        original.params(),
+        "an edited proof verified with other parameters"
+    );
+}
+
+/// Height of the tree [`batch_opening`] opens: 64 leaves.
+const HEIGHT: usize = 6;
+
+/// Interprets `data` as a batch opening against a fixed tree of 64 leaves and as FRI query
+/// positions.
+///
+/// `data[0]` is the number of indices k (mod 65), the next k bytes the indices (mod 128,
+/// so some are out of range), and the rest node digests (32 bytes each, a trailing partial
+/// one ignored). The same indices, read as LDE positions, go through the query plan of a
+/// 2^7 domain folded in rounds of 8 and 2.
+///
+/// # Panics
+/// When the verifier accepts anything but the canonical opening of valid indices, or the
+/// plan's sizes disagree with its contents.
+pub fn batch_opening(data: &[u8]) {
+    let Some((&count, rest)) = data.split_first() else {
+        return;
+    };
+    let count = usize::from(count) % 65;
+    if rest.len() < count {
+        return;
+    }
+    let (index_bytes, node_bytes) = rest.split_at(count);
+    let indices: Vec<usize> = index_bytes.iter().map(|&b| usize::from(b) % 128).collect();
+    let nodes: Vec<Digest> = node_bytes
+        .chunks_exact(32)
+        .map(|c| c.try_into().expect("32 bytes"))
+        .collect();
+    let tree = tree();
+    let leaves: Vec<Digest> = indices
+        .iter()
+        .map(|&i| tree.levels()[0].get(i).copied().unwrap_or([0; 32]))
+        .collect();
+    let accepted = verify_batch(&tree.root(), HEIGHT, &indices, &leaves, &nodes);
+    let valid = check_indices(HEIGHT, &indices).is_ok();
+    if valid {
+        let canonical = tree.open_batch(&indices);
+        assert_eq!(canonical.len(), batch_opening_len(HEIGHT, &indices));
+        assert!(verify_batch(
+            &tree.root(),
+            HEIGHT,
+            &indices,
+            &leaves,
+            &canonical
+        ));
+        assert_eq!(
+            accepted,
+            nodes == canonical,
+            "only the canonical opening verifies"
+        );
+    } else {
+        assert!(!accepted, "invalid indices {indices:?} were accepted");
+    }
+    let arities = round_arities(4);
+    match QueryPlan::new(HEIGHT + 1, &arities, &indices) {
+        Ok(plan) => {
+            assert!(valid || indices.iter().any(|&i| i >= 64));
+            for layer in plan.layers() {
+                assert_eq!(layer.unknown_slots().count(), layer.unknown_count());
+                assert_eq!(layer.leaves().len(), layer.known_slots().len());
+                assert!(layer.opening_len() <= layer.leaves().len() * layer.height());
+            }
+        }
+        Err(_) => assert!(check_indices(HEIGHT + 1, &indices).is_err()),
+    }
+}
+
+/// The [`batch_opening`] input that opens `indices` (below 64, strictly increasing) with
+/// their canonical opening.
+pub fn batch_opening_input(indices: &[u8]) -> Vec<u8> {
+    let positions: Vec<usize> = indices.iter().map(|&i| usize::from(i)).collect();
+    let mut input = vec![u8::try_from(indices.len()).expect("at most 64 indices")];
+    input.extend_from_slice(indices);
+    for node in tree().open_batch(&positions) {
+        input.extend_from_slice(&node);
+    }
+    input
+}
+
+/// The fixed tree of [`batch_opening`].
+fn tree() -> &'static MerkleTree {
+    static TREE: OnceLock<MerkleTree> = OnceLock::new();
+    TREE.get_or_init(|| {
+        MerkleTree::from_leaves((0..1u8 << HEIGHT).map(|i| hash_leaf(&[i])).collect())
+    })
+}
