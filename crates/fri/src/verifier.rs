@@ -58,17 +58,6 @@ impl FriVerifierInput {
             });
         };
         let log_arities = round_arities(folds);
-        let expect = |what, expected: usize, got: usize| {
-            if expected == got {
-                Ok(())
-            } else {
-                Err(FriError::Shape {
-                    what,
-                    expected,
-                    got,
-                })
-            }
-        };
         expect("layer roots", log_arities.len(), layer_roots.len())?;
         expect(
             "final polynomial coefficients",
@@ -114,19 +103,8 @@ pub fn verify_queries(
     openings: &[FriLayerOpening],
 ) -> Result<(), FriError> {
     let plan = QueryPlan::new(input.log_domain, &input.log_arities, positions)?;
-    let shape = |what, expected: usize, got: usize| {
-        if expected == got {
-            Ok(())
-        } else {
-            Err(FriError::Shape {
-                what,
-                expected,
-                got,
-            })
-        }
-    };
-    shape("query values", positions.len(), values.len())?;
-    shape("layer openings", plan.layers().len(), openings.len())?;
+    expect("query values", positions.len(), values.len())?;
+    expect("layer openings", plan.layers().len(), openings.len())?;
     let mut positions = positions.to_vec();
     let mut values = values.to_vec();
     let mut shift = LdePlan::SHIFT;
@@ -137,7 +115,7 @@ pub fn verify_queries(
         .zip(input.layer_roots.iter().zip(&input.betas))
         .enumerate()
     {
-        shape(
+        expect(
             "layer values",
             planned.unknown_count(),
             opening.values.len(),
@@ -188,6 +166,19 @@ pub fn verify_queries(
         }
     }
     Ok(())
+}
+
+/// `expected` == `got`, or [`FriError::Shape`] naming `what`.
+fn expect(what: &'static str, expected: usize, got: usize) -> Result<(), FriError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(FriError::Shape {
+            what,
+            expected,
+            got,
+        })
+    }
 }
 
 #[cfg(test)]
