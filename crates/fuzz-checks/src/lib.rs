@@ -6,7 +6,7 @@ use ballast_fri::{QueryPlan, round_arities};
 use ballast_merkle::{
     Digest, MerkleTree, batch_opening_len, check_indices, hash_leaf, verify_batch,
 };
-use ballast_stark::{CpuBackend, PhaseTimes, StarkParams, VerifyPolicy, prove_statement};
+use ballast_stark::{CpuBackend, PhaseTimes, StarkParams, VerifyPolicy, Workload, prove_statement};
 use ballast_workloads::{AnyProof, Fibonacci, KeccakChain};
 
 /// The policy every target verifies under: no security floor (the seeds use fast, insecure
@@ -32,11 +32,6 @@ pub fn seed_params() -> StarkParams {
 pub fn seed_proofs() -> &'static [Vec<u8>] {
     static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     SEEDS.get_or_init(|| {
-        let params = seed_params();
-        let backend = CpuBackend::new();
-        let prove = |proof: Result<AnyProof, _>| -> Vec<u8> {
-            proof.expect("the seed statements prove").to_bytes()
-        };
         let fib = Fibonacci {
             sequences: 2,
             log_rows: 5,
@@ -47,29 +42,21 @@ pub fn seed_proofs() -> &'static [Vec<u8>] {
             steps: 3,
             log_rows: 6,
         };
-        vec![
-            prove(
-                prove_statement(
-                    &fib,
-                    &params,
-                    &backend,
-                    &mut PhaseTimes::default(),
-                    &mut |_| {},
-                )
-                .map(AnyProof::Fibonacci),
-            ),
-            prove(
-                prove_statement(
-                    &chain,
-                    &params,
-                    &backend,
-                    &mut PhaseTimes::default(),
-                    &mut |_| {},
-                )
-                .map(AnyProof::KeccakChain),
-            ),
-        ]
+        vec![seed_proof(&fib), seed_proof(&chain)]
     })
+}
+
+/// The encoded proof of `workload` at [`seed_params`].
+fn seed_proof<W: Workload>(workload: &W) -> Vec<u8> {
+    prove_statement(
+        workload,
+        &seed_params(),
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+        &mut |_| {},
+    )
+    .expect("the seed statements prove")
+    .to_bytes()
 }
 
 /// Decodes and verifies arbitrary bytes; returns whether they were a valid proof.

@@ -258,12 +258,7 @@ pub fn verify_statement<W: Workload>(
     } = proof;
     workload.validate()?;
     policy.check_params(params, workload.log_rows())?;
-    policy.check_size(
-        max_proof_len(workload, params).ok_or(VerifierError::TooLarge {
-            max_len: u64::MAX,
-            cap: policy.max_proof_bytes,
-        })?,
-    )?;
+    policy.check_size(max_proof_len(workload, params).unwrap_or(u64::MAX))?;
     let count = workload.segments();
     if segments.len() != count || boundaries.len() + 1 != count {
         return Err(VerifierError::Shape {
