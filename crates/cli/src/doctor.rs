@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use ballast_allocator::{AllocatorReport, NEVER_PURGE, read_back};
+use ballast_cpu::CpuPath;
 use ballast_cuda::{DeviceInfo, probe};
 use serde::Serialize;
 
@@ -20,6 +21,10 @@ struct Doctor {
     allocator: Allocator,
     environment: Environment,
     threads: usize,
+    /// The SIMD path the CPU kernels take in this process.
+    cpu_path: &'static str,
+    /// Every path this CPU can run, slowest first.
+    cpu_paths_supported: Vec<&'static str>,
     cuda: Cuda,
 }
 
@@ -43,6 +48,8 @@ struct Environment {
     rjem_malloc_conf: Option<String>,
     #[serde(rename = "MALLOC_CONF")]
     malloc_conf: Option<String>,
+    #[serde(rename = "BALLAST_CPU")]
+    ballast_cpu: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -134,8 +141,15 @@ pub fn run(args: &DoctorArgs) -> Result<()> {
         environment: Environment {
             rjem_malloc_conf: env_var("_RJEM_MALLOC_CONF"),
             malloc_conf: env_var("MALLOC_CONF"),
+            ballast_cpu: env_var(ballast_cpu::ENV),
         },
         threads: rayon::current_num_threads(),
+        cpu_path: ballast_cpu::active().name(),
+        cpu_paths_supported: CpuPath::ALL
+            .into_iter()
+            .filter(|p| p.is_supported())
+            .map(CpuPath::name)
+            .collect(),
         cuda,
     };
     if args.json {
@@ -209,6 +223,16 @@ fn human(d: &Doctor) -> String {
         unset(&d.environment.malloc_conf)
     );
     let _ = writeln!(out, "threads:    {}", d.threads);
+    let _ = writeln!(
+        out,
+        "cpu path:   {} ({}; this CPU supports {})",
+        d.cpu_path,
+        d.environment
+            .ballast_cpu
+            .as_ref()
+            .map_or("detected".into(), |v| format!("BALLAST_CPU={v}")),
+        d.cpu_paths_supported.join(", ")
+    );
     let _ = writeln!(
         out,
         "cuda:       {}",

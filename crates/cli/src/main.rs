@@ -34,6 +34,11 @@ fn main() -> ExitCode {
             .with_writer(std::io::stderr)
             .init();
     }
+    // The SIMD path is chosen once, before any work: a bad BALLAST_CPU is a usage error.
+    if let Err(err) = ballast_cpu::select() {
+        eprintln!("cli: {err}");
+        return ExitCode::from(2);
+    }
     let threads = match &cli.command {
         args::Command::Prove(a) => a.threads,
         args::Command::Verify(a) => a.threads,

@@ -36,6 +36,8 @@ struct ProveReport {
     /// The GPU's name when the backend is CUDA.
     device: Option<String>,
     threads: usize,
+    /// The CPU kernels' SIMD path (`BALLAST_CPU`, or the best this CPU supports).
+    cpu_path: &'static str,
     phases_seconds: BTreeMap<&'static str, f64>,
     prove_seconds: f64,
     proof_path: String,
@@ -157,6 +159,7 @@ where
         backend: chosen.backend.name(),
         device: chosen.device,
         threads: rayon::current_num_threads(),
+        cpu_path: ballast_cpu::active().name(),
         phases_seconds: times
             .iter()
             .map(|(phase, d)| (phase.name(), d.as_secs_f64()))
@@ -290,8 +293,8 @@ fn human_summary(r: &ProveReport, proof: &AnyProof, times: &PhaseTimes) -> Strin
         .map_or(String::new(), |d| format!(" ({d})"));
     let _ = writeln!(
         out,
-        "backend:    {}{device}, {} threads",
-        r.backend, r.threads
+        "backend:    {}{device}, {} threads, {} CPU path",
+        r.backend, r.threads, r.cpu_path
     );
     let phases: Vec<String> = times
         .iter()

@@ -26,6 +26,8 @@ struct VerifyReport {
     statement: Option<serde_json::Value>,
     params: Option<ParamsJson>,
     verify_seconds: f64,
+    /// The CPU kernels' SIMD path.
+    cpu_path: &'static str,
 }
 
 /// Runs `cli verify`: exit 0 for a valid proof, 1 for an invalid one.
@@ -55,6 +57,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         statement: valid.map(|(p, _)| p.statement_json()),
         params: valid.map(|(p, _)| ParamsJson::new(p)),
         verify_seconds,
+        cpu_path: ballast_cpu::active().name(),
     };
     if let Some(out) = &args.report {
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;

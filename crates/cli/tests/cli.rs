@@ -6,7 +6,9 @@ use std::process::{Command, Output};
 /// The binary with no allocator variables inherited from the test's environment.
 fn cli() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cli"));
-    c.env_remove("_RJEM_MALLOC_CONF").env_remove("MALLOC_CONF");
+    c.env_remove("_RJEM_MALLOC_CONF")
+        .env_remove("MALLOC_CONF")
+        .env_remove("BALLAST_CPU");
     c
 }
 
@@ -498,4 +500,112 @@ fn verify_of_a_file_changing_underneath_never_panics() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     writer.join().unwrap();
     assert!(!codes.is_empty());
+}
+
+/// Proves the statement `args` describe with `BALLAST_CPU=path`; returns the proof's bytes and
+/// the report's `cpu_path`.
+fn prove_on_path(dir: &Path, path: &str, args: &[&str]) -> (Vec<u8>, String) {
+    let (proof, report) = (
+        dir.join(format!("{path}.bin")),
+        dir.join(format!("{path}.json")),
+    );
+    let out = run(cli()
+        .env("BALLAST_CPU", path)
+        .arg("prove")
+        .args(args)
+        .arg("-o")
+        .arg(&proof)
+        .arg("--report")
+        .arg(&report));
+    assert!(
+        out.status.success(),
+        "prove on {path} failed: {}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains(&format!("{path} CPU path")),
+        "{}",
+        stdout(&out)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    (
+        std::fs::read(&proof).unwrap(),
+        json["cpu_path"].as_str().unwrap().to_owned(),
+    )
+}
+
+#[test]
+fn every_cpu_path_proves_the_same_bytes() {
+    use ballast_cpu::CpuPath;
+    let dir = tempfile::tempdir().unwrap();
+    let statements: [&[&str]; 2] = [
+        // Fibonacci: 2^12 rows (parallel NTT and Merkle levels), two segments, grinding.
+        &[
+            "--workload",
+            "fibonacci",
+            "--sequences",
+            "4",
+            "--log-rows",
+            "12",
+            "--segments",
+            "2",
+            "--pow-bits",
+            "10",
+        ],
+        // The keccak chain: 2,349 columns, leaves of many Keccak blocks.
+        &["--steps", "3", "--log-rows", "6"],
+    ];
+    for args in statements {
+        let (scalar, reported) = prove_on_path(dir.path(), "scalar", args);
+        assert_eq!(reported, "scalar");
+        for path in CpuPath::ALL.into_iter().skip(1) {
+            if !path.is_supported() {
+                eprintln!("skipping the {path} path: this CPU does not support it");
+                let out = run(cli().env("BALLAST_CPU", path.name()).arg("doctor"));
+                assert_eq!(out.status.code(), Some(2), "an unsupported path is refused");
+                assert!(
+                    stderr(&out).contains("this CPU does not support"),
+                    "{}",
+                    stderr(&out)
+                );
+                continue;
+            }
+            let (bytes, reported) = prove_on_path(dir.path(), path.name(), args);
+            assert_eq!(reported, path.name());
+            assert!(
+                bytes == scalar,
+                "{path} proof differs from the scalar proof ({args:?})"
+            );
+        }
+    }
+    let out = run(cli().arg("doctor"));
+    let best = CpuPath::best().name();
+    assert!(
+        stdout(&out).contains(&format!("cpu path:   {best} (detected")),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_bad_cpu_path_is_a_one_line_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let proof = dir.path().join("proof.bin");
+    for value in ["sse", "", "AVX2", "avx2 "] {
+        let out = run(cli()
+            .env("BALLAST_CPU", value)
+            .arg("prove")
+            .arg("-o")
+            .arg(&proof));
+        assert_eq!(out.status.code(), Some(2), "BALLAST_CPU={value:?}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!(
+                "BALLAST_CPU={value:?} is not a CPU path (scalar, avx2, avx512)"
+            )),
+            "{err}"
+        );
+        assert!(!proof.exists());
+    }
 }

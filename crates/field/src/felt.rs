@@ -10,9 +10,9 @@ use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 use crate::FieldElement;
 
 /// The field modulus.
-const P: u64 = 0xffff_ffff_0000_0001;
+pub(crate) const P: u64 = 0xffff_ffff_0000_0001;
 /// 2^64 mod p, that is 2^32 − 1.
-const EPSILON: u64 = 0xffff_ffff;
+pub(crate) const EPSILON: u64 = 0xffff_ffff;
 
 /// The largest `k` such that 2^k divides p − 1: subgroups of size up to 2^32 exist.
 pub const TWO_ADICITY: usize = 32;
@@ -21,7 +21,11 @@ pub const TWO_ADICITY: usize = 32;
 const TWO_ADIC_ROOT: u64 = 1_753_635_133_440_165_772;
 
 /// An element of the Goldilocks field, always in canonical form.
+///
+/// `repr(transparent)`: a `[Felt]` is a `[u64]` of canonical values, which the SIMD kernels
+/// load and store as such.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
 pub struct Felt(u64);
 
 impl Felt {

@@ -6,6 +6,7 @@ mod element;
 mod ext;
 mod felt;
 mod matrix;
+pub mod packed;
 
 pub use batch::{batch_inverse, inverse_differences};
 pub use dot::{dot_ext_base, dot_rows};

@@ -1,12 +1,15 @@
 //! The FRI commit phase and the openings for the query phase.
 
 use ballast_field::{Ext3, Felt};
-use ballast_merkle::{Digest, MerkleTree};
+use ballast_merkle::{Digest, MerkleTree, hash_leaves};
 use ballast_ntt::{LdePlan, interpolate_coset};
 use ballast_transcript::Transcript;
 use rayon::prelude::*;
 
-use crate::{FriError, FriLayerOpening, QueryPlan, fold_pair, layer_leaf, round_arities};
+use crate::{FriError, FriLayerOpening, QueryPlan, fold_pair, round_arities};
+
+/// Leaves hashed per parallel task.
+const LEAVES_PER_TASK: usize = 1 << 9;
 
 /// One committed layer: its evaluations (kept for openings) and their tree.
 struct Layer {
@@ -23,7 +26,7 @@ pub struct FriCommitment {
 }
 
 /// Commits a layer on the CPU: with a = 2^`log_arity` and s = len/a, leaf r is
-/// [`layer_leaf`] of the values at positions r, r + s, …, r + (a − 1)·s.
+/// [`layer_leaf`](crate::layer_leaf) of the values at positions r, r + s, …, r + (a − 1)·s.
 ///
 /// # Panics
 /// If `evals.len()` is not a power of two at least 2^`log_arity`.
@@ -34,13 +37,22 @@ pub fn commit_layer_cpu(evals: &[Ext3], log_arity: usize) -> MerkleTree {
         evals.len()
     );
     let stride = evals.len() >> log_arity;
-    let leaves = (0..stride)
-        .into_par_iter()
-        .map(|r| {
-            let coset: Vec<Ext3> = (0..1 << log_arity).map(|i| evals[r + i * stride]).collect();
-            layer_leaf(&coset)
-        })
-        .collect();
+    let leaf_len = (1 << log_arity) * Ext3::BYTES;
+    let mut leaves = vec![[0u8; 32]; stride];
+    leaves
+        .par_chunks_mut(LEAVES_PER_TASK)
+        .enumerate()
+        .for_each(|(task, leaves)| {
+            // The leaves' bytes (`layer_leaf`'s encoding), then all their digests at once.
+            let first = task * LEAVES_PER_TASK;
+            let mut bytes = Vec::with_capacity(leaves.len() * leaf_len);
+            for r in first..first + leaves.len() {
+                for i in 0..1 << log_arity {
+                    bytes.extend_from_slice(&evals[r + i * stride].to_le_bytes());
+                }
+            }
+            hash_leaves(&bytes, leaf_len, leaves);
+        });
     MerkleTree::from_leaves(leaves)
 }
 

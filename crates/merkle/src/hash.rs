@@ -1,20 +1,34 @@
 //! The two Keccak-256 hashes of a tree: leaves and inner nodes.
 
+use ballast_cpu::Kernels;
 use ballast_field::Felt;
-use sha3::{Digest as _, Keccak256};
-
-/// A Keccak-256 output.
-pub type Digest = [u8; 32];
+pub use ballast_keccak::Digest;
+use ballast_keccak::{keccak256, keccak256_many};
 
 const LEAF_PREFIX: u8 = 0x00;
 const NODE_PREFIX: u8 = 0x01;
 
 /// `Keccak-256(0x00 ‖ bytes)`: the digest of a leaf.
 pub fn hash_leaf(bytes: &[u8]) -> Digest {
-    let mut hasher = Keccak256::new();
-    hasher.update([LEAF_PREFIX]);
-    hasher.update(bytes);
-    hasher.finalize().into()
+    keccak256(LEAF_PREFIX, bytes)
+}
+
+/// [`hash_leaf`] of each `leaf_len`-byte piece of `bytes`, into `out`, on the process's CPU
+/// path (several leaves per permutation where it has SIMD lanes). One thread.
+///
+/// # Panics
+/// If `bytes` is not `out.len()` leaves of `leaf_len` bytes.
+pub fn hash_leaves(bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
+    hash_leaves_on(Kernels::active(), bytes, leaf_len, out);
+}
+
+pub(crate) fn hash_leaves_on(kernels: Kernels, bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
+    keccak256_many(kernels, LEAF_PREFIX, bytes, leaf_len, out);
+}
+
+/// [`compress`] of each pair of consecutive digests of `below`, into `out` (half as many).
+pub(crate) fn compress_pairs(kernels: Kernels, below: &[Digest], out: &mut [Digest]) {
+    keccak256_many(kernels, NODE_PREFIX, below.as_flattened(), 64, out);
 }
 
 /// The leaf digest of a row: its elements' canonical little-endian encodings, concatenated.
@@ -25,11 +39,10 @@ pub fn hash_row(row: &[Felt]) -> Digest {
 
 /// `Keccak-256(0x01 ‖ left ‖ right)`: the digest of an inner node.
 pub fn compress(left: &Digest, right: &Digest) -> Digest {
-    let mut block = [0u8; 65];
-    block[0] = NODE_PREFIX;
-    block[1..33].copy_from_slice(left);
-    block[33..].copy_from_slice(right);
-    Keccak256::digest(block).into()
+    let mut pair = [0u8; 64];
+    pair[..32].copy_from_slice(left);
+    pair[32..].copy_from_slice(right);
+    keccak256(NODE_PREFIX, &pair)
 }
 
 #[cfg(test)]
@@ -41,12 +54,44 @@ mod tests {
     }
 
     #[test]
-    fn keccak_is_keccak_256_not_sha3() {
-        // Keccak-256("") differs from SHA3-256("") only by padding; this is the Keccak value.
+    fn leaf_and_node_digests_are_pinned() {
+        // Keccak-256(0x00); a node is Keccak-256(0x01 ‖ left ‖ right).
         assert_eq!(
-            hex(&Keccak256::digest([]).into()),
-            "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
+            hex(&hash_leaf(&[])),
+            "bc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98a"
         );
+        assert_eq!(
+            hex(&compress(&[0; 32], &[0; 32])),
+            hex(&keccak256(1, &[0; 64]))
+        );
+    }
+
+    #[test]
+    fn batched_hashes_match_one_at_a_time_on_every_path() {
+        let leaves: Vec<Digest> = (0..37u8).map(|i| hash_leaf(&[i; 3])).collect();
+        for kernels in Kernels::supported() {
+            let mut nodes = vec![[0u8; 32]; 18];
+            compress_pairs(kernels, &leaves[..36], &mut nodes);
+            for (k, node) in nodes.iter().enumerate() {
+                assert_eq!(
+                    *node,
+                    compress(&leaves[2 * k], &leaves[2 * k + 1]),
+                    "{}",
+                    kernels.path()
+                );
+            }
+            let bytes: Vec<u8> = (0..37 * 24).map(|i| i as u8).collect();
+            let mut digests = vec![[0u8; 32]; 37];
+            hash_leaves_on(kernels, &bytes, 24, &mut digests);
+            for (k, digest) in digests.iter().enumerate() {
+                assert_eq!(
+                    *digest,
+                    hash_leaf(&bytes[k * 24..(k + 1) * 24]),
+                    "{}",
+                    kernels.path()
+                );
+            }
+        }
     }
 
     #[test]

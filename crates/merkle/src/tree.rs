@@ -1,16 +1,20 @@
 //! Building Merkle trees and opening many of their leaves at once.
 
+use ballast_cpu::Kernels;
 use ballast_field::ColMatrix;
 use rayon::prelude::*;
 
-use crate::{Digest, MerkleError, compress, hash_leaf};
+use crate::hash::{compress_pairs, hash_leaves_on};
+use crate::{Digest, MerkleError, compress};
 
 /// Rows hashed per parallel task, each reusing one byte buffer.
 const ROWS_PER_TASK: usize = 1 << 10;
-/// Leaves whose rows are gathered together.
+/// Leaves whose rows are gathered together: a multiple of every path's lane count.
 const TILE: usize = 16;
 /// Levels narrower than this are compressed on one thread.
 const PARALLEL_LEVEL: usize = 1 << 12;
+/// Nodes compressed per parallel task.
+const NODES_PER_TASK: usize = 1 << 10;
 
 /// A Merkle tree with every level kept; `levels[0]` are the leaf digests.
 #[derive(Clone, Debug)]
@@ -24,6 +28,10 @@ impl MerkleTree {
     /// # Panics
     /// If the number of leaves is not a power of two.
     pub fn from_leaves(leaves: Vec<Digest>) -> Self {
+        Self::from_leaves_on(Kernels::active(), leaves)
+    }
+
+    fn from_leaves_on(kernels: Kernels, leaves: Vec<Digest>) -> Self {
         assert!(
             leaves.len().is_power_of_two(),
             "a tree needs a power-of-two number of leaves, got {}",
@@ -32,17 +40,15 @@ impl MerkleTree {
         let mut levels = vec![leaves];
         while levels.last().expect("at least the leaves").len() > 1 {
             let below = levels.last().expect("at least the leaves");
-            let level = if below.len() >= PARALLEL_LEVEL {
-                below
-                    .par_chunks_exact(2)
-                    .map(|p| compress(&p[0], &p[1]))
-                    .collect()
+            let mut level = vec![[0u8; 32]; below.len() / 2];
+            if below.len() >= PARALLEL_LEVEL {
+                level
+                    .par_chunks_mut(NODES_PER_TASK)
+                    .zip(below.par_chunks(2 * NODES_PER_TASK))
+                    .for_each(|(out, below)| compress_pairs(kernels, below, out));
             } else {
-                below
-                    .chunks_exact(2)
-                    .map(|p| compress(&p[0], &p[1]))
-                    .collect()
-            };
+                compress_pairs(kernels, below, &mut level);
+            }
             levels.push(level);
         }
         Self { levels }
@@ -54,6 +60,10 @@ impl MerkleTree {
     /// # Panics
     /// If the matrix height is not a power of two.
     pub fn commit_rows(matrix: &ColMatrix) -> Self {
+        Self::commit_rows_on(Kernels::active(), matrix)
+    }
+
+    pub(crate) fn commit_rows_on(kernels: Kernels, matrix: &ColMatrix) -> Self {
         let columns: Vec<_> = matrix.columns().collect();
         let width = columns.len();
         let mut leaves = vec![[0u8; 32]; matrix.height()];
@@ -72,12 +82,15 @@ impl MerkleTree {
                             tile[at..at + 8].copy_from_slice(&value.to_le_bytes());
                         }
                     }
-                    for (k, leaf) in leaves.iter_mut().enumerate() {
-                        *leaf = hash_leaf(&tile[k * width * 8..(k + 1) * width * 8]);
-                    }
+                    hash_leaves_on(
+                        kernels,
+                        &tile[..leaves.len() * width * 8],
+                        width * 8,
+                        leaves,
+                    );
                 }
             });
-        Self::from_leaves(leaves)
+        Self::from_leaves_on(kernels, leaves)
     }
 
     /// A tree whose levels were built elsewhere (a device backend), leaves first, each level
@@ -282,6 +295,28 @@ mod tests {
                 "height {height}"
             );
         }
+    }
+
+    #[test]
+    fn every_path_builds_the_same_tree() {
+        // 2^13 rows: parallel levels, whole tiles; 37 columns: leaves of two blocks.
+        let columns: Vec<Vec<Felt>> = (0..37u64)
+            .map(|c| {
+                (0..1u64 << 13)
+                    .map(|r| Felt::new(r.wrapping_mul(0x9e37_79b9) ^ c))
+                    .collect()
+            })
+            .collect();
+        let m = ColMatrix::from_columns(&columns);
+        let scalar = MerkleTree::commit_rows_on(Kernels::Scalar, &m);
+        for kernels in Kernels::supported() {
+            let tree = MerkleTree::commit_rows_on(kernels, &m);
+            assert_eq!(tree.levels(), scalar.levels(), "{} path", kernels.path());
+        }
+        assert_eq!(
+            scalar.root(),
+            recursive_root(&leaves(&m, &(0..1 << 13).collect::<Vec<_>>()))
+        );
     }
 
     #[test]

@@ -12,7 +12,11 @@
 use ballast_field::{ColMatrix, Felt};
 use rayon::prelude::*;
 
-use crate::{Twiddles, bit_reverse, bit_reversed_powers, dif, dit};
+use ballast_cpu::Kernels;
+
+use crate::kernels::mul_into;
+use crate::radix2::{dif_on, dit_on};
+use crate::{Twiddles, bit_reverse, bit_reversed_powers, dif};
 
 /// Precomputed tables for extending columns of height 2^`log_n` by a factor 2^`log_blowup`.
 #[derive(Clone, Debug)]
@@ -89,29 +93,28 @@ impl LdePlan {
     fn extend_columns(&self, input: &ColMatrix, interpolate: bool) -> ColMatrix {
         let n = 1usize << self.log_n;
         assert_eq!(input.height(), n, "column height must be 2^{}", self.log_n);
+        let kernels = Kernels::active();
         let mut out = ColMatrix::zeroed(input.width(), n << self.log_blowup);
         out.par_columns_mut()
             .zip(input.par_columns())
             .for_each(|(out, column)| {
                 let mut raw = column.to_vec();
                 if interpolate {
-                    dif(&mut raw, &self.inverse);
+                    dif_on(kernels, &mut raw, &self.inverse);
                 }
-                self.extend_column(&raw, out);
+                self.extend_column(kernels, &raw, out);
             });
         out
     }
 
     /// Evaluates on g·H' (natural order, into `out`) the polynomial given in raw form.
-    fn extend_column(&self, raw: &[Felt], out: &mut [Felt]) {
+    fn extend_column(&self, kernels: Kernels, raw: &[Felt], out: &mut [Felt]) {
         let n = raw.len();
         let blowup = 1usize << self.log_blowup;
         let mut block = vec![Felt::ZERO; n];
         for (v, scales) in self.block_scales.chunks_exact(n).enumerate() {
-            for ((b, &r), &s) in block.iter_mut().zip(raw).zip(scales) {
-                *b = r * s;
-            }
-            dit(&mut block, &self.forward);
+            mul_into(kernels, &mut block, raw, scales);
+            dit_on(kernels, &mut block, &self.forward);
             for (row, &value) in out.chunks_exact_mut(blowup).zip(&block) {
                 row[v] = value;
             }

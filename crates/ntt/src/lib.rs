@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod kernels;
 mod lde;
 mod poly;
 mod radix2;

@@ -4,9 +4,11 @@
 //! iteratively. Halves at least [`PARALLEL_SPAN`] long are transformed in parallel. The
 //! arithmetic is the same whatever the recursion or thread count, so outputs are identical.
 
+use ballast_cpu::Kernels;
 use ballast_field::Felt;
 
 use crate::Twiddles;
+use crate::kernels::{dif_layer, dit_layer, unit_layer};
 
 /// Blocks of at most this many elements are transformed iteratively (32 KiB: L1-sized).
 const ITERATIVE_SPAN: usize = 1 << 12;
@@ -17,24 +19,35 @@ const PARALLEL_SPAN: usize = 1 << 15;
 ///
 /// With the forward tables, `values[i] = p(w^br(i))` afterwards, where `p` has the input as
 /// its coefficients; with the inverse tables it computes `n·coeffs` in bit-reversed order from
-/// natural-order evaluations.
+/// natural-order evaluations. Runs on the process's CPU path.
 ///
 /// # Panics
 /// If the length is not a power of two no larger than the tables.
 pub fn dif(values: &mut [Felt], twiddles: &Twiddles) {
-    check_len(values.len(), twiddles);
-    dif_rec(values, twiddles);
+    dif_on(Kernels::active(), values, twiddles);
 }
 
 /// Forward transform, bit-reversed order in, natural order out (Cooley–Tukey).
 ///
 /// With the forward tables, if `values[i] = c[br(i)]` then afterwards `values[j] = p(w^j)`.
+/// Runs on the process's CPU path.
 ///
 /// # Panics
 /// If the length is not a power of two no larger than the tables.
 pub fn dit(values: &mut [Felt], twiddles: &Twiddles) {
+    dit_on(Kernels::active(), values, twiddles);
+}
+
+/// [`dif`] with the given kernels.
+pub(crate) fn dif_on(kernels: Kernels, values: &mut [Felt], twiddles: &Twiddles) {
     check_len(values.len(), twiddles);
-    dit_rec(values, twiddles);
+    dif_rec(kernels, values, twiddles);
+}
+
+/// [`dit`] with the given kernels.
+pub(crate) fn dit_on(kernels: Kernels, values: &mut [Felt], twiddles: &Twiddles) {
+    check_len(values.len(), twiddles);
+    dit_rec(kernels, values, twiddles);
 }
 
 fn check_len(len: usize, twiddles: &Twiddles) {
@@ -48,96 +61,65 @@ fn check_len(len: usize, twiddles: &Twiddles) {
     );
 }
 
-fn dif_rec(values: &mut [Felt], twiddles: &Twiddles) {
+fn dif_rec(kernels: Kernels, values: &mut [Felt], twiddles: &Twiddles) {
     let n = values.len();
     if n <= ITERATIVE_SPAN {
-        dif_iterative(values, twiddles);
+        dif_iterative(kernels, values, twiddles);
+        return;
+    }
+    let half = n / 2;
+    dif_layer(kernels, values, half, twiddles.stage(half));
+    let (lo, hi) = values.split_at_mut(half);
+    if half >= PARALLEL_SPAN {
+        rayon::join(
+            || dif_rec(kernels, lo, twiddles),
+            || dif_rec(kernels, hi, twiddles),
+        );
+    } else {
+        dif_rec(kernels, lo, twiddles);
+        dif_rec(kernels, hi, twiddles);
+    }
+}
+
+fn dit_rec(kernels: Kernels, values: &mut [Felt], twiddles: &Twiddles) {
+    let n = values.len();
+    if n <= ITERATIVE_SPAN {
+        dit_iterative(kernels, values, twiddles);
         return;
     }
     let half = n / 2;
     let (lo, hi) = values.split_at_mut(half);
-    dif_butterflies(lo, hi, twiddles.stage(half));
     if half >= PARALLEL_SPAN {
-        rayon::join(|| dif_rec(lo, twiddles), || dif_rec(hi, twiddles));
+        rayon::join(
+            || dit_rec(kernels, lo, twiddles),
+            || dit_rec(kernels, hi, twiddles),
+        );
     } else {
-        dif_rec(lo, twiddles);
-        dif_rec(hi, twiddles);
+        dit_rec(kernels, lo, twiddles);
+        dit_rec(kernels, hi, twiddles);
     }
+    dit_layer(kernels, values, half, twiddles.stage(half));
 }
 
-fn dit_rec(values: &mut [Felt], twiddles: &Twiddles) {
-    let n = values.len();
-    if n <= ITERATIVE_SPAN {
-        dit_iterative(values, twiddles);
-        return;
-    }
-    let half = n / 2;
-    let (lo, hi) = values.split_at_mut(half);
-    if half >= PARALLEL_SPAN {
-        rayon::join(|| dit_rec(lo, twiddles), || dit_rec(hi, twiddles));
-    } else {
-        dit_rec(lo, twiddles);
-        dit_rec(hi, twiddles);
-    }
-    dit_butterflies(lo, hi, twiddles.stage(half));
-}
-
-fn dif_iterative(values: &mut [Felt], twiddles: &Twiddles) {
+fn dif_iterative(kernels: Kernels, values: &mut [Felt], twiddles: &Twiddles) {
     let mut half = values.len() / 2;
     while half >= 2 {
-        let stage = twiddles.stage(half);
-        for block in values.chunks_exact_mut(2 * half) {
-            let (lo, hi) = block.split_at_mut(half);
-            dif_butterflies(lo, hi, stage);
-        }
+        dif_layer(kernels, values, half, twiddles.stage(half));
         half /= 2;
     }
     if values.len() >= 2 {
-        unit_butterflies(values);
+        unit_layer(kernels, values);
     }
 }
 
-fn dit_iterative(values: &mut [Felt], twiddles: &Twiddles) {
+fn dit_iterative(kernels: Kernels, values: &mut [Felt], twiddles: &Twiddles) {
     if values.len() >= 2 {
-        unit_butterflies(values);
+        unit_layer(kernels, values);
     }
     let mut half = 2;
     while half < values.len() {
-        let stage = twiddles.stage(half);
-        for block in values.chunks_exact_mut(2 * half) {
-            let (lo, hi) = block.split_at_mut(half);
-            dit_butterflies(lo, hi, stage);
-        }
+        dit_layer(kernels, values, half, twiddles.stage(half));
         half *= 2;
-    }
-}
-
-/// The stage whose butterflies span one element: its only twiddle is 1, so DIF and DIT
-/// coincide and need no multiplication.
-#[inline(always)]
-fn unit_butterflies(values: &mut [Felt]) {
-    for pair in values.chunks_exact_mut(2) {
-        let (x, y) = (pair[0], pair[1]);
-        pair[0] = x + y;
-        pair[1] = x - y;
-    }
-}
-
-#[inline(always)]
-fn dif_butterflies(lo: &mut [Felt], hi: &mut [Felt], stage: &[Felt]) {
-    for ((a, b), &w) in lo.iter_mut().zip(hi.iter_mut()).zip(stage) {
-        let (x, y) = (*a, *b);
-        *a = x + y;
-        *b = (x - y) * w;
-    }
-}
-
-#[inline(always)]
-fn dit_butterflies(lo: &mut [Felt], hi: &mut [Felt], stage: &[Felt]) {
-    for ((a, b), &w) in lo.iter_mut().zip(hi.iter_mut()).zip(stage) {
-        let (x, y) = (*a, *b * w);
-        *a = x + y;
-        *b = x - y;
     }
 }
 
@@ -211,6 +193,24 @@ mod tests {
         let n = Felt::new(1 << log_n);
         let scaled: Vec<Felt> = evals.iter().map(|&e| e * n).collect();
         assert_eq!(values, scaled);
+    }
+
+    #[test]
+    fn every_path_transforms_alike() {
+        // 2^14 takes the recursive branch; 2^16 the parallel one.
+        for log_n in [0, 1, 2, 3, 4, 5, 9, 14, 16] {
+            let input = sample(1 << log_n, 50 + log_n as u64);
+            let (forward, inverse) = (Twiddles::forward(log_n), Twiddles::inverse(log_n));
+            let mut want = input.clone();
+            dif_on(Kernels::Scalar, &mut want, &inverse);
+            dit_on(Kernels::Scalar, &mut want, &forward);
+            for kernels in Kernels::supported() {
+                let mut got = input.clone();
+                dif_on(kernels, &mut got, &inverse);
+                dit_on(kernels, &mut got, &forward);
+                assert_eq!(got, want, "{} path, log_n {log_n}", kernels.path());
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,166 @@
+//! Each packed operation against the scalar one, on edge values and random ones.
+
+use std::arch::is_x86_feature_detected;
+
+use super::{avx2, avx512};
+use crate::Felt;
+use crate::felt::{EPSILON, P};
+
+/// Values where reductions change branch: 0, 1, near 2^32, near p, near 2^63, and a
+/// SplitMix64 stream for the rest.
+fn samples(len: usize, seed: u64) -> Vec<Felt> {
+    let edges = [
+        0,
+        1,
+        2,
+        EPSILON - 1,
+        EPSILON,
+        EPSILON + 1,
+        EPSILON + 2, // (2^32 + 1)·(2^32 − 1) = 2^64 − 1: a product in [p, 2^64)
+        1 << 32,
+        1 << 63,
+        (1 << 63) - 1,
+        P - EPSILON,
+        P - 2,
+        P - 1,
+    ];
+    let mut state = seed;
+    (0..len)
+        .map(|i| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            Felt::new(if i % 3 == 0 {
+                edges[(z as usize) % edges.len()]
+            } else {
+                z
+            })
+        })
+        .collect()
+}
+
+type Op = fn(Felt, Felt) -> Felt;
+const OPS: [(&str, Op); 3] = [
+    ("add", |a, b| a + b),
+    ("sub", |a, b| a - b),
+    ("mul", |a, b| a * b),
+];
+
+fn expected(op: usize, a: &[Felt], b: &[Felt]) -> Vec<Felt> {
+    a.iter().zip(b).map(|(&x, &y)| (OPS[op].1)(x, y)).collect()
+}
+
+macro_rules! packed_tests {
+    ($name:ident, $isa:ident, $feature:literal) => {
+        #[target_feature(enable = $feature)]
+        fn $name(op: usize, a: &[Felt], b: &[Felt]) -> Vec<Felt> {
+            use $isa::Packed;
+            let mut out = vec![Felt::ZERO; a.len()];
+            for ((o, x), y) in out
+                .chunks_exact_mut(Packed::LANES)
+                .zip(a.chunks_exact(Packed::LANES))
+                .zip(b.chunks_exact(Packed::LANES))
+            {
+                let (x, y) = (Packed::load(x), Packed::load(y));
+                let r = match op {
+                    0 => x.add(y),
+                    1 => x.sub(y),
+                    _ => x.mul(y),
+                };
+                r.store(o);
+            }
+            out
+        }
+    };
+}
+packed_tests!(ops_avx2, avx2, "avx2");
+packed_tests!(ops_avx512, avx512, "avx512f");
+
+fn check(isa: &str, run: impl Fn(usize, &[Felt], &[Felt]) -> Vec<Felt>) {
+    for seed in 0..20 {
+        let (a, b) = (samples(4096, seed), samples(4096, seed + 1000));
+        for (op, (name, _)) in OPS.iter().enumerate() {
+            assert_eq!(
+                run(op, &a, &b),
+                expected(op, &a, &b),
+                "{isa} {name}, seed {seed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn avx2_matches_scalar() {
+    if !is_x86_feature_detected!("avx2") {
+        eprintln!("skipping the avx2 path: this CPU does not support it");
+        return;
+    }
+    // SAFETY: the CPU supports AVX2 (checked above).
+    check("avx2", |op, a, b| unsafe { ops_avx2(op, a, b) });
+}
+
+#[test]
+fn avx512_matches_scalar() {
+    if !is_x86_feature_detected!("avx512f") {
+        eprintln!("skipping the avx512 path: this CPU does not support it");
+        return;
+    }
+    // SAFETY: the CPU supports AVX-512F (checked above).
+    check("avx512", |op, a, b| unsafe { ops_avx512(op, a, b) });
+}
+
+macro_rules! interleave_test {
+    ($name:ident, $isa:ident, $feature:literal) => {
+        /// For every block size: partners land in the same lane, and a second interleave
+        /// restores the input.
+        #[target_feature(enable = $feature)]
+        fn $name() {
+            use $isa::Packed;
+            let lanes = Packed::LANES;
+            let x: Vec<Felt> = (0..2 * lanes as u64).map(Felt::new).collect();
+            let mut half = 1;
+            while half < lanes {
+                let (lo, hi) = Packed::load(&x).interleave(Packed::load(&x[lanes..]), half);
+                let (mut l, mut h) = (vec![Felt::ZERO; lanes], vec![Felt::ZERO; lanes]);
+                lo.store(&mut l);
+                hi.store(&mut h);
+                for k in 0..lanes {
+                    let i = l[k].as_u64() as usize;
+                    assert_eq!(
+                        (i / half) % 2,
+                        0,
+                        "half {half}: lane {k} holds a low element"
+                    );
+                    assert_eq!(h[k].as_u64() as usize, i + half, "half {half}: lane {k}");
+                    assert_eq!(i % half, k % half, "half {half}: twiddle index of lane {k}");
+                }
+                let (a, b) = lo.interleave(hi, half);
+                let mut back = vec![Felt::ZERO; 2 * lanes];
+                a.store(&mut back);
+                b.store(&mut back[lanes..]);
+                assert_eq!(back, x, "half {half}: interleave is its own inverse");
+                half *= 2;
+            }
+        }
+    };
+}
+interleave_test!(interleave_avx2, avx2, "avx2");
+interleave_test!(interleave_avx512, avx512, "avx512f");
+
+#[test]
+fn interleave_pairs_partners() {
+    if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2.
+        unsafe { interleave_avx2() }
+    } else {
+        eprintln!("skipping the avx2 path: this CPU does not support it");
+    }
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU supports AVX-512F.
+        unsafe { interleave_avx512() }
+    } else {
+        eprintln!("skipping the avx512 path: this CPU does not support it");
+    }
+}
