@@ -3,10 +3,13 @@
 #
 #   1. builds the release cli (cargo --offline: dependencies must already be in the cargo
 #      cache or vendored);
-#   2. `cli doctor`: the device, or why none is usable (then it stops, exit 1);
-#   3. the device parity tests, which fail instead of skipping (BALLAST_REQUIRE_GPU=1), and
+#   2. the CPU paths this host supports (GPU hosts usually have AVX-512, which the
+#      development machines lack): the SIMD unit tests against the scalar kernels and
+#      ci/check-proof-equality.sh, whose proofs on every path must be byte-identical;
+#   3. `cli doctor`: the device, or why none is usable (then it stops, exit 1);
+#   4. the device parity tests, which fail instead of skipping (BALLAST_REQUIRE_GPU=1), and
 #      the kernel throughput measurement;
-#   4. proves the default statement with --backend cuda and --backend cpu, requires
+#   5. proves the default statement with --backend cuda and --backend cpu, requires
 #      byte-identical proofs that verify, and prints the phases side by side with the
 #      achieved LDE and Merkle throughput next to the device's memory bandwidth.
 #
@@ -32,6 +35,15 @@ cargo build --locked --offline --release -p cli
 target_dir=$(cargo metadata --locked --offline --format-version 1 --no-deps |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 cli=$target_dir/release/cli
+
+step "every CPU path of this host"
+"$cli" doctor | grep '^cpu path'
+cargo test --locked --offline --release -p ballast-field -p ballast-ntt -p ballast-keccak \
+  -p ballast-merkle -p ballast-transcript -- --nocapture 2>&1 | tee "$work/cpu-tests.log" |
+  grep -E '^skipping|^test result' || true
+grep -q 'test result: FAILED' "$work/cpu-tests.log" && fail "the SIMD kernels differ from the scalar ones"
+grep -q '^test result: ok' "$work/cpu-tests.log" || fail "the CPU path tests did not run"
+ci/check-proof-equality.sh "$cli" || fail "proofs differ across CPU paths, threads or allocator policies"
 
 step "cli doctor"
 "$cli" doctor

@@ -10,7 +10,7 @@ use crate::{Digest, MerkleError, compress};
 /// Rows hashed per parallel task, each reusing one byte buffer.
 const ROWS_PER_TASK: usize = 1 << 10;
 /// Leaves whose rows are gathered together: a multiple of every path's lane count.
-const TILE: usize = 16;
+const TILE: usize = 64;
 /// Levels narrower than this are compressed on one thread.
 const PARALLEL_LEVEL: usize = 1 << 12;
 /// Nodes compressed per parallel task.

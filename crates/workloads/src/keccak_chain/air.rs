@@ -72,6 +72,23 @@ pub(crate) const fn o_limb(lane: usize, half: usize) -> usize {
     O + 2 * lane + half
 }
 
+/// The column of bit z of lane l of B = π(ρ(A')), at `64·l + z`: π moves lanes and ρ
+/// rotates them, so every bit of B is a bit of A'.
+const B_SOURCE: [usize; 1600] = {
+    let mut table = [0; 1600];
+    let mut l = 0;
+    while l < 25 {
+        let (xs, ys, r) = pi_source(l % 5, l / 5);
+        let mut z = 0;
+        while z < 64 {
+            table[64 * l + z] = a_prime_bit(lane(xs, ys), (z + 64 - r as usize) % 64);
+            z += 1;
+        }
+        l += 1;
+    }
+    table
+};
+
 /// One segment of the chain: 2^`log_rows` rows, 2^(`log_rows` − 5) permutations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeccakChainAir {
@@ -129,15 +146,13 @@ impl Air for KeccakChainAir {
             b.every_row(v * v - v);
         }
         // D[x][z] = C[x−1][z] ⊕ C[x+1][z−1]; C' = C ⊕ D.
-        let d: Vec<B::Expr> = (0..320)
-            .map(|i| {
-                let (x, z) = (i / 64, i % 64);
-                xor(
-                    cur[c_bit((x + 4) % 5, z)],
-                    cur[c_bit((x + 1) % 5, (z + 63) % 64)],
-                )
-            })
-            .collect();
+        let d: [B::Expr; 320] = std::array::from_fn(|i| {
+            let (x, z) = (i / 64, i % 64);
+            xor(
+                cur[c_bit((x + 4) % 5, z)],
+                cur[c_bit((x + 1) % 5, (z + 63) % 64)],
+            )
+        });
         for x in 0..5 {
             for z in 0..64 {
                 let expected = xor(cur[c_bit(x, z)], d[64 * x + z]);
@@ -164,42 +179,37 @@ impl Air for KeccakChainAir {
                 b.every_row(cur[a_limb(l, half)] - limb);
             }
         }
-        // χ on B = π(ρ(A')): bit z of lane (x, y).
-        let b_bit = |x: usize, y: usize, z: usize| {
-            let (xs, ys, r) = pi_source(x, y);
-            cur[a_prime_bit(lane(xs, ys), (z + 64 - r as usize) % 64)]
-        };
-        let chi = |x: usize, y: usize, z: usize| {
-            let (b0, b1, b2) = (
-                b_bit(x, y, z),
-                b_bit((x + 1) % 5, y, z),
-                b_bit((x + 2) % 5, y, z),
-            );
-            let t = b2 - b1 * b2;
-            let bt = b0 * t;
-            b0 + t - bt - bt
-        };
-        // O's limbs are χ's bits, with ι through the helper bits on lane (0, 0).
+        // O's limbs are the bits of χ on B = π(ρ(A')), lane by lane, with ι through the
+        // helper bits on lane (0, 0).
+        let b_bit = |l: usize, z: usize| cur[B_SOURCE[64 * l + z]];
+        let mut chi_lane_0 = [B::Expr::from(Felt::ZERO); 64];
         for l in 0..25 {
             let (x, y) = (l % 5, l / 5);
+            let (l1, l2) = (lane((x + 1) % 5, y), lane((x + 2) % 5, y));
+            let mut bits: [B::Expr; 64] = std::array::from_fn(|z| {
+                let (b0, b1, b2) = (b_bit(l, z), b_bit(l1, z), b_bit(l2, z));
+                let t = b2 - b1 * b2;
+                let bt = b0 * t;
+                b0 + t - bt - bt
+            });
+            if l == 0 {
+                chi_lane_0 = bits;
+                for (j, &z) in IOTA_BITS.iter().enumerate() {
+                    let (h, rc) = (cur[IOTA + j], periodic[j]);
+                    let hr = h * rc;
+                    bits[z] = h + rc - hr - hr;
+                }
+            }
             for half in 0..2 {
-                let limb = (0..32).rev().fold(B::Expr::from(Felt::ZERO), |acc, k| {
-                    let z = 32 * half + k;
-                    let bit = match IOTA_BITS.iter().position(|&s| s == z) {
-                        Some(j) if l == 0 => {
-                            let (h, rc) = (cur[IOTA + j], periodic[j]);
-                            let hr = h * rc;
-                            h + rc - hr - hr
-                        }
-                        _ => chi(x, y, z),
-                    };
-                    acc + acc + bit
-                });
+                let limb = bits[32 * half..32 * half + 32]
+                    .iter()
+                    .rev()
+                    .fold(B::Expr::from(Felt::ZERO), |acc, &bit| acc + acc + bit);
                 b.every_row(cur[o_limb(l, half)] - limb);
             }
         }
         for (j, &z) in IOTA_BITS.iter().enumerate() {
-            b.every_row(cur[IOTA + j] - chi(0, 0, z));
+            b.every_row(cur[IOTA + j] - chi_lane_0[z]);
         }
         let (live, next_live) = (cur[LIVE], next[LIVE]);
         b.every_row(live * live - live);
