@@ -1,11 +1,12 @@
 //! Checking a trace against its AIR before proving.
 
+use ballast_cpu::Kernels;
 use ballast_field::{ColMatrix, Felt};
 use rayon::prelude::*;
 
-use crate::{Air, AirError, ConstraintBuilder, Domain, Frame};
+use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, PeriodicColumn};
 
-/// Rows gathered together.
+/// Rows gathered together: a multiple of every path's lane count.
 const TILE: usize = 32;
 /// Tiles checked per parallel task, at least.
 const TILES_PER_TASK: usize = 16;
@@ -15,6 +16,15 @@ const TILES_PER_TASK: usize = 16;
 /// # Errors
 /// The first violation found: the lowest failing row, then the lowest constraint.
 pub fn check_trace<A: Air>(
+    air: &A,
+    trace: &ColMatrix,
+    public_inputs: &[Felt],
+) -> Result<(), AirError> {
+    check_trace_on(Kernels::active(), air, trace, public_inputs)
+}
+
+fn check_trace_on<A: Air>(
+    kernels: Kernels,
     air: &A,
     trace: &ColMatrix,
     public_inputs: &[Felt],
@@ -36,7 +46,9 @@ pub fn check_trace<A: Air>(
     }
     let periodic = air.periodic_columns();
     // Rows are gathered a tile at a time, column by column (each column read as one run),
-    // with the row after the tile, which the tile's last row reads as its next row.
+    // with the row after the tile, which the tile's last row reads as its next row. On a SIMD
+    // path a tile is checked a register of rows at a time first, and row by row only when
+    // something fails, to name the first failure.
     let failure = (0..height.div_ceil(TILE))
         .into_par_iter()
         .with_min_len(TILES_PER_TASK)
@@ -50,6 +62,11 @@ pub fn check_trace<A: Air>(
             |(tile, periodic_row), t| {
                 let first = t * TILE;
                 let rows = TILE.min(height - first);
+                if rows == TILE
+                    && tile_passes(kernels, air, trace, tile, first, &periodic, public_inputs)
+                {
+                    return None;
+                }
                 for (c, column) in trace.columns().enumerate() {
                     for k in 0..=rows {
                         tile[k * width + c] = column[(first + k) % height];
@@ -85,6 +102,59 @@ pub fn check_trace<A: Air>(
     }
 }
 
+/// True when the SIMD path checked the `TILE` rows from `first` and found them all
+/// satisfied; false on the scalar path or when some row fails (the caller then checks row by
+/// row). `scratch` receives the tile column after column.
+fn tile_passes<A: Air>(
+    kernels: Kernels,
+    air: &A,
+    trace: &ColMatrix,
+    scratch: &mut [Felt],
+    first: usize,
+    periodic: &[PeriodicColumn],
+    public_inputs: &[Felt],
+) -> bool {
+    if matches!(kernels, Kernels::Scalar) {
+        return false;
+    }
+    let height = trace.height();
+    for (c, column) in trace.columns().enumerate() {
+        for k in 0..=TILE {
+            scratch[c * (TILE + 1) + k] = column[(first + k) % height];
+        }
+    }
+    let last = height - 1;
+    match kernels {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the token exists only on a CPU with AVX2.
+        Kernels::Avx2(_) => unsafe {
+            crate::lanes::avx2::tile_passes(
+                air,
+                scratch,
+                TILE,
+                first,
+                last,
+                periodic,
+                public_inputs,
+            )
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the token exists only on a CPU with AVX-512F.
+        Kernels::Avx512(_) => unsafe {
+            crate::lanes::avx512::tile_passes(
+                air,
+                scratch,
+                TILE,
+                first,
+                last,
+                periodic,
+                public_inputs,
+            )
+        },
+        _ => false,
+    }
+}
+
 struct RowBuilder {
     row: usize,
     last: usize,
@@ -106,5 +176,86 @@ impl ConstraintBuilder for RowBuilder {
             self.failed = Some(self.index);
         }
         self.index += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// x' = x + p (p periodic: 1, 2, 3, 4), y = x², x = public input 0 on the first row and
+    /// public input 1 on the last.
+    struct Steps;
+
+    impl Air for Steps {
+        fn id(&self) -> &str {
+            "test/steps"
+        }
+        fn width(&self) -> usize {
+            2
+        }
+        fn log_rows(&self) -> usize {
+            7
+        }
+        fn num_public_inputs(&self) -> usize {
+            2
+        }
+        fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+            vec![PeriodicColumn {
+                values: (1..=4).map(Felt::new).collect(),
+            }]
+        }
+        fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+            let (x, y) = (f.current[0], f.current[1]);
+            b.every_row(y - x * x);
+            b.transition(f.next[0] - x - f.periodic[0]);
+            b.first_row(x - f.public_inputs[0]);
+            b.last_row(x - f.public_inputs[1]);
+        }
+    }
+
+    fn trace() -> (ColMatrix, Vec<Felt>) {
+        let mut x = vec![Felt::new(5)];
+        for r in 0..127 {
+            x.push(x[r] + Felt::new(r as u64 % 4 + 1));
+        }
+        let y = x.iter().map(|&v| v * v).collect();
+        let public = vec![x[0], x[127]];
+        (ColMatrix::from_columns(&[x, y]), public)
+    }
+
+    #[test]
+    fn every_path_finds_the_same_first_failure() {
+        let (good, public) = trace();
+        for kernels in Kernels::supported() {
+            let path = kernels.path();
+            assert_eq!(
+                check_trace_on(kernels, &Steps, &good, &public),
+                Ok(()),
+                "{path}"
+            );
+            // Rows at tile and lane edges, the first and the last; either column.
+            for (row, column) in [(0, 0), (1, 1), (7, 0), (31, 1), (32, 0), (100, 1), (127, 0)] {
+                let mut columns: Vec<Vec<Felt>> = good.columns().map(<[Felt]>::to_vec).collect();
+                columns[column][row] += Felt::ONE;
+                let bad = ColMatrix::from_columns(&columns);
+                let want = check_trace_on(Kernels::Scalar, &Steps, &bad, &public);
+                assert!(want.is_err(), "row {row} column {column}");
+                assert_eq!(
+                    check_trace_on(kernels, &Steps, &bad, &public),
+                    want,
+                    "{path}: row {row} column {column}"
+                );
+            }
+            let wrong_end = [public[0], public[1] + Felt::ONE];
+            assert_eq!(
+                check_trace_on(kernels, &Steps, &good, &wrong_end),
+                Err(AirError::Unsatisfied {
+                    constraint: 3,
+                    row: 127
+                }),
+                "{path}"
+            );
+        }
     }
 }

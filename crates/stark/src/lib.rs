@@ -4,6 +4,7 @@ mod backend;
 mod codec;
 mod deep;
 mod error;
+mod lanes;
 mod ood;
 mod params;
 mod periodic;

@@ -28,6 +28,7 @@ impl Air for CounterAir {
             values: vec![Felt::ONE, Felt::new(2)],
         }]
     }
+    #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let (c, n) = (f.current, f.next);
         b.transition(n[0] - c[0] - f.periodic[0]);
@@ -71,6 +72,7 @@ impl Air for HiddenEndAir {
     fn num_public_inputs(&self) -> usize {
         4
     }
+    #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         for (c, n) in f.current.chunks_exact(2).zip(f.next.chunks_exact(2)) {
             b.transition(n[0] - c[1]);

@@ -225,6 +225,7 @@ impl Air for FibonacciAir {
         4 * self.sequences
     }
 
+    #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let width = self.width();
         for (cur, next) in f.current.chunks_exact(2).zip(f.next.chunks_exact(2)) {

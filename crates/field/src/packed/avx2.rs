@@ -8,6 +8,8 @@ use std::arch::x86_64::*;
 use crate::Felt;
 use crate::felt::{EPSILON, P};
 
+super::ring_ops!(Packed, "avx2", "AVX2");
+
 /// Four field elements, lane i holding element i.
 #[derive(Clone, Copy, Debug)]
 pub struct Packed(__m256i);
@@ -58,6 +60,27 @@ impl Packed {
     #[target_feature(enable = "avx2")]
     pub fn splat(value: Felt) -> Self {
         Self(_mm256_set1_epi64x(value.as_u64() as i64))
+    }
+
+    /// Zero in every lane (`self` only proves the feature is present).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn zero_like(self) -> Self {
+        Self(_mm256_setzero_si256())
+    }
+
+    /// Bit i set where lane i is not zero.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn nonzero_lanes(self) -> u8 {
+        let zero = _mm256_cmpeq_epi64(self.0, _mm256_setzero_si256());
+        (!_mm256_movemask_pd(_mm256_castsi256_pd(zero)) & 0xf) as u8
     }
 
     /// Lane-wise `self + rhs`.

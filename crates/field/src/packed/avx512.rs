@@ -6,6 +6,8 @@ use std::arch::x86_64::*;
 use crate::Felt;
 use crate::felt::{EPSILON, P};
 
+super::ring_ops!(Packed, "avx512f", "AVX-512F");
+
 /// Eight field elements, lane i holding element i.
 #[derive(Clone, Copy, Debug)]
 pub struct Packed(__m512i);
@@ -54,6 +56,26 @@ impl Packed {
     #[target_feature(enable = "avx512f")]
     pub fn splat(value: Felt) -> Self {
         Self(_mm512_set1_epi64(value.as_u64() as i64))
+    }
+
+    /// Zero in every lane (`self` only proves the feature is present).
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn zero_like(self) -> Self {
+        Self(_mm512_setzero_si512())
+    }
+
+    /// Bit i set where lane i is not zero.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn nonzero_lanes(self) -> u8 {
+        _mm512_test_epi64_mask(self.0, self.0)
     }
 
     /// Lane-wise `self + rhs`.

@@ -13,3 +13,82 @@ pub mod avx512;
 
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests;
+
+/// The ring operations on a packed type, so that constraints written over
+/// [`Algebra`](crate::Algebra) evaluate several points at once. A packed value exists only
+/// where its instructions do: the target-feature constructors run only behind a token, and
+/// `From<Felt>` checks the CPU.
+macro_rules! ring_ops {
+    ($packed:ident, $feature:tt, $name:literal) => {
+        impl From<crate::Felt> for $packed {
+            #[inline(always)]
+            fn from(value: crate::Felt) -> Self {
+                assert!(
+                    std::arch::is_x86_feature_detected!($feature),
+                    concat!($name, " packed values on a CPU without ", $name)
+                );
+                // SAFETY: the CPU supports the feature (checked above).
+                unsafe { Self::splat(value) }
+            }
+        }
+
+        impl std::ops::Add for $packed {
+            type Output = Self;
+            #[inline(always)]
+            fn add(self, rhs: Self) -> Self {
+                // SAFETY: `self` exists, so the CPU supports the feature (see `ring_ops`).
+                unsafe { $packed::add(self, rhs) }
+            }
+        }
+
+        impl std::ops::Sub for $packed {
+            type Output = Self;
+            #[inline(always)]
+            fn sub(self, rhs: Self) -> Self {
+                // SAFETY: `self` exists, so the CPU supports the feature (see `ring_ops`).
+                unsafe { $packed::sub(self, rhs) }
+            }
+        }
+
+        impl std::ops::Mul for $packed {
+            type Output = Self;
+            #[inline(always)]
+            fn mul(self, rhs: Self) -> Self {
+                // SAFETY: `self` exists, so the CPU supports the feature (see `ring_ops`).
+                unsafe { $packed::mul(self, rhs) }
+            }
+        }
+
+        impl std::ops::Neg for $packed {
+            type Output = Self;
+            #[inline(always)]
+            fn neg(self) -> Self {
+                // SAFETY: `self` exists, so the CPU supports the feature (see `ring_ops`).
+                unsafe { $packed::sub($packed::zero_like(self), self) }
+            }
+        }
+
+        impl std::ops::AddAssign for $packed {
+            #[inline(always)]
+            fn add_assign(&mut self, rhs: Self) {
+                *self = *self + rhs;
+            }
+        }
+
+        impl std::ops::SubAssign for $packed {
+            #[inline(always)]
+            fn sub_assign(&mut self, rhs: Self) {
+                *self = *self - rhs;
+            }
+        }
+
+        impl std::ops::MulAssign for $packed {
+            #[inline(always)]
+            fn mul_assign(&mut self, rhs: Self) {
+                *self = *self * rhs;
+            }
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+use ring_ops;

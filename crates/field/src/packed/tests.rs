@@ -63,7 +63,12 @@ macro_rules! packed_tests {
                 .zip(a.chunks_exact(Packed::LANES))
                 .zip(b.chunks_exact(Packed::LANES))
             {
+                let nonzero = x
+                    .iter()
+                    .enumerate()
+                    .fold(0u8, |m, (i, v)| m | (u8::from(*v != Felt::ZERO) << i));
                 let (x, y) = (Packed::load(x), Packed::load(y));
+                assert_eq!(x.nonzero_lanes(), nonzero, "nonzero lanes");
                 let r = match op {
                     0 => x.add(y),
                     1 => x.sub(y),

@@ -135,6 +135,7 @@ impl Air for KeccakChainAir {
         columns
     }
 
+    #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let one = B::Expr::from(Felt::ONE);
         let two = one + one;
@@ -146,13 +147,18 @@ impl Air for KeccakChainAir {
             b.every_row(v * v - v);
         }
         // D[x][z] = C[x−1][z] ⊕ C[x+1][z−1]; C' = C ⊕ D.
-        let d: [B::Expr; 320] = std::array::from_fn(|i| {
-            let (x, z) = (i / 64, i % 64);
-            xor(
-                cur[c_bit((x + 4) % 5, z)],
-                cur[c_bit((x + 1) % 5, (z + 63) % 64)],
-            )
-        });
+        // (Loops rather than closures: `eval` is inlined into the SIMD paths' evaluation, and
+        // closures would be compiled apart from it, without their instructions.)
+        let zero = B::Expr::from(Felt::ZERO);
+        let mut d = [zero; 320];
+        for x in 0..5 {
+            for z in 0..64 {
+                d[64 * x + z] = xor(
+                    cur[c_bit((x + 4) % 5, z)],
+                    cur[c_bit((x + 1) % 5, (z + 63) % 64)],
+                );
+            }
+        }
         for x in 0..5 {
             for z in 0..64 {
                 let expected = xor(cur[c_bit(x, z)], d[64 * x + z]);
@@ -181,17 +187,21 @@ impl Air for KeccakChainAir {
         }
         // O's limbs are the bits of χ on B = π(ρ(A')), lane by lane, with ι through the
         // helper bits on lane (0, 0).
-        let b_bit = |l: usize, z: usize| cur[B_SOURCE[64 * l + z]];
-        let mut chi_lane_0 = [B::Expr::from(Felt::ZERO); 64];
+        let mut chi_lane_0 = [zero; 64];
         for l in 0..25 {
             let (x, y) = (l % 5, l / 5);
             let (l1, l2) = (lane((x + 1) % 5, y), lane((x + 2) % 5, y));
-            let mut bits: [B::Expr; 64] = std::array::from_fn(|z| {
-                let (b0, b1, b2) = (b_bit(l, z), b_bit(l1, z), b_bit(l2, z));
+            let mut bits = [zero; 64];
+            for (z, bit) in bits.iter_mut().enumerate() {
+                let (b0, b1, b2) = (
+                    cur[B_SOURCE[64 * l + z]],
+                    cur[B_SOURCE[64 * l1 + z]],
+                    cur[B_SOURCE[64 * l2 + z]],
+                );
                 let t = b2 - b1 * b2;
                 let bt = b0 * t;
-                b0 + t - bt - bt
-            });
+                *bit = b0 + t - bt - bt;
+            }
             if l == 0 {
                 chi_lane_0 = bits;
                 for (j, &z) in IOTA_BITS.iter().enumerate() {
