@@ -70,7 +70,7 @@ macro_rules! sponge {
             use crate::Digest;
             use crate::lanes::$isa::Lanes;
 
-            /// Keccak-f[1600] on every lane, its steps written out with constant lane indices
+            /// Keccak-f\[1600\] on every lane, its steps written out with constant lane indices
             /// and rotations (ρ's offsets r[x + 5y]: 0 1 62 28 27, 36 44 6 55 20, 3 10 43 25
             /// 39, 41 45 15 21 8, 18 2 61 56 14).
             #[inline]
