@@ -6,6 +6,8 @@ use sha3::{Digest as _, Keccak256};
 mod lanes;
 mod sponge;
 
+pub use sponge::ROUND_CONSTANTS;
+
 /// A Keccak-256 output.
 pub type Digest = [u8; 32];
 

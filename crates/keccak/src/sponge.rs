@@ -9,8 +9,8 @@
 const RATE: usize = 136;
 const RATE_WORDS: usize = RATE / 8;
 
-/// ι's round constants.
-const ROUND_CONSTANTS: [u64; 24] = [
+/// Keccak-f\[1600\]'s 24 round constants, ι's.
+pub const ROUND_CONSTANTS: [u64; 24] = [
     0x0000_0000_0000_0001,
     0x0000_0000_0000_8082,
     0x8000_0000_0000_808a,
