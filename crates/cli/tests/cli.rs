@@ -279,6 +279,7 @@ fn a_keccak_chain_proves_and_verify_reports_what_was_proven() {
     let out = run(cli().args(["verify", "--report"]).arg(&report).arg(&proof));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["cpu_path"], ballast_cpu::CpuPath::best().name());
     let statement = &json["statement"];
     assert_eq!(statement["workload"], "keccak-chain");
     assert_eq!(statement["seed"], seed.as_str());
