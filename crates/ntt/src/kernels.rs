@@ -150,6 +150,10 @@ macro_rules! simd_layers {
                         }
                     }
                 } else if values.len() >= 2 * LANES {
+                    debug_assert!(
+                        values.len().is_multiple_of(2 * LANES),
+                        "a power-of-two length"
+                    );
                     let w = repeated(stage, half);
                     for pair in values.chunks_exact_mut(2 * LANES) {
                         let (a, b) = pair.split_at_mut(LANES);
@@ -176,6 +180,10 @@ macro_rules! simd_layers {
                         }
                     }
                 } else if values.len() >= 2 * LANES {
+                    debug_assert!(
+                        values.len().is_multiple_of(2 * LANES),
+                        "a power-of-two length"
+                    );
                     let w = repeated(stage, half);
                     for pair in values.chunks_exact_mut(2 * LANES) {
                         let (a, b) = pair.split_at_mut(LANES);
@@ -195,6 +203,10 @@ macro_rules! simd_layers {
                 if values.len() < 2 * LANES {
                     return scalar::unit_layer(values);
                 }
+                debug_assert!(
+                    values.len().is_multiple_of(2 * LANES),
+                    "a power-of-two length"
+                );
                 for pair in values.chunks_exact_mut(2 * LANES) {
                     let (a, b) = pair.split_at_mut(LANES);
                     let (x, y) = Packed::load(a).interleave(Packed::load(b), 1);

@@ -130,7 +130,8 @@ impl Packed {
     /// `other` into the first result, the odd blocks into the second, alternating. With
     /// `self`, `other` holding sixteen consecutive elements, the results pair each element of
     /// the first half of every 2·`half` block with its partner `half` further on, lane for
-    /// lane. Its own inverse.
+    /// lane, and lane k holds position k mod `half` of its block (the twiddle index). Its
+    /// own inverse.
     ///
     /// # Panics
     /// If `half` is not 1, 2 or 4.
