@@ -43,6 +43,8 @@ struct ProveReport {
     proof_path: String,
     proof_bytes: usize,
     proof_sha256: String,
+    /// The most bytes live in the allocator at once (requested sizes, exact).
+    peak_heap_bytes: u64,
     peak_rss_bytes: u64,
     minor_faults: u64,
     major_faults: u64,
@@ -168,6 +170,7 @@ where
         proof_path: args.output.display().to_string(),
         proof_bytes: bytes.len(),
         proof_sha256: digest,
+        peak_heap_bytes: ballast_allocator::heap_peak() as u64,
         peak_rss_bytes: used.peak_rss_bytes,
         minor_faults: used.minor_faults,
         major_faults: used.major_faults,
@@ -311,7 +314,8 @@ fn human_summary(r: &ProveReport, proof: &AnyProof, times: &PhaseTimes) -> Strin
     );
     let _ = writeln!(
         out,
-        "resources:  peak RSS {}, {} minor page faults, user {:.2} s, system {:.2} s",
+        "resources:  peak heap {}, peak RSS {}, {} minor page faults, user {:.2} s, system {:.2} s",
+        human_bytes(r.peak_heap_bytes),
         human_bytes(r.peak_rss_bytes),
         summary::thousands(r.minor_faults),
         r.user_seconds,

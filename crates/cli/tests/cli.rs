@@ -108,6 +108,8 @@ fn prove_then_verify_round_trips_with_a_report() {
         std::fs::metadata(&proof).unwrap().len()
     );
     assert!(json["peak_rss_bytes"].as_u64().unwrap() > 0);
+    // At least the trace's LDE was live at once: 4 columns × 2^9 points × 8 bytes.
+    assert!(json["peak_heap_bytes"].as_u64().unwrap() >= 4 * 512 * 8);
     assert!(json["minor_faults"].as_u64().unwrap() > 0);
 
     let out = run(cli().arg("verify").arg(&proof));
