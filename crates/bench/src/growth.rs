@@ -12,7 +12,7 @@ use clap::Args;
 use crate::host::Host;
 use crate::runner::{self, CommandSpec, Sample};
 use crate::stats::{self, LinearFit};
-use crate::{report, shellwords, svg};
+use crate::{report, svg};
 
 /// The placeholder replaced by each point in the command template.
 const PLACEHOLDER: &str = "{n}";
@@ -72,7 +72,7 @@ fn instantiate(words: &[String], n: u64) -> Option<CommandSpec> {
 
 /// Checks the template and the points before anything runs; returns the template's words.
 fn validate(args: &GrowthArgs) -> Result<Vec<String>> {
-    let words = shellwords::split(&args.cmd).with_context(|| format!("--cmd {:?}", args.cmd))?;
+    let words = shell_words::split(&args.cmd).with_context(|| format!("--cmd {:?}", args.cmd))?;
     if words.is_empty() {
         bail!("--cmd: empty command");
     }
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn placeholder_is_substituted_in_every_word() {
-        let words = shellwords::split("sh -c 'head -c {n}000 /dev/zero' x{n}").unwrap();
+        let words = shell_words::split("sh -c 'head -c {n}000 /dev/zero' x{n}").unwrap();
         let spec = instantiate(&words, 42).unwrap();
         assert_eq!(spec.args, ["-c", "head -c 42000 /dev/zero", "x42"]);
     }

@@ -7,7 +7,6 @@ mod host;
 mod policy;
 mod report;
 mod runner;
-mod shellwords;
 mod stats;
 mod svg;
 

@@ -334,7 +334,7 @@ pub fn policy_markdown(h: &PolicyHeader<'_>, arms: &[ArmResult]) -> String {
         code(&format!(
             "{} prove -o FILE {}",
             h.cli.display(),
-            crate::shellwords::join(h.prove_args)
+            shell_words::join(h.prove_args)
         )),
     );
     md.push_str(&plan_lines(h.plan, h.host, " per arm"));

@@ -13,8 +13,6 @@ use std::process::{Child, Command, Stdio};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
-use crate::shellwords;
-
 /// How many bytes of a failing child's stderr are quoted in the error.
 const STDERR_TAIL_BYTES: usize = 2048;
 
@@ -49,10 +47,10 @@ impl CommandSpec {
         let env = self
             .env_set
             .iter()
-            .map(|(k, v)| format!("{k}={}", shellwords::quote(v)));
+            .map(|(k, v)| format!("{k}={}", shell_words::quote(v)));
         let words = std::iter::once(&self.program)
             .chain(&self.args)
-            .map(|w| shellwords::quote(w));
+            .map(|w| shell_words::quote(w).into_owned());
         env.chain(words).collect::<Vec<_>>().join(" ")
     }
 }
@@ -217,7 +215,7 @@ mod tests {
     use super::*;
 
     fn spec(line: &str) -> CommandSpec {
-        CommandSpec::from_words(shellwords::split(line).unwrap()).unwrap()
+        CommandSpec::from_words(shell_words::split(line).unwrap()).unwrap()
     }
 
     #[test]

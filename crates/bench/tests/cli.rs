@@ -141,7 +141,7 @@ fn bad_usage_exits_2_with_one_line() {
     assert_usage_error(&out, "--points");
 
     let out = bench(&["abba", "--a", "sh -c 'true", "--b", "true", "--pairs", "1"]);
-    assert_usage_error(&out, "unterminated single quote");
+    assert_usage_error(&out, "missing closing quote");
 
     let out = bench(&["abba", "--a", "true", "--b", "  ", "--pairs", "1"]);
     assert_usage_error(&out, "--b: empty command");
