@@ -4,6 +4,8 @@ use ballast_cpu::Kernels;
 use ballast_field::{ColMatrix, Felt};
 use rayon::prelude::*;
 
+#[cfg(target_arch = "x86_64")]
+use crate::lanes::{avx2, avx512};
 use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, PeriodicColumn};
 
 /// Rows gathered together: a multiple of every path's lane count.
@@ -124,35 +126,11 @@ fn tile_passes<A: Air>(
         }
     }
     let last = height - 1;
-    match kernels {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX2.
-        Kernels::Avx2(_) => unsafe {
-            crate::lanes::avx2::tile_passes(
-                air,
-                scratch,
-                TILE,
-                first,
-                last,
-                periodic,
-                public_inputs,
-            )
-        },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX-512F.
-        Kernels::Avx512(_) => unsafe {
-            crate::lanes::avx512::tile_passes(
-                air,
-                scratch,
-                TILE,
-                first,
-                last,
-                periodic,
-                public_inputs,
-            )
-        },
+    ballast_cpu::dispatch!(
+        kernels,
+        isa => isa::tile_passes(air, scratch, TILE, first, last, periodic, public_inputs),
         _ => false,
-    }
+    )
 }
 
 struct RowBuilder {

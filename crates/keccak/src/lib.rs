@@ -6,6 +6,9 @@ use sha3::{Digest as _, Keccak256};
 mod lanes;
 mod sponge;
 
+#[cfg(target_arch = "x86_64")]
+use sponge::{avx2, avx512};
+
 pub use sponge::ROUND_CONSTANTS;
 
 /// A Keccak-256 output.
@@ -31,17 +34,8 @@ pub fn keccak256_many(kernels: Kernels, prefix: u8, data: &[u8], len: usize, out
         "{} messages of {len} bytes",
         out.len()
     );
-    let done = match kernels {
-        Kernels::Scalar => 0,
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX2.
-        Kernels::Avx2(_) => unsafe { sponge::avx2::hash_many(prefix, data, len, out) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX-512F.
-        Kernels::Avx512(_) => unsafe { sponge::avx512::hash_many(prefix, data, len, out) },
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => 0,
-    };
+    let done =
+        ballast_cpu::dispatch!(kernels, isa => isa::hash_many(prefix, data, len, out), _ => 0);
     // What no whole register group covered, one message at a time.
     for (i, digest) in out.iter_mut().enumerate().skip(done) {
         *digest = keccak256(prefix, &data[i * len..(i + 1) * len]);

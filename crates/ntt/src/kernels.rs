@@ -12,48 +12,18 @@ use ballast_field::Felt;
 
 /// Decimation-in-frequency butterflies: (x, y) → (x + y, (x − y)·w).
 pub(crate) fn dif_layer(kernels: Kernels, values: &mut [Felt], half: usize, stage: &[Felt]) {
-    match kernels {
-        Kernels::Scalar => scalar::dif_layer(values, half, stage),
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX2.
-        Kernels::Avx2(_) => unsafe { avx2::dif_layer(values, half, stage) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX-512F.
-        Kernels::Avx512(_) => unsafe { avx512::dif_layer(values, half, stage) },
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => scalar::dif_layer(values, half, stage),
-    }
+    ballast_cpu::dispatch!(kernels, isa => isa::dif_layer(values, half, stage), _ => scalar::dif_layer(values, half, stage));
 }
 
 /// Decimation-in-time butterflies: (x, y) → (x + y·w, x − y·w).
 pub(crate) fn dit_layer(kernels: Kernels, values: &mut [Felt], half: usize, stage: &[Felt]) {
-    match kernels {
-        Kernels::Scalar => scalar::dit_layer(values, half, stage),
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX2.
-        Kernels::Avx2(_) => unsafe { avx2::dit_layer(values, half, stage) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX-512F.
-        Kernels::Avx512(_) => unsafe { avx512::dit_layer(values, half, stage) },
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => scalar::dit_layer(values, half, stage),
-    }
+    ballast_cpu::dispatch!(kernels, isa => isa::dit_layer(values, half, stage), _ => scalar::dit_layer(values, half, stage));
 }
 
 /// The stage whose butterflies span one element: its twiddle is 1, so DIF and DIT coincide,
 /// (x, y) → (x + y, x − y).
 pub(crate) fn unit_layer(kernels: Kernels, values: &mut [Felt]) {
-    match kernels {
-        Kernels::Scalar => scalar::unit_layer(values),
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX2.
-        Kernels::Avx2(_) => unsafe { avx2::unit_layer(values) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX-512F.
-        Kernels::Avx512(_) => unsafe { avx512::unit_layer(values) },
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => scalar::unit_layer(values),
-    }
+    ballast_cpu::dispatch!(kernels, isa => isa::unit_layer(values), _ => scalar::unit_layer(values));
 }
 
 /// `out[i] = a[i]·b[i]`.
@@ -65,17 +35,7 @@ pub(crate) fn mul_into(kernels: Kernels, out: &mut [Felt], a: &[Felt], b: &[Felt
         out.len() == a.len() && a.len() == b.len(),
         "pointwise product of unequal lengths"
     );
-    match kernels {
-        Kernels::Scalar => scalar::mul_into(out, a, b),
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX2.
-        Kernels::Avx2(_) => unsafe { avx2::mul_into(out, a, b) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the token exists only on a CPU with AVX-512F.
-        Kernels::Avx512(_) => unsafe { avx512::mul_into(out, a, b) },
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => scalar::mul_into(out, a, b),
-    }
+    ballast_cpu::dispatch!(kernels, isa => isa::mul_into(out, a, b), _ => scalar::mul_into(out, a, b));
 }
 
 mod scalar {

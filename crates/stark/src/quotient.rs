@@ -16,6 +16,8 @@ use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
 use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
+#[cfg(target_arch = "x86_64")]
+use crate::lanes::{avx2, avx512};
 use crate::protocol::last_point;
 
 /// Quotient points evaluated per parallel task.
@@ -100,18 +102,14 @@ impl Composition {
                     geometry: &geometry,
                     start: task * POINTS_PER_TASK,
                 };
-                match kernels {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: the token exists only on a CPU with AVX2.
-                    Kernels::Avx2(_) if chunk.len() % TILE == 0 => unsafe {
-                        crate::lanes::avx2::evaluate(&task, chunk);
-                    },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: the token exists only on a CPU with AVX-512F.
-                    Kernels::Avx512(_) if chunk.len() % TILE == 0 => unsafe {
-                        crate::lanes::avx512::evaluate(&task, chunk);
-                    },
-                    _ => task.evaluate_scalar(chunk),
+                if chunk.len().is_multiple_of(TILE) {
+                    ballast_cpu::dispatch!(
+                        kernels,
+                        isa => isa::evaluate(&task, chunk),
+                        _ => task.evaluate_scalar(chunk),
+                    );
+                } else {
+                    task.evaluate_scalar(chunk);
                 }
             });
         out
