@@ -20,6 +20,8 @@ pub enum Command {
     Prove(ProveArgs),
     /// Check a proof; exit 0 if valid, 1 if invalid, 2 if unreadable.
     Verify(VerifyArgs),
+    /// Join parts proven by separate workers (`prove --parts`) into the whole proof.
+    Bundle(BundleArgs),
     /// Report the build, the allocator policy in effect, threads and CUDA devices.
     Doctor(DoctorArgs),
 }
@@ -61,9 +63,18 @@ pub struct ProveArgs {
     /// [default: 100].
     #[arg(long)]
     pub security_bits: Option<u32>,
-    /// Where to write the proof (atomically).
-    #[arg(short, long, default_value = "proof.bin")]
-    pub output: PathBuf,
+    /// Where to write the proof (atomically) [default: proof.bin, or part-I.bin with
+    /// --parts].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Prove only one of this many near-equal, contiguous ranges of the statement's
+    /// segments and write it as a part, for `cli bundle` to join (scale-out; docs/deploy.md).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub parts: Option<u32>,
+    /// Which of the --parts ranges to prove, from 0 [default: $JOB_COMPLETION_INDEX
+    /// (a Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID (a Slurm job array)].
+    #[arg(long, value_name = "I", requires = "parts")]
+    pub part_index: Option<u32>,
     /// Worker threads [default: one per core].
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
@@ -90,7 +101,12 @@ Examples:
   cli prove                                         the embedded keccak-chain statement
   cli prove --steps 10000 --log-rows 14             10,000 hashes in segments of 512
   cli prove --seed <64 hex digits> --segments 8
-  cli prove --workload fibonacci --sequences 16 --log-rows 19 --segments 4";
+  cli prove --workload fibonacci --sequences 16 --log-rows 19 --segments 4
+
+Scale-out (docs/deploy.md):
+  cli prove --segments 64 --parts 8 --part-index 3 -o part-3.bin
+                                                    segments 24..32 of 64, as a part
+  cli bundle part-*.bin -o proof.bin                the same bytes as one host's proof";
 
 /// The values of `prove --workload`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -135,6 +151,20 @@ pub struct VerifyArgs {
     /// Also write the result as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
+}
+
+/// Flags of `cli bundle`.
+#[derive(Args)]
+pub struct BundleArgs {
+    /// The parts, in any order: together they must cover every segment exactly once.
+    #[arg(required = true, value_name = "PART")]
+    pub parts: Vec<PathBuf>,
+    /// Where to write the proof (atomically).
+    #[arg(short, long, default_value = "proof.bin")]
+    pub output: PathBuf,
+    /// Worker threads for checking the parts [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 /// Flags of `cli doctor`.

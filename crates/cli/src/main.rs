@@ -11,9 +11,11 @@
 ballast_allocator::install!();
 
 mod args;
+mod bundle;
 mod doctor;
 mod output;
 mod prove;
+mod read;
 mod resources;
 mod summary;
 mod verify;
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
     let threads = match &cli.command {
         args::Command::Prove(a) => a.threads,
         args::Command::Verify(a) => a.threads,
+        args::Command::Bundle(a) => a.threads,
         args::Command::Doctor(_) => None,
     };
     if let Some(n) = threads
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         args::Command::Prove(a) => prove::run(&a).map(|()| ExitCode::SUCCESS),
         args::Command::Verify(a) => verify::run(&a),
+        args::Command::Bundle(a) => bundle::run(&a).map(|()| ExitCode::SUCCESS),
         args::Command::Doctor(a) => doctor::run(&a).map(|()| ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|err| {
@@ -78,7 +82,14 @@ fn usage_error(err: &clap::Error) -> ExitCode {
         }
         _ => {
             let rendered = err.to_string();
-            let first = rendered.lines().next().unwrap_or_default();
+            let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+            let mut first = lines.next().unwrap_or_default().to_owned();
+            // "the following required arguments were not provided:" names them below.
+            if first.ends_with(':')
+                && let Some(next) = lines.next()
+            {
+                first = format!("{first} {next}");
+            }
             eprintln!("cli: {}", first.trim_start_matches("error: "));
             ExitCode::from(2)
         }

@@ -8,10 +8,10 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use ballast_cuda::{CudaBackend, CudaError};
 use ballast_stark::{
-    Backend, CpuBackend, ParamsError, PhaseTimes, StarkParams, Workload, estimate_peak_bytes,
-    prove_statement,
+    Backend, CpuBackend, ParamsError, Part, PhaseTimes, Proof, StarkParams, Workload,
+    estimate_peak_bytes, part_range, prove_part, prove_statement,
 };
-use ballast_workloads::{AnyProof, Describe, Fibonacci, KeccakChain};
+use ballast_workloads::{AnyPart, AnyProof, Describe, Fibonacci, KeccakChain};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::args::{BackendChoice, ProveArgs, WorkloadChoice};
 use crate::output::{check_writable, print, write_atomic};
 use crate::resources::{human_bytes, physical_memory, usage};
-use crate::summary::{self, ParamsJson};
+use crate::summary::{self, ParamsJson, PartJson};
 
 /// The default security target when neither --queries nor --security-bits is given.
 const DEFAULT_SECURITY_BITS: u32 = 100;
@@ -27,10 +27,18 @@ const DEFAULT_SECURITY_BITS: u32 = 100;
 /// The embedded statement's seed: Keccak-256("ballast").
 const DEFAULT_SEED: &str = "ballast";
 
+/// The environment variables a scheduler sets to a worker's index: a Kubernetes Indexed
+/// Job's, then a Slurm job array's.
+const INDEX_VARIABLES: [&str; 2] = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"];
+
 #[derive(Serialize)]
 struct ProveReport {
     command: &'static str,
+    /// The statement; for a part, the computation alone (its outcome is not known yet).
     statement: serde_json::Value,
+    /// For a part: which segments it covers, and which of --parts it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<PartReport>,
     params: ParamsJson,
     backend: &'static str,
     /// The GPU's name when the backend is CUDA.
@@ -52,12 +60,77 @@ struct ProveReport {
     system_seconds: f64,
 }
 
+/// Where a part sits: its range, and its index among --parts.
+#[derive(Serialize)]
+struct PartReport {
+    #[serde(flatten)]
+    range: PartJson,
+    index: usize,
+    parts: usize,
+}
+
+/// Which of --parts a worker proves.
+#[derive(Clone, Copy)]
+struct PartChoice {
+    index: usize,
+    parts: usize,
+}
+
 /// Runs `cli prove`.
 pub fn run(args: &ProveArgs) -> Result<()> {
+    let part = part_choice(args, |name| std::env::var_os(name))?;
     match args.workload {
-        WorkloadChoice::KeccakChain => prove(args, &keccak_chain(args)?),
-        WorkloadChoice::Fibonacci => prove(args, &fibonacci(args)?),
+        WorkloadChoice::KeccakChain => prove(args, &keccak_chain(args)?, part),
+        WorkloadChoice::Fibonacci => prove(args, &fibonacci(args)?, part),
     }
+}
+
+/// The part --parts asks for: its index from --part-index, else from the scheduler's
+/// environment ([`INDEX_VARIABLES`], read through `var`).
+fn part_choice(
+    args: &ProveArgs,
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<Option<PartChoice>> {
+    let Some(parts) = args.parts else {
+        return Ok(None);
+    };
+    let parts = parts as usize;
+    let (index, source) = match args.part_index {
+        Some(i) => (i as usize, "--part-index".to_owned()),
+        None => {
+            let mut found: Option<(usize, String)> = None;
+            for name in INDEX_VARIABLES {
+                let Some(value) = var(name) else { continue };
+                let text = value.to_str().unwrap_or_default();
+                let index = text
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|_| text.bytes().all(|b| b.is_ascii_digit()))
+                    .ok_or_else(|| {
+                        anyhow!("{name}={value:?} is not a part index (a number from 0)")
+                    })?;
+                match &found {
+                    Some((other, first)) if *other != index => bail!(
+                        "{first} and {name}={index} disagree on the part index; give --part-index"
+                    ),
+                    Some(_) => {}
+                    None => found = Some((index, format!("{name}={index}"))),
+                }
+            }
+            found.ok_or_else(|| {
+                anyhow!(
+                    "--parts {parts} needs --part-index, or {} (a Kubernetes Indexed Job) or {} \
+                     (a Slurm job array) in the environment",
+                    INDEX_VARIABLES[0],
+                    INDEX_VARIABLES[1]
+                )
+            })?
+        }
+    };
+    if index >= parts {
+        bail!("part index {index} (from {source}) is not below --parts {parts}");
+    }
+    Ok(Some(PartChoice { index, parts }))
 }
 
 /// The chain the flags describe.
@@ -109,12 +182,29 @@ fn fibonacci(args: &ProveArgs) -> Result<Fibonacci> {
     Ok(w)
 }
 
-fn prove<W: Workload + Describe>(args: &ProveArgs, workload: &W) -> Result<()>
+fn prove<W: Workload + Describe>(
+    args: &ProveArgs,
+    workload: &W,
+    part: Option<PartChoice>,
+) -> Result<()>
 where
-    AnyProof: From<ballast_stark::Proof<W>>,
+    AnyProof: From<Proof<W>>,
+    AnyPart: From<Part<W>>,
 {
     let params = params(args, workload.log_rows())?;
     params.validate(workload.log_rows()).map_err(flag_error)?;
+    let range = match part {
+        None => 0..workload.segments(),
+        Some(PartChoice { index, parts }) => {
+            if parts > workload.segments() {
+                bail!(
+                    "invalid --parts: {parts} parts of a statement of {} segments; each part needs at least one",
+                    workload.segments()
+                );
+            }
+            part_range(workload.segments(), parts, index).map_err(flag_error)?
+        }
+    };
     let estimate = estimate_peak_bytes(workload, &params);
     if let Some(memory) = physical_memory()
         && estimate > memory
@@ -128,36 +218,63 @@ where
             human_bytes(memory)
         );
     }
-    check_writable(&args.output)?;
+    let output = match (&args.output, part) {
+        (Some(path), _) => path.clone(),
+        (None, None) => "proof.bin".into(),
+        (None, Some(p)) => format!("part-{}.bin", p.index).into(),
+    };
+    check_writable(&output)?;
     if let Some(report) = &args.report {
         check_writable(report)?;
     }
 
     let chosen = choose_backend(args.backend, estimate)?;
 
-    let progress = progress_bar(workload.segments());
+    let progress = progress_bar(range.len());
     let mut times = PhaseTimes::default();
     let started = Instant::now();
-    let proof = prove_statement(
-        workload,
-        &params,
-        &*chosen.backend,
-        &mut times,
-        &mut |done| progress.set_position(done as u64),
-    )
-    .context("proving failed")?;
+    let on_segment = &mut |done: usize| progress.set_position(done as u64);
+    let proven = if part.is_some() {
+        let part = prove_part(
+            workload,
+            &params,
+            range,
+            &*chosen.backend,
+            &mut times,
+            on_segment,
+        )
+        .context("proving failed")?;
+        Proven::Part(AnyPart::from(part))
+    } else {
+        let proof = prove_statement(workload, &params, &*chosen.backend, &mut times, on_segment)
+            .context("proving failed")?;
+        Proven::Proof(AnyProof::from(proof))
+    };
     let prove_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
 
-    let proof = AnyProof::from(proof);
-    let bytes = proof.to_bytes();
-    write_atomic(&args.output, &bytes)?;
+    let bytes = proven.to_bytes();
+    write_atomic(&output, &bytes)?;
     let digest = summary::hex(&Sha256::digest(&bytes));
     let used = usage();
     let report = ProveReport {
         command: "prove",
-        statement: proof.statement_json(),
-        params: ParamsJson::new(&proof),
+        statement: match &proven {
+            Proven::Proof(p) => p.statement_json(),
+            Proven::Part(p) => p.computation_json(),
+        },
+        part: match (&proven, part) {
+            (Proven::Part(p), Some(choice)) => Some(PartReport {
+                range: PartJson::new(p),
+                index: choice.index,
+                parts: choice.parts,
+            }),
+            _ => None,
+        },
+        params: match &proven {
+            Proven::Proof(p) => ParamsJson::of_proof(p),
+            Proven::Part(p) => ParamsJson::of_part(p),
+        },
         backend: chosen.backend.name(),
         device: chosen.device,
         threads: rayon::current_num_threads(),
@@ -167,7 +284,7 @@ where
             .map(|(phase, d)| (phase.name(), d.as_secs_f64()))
             .collect(),
         prove_seconds,
-        proof_path: args.output.display().to_string(),
+        proof_path: output.display().to_string(),
         proof_bytes: bytes.len(),
         proof_sha256: digest,
         peak_heap_bytes: ballast_allocator::heap_peak() as u64,
@@ -181,7 +298,22 @@ where
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(path, &json)?;
     }
-    print(&human_summary(&report, &proof, &times))
+    print(&human_summary(&report, &proven, &times))
+}
+
+/// What `cli prove` proved: the whole statement, or a part of it.
+enum Proven {
+    Proof(AnyProof),
+    Part(AnyPart),
+}
+
+impl Proven {
+    fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Self::Proof(p) => p.to_bytes(),
+            Self::Part(p) => p.to_bytes(),
+        }
+    }
 }
 
 /// The backend the proof runs on, and the GPU's name when it is CUDA.
@@ -286,10 +418,16 @@ fn progress_bar(segments: usize) -> ProgressBar {
     bar
 }
 
-fn human_summary(r: &ProveReport, proof: &AnyProof, times: &PhaseTimes) -> String {
+fn human_summary(r: &ProveReport, proven: &Proven, times: &PhaseTimes) -> String {
     let mut out = String::new();
-    out.push_str(&summary::statement(proof));
-    let _ = writeln!(out, "parameters: {}", summary::params(proof));
+    match proven {
+        Proven::Proof(p) => out.push_str(&summary::statement(p)),
+        Proven::Part(p) => {
+            let index_of = r.part.as_ref().map(|c| (c.index, c.parts));
+            out.push_str(&summary::part(p, index_of));
+        }
+    }
+    let _ = writeln!(out, "parameters: {}", summary::params(&r.params));
     let device = r
         .device
         .as_ref()

@@ -1,20 +1,18 @@
 //! `cli verify`: check a proof and say what it proves.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::Read as _;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
-use ballast_stark::{ProofFormatError, VerifyPolicy};
-use ballast_workloads::{AnyProof, MAX_HEADER_LEN};
+use anyhow::{Context, Result, bail};
+use ballast_stark::VerifyPolicy;
+use ballast_workloads::{AnyPart, AnyProof};
 use serde::Serialize;
 
 use crate::args::VerifyArgs;
 use crate::output::{check_writable, print, write_atomic};
-use crate::summary::{self, ParamsJson};
+use crate::read::{Decoded, read};
+use crate::summary::{self, ParamsJson, PartJson};
 
 #[derive(Serialize)]
 struct VerifyReport {
@@ -23,7 +21,11 @@ struct VerifyReport {
     proof_bytes: Option<usize>,
     valid: bool,
     reason: Option<String>,
+    /// The statement; for a part, the computation alone.
     statement: Option<serde_json::Value>,
+    /// For a part: the segments it covers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<PartJson>,
     params: Option<ParamsJson>,
     verify_seconds: f64,
     /// The CPU kernels' SIMD path.
@@ -42,9 +44,22 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         max_proof_bytes: args.max_proof_bytes,
         ..VerifyPolicy::default()
     };
-    let verdict = match read_proof(&args.proof, &policy)? {
+    let verdict = match read(&args.proof, policy.max_proof_bytes)? {
         Err(reason) => Err(reason),
-        Ok((proof, bytes)) => check(&proof, &policy, args).map(|()| (proof, bytes)),
+        Ok((Decoded::Proof(proof), bytes)) => {
+            check(&proof, &policy, args).map(|()| (Decoded::Proof(proof), bytes))
+        }
+        Ok((Decoded::Part(part), bytes)) => {
+            if args.expect_statement.is_some() {
+                bail!(
+                    "{path} is a part of a statement (segments {}..{}), not a whole proof: \
+                     --expect-statement needs the bundled proof",
+                    part.range().start,
+                    part.range().end
+                );
+            }
+            check_part(&part, &policy).map(|()| (Decoded::Part(part), bytes))
+        }
     };
     let verify_seconds = started.elapsed().as_secs_f64();
     let valid = verdict.as_ref().ok();
@@ -54,8 +69,18 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         proof_bytes: valid.map(|(_, bytes)| *bytes),
         valid: valid.is_some(),
         reason: verdict.as_ref().err().cloned(),
-        statement: valid.map(|(p, _)| p.statement_json()),
-        params: valid.map(|(p, _)| ParamsJson::new(p)),
+        statement: valid.map(|(d, _)| match d {
+            Decoded::Proof(p) => p.statement_json(),
+            Decoded::Part(p) => p.computation_json(),
+        }),
+        part: valid.and_then(|(d, _)| match d {
+            Decoded::Proof(_) => None,
+            Decoded::Part(p) => Some(PartJson::new(p)),
+        }),
+        params: valid.map(|(d, _)| match d {
+            Decoded::Proof(p) => ParamsJson::of_proof(p),
+            Decoded::Part(p) => ParamsJson::of_part(p),
+        }),
         verify_seconds,
         cpu_path: ballast_cpu::active().name(),
     };
@@ -63,16 +88,27 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(out, &json)?;
     }
+    let kind = |d: &Decoded| match d {
+        Decoded::Proof(_) => "proof",
+        Decoded::Part(_) => "part",
+    };
     match verdict {
         Err(reason) => {
             eprintln!("cli: invalid proof {path}: {reason}");
             Ok(ExitCode::from(1))
         }
-        Ok((proof, _)) => {
+        Ok((decoded, _)) => {
             let mut out = String::new();
-            let _ = writeln!(out, "valid proof: {path}");
-            out.push_str(&summary::statement(&proof));
-            let _ = writeln!(out, "parameters: {}", summary::params(&proof));
+            let _ = writeln!(out, "valid {}: {path}", kind(&decoded));
+            match &decoded {
+                Decoded::Proof(p) => out.push_str(&summary::statement(p)),
+                Decoded::Part(p) => {
+                    out.push_str(&summary::part(p, None));
+                    out.push_str(&start_note(p));
+                }
+            }
+            let params = report.params.as_ref().expect("a valid file has parameters");
+            let _ = writeln!(out, "parameters: {}", summary::params(params));
             let _ = writeln!(out, "verified in {:.1} ms", verify_seconds * 1e3);
             print(&out)?;
             Ok(ExitCode::SUCCESS)
@@ -80,48 +116,24 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
 }
 
-/// Reads and decodes a proof. The header alone bounds the proof's size, so a header that
-/// allows more than the policy's cap, or a file larger than its header allows, is refused
-/// before the rest is loaded. `Err` for unreadable input (I/O, not a ballast
-/// proof, another format version); `Ok(Err(reason))` for an invalid proof.
-fn read_proof(path: &Path, policy: &VerifyPolicy) -> Result<Result<(AnyProof, usize), String>> {
-    let cannot_read = || format!("cannot read {}", path.display());
-    let mut file = File::open(path).with_context(cannot_read)?;
-    let size = file.metadata().with_context(cannot_read)?.len();
-    let mut bytes = Vec::new();
-    (&mut file)
-        .take(MAX_HEADER_LEN as u64)
-        .read_to_end(&mut bytes)
-        .with_context(cannot_read)?;
-    let decoded = match AnyProof::max_len(&bytes) {
-        Ok(max) if policy.check_size(max).is_err() => {
-            return Ok(Err(format!(
-                "its header allows {max} bytes, more than --max-proof-bytes {}",
-                policy.max_proof_bytes
-            )));
-        }
-        Ok(max) if size > max => Err(ProofFormatError::TooLong { max, got: size }),
-        Ok(max) => {
-            // Never read past the bound, even if the file grows after the size check.
-            let rest = (max + 1).saturating_sub(bytes.len() as u64);
-            (&mut file)
-                .take(rest)
-                .read_to_end(&mut bytes)
-                .with_context(cannot_read)?;
-            AnyProof::from_bytes(&bytes)
-        }
-        Err(e) => Err(e),
-    };
-    match decoded {
-        // Not a ballast proof this build can read: unreadable input, not an invalid proof.
-        Err(
-            e @ (ProofFormatError::BadMagic
-            | ProofFormatError::UnsupportedVersion { .. }
-            | ProofFormatError::UnknownWorkload(_)),
-        ) => Err(anyhow::anyhow!("{}: {e}", path.display())),
-        Err(e) => Ok(Err(e.to_string())),
-        Ok(proof) => Ok(Ok((proof, bytes.len()))),
+/// What a valid part proves about where it starts.
+fn start_note(part: &AnyPart) -> String {
+    let first = part.range().start;
+    if first == 0 {
+        "            from the statement's start; `cli bundle` joins it with the other parts\n"
+            .to_owned()
+    } else {
+        format!(
+            "            from the state it names for segment {first}'s start: valid if segment \
+             {} ends there, which `cli bundle` checks\n",
+            first - 1
+        )
     }
+}
+
+/// Verifies a part on its own.
+fn check_part(part: &AnyPart, policy: &VerifyPolicy) -> Result<(), String> {
+    part.verify(policy).map_err(|e| e.to_string())
 }
 
 /// Verifies the proof and the statement the user expects.

@@ -612,3 +612,242 @@ fn a_bad_cpu_path_is_a_one_line_error_and_writes_nothing() {
         assert!(!proof.exists());
     }
 }
+
+/// The scale-out statement of these tests: 5 Fibonacci segments.
+const SCALE_OUT: [&str; 12] = [
+    "prove",
+    "--workload",
+    "fibonacci",
+    "--sequences",
+    "2",
+    "--log-rows",
+    "7",
+    "--segments",
+    "5",
+    "--queries",
+    "24",
+    "--pow-bits=4",
+];
+
+/// Proves part `index` of 3 of [`SCALE_OUT`] into `dir` as a scheduler would start the
+/// worker: the index in `variable`, not on the command line.
+fn prove_part(dir: &Path, variable: &str, index: usize) -> std::path::PathBuf {
+    let path = dir.join(format!("part-{index}.bin"));
+    let out = run(cli()
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env(variable, index.to_string())
+        .args(SCALE_OUT)
+        .args(["--parts", "3", "-o"])
+        .arg(&path));
+    assert!(out.status.success(), "part {index}: {}", stderr(&out));
+    path
+}
+
+#[test]
+fn parts_from_either_scheduler_bundle_into_the_single_host_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.bin");
+    let out = run(cli().args(SCALE_OUT).arg("-o").arg(&whole));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let parts = [
+        prove_part(dir.path(), "JOB_COMPLETION_INDEX", 0),
+        prove_part(dir.path(), "SLURM_ARRAY_TASK_ID", 1),
+        prove_part(dir.path(), "JOB_COMPLETION_INDEX", 2),
+    ];
+
+    // Each part verifies where it was made, and says what it covers.
+    let report = dir.path().join("verify.json");
+    let out = run(cli()
+        .args(["verify", "--min-security-bits", "0", "--report"])
+        .arg(&report)
+        .arg(&parts[1]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("valid part"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("segments 2..4 of 5"),
+        "{}",
+        stdout(&out)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["part"]["first_segment"], 2);
+    assert_eq!(json["part"]["end_segment"], 4);
+    assert_eq!(json["statement"]["workload"], "fibonacci");
+
+    let bundled = dir.path().join("bundled.bin");
+    let out = run(cli()
+        .arg("bundle")
+        .args([&parts[2], &parts[0], &parts[1]])
+        .arg("-o")
+        .arg(&bundled));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&bundled).unwrap(),
+        std::fs::read(&whole).unwrap(),
+        "the bundle is the single-host proof, byte for byte"
+    );
+    let out = run(cli()
+        .args(["verify", "--min-security-bits", "0"])
+        .arg(&bundled));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("valid proof"), "{}", stdout(&out));
+}
+
+#[test]
+fn bad_sets_of_parts_are_one_line_errors_naming_the_part_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let parts: Vec<_> = (0..3)
+        .map(|i| prove_part(d, "JOB_COMPLETION_INDEX", i))
+        .collect();
+    let name = |p: &Path| p.display().to_string();
+    let truncated = d.join("truncated.bin");
+    let bytes = std::fs::read(&parts[1]).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let tampered = d.join("tampered.bin");
+    let mut flipped = bytes.clone();
+    let at = flipped.len() - 100;
+    flipped[at] ^= 1;
+    std::fs::write(&tampered, flipped).unwrap();
+    let foreign = d.join("foreign.bin");
+    let out = run(cli()
+        .args(SCALE_OUT)
+        .args(["--blowup", "4", "--parts", "3", "--part-index", "1", "-o"])
+        .arg(&foreign));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let overlapping = d.join("overlapping.bin");
+    let out = run(cli()
+        .args(SCALE_OUT)
+        .args(["--parts", "2", "--part-index", "0", "-o"])
+        .arg(&overlapping));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let whole = d.join("whole.bin");
+    assert!(
+        run(cli().args(SCALE_OUT).arg("-o").arg(&whole))
+            .status
+            .success()
+    );
+
+    let cases: [(Vec<&Path>, String); 7] = [
+        (
+            vec![&parts[0], &parts[2]],
+            "no part covers segments 2..4".into(),
+        ),
+        (
+            vec![&parts[0], &parts[1], &parts[1], &parts[2]],
+            name(&parts[1]),
+        ),
+        (vec![&parts[0], &foreign, &parts[2]], name(&foreign)),
+        (
+            vec![&parts[0], &overlapping, &parts[1], &parts[2]],
+            name(&overlapping),
+        ),
+        (vec![&parts[0], &truncated, &parts[2]], name(&truncated)),
+        (vec![&parts[0], &tampered, &parts[2]], name(&tampered)),
+        (vec![&parts[0], &whole], name(&whole)),
+    ];
+    let output = d.join("proof.bin");
+    for (given, named) in cases {
+        let out = run(cli().arg("bundle").args(&given).arg("-o").arg(&output));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{given:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{given:?}: one line: {err}");
+        assert!(
+            err.contains(&named),
+            "{given:?}: {err} does not name {named}"
+        );
+        assert!(!output.exists(), "{given:?} wrote a proof");
+    }
+}
+
+#[test]
+fn part_flags_and_scheduler_variables_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &[(&str, &str)], &str); 6] = [
+        (&["--parts", "3"], &[], "JOB_COMPLETION_INDEX"),
+        (
+            &["--parts", "3"],
+            &[("JOB_COMPLETION_INDEX", "one")],
+            "not a part index",
+        ),
+        (
+            &["--parts", "3"],
+            &[("SLURM_ARRAY_TASK_ID", "3")],
+            "not below --parts 3",
+        ),
+        (
+            &["--parts", "3"],
+            &[("JOB_COMPLETION_INDEX", "1"), ("SLURM_ARRAY_TASK_ID", "2")],
+            "disagree",
+        ),
+        (&["--parts", "6", "--part-index", "0"], &[], "5 segments"),
+        (&["--part-index", "0"], &[], "--parts"),
+    ];
+    for (flags, vars, expected) in cases {
+        let mut c = cli();
+        c.current_dir(dir.path())
+            .env_remove("JOB_COMPLETION_INDEX")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .envs(vars.iter().copied())
+            .args(SCALE_OUT)
+            .args(flags);
+        let out = run(&mut c);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flags:?} {vars:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(expected), "{flags:?} {vars:?}: {err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    // --part-index wins over the environment, and the default output names the part.
+    let out = run(cli()
+        .current_dir(dir.path())
+        .env("JOB_COMPLETION_INDEX", "9")
+        .args(SCALE_OUT)
+        .args(["--parts", "3", "--part-index", "2"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.path().join("part-2.bin").exists());
+    let out = run(cli()
+        .args(["verify", "--expect-statement", &"ab".repeat(32)])
+        .arg(dir.path().join("part-2.bin")));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is a part"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_worker_killed_mid_way_leaves_no_part_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = cli()
+        .current_dir(dir.path())
+        .args([
+            "prove",
+            "--workload",
+            "fibonacci",
+            "--log-rows",
+            "18",
+            "--segments",
+            "8",
+            "--pow-bits",
+            "0",
+            "--threads",
+            "1",
+            "--parts",
+            "2",
+            "--part-index",
+            "1",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "still proving");
+    child.kill().unwrap(); // SIGKILL: no handler runs
+    child.wait().unwrap();
+    let parts: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert!(parts.is_empty(), "a killed worker left {parts:?}");
+}

@@ -22,6 +22,17 @@
 //!            quotient rows (q·C felts) | quotient batch opening
 //!            per FRI layer: values (ext, the plan's unknown slots) | batch opening
 //! ```
+//!
+//! A [`Part`] (segments `first..first + count` of a statement, proven on their own) has the
+//! same header under its own magic, then its range, its states and its segments, each
+//! segment encoded exactly as in a proof:
+//!
+//! ```text
+//! magic "BLSP" | version u16 | params | workload
+//! range      first u32 | count u32 (1..=segments − first)
+//! states     start state | end state of each segment (count)
+//! segment ×  count, as above
+//! ```
 
 use std::ops::Range;
 
@@ -31,15 +42,18 @@ use ballast_merkle::{Digest, batch_opening_len};
 
 use sha3::{Digest as _, Keccak256};
 
+use crate::part::{check_part_range, max_part_len};
 use crate::proof::SegmentShape;
 use crate::protocol::PROTOCOL_VERSION;
 use crate::statement::{context, max_proof_len, segment_shape};
 use crate::{
-    OodValues, Proof, ProofFormatError, QueryOpenings, SegmentProof, StarkParams, Workload,
+    OodValues, Part, Proof, ProofFormatError, QueryOpenings, SegmentProof, StarkParams, Workload,
 };
 
 /// The first four bytes of every proof.
 pub const MAGIC: [u8; 4] = *b"BLST";
+/// The first four bytes of every part.
+pub const PART_MAGIC: [u8; 4] = *b"BLSP";
 /// Bytes before the workload tag: magic, version, parameters.
 const PREFIX_LEN: usize = 4 + 2 + 5;
 
@@ -52,20 +66,30 @@ pub struct Section {
     pub range: Range<usize>,
 }
 
-/// The workload tag of an encoded proof, after checking its magic and version: which
-/// [`Workload`] decodes it.
+/// The workload tag of an encoded proof or part, after checking its magic and version:
+/// which [`Workload`] decodes it.
 ///
 /// # Errors
 /// Too short, bad magic or another format version.
 pub fn workload_tag(bytes: &[u8]) -> Result<u8, ProofFormatError> {
+    let magic = if bytes.starts_with(&PART_MAGIC) {
+        PART_MAGIC
+    } else {
+        MAGIC
+    };
     let mut d = Decoder { bytes, pos: 0 };
-    decode_prefix(&mut d)?;
+    decode_prefix(&mut d, magic)?;
     d.u8()
 }
 
 /// Bytes of the header of a `W` proof: everything [`Proof::max_len`] reads.
 pub const fn header_len<W: Workload>() -> usize {
     PREFIX_LEN + 1 + W::ENCODED_LEN
+}
+
+/// Bytes of the header of a `W` part: everything [`Part::max_len`] reads.
+pub const fn part_header_len<W: Workload>() -> usize {
+    header_len::<W>() + 8
 }
 
 impl<W: Workload> Proof<W> {
@@ -85,23 +109,7 @@ impl<W: Workload> Proof<W> {
 
     fn encode(&self) -> Encoder {
         let mut e = Encoder::default();
-        e.section("magic", |e| e.bytes.extend_from_slice(&MAGIC));
-        e.section("version", |e| e.u16(PROTOCOL_VERSION));
-        e.section("params", |e| {
-            let StarkParams {
-                log_blowup,
-                num_queries,
-                pow_bits,
-                log_final_poly_len,
-            } = self.params;
-            e.u8(narrow(log_blowup));
-            e.u16(narrow(num_queries));
-            e.u8(narrow(pow_bits));
-            e.u8(narrow(log_final_poly_len));
-        });
-        e.section("workload", |e| {
-            e.bytes.extend_from_slice(&context(&self.workload));
-        });
+        encode_header(&mut e, MAGIC, &self.params, &self.workload);
         e.section("end state", |e| {
             self.workload.encode_state(&self.end, &mut e.bytes);
         });
@@ -124,38 +132,21 @@ impl<W: Workload> Proof<W> {
     /// query positions, a wrong length or a non-canonical field element.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder { bytes, pos: 0 };
-        let header = decode_header::<W>(&mut d)?;
-        if bytes.len() as u64 > header.max_len {
-            return Err(ProofFormatError::TooLong {
-                max: header.max_len,
-                got: bytes.len() as u64,
-            });
-        }
         let Header {
             params,
             workload,
             segment,
-            ..
-        } = header;
-        let state_len = workload.state_len();
-        let state = |d: &mut Decoder<'_>| {
-            let offset = d.pos;
-            let raw = d.slice(state_len)?;
-            workload.decode_state(raw, offset)
-        };
-        let end = state(&mut d)?;
+        } = decode_header::<W>(&mut d, MAGIC)?;
+        let max_len = max_proof_len(&workload, &params).ok_or(ProofFormatError::TooLarge)?;
+        check_max_len(bytes, max_len)?;
+        let end = d.state(&workload)?;
         let boundaries = (1..workload.segments())
-            .map(|_| state(&mut d))
+            .map(|_| d.state(&workload))
             .collect::<Result<_, _>>()?;
         let segments = (0..workload.segments())
             .map(|i| decode_segment(&mut d, &segment, i))
             .collect::<Result<_, _>>()?;
-        if d.pos != bytes.len() {
-            return Err(ProofFormatError::Length {
-                expected: d.pos as u64,
-                got: bytes.len() as u64,
-            });
-        }
+        d.finish()?;
         Ok(Self {
             params,
             workload,
@@ -172,11 +163,12 @@ impl<W: Workload> Proof<W> {
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes) for the header.
     pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-        decode_header::<W>(&mut Decoder {
+        let mut d = Decoder {
             bytes: header,
             pos: 0,
-        })
-        .map(|h| h.max_len)
+        };
+        let h = decode_header::<W>(&mut d, MAGIC)?;
+        max_proof_len(&h.workload, &h.params).ok_or(ProofFormatError::TooLarge)
     }
 
     /// Keccak-256 of the workload's tag and encoding and of the outcome: a short name for
@@ -189,18 +181,126 @@ impl<W: Workload> Proof<W> {
     }
 }
 
+impl<W: Workload> Part<W> {
+    /// The canonical encoding.
+    ///
+    /// # Panics
+    /// As [`Proof::to_bytes`], or if the range exceeds its encoded width.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut e = Encoder::default();
+        encode_header(&mut e, PART_MAGIC, &self.params, &self.workload);
+        e.section("range", |e| {
+            e.u32(narrow(self.first));
+            e.u32(narrow(self.segments.len()));
+        });
+        e.section("start state", |e| {
+            self.workload.encode_state(&self.start, &mut e.bytes);
+        });
+        for (i, state) in self.ends.iter().enumerate() {
+            e.section(&format!("end state {}", self.first + i), |e| {
+                self.workload.encode_state(state, &mut e.bytes);
+            });
+        }
+        for (i, segment) in self.segments.iter().enumerate() {
+            encode_segment(&mut e, self.first + i, segment);
+        }
+        e.bytes
+    }
+
+    /// Decodes a part, checking its length against the header's bound before reading
+    /// further.
+    ///
+    /// # Errors
+    /// As [`Proof::from_bytes`], or a range outside the statement.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
+        let mut d = Decoder { bytes, pos: 0 };
+        let (
+            Header {
+                params,
+                workload,
+                segment,
+            },
+            range,
+        ) = decode_part_header::<W>(&mut d)?;
+        let max_len =
+            max_part_len(&workload, &params, range.len()).ok_or(ProofFormatError::TooLarge)?;
+        check_max_len(bytes, max_len)?;
+        let start = d.state(&workload)?;
+        let ends = range
+            .clone()
+            .map(|_| d.state(&workload))
+            .collect::<Result<_, _>>()?;
+        let segments = range
+            .clone()
+            .map(|i| decode_segment(&mut d, &segment, i))
+            .collect::<Result<_, _>>()?;
+        d.finish()?;
+        Ok(Self {
+            params,
+            workload,
+            first: range.start,
+            start,
+            ends,
+            segments,
+        })
+    }
+
+    /// The most bytes a part can have, from its first [`part_header_len`] bytes alone.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes) for the header.
+    pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
+        let mut d = Decoder {
+            bytes: header,
+            pos: 0,
+        };
+        let (h, range) = decode_part_header::<W>(&mut d)?;
+        max_part_len(&h.workload, &h.params, range.len()).ok_or(ProofFormatError::TooLarge)
+    }
+}
+
+/// Magic, version, parameters and workload: the start of every proof and part.
+fn encode_header<W: Workload>(e: &mut Encoder, magic: [u8; 4], params: &StarkParams, workload: &W) {
+    e.section("magic", |e| e.bytes.extend_from_slice(&magic));
+    e.section("version", |e| e.u16(PROTOCOL_VERSION));
+    e.section("params", |e| {
+        let StarkParams {
+            log_blowup,
+            num_queries,
+            pow_bits,
+            log_final_poly_len,
+        } = *params;
+        e.u8(narrow(log_blowup));
+        e.u16(narrow(num_queries));
+        e.u8(narrow(pow_bits));
+        e.u8(narrow(log_final_poly_len));
+    });
+    e.section("workload", |e| {
+        e.bytes.extend_from_slice(&context(workload));
+    });
+}
+
+/// Refuses bytes longer than their header allows.
+fn check_max_len(bytes: &[u8], max: u64) -> Result<(), ProofFormatError> {
+    if bytes.len() as u64 > max {
+        return Err(ProofFormatError::TooLong {
+            max,
+            got: bytes.len() as u64,
+        });
+    }
+    Ok(())
+}
+
 /// What the fixed-size header says.
 struct Header<W> {
     params: StarkParams,
     workload: W,
     segment: SegmentShape,
-    /// The most bytes the whole proof can have.
-    max_len: u64,
 }
 
-fn decode_prefix(d: &mut Decoder<'_>) -> Result<StarkParams, ProofFormatError> {
-    if d.bytes.len() < PREFIX_LEN + 1 || d.bytes[..4] != MAGIC {
-        return Err(if d.bytes.starts_with(&MAGIC) {
+fn decode_prefix(d: &mut Decoder<'_>, magic: [u8; 4]) -> Result<StarkParams, ProofFormatError> {
+    if d.bytes.len() < PREFIX_LEN + 1 || d.bytes[..4] != magic {
+        return Err(if d.bytes.starts_with(&magic) {
             ProofFormatError::Length {
                 expected: (PREFIX_LEN + 1) as u64,
                 got: d.bytes.len() as u64,
@@ -225,8 +325,11 @@ fn decode_prefix(d: &mut Decoder<'_>) -> Result<StarkParams, ProofFormatError> {
     })
 }
 
-fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFormatError> {
-    let params = decode_prefix(d)?;
+fn decode_header<W: Workload>(
+    d: &mut Decoder<'_>,
+    magic: [u8; 4],
+) -> Result<Header<W>, ProofFormatError> {
+    let params = decode_prefix(d, magic)?;
     let tag = d.u8()?;
     if tag != W::TAG {
         return Err(ProofFormatError::UnknownWorkload(tag));
@@ -234,13 +337,23 @@ fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFor
     let workload = W::decode(d.slice(W::ENCODED_LEN)?)?;
     // Validates the parameters against the workload's rows.
     let segment = segment_shape(&workload, 0, &params)?;
-    let max_len = max_proof_len(&workload, &params).ok_or(ProofFormatError::TooLarge)?;
     Ok(Header {
         params,
         workload,
         segment,
-        max_len,
     })
+}
+
+/// A part's header and the segments it covers.
+fn decode_part_header<W: Workload>(
+    d: &mut Decoder<'_>,
+) -> Result<(Header<W>, Range<usize>), ProofFormatError> {
+    let header = decode_header::<W>(d, PART_MAGIC)?;
+    let first = d.u32()? as usize;
+    let count = d.u32()? as usize;
+    let range = first..first.saturating_add(count);
+    check_part_range(&header.workload, &range)?;
+    Ok((header, range))
 }
 
 /// A header field in its encoded width.
@@ -467,5 +580,22 @@ impl<'a> Decoder<'a> {
 
     fn digests(&mut self, len: usize) -> Result<Vec<Digest>, ProofFormatError> {
         (0..len).map(|_| self.digest()).collect()
+    }
+
+    fn state<W: Workload>(&mut self, workload: &W) -> Result<W::State, ProofFormatError> {
+        let offset = self.pos;
+        let raw = self.slice(workload.state_len())?;
+        workload.decode_state(raw, offset)
+    }
+
+    /// Refuses trailing bytes.
+    fn finish(&self) -> Result<(), ProofFormatError> {
+        if self.pos != self.bytes.len() {
+            return Err(ProofFormatError::Length {
+                expected: self.pos as u64,
+                got: self.bytes.len() as u64,
+            });
+        }
+        Ok(())
     }
 }

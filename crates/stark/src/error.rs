@@ -1,5 +1,7 @@
 //! Errors of the prover, the verifier and the proof format.
 
+use std::ops::Range;
+
 use ballast_air::AirError;
 use ballast_fri::FriError;
 use thiserror::Error;
@@ -139,6 +141,10 @@ pub enum VerifierError {
         /// The failing FRI check.
         source: FriError,
     },
+    /// This error occurs when a part covering segment 0 starts in another state than the
+    /// workload's start.
+    #[error("the part starts segment 0 in another state than the workload's start")]
+    PartStart,
     /// This error occurs when the proof uses other parameters than the verifier requires.
     #[error("the proof uses parameters {got:?}, the verifier requires {expected:?}")]
     ParamsMismatch {
@@ -149,11 +155,61 @@ pub enum VerifierError {
     },
 }
 
+/// Why parts could not be bundled into one proof. Parts are named as the caller named them.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum BundleError {
+    /// This error occurs when no part is given.
+    #[error("no parts given")]
+    Empty,
+    /// This error occurs when a part proves another statement, or uses other parameters,
+    /// than the first part.
+    #[error("{part} belongs to another statement or parameter set than {reference}")]
+    Foreign {
+        /// The part that differs.
+        part: String,
+        /// The first part, whose statement the others must prove.
+        reference: String,
+    },
+    /// This error occurs when no part covers some segments.
+    #[error("no part covers segments {}..{} (a part is missing)", .0.start, .0.end)]
+    Missing(Range<usize>),
+    /// This error occurs when two parts cover the same segment.
+    #[error("{part} (segments {}..{}) overlaps {other} (segments {}..{})",
+            .range.start, .range.end, .other_range.start, .other_range.end)]
+    Overlap {
+        /// The later part.
+        part: String,
+        /// Its segments.
+        range: Range<usize>,
+        /// The part it overlaps.
+        other: String,
+        /// That part's segments.
+        other_range: Range<usize>,
+    },
+    /// This error occurs when a part does not start in the state the part before it ends in.
+    #[error("{part} does not start in the state {previous} ends in")]
+    Chain {
+        /// The part.
+        part: String,
+        /// The part before it.
+        previous: String,
+    },
+    /// This error occurs when a part does not verify.
+    #[error("{part} is invalid: {reason}")]
+    Invalid {
+        /// The part.
+        part: String,
+        /// Why it was rejected.
+        reason: VerifierError,
+    },
+}
+
 /// Why proof bytes could not be decoded.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ProofFormatError {
-    /// This error occurs when the bytes do not start with the proof magic.
-    #[error("not a ballast proof (bad magic bytes)")]
+    /// This error occurs when the bytes start with neither the proof's nor the part's magic,
+    /// or with the other one than expected.
+    #[error("not a ballast proof or part (bad magic bytes)")]
     BadMagic,
     /// This error occurs when the proof was written by another format version.
     #[error("unsupported proof format version {got}, this build reads version {supported}")]

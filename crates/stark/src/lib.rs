@@ -7,6 +7,7 @@ mod error;
 mod lanes;
 mod ood;
 mod params;
+mod part;
 mod periodic;
 mod proof;
 mod protocol;
@@ -20,13 +21,16 @@ mod verifier;
 mod workload;
 
 pub use backend::{Backend, Committed, CpuBackend};
-pub use codec::{MAGIC, Section, header_len, workload_tag};
-pub use error::{BackendError, ParamsError, ProofFormatError, ProverError, VerifierError};
+pub use codec::{MAGIC, PART_MAGIC, Section, header_len, part_header_len, workload_tag};
+pub use error::{
+    BackendError, BundleError, ParamsError, ProofFormatError, ProverError, VerifierError,
+};
 pub use ood::OodValues;
 pub use params::{
     EXTENSION_FIELD_BITS, HASH_COLLISION_BITS, LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS,
     MAX_QUERIES, StarkParams, check_range,
 };
+pub use part::{Part, bundle, part_range, prove_part, verify_part};
 pub use proof::{QueryOpenings, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
 pub use prover::{prove, prove_unchecked};

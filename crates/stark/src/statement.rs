@@ -6,6 +6,8 @@
 //! chain is checked by construction. Segments are proven one after another and only their
 //! (small) proofs are kept, so peak memory does not grow with the number of segments.
 
+use std::ops::Range;
+
 use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Ext3, Felt};
 
@@ -49,18 +51,21 @@ impl<W: Workload> Proof<W> {
     /// Provable security in bits ([`StarkParams::provable_security_bits`]) with the DEEP
     /// batch of this proof's AIR: 2W + C terms; 0 for parameters the AIR cannot use.
     pub fn provable_security_bits(&self) -> u32 {
-        segment_shape(&self.workload, 0, &self.params).map_or(0, |shape| {
-            self.params.provable_security_bits(
-                self.workload.log_rows(),
-                2 * shape.width + shape.quotient_width,
-            )
-        })
+        provable_security_bits(&self.workload, &self.params)
     }
 
     /// The state segment `index` ends in.
     pub fn segment_end(&self, index: usize) -> &W::State {
         self.boundaries.get(index).unwrap_or(&self.end)
     }
+}
+
+/// [`StarkParams::provable_security_bits`] for `workload`'s AIR, whose DEEP batch has 2W + C
+/// terms; 0 for parameters the AIR cannot use.
+pub(crate) fn provable_security_bits<W: Workload>(workload: &W, params: &StarkParams) -> u32 {
+    segment_shape(workload, 0, params).map_or(0, |shape| {
+        params.provable_security_bits(workload.log_rows(), 2 * shape.width + shape.quotient_width)
+    })
 }
 
 /// The workload's tag and encoding: what every segment's transcript binds as its statement.
@@ -84,13 +89,22 @@ pub(crate) fn segment_shape<W: Workload>(
 /// The most bytes a proof of `workload` with `params` can have (every query at its own
 /// position, nothing shared), or `None` on overflow. The parameters must be valid.
 pub(crate) fn max_proof_len<W: Workload>(workload: &W, params: &StarkParams) -> Option<u64> {
-    let segment = segment_shape(workload, 0, params).ok()?;
     let states = workload.state_len() as u64 * workload.segments() as u64;
-    segment
-        .max_encoded_len()?
-        .checked_mul(workload.segments() as u64)?
+    max_segments_len(workload, params, workload.segments())?
         .checked_add(crate::header_len::<W>() as u64)?
         .checked_add(states)
+}
+
+/// The most bytes `count` segment proofs of `workload` can have, or `None` on overflow.
+pub(crate) fn max_segments_len<W: Workload>(
+    workload: &W,
+    params: &StarkParams,
+    count: usize,
+) -> Option<u64> {
+    segment_shape(workload, 0, params)
+        .ok()?
+        .max_encoded_len()?
+        .checked_mul(count as u64)
 }
 
 /// A rough upper estimate of the prover's peak memory in bytes: one segment's tables and
@@ -133,12 +147,41 @@ pub fn prove_statement<W: Workload>(
 ) -> Result<Proof<W>, ProverError> {
     workload.validate()?;
     params.validate(workload.log_rows())?;
+    let (mut states, segments) = prove_segments(
+        workload,
+        params,
+        0..workload.segments(),
+        workload.start(),
+        backend,
+        times,
+        on_segment,
+    )?;
+    let end = states.pop().expect("at least one segment");
+    Ok(Proof {
+        params: *params,
+        workload: workload.clone(),
+        end,
+        boundaries: states,
+        segments,
+    })
+}
+
+/// Proves segments `range` one after another from `start`: the state each ends in, and
+/// their proofs. The workload, parameters and range must be valid.
+pub(crate) fn prove_segments<W: Workload>(
+    workload: &W,
+    params: &StarkParams,
+    range: Range<usize>,
+    mut start: W::State,
+    backend: &dyn Backend,
+    times: &mut PhaseTimes,
+    on_segment: &mut dyn FnMut(usize),
+) -> Result<(Vec<W::State>, Vec<SegmentProof>), ProverError> {
     let context = context(workload);
     let count = workload.segments();
-    let mut segments = Vec::with_capacity(count);
-    let mut states = Vec::with_capacity(count);
-    let mut start = workload.start();
-    for index in 0..count {
+    let mut segments = Vec::with_capacity(range.len());
+    let mut states = Vec::with_capacity(range.len());
+    for (done, index) in range.enumerate() {
         let (trace, end) = times.time(Phase::Trace, || workload.trace(index, &start));
         let air = workload.air(index);
         let public_inputs = workload.public_inputs(index, &start, &end);
@@ -152,16 +195,9 @@ pub fn prove_statement<W: Workload>(
         segments.push(proof);
         states.push(end.clone());
         start = end;
-        on_segment(index + 1);
+        on_segment(done + 1);
     }
-    let end = states.pop().expect("at least one segment");
-    Ok(Proof {
-        params: *params,
-        workload: workload.clone(),
-        end,
-        boundaries: states,
-        segments,
-    })
+    Ok((states, segments))
 }
 
 /// The conjectured security a verifier requires unless told otherwise.
@@ -267,11 +303,37 @@ pub fn verify_statement<W: Workload>(
             got: segments.len(),
         });
     }
+    let mut ends = boundaries.clone();
+    ends.push(proof.end.clone());
+    verify_segments(
+        workload,
+        params,
+        policy,
+        0,
+        &workload.start(),
+        &ends,
+        segments,
+    )
+}
+
+/// Verifies segments `first..first + proofs.len()`: the first starts in `start`, segment
+/// `first + i` ends in `ends[i]` and the next starts there. The shapes must match.
+pub(crate) fn verify_segments<W: Workload>(
+    workload: &W,
+    params: &StarkParams,
+    policy: &VerifyPolicy,
+    first: usize,
+    start: &W::State,
+    ends: &[W::State],
+    proofs: &[SegmentProof],
+) -> Result<(), VerifierError> {
     let context = context(workload);
-    for (index, segment_proof) in segments.iter().enumerate() {
+    let count = workload.segments();
+    let starts = std::iter::once(start).chain(ends);
+    for (i, ((segment_proof, start), end)) in proofs.iter().zip(starts).zip(ends).enumerate() {
+        let index = first + i;
         let air = workload.air(index);
-        let public_inputs =
-            workload.public_inputs(index, &proof.segment_start(index), proof.segment_end(index));
+        let public_inputs = workload.public_inputs(index, start, end);
         let segment = SegmentStatement {
             context: &context,
             position: SegmentPosition { index, count },

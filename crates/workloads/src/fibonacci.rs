@@ -155,16 +155,35 @@ impl Describe for Fibonacci {
     }
 
     fn json(&self, end: &Vec<Felt>) -> Map<String, Value> {
-        let values = |row: &[Felt]| row.iter().map(|f| Value::from(f.as_u64())).collect();
+        let mut map = self.computation_json();
+        map.insert("end".into(), Value::Array(felt_values(end)));
+        map
+    }
+
+    fn computation(&self) -> String {
+        format!(
+            "fibonacci: {} sequences × 2^{} rows × {} segments ({} steps)",
+            self.sequences,
+            self.log_rows,
+            self.segments,
+            thousands(self.steps())
+        )
+    }
+
+    fn computation_json(&self) -> Map<String, Value> {
         let mut map = Map::new();
         map.insert("sequences".into(), self.sequences.into());
         map.insert("log_rows".into(), self.log_rows.into());
         map.insert("segments".into(), self.segments.into());
         map.insert("steps".into(), self.steps().into());
-        map.insert("start".into(), Value::Array(values(&self.start())));
-        map.insert("end".into(), Value::Array(values(end)));
+        map.insert("start".into(), Value::Array(felt_values(&self.start())));
         map
     }
+}
+
+/// Field elements as JSON numbers.
+fn felt_values(row: &[Felt]) -> Vec<Value> {
+    row.iter().map(|f| Value::from(f.as_u64())).collect()
 }
 
 /// One segment's table: 2·`sequences` columns × 2^`log_rows` rows. Public inputs: the first

@@ -6,4 +6,4 @@ mod registry;
 
 pub use fibonacci::{Fibonacci, FibonacciAir};
 pub use keccak_chain::{KeccakChain, KeccakChainAir, keccak_f};
-pub use registry::{AnyProof, Describe, MAX_HEADER_LEN};
+pub use registry::{AnyPart, AnyProof, Describe, MAX_HEADER_LEN};

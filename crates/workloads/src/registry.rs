@@ -3,9 +3,12 @@
 //! Adding a workload is one module implementing [`Workload`] and [`Describe`], and one line
 //! in the `registry!` invocation below.
 
+use std::ops::Range;
+
 use ballast_stark::{
-    Proof, ProofFormatError, StarkParams, VerifierError, VerifyPolicy, Workload, header_len,
-    verify_statement, workload_tag,
+    BundleError, PART_MAGIC, Part, Proof, ProofFormatError, StarkParams, VerifierError,
+    VerifyPolicy, Workload, bundle, header_len, part_header_len, verify_part, verify_statement,
+    workload_tag,
 };
 use serde_json::{Map, Value};
 
@@ -17,6 +20,10 @@ pub trait Describe: Workload {
     fn summary(&self, end: &Self::State) -> String;
     /// The statement's fields as JSON (besides `workload` and `digest`).
     fn json(&self, end: &Self::State) -> Map<String, Value>;
+    /// One line: the computation alone, without its outcome (what a part belongs to).
+    fn computation(&self) -> String;
+    /// The computation's fields as JSON, without its outcome.
+    fn computation_json(&self) -> Map<String, Value>;
 }
 
 macro_rules! registry {
@@ -30,18 +37,169 @@ macro_rules! registry {
             )+
         }
 
-        /// The longest header of any registered workload: reading this many bytes (or the
-        /// whole file, if shorter) is enough for [`AnyProof::max_len`].
+        /// A part of any registered workload.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum AnyPart {
+            $(
+                #[doc = concat!("A part of a [`", stringify!($workload), "`] statement.")]
+                $variant(Part<$workload>),
+            )+
+        }
+
+        /// The longest proof or part header of any registered workload: reading this many
+        /// bytes (or the whole file, if shorter) is enough for [`AnyProof::max_len`] and
+        /// [`AnyPart::max_len`].
         pub const MAX_HEADER_LEN: usize = {
             let mut max = 0;
             $(
-                let len = header_len::<$workload>();
+                let len = part_header_len::<$workload>();
                 if len > max {
                     max = len;
                 }
             )+
             max
         };
+
+        impl AnyPart {
+            /// Whether `bytes` start like a part (rather than a proof).
+            pub fn is_part(bytes: &[u8]) -> bool {
+                bytes.starts_with(&PART_MAGIC)
+            }
+
+            /// The most bytes the part can have, from its header alone.
+            ///
+            /// # Errors
+            /// Bad magic, another version, an unknown workload or an invalid header.
+            pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
+                match workload_tag(header)? {
+                    $(
+                        <$workload>::TAG => {
+                            let len = part_header_len::<$workload>().min(header.len());
+                            Part::<$workload>::max_len(&header[..len])
+                        }
+                    )+
+                    tag => Err(ProofFormatError::UnknownWorkload(tag)),
+                }
+            }
+
+            /// Decodes a part of whichever workload its header names.
+            ///
+            /// # Errors
+            /// As [`Part::from_bytes`], or an unknown workload tag.
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
+                match workload_tag(bytes)? {
+                    $(<$workload>::TAG => Part::from_bytes(bytes).map(Self::$variant),)+
+                    tag => Err(ProofFormatError::UnknownWorkload(tag)),
+                }
+            }
+
+            /// The canonical encoding.
+            pub fn to_bytes(&self) -> Vec<u8> {
+                match self {
+                    $(Self::$variant(p) => p.to_bytes(),)+
+                }
+            }
+
+            /// Verifies the part ([`verify_part`]).
+            ///
+            /// # Errors
+            /// The first check that fails.
+            pub fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError> {
+                match self {
+                    $(Self::$variant(p) => verify_part(p, policy),)+
+                }
+            }
+
+            /// The segments the part covers.
+            pub fn range(&self) -> Range<usize> {
+                match self {
+                    $(Self::$variant(p) => p.range(),)+
+                }
+            }
+
+            /// The number of segments of the statement the part belongs to.
+            pub fn statement_segments(&self) -> usize {
+                match self {
+                    $(Self::$variant(p) => p.workload.segments(),)+
+                }
+            }
+
+            /// The computation the part belongs to, in one line.
+            pub fn computation(&self) -> String {
+                match self {
+                    $(Self::$variant(p) => p.workload.computation(),)+
+                }
+            }
+
+            /// The computation as JSON: `workload` and the workload's own fields, without the
+            /// outcome.
+            pub fn computation_json(&self) -> Value {
+                let mut map = Map::new();
+                map.insert("workload".into(), self.workload_name().into());
+                match self {
+                    $(Self::$variant(p) => map.extend(p.workload.computation_json()),)+
+                }
+                Value::Object(map)
+            }
+
+            /// The part's parameters.
+            pub fn params(&self) -> &StarkParams {
+                match self {
+                    $(Self::$variant(p) => &p.params,)+
+                }
+            }
+
+            /// Provable security in bits, with the AIR's DEEP batch.
+            pub fn provable_security_bits(&self) -> u32 {
+                match self {
+                    $(Self::$variant(p) => p.provable_security_bits(),)+
+                }
+            }
+
+            /// log2 of the rows per segment.
+            pub fn log_rows(&self) -> usize {
+                match self {
+                    $(Self::$variant(p) => p.workload.log_rows(),)+
+                }
+            }
+
+            /// The workload's name.
+            pub fn workload_name(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => <$workload>::NAME,)+
+                }
+            }
+
+            /// Joins named parts into the proof of their statement ([`bundle`]).
+            ///
+            /// # Errors
+            /// As [`bundle`]; parts of different workloads are foreign to one another.
+            pub fn bundle(
+                parts: Vec<(String, AnyPart)>,
+                policy: &VerifyPolicy,
+            ) -> Result<AnyProof, BundleError> {
+                let Some((reference, first)) = parts.first() else {
+                    return Err(BundleError::Empty);
+                };
+                match first {
+                    $(Self::$variant(_) => {
+                        let reference = reference.clone();
+                        let typed = parts
+                            .into_iter()
+                            .map(|(name, part)| match part {
+                                Self::$variant(p) => Ok((name, p)),
+                                #[allow(unreachable_patterns)]
+                                _ => Err(BundleError::Foreign {
+                                    part: name,
+                                    reference: reference.clone(),
+                                }),
+                            })
+                            .collect::<Result<Vec<_>, _>>()?;
+                        bundle(typed, policy).map(AnyProof::$variant)
+                    })+
+                }
+            }
+        }
 
         impl AnyProof {
             /// The most bytes the proof can have, from its header alone.
@@ -116,6 +274,13 @@ macro_rules! registry {
                 }
             }
 
+            /// The number of segments.
+            pub fn segments(&self) -> usize {
+                match self {
+                    $(Self::$variant(p) => p.workload.segments(),)+
+                }
+            }
+
             /// The workload's name.
             pub fn workload_name(&self) -> &'static str {
                 match self {
@@ -143,6 +308,12 @@ macro_rules! registry {
         }
 
         $(
+            impl From<Part<$workload>> for AnyPart {
+                fn from(part: Part<$workload>) -> Self {
+                    Self::$variant(part)
+                }
+            }
+
             impl From<Proof<$workload>> for AnyProof {
                 fn from(proof: Proof<$workload>) -> Self {
                     Self::$variant(proof)

@@ -227,9 +227,24 @@ impl Describe for KeccakChain {
     }
 
     fn json(&self, end: &[u8; 32]) -> Map<String, Value> {
+        let mut map = self.computation_json();
+        map.insert("output".into(), hex(end).into());
+        map
+    }
+
+    fn computation(&self) -> String {
+        format!(
+            "keccak-chain: {} steps of Keccak-256 from seed {} ({} segments × 2^{} rows)",
+            thousands(self.steps),
+            hex(&self.seed),
+            self.segments(),
+            self.log_rows
+        )
+    }
+
+    fn computation_json(&self) -> Map<String, Value> {
         let mut map = Map::new();
         map.insert("seed".into(), hex(&self.seed).into());
-        map.insert("output".into(), hex(end).into());
         map.insert("steps".into(), self.steps.into());
         map.insert("log_rows".into(), self.log_rows.into());
         map.insert("segments".into(), self.segments().into());
