@@ -54,13 +54,16 @@
         inherit pkgs craneLib platform;
         inherit (sources) src;
       };
-    in {
-      inherit pkgs;
-      inherit (build) cli;
       image = import ./nix/image.nix {
         inherit pkgs platform;
         inherit (build) cli;
       };
+    in {
+      inherit pkgs image;
+      inherit (build) cli;
+      # The Kubernetes deployment: an Indexed Job proving the parts of one
+      # statement on GPU pods, and the Job that bundles them (docs/deploy.md).
+      k8s-job = pkgs.callPackage ./nix/k8s.nix {inherit image;};
       checks = import ./nix/checks.nix {
         inherit pkgs craneLib sources build;
       };
@@ -74,7 +77,7 @@
     eachSystem = f: builtins.mapAttrs (_: f) perSystem;
   in {
     packages = eachSystem (s: {
-      inherit (s) cli image;
+      inherit (s) cli image k8s-job;
       default = s.cli;
     });
 

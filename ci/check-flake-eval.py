@@ -148,6 +148,65 @@ def guard_refuses_overrides(pre_build):
     return True, None
 
 
+def check_k8s(c, n, deployment):
+    """The Kubernetes manifests of packages.<system>.k8s-job, as shipped."""
+    m = deployment.get("manifests") or {}
+    volume, prove, bundle = m.get("volume", {}), m.get("prove", {}), m.get("bundle", {})
+    claim = volume.get("metadata", {}).get("name")
+    c.check(
+        n("k8s-job: the parts volume is a ReadWriteMany PersistentVolumeClaim"),
+        volume.get("kind") == "PersistentVolumeClaim" and volume.get("spec", {}).get("accessModes") == ["ReadWriteMany"],
+        volume.get("spec"),
+    )
+    spec = prove.get("spec", {})
+    pod = spec.get("template", {}).get("spec", {})
+    containers = pod.get("containers", [{}])
+    args = containers[0].get("args", [])
+    c.check(
+        n("k8s-job: the prove Job is an Indexed Job of --parts completions"),
+        (prove.get("apiVersion"), prove.get("kind"), spec.get("completionMode")) == ("batch/v1", "Job", "Indexed")
+        and args[:1] == ["prove"]
+        and args[-2:] == ["--parts", str(spec.get("completions"))],
+        (spec.get("completionMode"), spec.get("completions"), args),
+    )
+    c.check(
+        n("k8s-job: one GPU per proving pod"),
+        containers[0].get("resources", {}).get("limits", {}).get("nvidia.com/gpu") == 1,
+        containers[0].get("resources"),
+    )
+    bundle_pod = bundle.get("spec", {}).get("template", {}).get("spec", {})
+    every = containers + bundle_pod.get("initContainers", []) + bundle_pod.get("containers", [])
+    c.check(
+        n("k8s-job: every container runs .#image's entrypoint (args, no command)"),
+        all(x.get("image") == deployment.get("image") and "command" not in x and x.get("args") for x in every),
+        [(x.get("image"), x.get("command")) for x in every],
+    )
+
+    def mounts_claim(pod_spec, container):
+        names = {
+            v["name"]
+            for v in pod_spec.get("volumes", [])
+            if v.get("persistentVolumeClaim", {}).get("claimName") == claim
+        }
+        paths = [mnt["mountPath"] for mnt in container.get("volumeMounts", []) if mnt["name"] in names]
+        return container.get("workingDir") in paths
+
+    c.check(
+        n("k8s-job: every container works in the shared claim (parts and proof land there)"),
+        all(mounts_claim(pod, x) for x in containers)
+        and all(mounts_claim(bundle_pod, x) for x in every[len(containers) :]),
+    )
+    parts = [f"part-{i}.bin" for i in range(spec.get("completions") or 0)]
+    init = bundle_pod.get("initContainers", [{}])
+    c.check(
+        n("k8s-job: the bundle Job joins part-0..K-1 into proof.bin, then verifies it"),
+        init[0].get("args") == ["bundle", *parts, "-o", "proof.bin"]
+        and bundle_pod.get("containers", [{}])[0].get("args", [""])[0] == "verify"
+        and bundle_pod.get("containers", [{}])[0].get("args", [])[-1:] == ["proof.bin"],
+        (init[0].get("args"), bundle_pod.get("containers")),
+    )
+
+
 def main(flake, nix_command, flake_options, root):
     nix = Nix(nix_command, flake, flake_options)
     c = Checker()
@@ -166,6 +225,12 @@ def main(flake, nix_command, flake_options, root):
         "cs: builtins.mapAttrs (s: builtins.mapAttrs (n: d: {"
         " drv = d.drvPath; src = if d ? src then toString d.src else null; })) cs",
     )
+    deployments = nix.eval_json(
+        "packages",
+        "ps: builtins.mapAttrs (s: p: {"
+        " image = p.image.imageName + \":\" + p.image.imageTag;"
+        " manifests = p.k8s-job.manifests or null; }) ps",
+    )
     shells = nix.eval_json("devShells", "ds: builtins.mapAttrs (s: builtins.mapAttrs (n: d: d.drvPath)) ds")
     c.check("systems are exactly x86_64-linux and aarch64-linux", sorted(packages) == sorted(SYSTEMS), sorted(packages))
     toolchain = re.search(r'channel\s*=\s*"([^"]+)"', open(os.path.join(root, "rust-toolchain.toml")).read())[1]
@@ -174,7 +239,12 @@ def main(flake, nix_command, flake_options, root):
     for system, expected in SYSTEMS.items():
         n = lambda what: f"{system}: {what}"  # noqa: E731
         pkgs, sys_checks = packages.get(system, {}), checks.get(system, {})
-        c.check(n("packages are cli, default and image"), sorted(pkgs) == ["cli", "default", "image"], sorted(pkgs))
+        c.check(
+            n("packages are cli, default, image and k8s-job"),
+            sorted(pkgs) == ["cli", "default", "image", "k8s-job"],
+            sorted(pkgs),
+        )
+        check_k8s(c, n, deployments.get(system, {}))
         c.check(n("checks are exactly " + " ".join(CHECKS)), sorted(sys_checks) == CHECKS, sorted(sys_checks))
         c.check(n("devShells.default evaluates to a derivation"), shells.get(system, {}).get("default", "").endswith(".drv"))
         cli = pkgs.get("cli")

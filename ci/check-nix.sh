@@ -2,7 +2,7 @@
 # ballast's Nix packaging, checked with a real Nix and the real crane and
 # rust-overlay.
 #
-#   ci/check-nix.sh [lint] [lock] [eval] [discriminate]     (no argument: all four)
+#   ci/check-nix.sh [lint] [lock] [eval] [discriminate] [k8s]   (no argument: the first four)
 #
 # lint          every .nix file parses (nix-instantiate --parse), is formatted
 #               (alejandra) and has no dead code (deadnix --fail)
@@ -17,6 +17,8 @@
 #               building `nix flake check`.
 # discriminate  the assertions catch a broken wiring: each of a few deliberate
 #               breakages of a copy of the flake must fail the assertion it names
+# k8s           writes .#k8s-job's manifests as JSON to $BALLAST_K8S_OUT (the
+#               package's and an override's), for ci/check-deploy.sh
 #
 # Environment:
 #   BALLAST_NIX_KIT    the offline Nix kit (.ci/run sets ../shared/nix-kit): its
@@ -364,6 +366,8 @@ breakages=(
   "nix/checks.nix|ci/check-proof-equality.sh \${cli}/bin/cli|ci/check-proof-equality.sh|proof-equality: runs bash"
   "nix/image.nix|NVIDIA_VISIBLE_DEVICES=all|NVIDIA_VISIBLE_DEVICES=none|image: NVIDIA runtime variables"
   "nix/source.nix|(lib.fileset.fileFilter (file: file.name == \"README.md\") ../crates)||source: holds all"
+  "nix/k8s.nix|completionMode = \"Indexed\";|completionMode = \"NonIndexed\";|k8s-job: the prove Job is an Indexed Job"
+  "nix/k8s.nix|(container \"bundle\" ([\"bundle\"] ++ partFiles|(container \"bundle\" ([\"bundle\"] ++ lib.tail partFiles|k8s-job: the bundle Job joins"
 )
 
 step_discriminate() {
@@ -394,15 +398,44 @@ step_discriminate() {
   done
 }
 
+# --- k8s ---------------------------------------------------------------------
+
+# The Kubernetes manifests of .#k8s-job, as JSON for ci/check-deploy.sh: the
+# default package's (default.json) and an override's (override.json), evaluated
+# for x86_64-linux (the manifests are the same on every system but the image tag).
+k8s_override='{ name = "fib"; parts = 8; parallelism = 2; proveArgs = ["--workload" "fibonacci" "--sequences" "4" "--log-rows" "10" "--segments" "16" "--security-bits" "80"]; verifyArgs = ["--min-security-bits" "80"]; imageRef = "registry.example.com/ballast:ci"; storageClassName = "nfs"; }'
+
+step_k8s() {
+  choose_nix
+  local out=${BALLAST_K8S_OUT:?BALLAST_K8S_OUT must name the directory the manifests are written to}
+  section "k8s: render .#k8s-job's manifests into $out"
+  mkdir -p "$out"
+  local attr=packages.x86_64-linux.k8s-job eval_cmd flake
+  if [[ -n ${real_nix:-} ]]; then
+    eval_cmd=("$real_nix" --extra-experimental-features 'nix-command flakes' eval)
+    flake=path:$root
+  else
+    copy_tree "$scratch/k8s-tree"
+    eval_cmd=("${nix_cmd[@]}" eval --no-write-lock-file "${flake_opts[@]}")
+    flake=path:$scratch/k8s-tree
+  fi
+  timed k8s-default "default.json: the package as shipped" \
+    "${eval_cmd[@]}" --json "$flake#$attr.manifests"
+  timed k8s-override "override.json: .override $k8s_override" \
+    "${eval_cmd[@]}" --json "$flake#$attr" --apply "j: (j.override $k8s_override).manifests"
+  cp "$scratch/k8s-default.out" "$out/default.json"
+  cp "$scratch/k8s-override.out" "$out/override.json"
+}
+
 # --- main --------------------------------------------------------------------
 
 steps=("$@")
 ((${#steps[@]})) || steps=(lint lock eval discriminate)
 for step in "${steps[@]}"; do
   case $step in
-    lint | lock | eval | discriminate) ;;
+    lint | lock | eval | discriminate | k8s) ;;
     *)
-      echo "usage: ci/check-nix.sh [lint] [lock] [eval] [discriminate]" >&2
+      echo "usage: ci/check-nix.sh [lint] [lock] [eval] [discriminate] [k8s]" >&2
       exit 2
       ;;
   esac

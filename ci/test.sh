@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ballast's test command: README.md gives it, .ci/run calls it, and `nix flake check` runs the
 # same pieces as separate checks. Run from anywhere; needs cargo, nm, python3 (with pip, for
-# ci/check-kernels.sh's pinned NVRTC) and, for the Nix checks, the offline Nix kit named by
-# BALLAST_NIX_KIT (.ci/run sets it) or a Nix with network access on PATH.
+# ci/check-kernels.sh's pinned NVRTC and ci/check-deploy.sh's pinned kubernetes-validate),
+# for the Nix checks the offline Nix kit named by BALLAST_NIX_KIT (.ci/run sets it) or a Nix
+# with network access on PATH, and root with Debian's packages for the Slurm cluster.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -72,5 +73,8 @@ ci/check-kernels.sh
 
 step "nix: parse, format, dead code, lock, real evaluation, discrimination"
 ci/check-nix.sh
+
+step "scale-out: Kubernetes manifests (Nix-rendered, schema-validated, emulated), 64 segments in 8 parts, a real Slurm job array"
+ci/check-deploy.sh "$cli"
 
 printf '\nci/test.sh: all checks passed\n'
