@@ -22,7 +22,7 @@ pub fn run(args: &BundleArgs) -> Result<()> {
     for path in &args.parts {
         let name = path.display().to_string();
         let part = match read(path, u64::MAX)? {
-            Err(reason) => bail!("{name} is not a valid part: {reason}"),
+            Err(invalid) => bail!("{name} is not a valid part: {}", invalid.reason),
             Ok((Decoded::Proof(_), _)) => {
                 bail!("{name} is a whole proof, not a part (`cli prove --parts` writes parts)")
             }

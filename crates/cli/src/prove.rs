@@ -205,7 +205,7 @@ where
             part_range(workload.segments(), parts, index).map_err(flag_error)?
         }
     };
-    let estimate = estimate_peak_bytes(workload, &params);
+    let estimate = estimate_peak_bytes(workload, &params, range.len());
     if let Some(memory) = physical_memory()
         && estimate > memory
     {
@@ -213,7 +213,7 @@ where
             "{} × 2^{} rows × {} segments would need about {} of memory (estimate), more than this machine's {}",
             W::NAME,
             workload.log_rows(),
-            workload.segments(),
+            range.len(),
             human_bytes(estimate),
             human_bytes(memory)
         );

@@ -16,12 +16,20 @@ pub enum Decoded {
     Part(AnyPart),
 }
 
+/// Why a readable proof or part file is not a valid one.
+pub struct Invalid {
+    /// Whether the file is a part (by its magic).
+    pub is_part: bool,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
 /// Reads and decodes a proof or part. The header alone bounds the file's size, so a header
 /// that allows more than `max_bytes`, or a file larger than its header allows, is refused
 /// before the rest is loaded. `Err` for unreadable input (I/O, not a ballast proof or part,
-/// another format version); `Ok(Err(reason))` for a malformed one; otherwise the file and
-/// its size.
-pub fn read(path: &Path, max_bytes: u64) -> Result<Result<(Decoded, usize), String>> {
+/// another format version); `Ok(Err(_))` for a malformed one; otherwise the file and its
+/// size.
+pub fn read(path: &Path, max_bytes: u64) -> Result<Result<(Decoded, usize), Invalid>> {
     let cannot_read = || format!("cannot read {}", path.display());
     let mut file = File::open(path).with_context(cannot_read)?;
     let size = file.metadata().with_context(cannot_read)?.len();
@@ -38,14 +46,17 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Result<(Decoded, usize), Stri
     };
     let decoded = match max_len {
         Ok(max) if max > max_bytes => {
-            return Ok(Err(format!(
-                "its header allows {max} bytes, more than --max-proof-bytes {max_bytes}"
-            )));
+            return Ok(Err(Invalid {
+                is_part,
+                reason: format!(
+                    "its header allows {max} bytes, more than --max-proof-bytes {max_bytes}"
+                ),
+            }));
         }
         Ok(max) if size > max => Err(ProofFormatError::TooLong { max, got: size }),
         Ok(max) => {
             // Never read past the bound, even if the file grows after the size check.
-            let rest = (max + 1).saturating_sub(bytes.len() as u64);
+            let rest = max.saturating_add(1).saturating_sub(bytes.len() as u64);
             (&mut file)
                 .take(rest)
                 .read_to_end(&mut bytes)
@@ -65,7 +76,10 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Result<(Decoded, usize), Stri
             | ProofFormatError::UnsupportedVersion { .. }
             | ProofFormatError::UnknownWorkload(_)),
         ) => Err(anyhow::anyhow!("{}: {e}", path.display())),
-        Err(e) => Ok(Err(e.to_string())),
+        Err(e) => Ok(Err(Invalid {
+            is_part,
+            reason: e.to_string(),
+        })),
         Ok(decoded) => Ok(Ok((decoded, bytes.len()))),
     }
 }

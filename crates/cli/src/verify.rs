@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use ballast_stark::VerifyPolicy;
 use ballast_workloads::{AnyPart, AnyProof};
 use serde::Serialize;
@@ -17,6 +17,8 @@ use crate::summary::{self, ParamsJson, PartJson};
 #[derive(Serialize)]
 struct VerifyReport {
     command: &'static str,
+    /// `proof` or `part`: a valid part is not a proof of a statement.
+    kind: &'static str,
     proof_path: String,
     proof_bytes: Option<usize>,
     valid: bool,
@@ -44,27 +46,34 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         max_proof_bytes: args.max_proof_bytes,
         ..VerifyPolicy::default()
     };
-    let verdict = match read(&args.proof, policy.max_proof_bytes)? {
-        Err(reason) => Err(reason),
+    let decoded = read(&args.proof, policy.max_proof_bytes)?;
+    let is_part = match &decoded {
+        Ok((decoded, _)) => matches!(decoded, Decoded::Part(_)),
+        Err(invalid) => invalid.is_part,
+    };
+    let verdict = match decoded {
+        Err(invalid) => Err(invalid.reason),
         Ok((Decoded::Proof(proof), bytes)) => {
             check(&proof, &policy, args).map(|()| (Decoded::Proof(proof), bytes))
         }
         Ok((Decoded::Part(part), bytes)) => {
             if args.expect_statement.is_some() {
-                bail!(
-                    "{path} is a part of a statement (segments {}..{}), not a whole proof: \
+                Err(format!(
+                    "it is a part of a statement (segments {}..{}), not a whole proof: \
                      --expect-statement needs the bundled proof",
                     part.range().start,
                     part.range().end
-                );
+                ))
+            } else {
+                check_part(&part, &policy).map(|()| (Decoded::Part(part), bytes))
             }
-            check_part(&part, &policy).map(|()| (Decoded::Part(part), bytes))
         }
     };
     let verify_seconds = started.elapsed().as_secs_f64();
     let valid = verdict.as_ref().ok();
     let report = VerifyReport {
         command: "verify",
+        kind: if is_part { "part" } else { "proof" },
         proof_path: path.clone(),
         proof_bytes: valid.map(|(_, bytes)| *bytes),
         valid: valid.is_some(),
@@ -94,7 +103,8 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     };
     match verdict {
         Err(reason) => {
-            eprintln!("cli: invalid proof {path}: {reason}");
+            let kind = if is_part { "part" } else { "proof" };
+            eprintln!("cli: invalid {kind} {path}: {reason}");
             Ok(ExitCode::from(1))
         }
         Ok((decoded, _)) => {

@@ -670,6 +670,7 @@ fn parts_from_either_scheduler_bundle_into_the_single_host_bytes() {
         stdout(&out)
     );
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["kind"], "part");
     assert_eq!(json["part"]["first_segment"], 2);
     assert_eq!(json["part"]["end_segment"], 4);
     assert_eq!(json["statement"]["workload"], "fibonacci");
@@ -763,7 +764,13 @@ fn bad_sets_of_parts_are_one_line_errors_naming_the_part_and_write_nothing() {
 #[test]
 fn part_flags_and_scheduler_variables_are_checked() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &[(&str, &str)], &str); 6] = [
+    // Flags, scheduler variables, and what the one-line error must say.
+    type Case = (
+        &'static [&'static str],
+        &'static [(&'static str, &'static str)],
+        &'static str,
+    );
+    let cases: [Case; 6] = [
         (&["--parts", "3"], &[], "JOB_COMPLETION_INDEX"),
         (
             &["--parts", "3"],
@@ -810,7 +817,8 @@ fn part_flags_and_scheduler_variables_are_checked() {
     let out = run(cli()
         .args(["verify", "--expect-statement", &"ab".repeat(32)])
         .arg(dir.path().join("part-2.bin")));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("invalid part"), "{}", stderr(&out));
     assert!(stderr(&out).contains("is a part"), "{}", stderr(&out));
 }
 

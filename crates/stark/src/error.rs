@@ -163,16 +163,33 @@ pub enum BundleError {
     Empty,
     /// This error occurs when a part proves another statement, or uses other parameters,
     /// than the first part.
-    #[error("{part} belongs to another statement or parameter set than {reference}")]
+    #[error("{part} belongs to another {what} than {reference}")]
     Foreign {
         /// The part that differs.
         part: String,
         /// The first part, whose statement the others must prove.
         reference: String,
+        /// What differs: `statement` or `parameter set`.
+        what: &'static str,
     },
     /// This error occurs when no part covers some segments.
-    #[error("no part covers segments {}..{} (a part is missing)", .0.start, .0.end)]
-    Missing(Range<usize>),
+    #[error("no part covers segments {}..{} ({}a part is missing)", .range.start, .range.end,
+            .after.as_ref().map_or(String::new(), |p| format!("after {p}: ")))]
+    Missing {
+        /// The segments no part covers.
+        range: Range<usize>,
+        /// The part that ends where they start, if any.
+        after: Option<String>,
+    },
+    /// This error occurs when the bundled proof's header would allow more bytes than the
+    /// policy's cap.
+    #[error("the bundled proof's header allows {max_len} bytes, more than the {cap}-byte cap")]
+    TooLarge {
+        /// The most bytes the header allows.
+        max_len: u64,
+        /// The cap.
+        cap: u64,
+    },
     /// This error occurs when two parts cover the same segment.
     #[error("{part} (segments {}..{}) overlaps {other} (segments {}..{})",
             .range.start, .range.end, .other_range.start, .other_range.end)]

@@ -41,7 +41,7 @@ pub struct Part<W: Workload> {
 impl<W: Workload> Part<W> {
     /// The segments the part covers.
     pub fn range(&self) -> Range<usize> {
-        self.first..self.first + self.segments.len()
+        self.first..self.first.saturating_add(self.segments.len())
     }
 
     /// Provable security in bits, as [`Proof::provable_security_bits`].
@@ -135,13 +135,7 @@ pub fn verify_part<W: Workload>(
     policy.check_params(params, workload.log_rows())?;
     check_part_range(workload, &part.range())?;
     policy.check_size(max_part_len(workload, params, segments.len()).unwrap_or(u64::MAX))?;
-    if ends.len() != segments.len() {
-        return Err(VerifierError::Shape {
-            what: "part end states",
-            expected: segments.len(),
-            got: ends.len(),
-        });
-    }
+    check_ends(part)?;
     if *first == 0 && *start != workload.start() {
         return Err(VerifierError::PartStart);
     }
@@ -164,13 +158,39 @@ pub fn bundle<W: Workload>(
     let Some((reference, first)) = parts.first() else {
         return Err(BundleError::Empty);
     };
-    if let Some((name, _)) = parts.iter().find(|(_, p)| !p.same_statement(first)) {
+    if let Some((name, part)) = parts.iter().find(|(_, p)| !p.same_statement(first)) {
         return Err(BundleError::Foreign {
             part: name.clone(),
             reference: reference.clone(),
+            what: if part.workload == first.workload {
+                "parameter set"
+            } else {
+                "statement"
+            },
         });
     }
     let count = first.workload.segments();
+    if let Err(reason) = first.workload.validate() {
+        return Err(BundleError::Invalid {
+            part: reference.clone(),
+            reason: reason.into(),
+        });
+    }
+    if let Some(max_len) = crate::statement::max_proof_len(&first.workload, &first.params)
+        && let Err(VerifierError::TooLarge { max_len, cap }) = policy.check_size(max_len)
+    {
+        return Err(BundleError::TooLarge { max_len, cap });
+    }
+    // Shapes first, so that a malformed part is named as itself, not as a neighbour's overlap.
+    for (name, part) in &parts {
+        let shape = check_part_range(&part.workload, &part.range())
+            .map_err(VerifierError::from)
+            .and_then(|()| check_ends(part));
+        shape.map_err(|reason| BundleError::Invalid {
+            part: name.clone(),
+            reason,
+        })?;
+    }
     let mut order: Vec<usize> = (0..parts.len()).collect();
     order.sort_by_key(|&i| (parts[i].1.first, parts[i].1.segments.len()));
     let mut covered = 0;
@@ -178,7 +198,10 @@ pub fn bundle<W: Workload>(
         let (name, part) = &parts[i];
         let range = part.range();
         if range.start > covered {
-            return Err(BundleError::Missing(covered..range.start));
+            return Err(BundleError::Missing {
+                range: covered..range.start,
+                after: k.checked_sub(1).map(|j| parts[order[j]].0.clone()),
+            });
         }
         if range.start < covered {
             let (other, previous) = &parts[order[k - 1]];
@@ -201,7 +224,10 @@ pub fn bundle<W: Workload>(
         covered = range.end;
     }
     if covered < count {
-        return Err(BundleError::Missing(covered..count));
+        return Err(BundleError::Missing {
+            range: covered..count,
+            after: order.last().map(|&i| parts[i].0.clone()),
+        });
     }
     let verdicts: Vec<Result<(), VerifierError>> = {
         use rayon::prelude::*;
@@ -235,6 +261,18 @@ pub fn bundle<W: Workload>(
         boundaries,
         segments,
     })
+}
+
+/// One end state per segment.
+fn check_ends<W: Workload>(part: &Part<W>) -> Result<(), VerifierError> {
+    if part.ends.len() != part.segments.len() {
+        return Err(VerifierError::Shape {
+            what: "part end states",
+            expected: part.segments.len(),
+            got: part.ends.len(),
+        });
+    }
+    Ok(())
 }
 
 /// A range of at least one segment, within the statement.

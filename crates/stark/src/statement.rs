@@ -107,9 +107,14 @@ pub(crate) fn max_segments_len<W: Workload>(
         .checked_mul(count as u64)
 }
 
-/// A rough upper estimate of the prover's peak memory in bytes: one segment's tables and
-/// trees, plus every segment's proof.
-pub fn estimate_peak_bytes<W: Workload>(workload: &W, params: &StarkParams) -> u64 {
+/// A rough upper estimate of the prover's peak memory in bytes when it proves `segments` of
+/// the workload's segments (all of them, or a part's): one segment's tables and trees, plus
+/// those segments' proofs.
+pub fn estimate_peak_bytes<W: Workload>(
+    workload: &W,
+    params: &StarkParams,
+    segments: usize,
+) -> u64 {
     let Ok(segment) = segment_shape(workload, 0, params) else {
         return u64::MAX;
     };
@@ -128,7 +133,7 @@ pub fn estimate_peak_bytes<W: Workload>(workload: &W, params: &StarkParams) -> u
     let proofs = segment
         .max_encoded_len()
         .unwrap_or(u64::MAX)
-        .saturating_mul(workload.segments() as u64);
+        .saturating_mul(segments as u64);
     tables.saturating_add(trees).saturating_add(proofs)
 }
 

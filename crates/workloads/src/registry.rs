@@ -192,6 +192,7 @@ macro_rules! registry {
                                 _ => Err(BundleError::Foreign {
                                     part: name,
                                     reference: reference.clone(),
+                                    what: "statement",
                                 }),
                             })
                             .collect::<Result<Vec<_>, _>>()?;

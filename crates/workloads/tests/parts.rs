@@ -92,7 +92,8 @@ fn foreign_overlapping_missing_and_unchained_parts_are_refused_by_name() {
         bundle(other_params, &policy),
         Err(BundleError::Foreign {
             part: "part-2".into(),
-            reference: "part-0".into()
+            reference: "part-0".into(),
+            what: "parameter set",
         })
     );
     let mut other_statement = parts.clone();
@@ -100,18 +101,52 @@ fn foreign_overlapping_missing_and_unchained_parts_are_refused_by_name() {
     other_statement[1].1 = prove(&longer, &params(), 3, 1);
     assert!(matches!(
         bundle(other_statement, &policy),
-        Err(BundleError::Foreign { part, .. }) if part == "part-1"
+        Err(BundleError::Foreign { part, what: "statement", .. }) if part == "part-1"
     ));
 
     let mut missing = parts.clone();
     missing.remove(1);
-    assert_eq!(bundle(missing, &policy), Err(BundleError::Missing(3..5)));
+    assert_eq!(
+        bundle(missing, &policy),
+        Err(BundleError::Missing {
+            range: 3..5,
+            after: Some("part-0".into())
+        })
+    );
     let mut last_missing = parts.clone();
     last_missing.pop();
     assert_eq!(
         bundle(last_missing, &policy),
-        Err(BundleError::Missing(5..7))
+        Err(BundleError::Missing {
+            range: 5..7,
+            after: Some("part-1".into())
+        })
     );
+    let mut first_missing = parts.clone();
+    first_missing.remove(0);
+    assert_eq!(
+        bundle(first_missing, &policy),
+        Err(BundleError::Missing {
+            range: 0..3,
+            after: None
+        })
+    );
+    // A part whose shape is wrong is named as itself.
+    let mut malformed = parts.clone();
+    malformed[1].1.ends.pop();
+    assert!(matches!(
+        bundle(malformed, &policy),
+        Err(BundleError::Invalid { part, .. }) if part == "part-1"
+    ));
+    // The bundled proof must fit the same cap its verifier applies.
+    let capped = ballast_stark::VerifyPolicy {
+        max_proof_bytes: 1000,
+        ..policy.clone()
+    };
+    assert!(matches!(
+        bundle(parts.clone(), &capped),
+        Err(BundleError::TooLarge { cap: 1000, .. })
+    ));
     assert_eq!(
         bundle::<Fibonacci>(vec![], &policy),
         Err(BundleError::Empty)
