@@ -68,6 +68,9 @@ echo "rejected, as it must be: $reason"
 step "proof bytes across allocator policies and thread counts"
 ci/check-proof-equality.sh "$cli"
 
+step "ballast-bench compare: a slowed side is a REAL REGRESSION, a faster-growing one is warned about"
+ci/check-bench-compare.sh "$cli"
+
 step "CUDA kernels: committed PTX regenerates, no spills on sm_90/sm_120"
 ci/check-kernels.sh
 

@@ -1,79 +1,32 @@
-//! ABBA experiments: the run order, the experiment loop, and the `abba` subcommand.
+//! ABBA experiments: the run order, the experiment loop, the arms, and the `abba` subcommand.
 //!
 //! Warm-up runs of each arm come first and are discarded; then odd pairs run A then B and even
 //! pairs B then A, so a linear drift of the machine (heat, caches, a neighbour) lands on both arms
-//! equally. This module decides what runs when and records it; the statistics live in `compare`
-//! and the formatting in `report`.
+//! equally. An arm is any command, or ballast's `cli prove` (whose proof is hashed and whose
+//! report gives the peak heap): `policy` and `compare` are ABBA experiments of prove arms. This
+//! module decides what runs when and records it; the statistics live in `paired` and the
+//! formatting in `report`.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::compare::{self, Comparison, Metric};
 use crate::host::Host;
+use crate::model::{Abba, ArmInfo, Metric, Order, Plan, Record, Sample, Side};
+use crate::paired;
+use crate::prove::ProveCommand;
 use crate::report;
-use crate::runner::{self, CommandSpec, Sample};
+use crate::runner::{self, CommandSpec};
 
-/// The most pairs `--pairs` accepts (`abba` and `policy`).
+/// The most pairs `--pairs` accepts (`abba`, `policy` and `compare`).
 ///
 /// The exact Wilcoxon test costs O(m³) time and O(m²) memory for m non-zero differences (see
 /// [`stats::wilcoxon_signed_rank`](crate::stats::wilcoxon_signed_rank)); at 500 that is well under
 /// a second per metric and 2 MiB, and more pairs than that are hours of measurement that a
 /// benchmark comparison never needs.
 pub const MAX_PAIRS: u32 = 500;
-
-/// One of the two arms of an experiment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// The candidate (differences are A relative to B).
-    A,
-    /// The baseline.
-    B,
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::A => "A",
-            Side::B => "B",
-        })
-    }
-}
-
-/// The order of the two runs within a pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
-    /// A runs first.
-    AB,
-    /// B runs first.
-    BA,
-}
-
-impl Order {
-    /// The order of pair `pair` (counted from 1): odd pairs AB, even pairs BA.
-    pub fn of_pair(pair: usize) -> Self {
-        if pair % 2 == 1 { Order::AB } else { Order::BA }
-    }
-
-    /// The two sides in running order.
-    pub fn sides(self) -> [Side; 2] {
-        match self {
-            Order::AB => [Side::A, Side::B],
-            Order::BA => [Side::B, Side::A],
-        }
-    }
-}
-
-impl fmt::Display for Order {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Order::AB => "AB",
-            Order::BA => "BA",
-        })
-    }
-}
 
 /// The measured runs of `pairs` pairs, in execution order: `(pair, side)` with pairs from 1.
 pub fn schedule(pairs: usize) -> Vec<(usize, Side)> {
@@ -102,44 +55,17 @@ impl fmt::Display for RunTag {
     }
 }
 
-/// One measured (not warm-up) run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Record<T> {
-    /// The pair, from 1.
-    pub pair: usize,
-    /// The pair's order.
-    pub order: Order,
-    /// The arm.
-    pub side: Side,
-    /// Position in execution order, from 1, warm-ups included.
-    pub seq: usize,
-    /// The accounting.
-    pub sample: Sample,
-    /// Whatever else the caller recorded for this run (e.g. a proof digest).
-    pub extra: T,
-}
-
-/// The size of an experiment and how its progress lines are labelled.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    /// Prefix of the progress lines on stderr.
-    pub name: String,
-    /// Number of measured pairs.
-    pub pairs: usize,
-    /// Discarded warm-up runs per arm (run A, B, A, B, …).
-    pub warmup: usize,
-}
-
-/// Runs the warm-ups and the pairs of `plan`, calling `run_one` for each run, and returns the
-/// measured runs in execution order. Progress goes to stderr, one line per pair.
+/// Runs the warm-ups and the pairs of `plan`, calling `run_one` for each run (it returns the
+/// accounting and, for a prove arm, the proof's digest), and returns the measured runs in
+/// execution order. Progress goes to stderr, one line per pair.
 ///
 /// # Errors
 ///
 /// The first error of `run_one`, with the run it belongs to as context.
-pub fn run_experiment<T>(
+pub fn run_experiment(
     plan: &Plan,
-    mut run_one: impl FnMut(&RunTag) -> Result<(Sample, T)>,
-) -> Result<Vec<Record<T>>> {
+    mut run_one: impl FnMut(&RunTag) -> Result<(Sample, Option<String>)>,
+) -> Result<Vec<Record>> {
     let mut seq = 0;
     let mut next = |pair: Option<usize>, side: Side| {
         seq += 1;
@@ -156,14 +82,14 @@ pub fn run_experiment<T>(
     }
     let mut records = Vec::with_capacity(2 * plan.pairs);
     for (pair, side) in schedule(plan.pairs) {
-        let (tag, (sample, extra)) = next(Some(pair), side)?;
+        let (tag, (sample, proof_sha256)) = next(Some(pair), side)?;
         records.push(Record {
             pair,
             order: Order::of_pair(pair),
             side,
             seq: tag.seq,
             sample,
-            extra,
+            proof_sha256,
         });
         if let [first, second] = &records[records.len().saturating_sub(2)..]
             && first.pair == pair
@@ -188,8 +114,8 @@ pub fn run_experiment<T>(
 }
 
 /// The samples of arm A and arm B, each in pair order, so that index i is pair i + 1.
-pub fn split_sides<T>(records: &[Record<T>]) -> (Vec<Sample>, Vec<Sample>) {
-    let mut sorted: Vec<&Record<T>> = records.iter().collect();
+pub fn split_sides(records: &[Record]) -> (Vec<Sample>, Vec<Sample>) {
+    let mut sorted: Vec<&Record> = records.iter().collect();
     sorted.sort_by_key(|r| r.pair);
     let side = |s: Side| {
         sorted
@@ -201,12 +127,77 @@ pub fn split_sides<T>(records: &[Record<T>]) -> (Vec<Sample>, Vec<Sample>) {
     (side(Side::A), side(Side::B))
 }
 
-/// Every metric compared between A and B, `primary` first.
-pub fn compare_all(primary: Metric, a: &[Sample], b: &[Sample]) -> Vec<Comparison> {
-    std::iter::once(primary)
-        .chain(Metric::ALL.into_iter().filter(|&m| m != primary))
-        .map(|m| compare::compare(m, a, b))
-        .collect()
+/// What an arm runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Arm {
+    /// Any command.
+    Command(CommandSpec),
+    /// ballast's `cli prove`, writing a proof (hashed) and a report (its peak heap).
+    Prove(ProveCommand),
+}
+
+impl Arm {
+    /// The command line as reports show it.
+    pub fn display(&self) -> String {
+        match self {
+            Arm::Command(spec) => spec.display(),
+            Arm::Prove(prove) => prove.display(),
+        }
+    }
+}
+
+/// Where prove arms write their files: `dir/<prefix>-<seq>-<side>.{proof,json}`, kept or
+/// removed after each run.
+#[derive(Debug, Clone, Copy)]
+pub struct Files<'a> {
+    /// The directory.
+    pub dir: &'a Path,
+    /// The file names' prefix.
+    pub prefix: &'a str,
+    /// Whether to keep them.
+    pub keep: bool,
+}
+
+/// Runs the ABBA experiment `plan` of the two labelled arms (A first) and compares every
+/// metric the runs report, `primary` first.
+///
+/// # Errors
+///
+/// The first run that fails, with the run it belongs to.
+pub fn measure(
+    plan: &Plan,
+    arms: [(&str, &Arm); 2],
+    primary: Metric,
+    files: Files<'_>,
+) -> Result<Abba> {
+    let mut proof_digests = Vec::new();
+    let records = run_experiment(plan, |tag| {
+        let arm = match tag.side {
+            Side::A => arms[0].1,
+            Side::B => arms[1].1,
+        };
+        match arm {
+            Arm::Command(spec) => Ok((runner::run(spec)?, None)),
+            Arm::Prove(prove) => {
+                let name = format!("{}-{:03}-{}", files.prefix, tag.seq, tag.side);
+                let run = prove.run(files.dir, &name, files.keep)?;
+                proof_digests.push(run.proof_sha256.clone());
+                Ok((run.sample, Some(run.proof_sha256)))
+            }
+        }
+    })?;
+    let (a, b) = split_sides(&records);
+    Ok(Abba {
+        arms: arms.map(|(label, arm)| ArmInfo {
+            label: label.to_owned(),
+            command: arm.display(),
+        }),
+        plan: plan.clone(),
+        host: Host::describe(),
+        comparisons: paired::compare_all(primary, &a, &b),
+        records,
+        proof_digests,
+    })
 }
 
 /// Arguments of `ballast-bench abba`.
@@ -239,6 +230,9 @@ pub struct AbbaArgs {
     /// Directory for `report.md` and `pairs.csv` (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// Also write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
     /// Name of arm A in the report.
     #[arg(long, value_name = "NAME", default_value = "A")]
     pub label_a: String,
@@ -270,41 +264,38 @@ pub fn command_from_flag(flag: &str, line: &str, env: &[(String, String)]) -> Re
     Ok(spec)
 }
 
-/// Runs `ballast-bench abba` and returns the Markdown report (also written to `--out-dir`).
+/// Runs `ballast-bench abba` and returns the Markdown report (also written to `--out-dir`,
+/// and the results to `--json`).
 ///
 /// # Errors
 ///
 /// Bad commands, a run that fails, or an output file that cannot be written.
 pub fn run(args: &AbbaArgs) -> Result<String> {
-    let a = command_from_flag("--a", &args.a, &args.env_a)?;
-    let b = command_from_flag("--b", &args.b, &args.env_b)?;
-    if let Some(dir) = &args.out_dir {
-        report::create_dir(dir)?;
-    }
+    let a = Arm::Command(command_from_flag("--a", &args.a, &args.env_a)?);
+    let b = Arm::Command(command_from_flag("--b", &args.b, &args.env_b)?);
+    report::check_outputs(args.out_dir.as_deref(), args.json.as_deref())?;
     let plan = Plan {
         name: "abba".to_owned(),
         pairs: args.pairs as usize,
         warmup: args.warmup as usize,
     };
-    let records = run_experiment(&plan, |tag| {
-        let spec = match tag.side {
-            Side::A => &a,
-            Side::B => &b,
-        };
-        Ok((runner::run(spec)?, ()))
-    })?;
-    let (sa, sb) = split_sides(&records);
-    let comparisons = compare_all(args.metric_primary, &sa, &sb);
-    let markdown = report::abba_markdown(&report::AbbaHeader {
-        arms: [(&args.label_a, &a), (&args.label_b, &b)],
-        plan: &plan,
-        host: &Host::describe(),
-        comparisons: &comparisons,
-    });
+    let files = Files {
+        dir: Path::new("."),
+        prefix: "abba",
+        keep: false,
+    };
+    let abba = measure(
+        &plan,
+        [(&args.label_a, &a), (&args.label_b, &b)],
+        args.metric_primary,
+        files,
+    )?;
+    let markdown = report::abba_markdown(&abba);
     if let Some(dir) = &args.out_dir {
         report::write(&dir.join("report.md"), &markdown)?;
-        report::write(&dir.join("pairs.csv"), &report::pairs_csv(&records))?;
+        report::write(&dir.join("pairs.csv"), &report::pairs_csv(&abba.records))?;
     }
+    report::write_json(args.json.as_deref(), &abba)?;
     Ok(markdown)
 }
 
@@ -339,8 +330,9 @@ mod tests {
                 sys_s: 0.0,
                 minflt: 0,
                 maxrss_bytes: 0,
+                peak_heap_bytes: None,
             };
-            Ok((sample, tag.seq))
+            Ok((sample, Some(tag.seq.to_string())))
         })
         .unwrap();
         use Side::{A, B};
@@ -349,6 +341,7 @@ mod tests {
         assert_eq!(records[2].order, Order::BA);
         assert_eq!(records[2].side, B);
         assert_eq!(records[0].seq, 5);
+        assert_eq!(records[0].proof_sha256.as_deref(), Some("5"));
         let (a, b) = split_sides(&records);
         let walls = |v: Vec<Sample>| v.iter().map(|s| s.wall_s).collect::<Vec<_>>();
         assert_eq!(walls(a), [5.0, 8.0, 9.0]);
@@ -362,7 +355,7 @@ mod tests {
             pairs: 2,
             warmup: 0,
         };
-        let err = run_experiment(&plan, |tag| -> Result<(Sample, ())> {
+        let err = run_experiment(&plan, |tag| -> Result<(Sample, Option<String>)> {
             bail!("boom at {}", tag.seq)
         })
         .unwrap_err();
@@ -380,24 +373,6 @@ mod tests {
         assert!(
             format!("{err:#}").contains("missing closing quote"),
             "{err:#}"
-        );
-    }
-
-    #[test]
-    fn primary_metric_comes_first() {
-        let order: Vec<Metric> = compare_all(Metric::Sys, &[], &[])
-            .iter()
-            .map(|c| c.metric)
-            .collect();
-        assert_eq!(
-            order,
-            [
-                Metric::Sys,
-                Metric::Wall,
-                Metric::User,
-                Metric::Minflt,
-                Metric::Maxrss
-            ]
         );
     }
 }

@@ -1,315 +1,404 @@
-//! Paired comparison of two arms on one metric: relative differences, both tests, diagnostics and
-//! the verdict.
+//! The `compare` subcommand: a change measured against a base revision by the harness itself.
 //!
-//! The difference of pair i is dᵢ = (Aᵢ − Bᵢ) / Bᵢ × 100 %, so a negative d means A is lower,
-//! which for every metric here (time, faults, memory) is better. This module only analyses numbers
-//! it is given; running and ordering the pairs is `abba`'s job, formatting is `report`'s.
+//! Each side's `cli` is built from its own git worktree into its own target directory, both
+//! cached under `--cache-dir` (a commit's build is reused as is; the working tree is rebuilt by
+//! cargo, incrementally), or given prebuilt (`--base-cli`, `--head-cli`). Then, on the same
+//! statement: an ABBA experiment of head (A) against base (B) over every metric, peak heap
+//! included; a growth sweep of both sides over `--segments`; the growth rates compared against
+//! the fits' noise; and the proofs of both sides compared byte for byte.
 
-use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use crate::runner::Sample;
-use crate::stats::{self, TInterval, Wilcoxon};
+use anyhow::{Context, Result, bail};
+use clap::Args;
 
-/// Significance level of both tests, and 1 − the confidence level of the interval.
-pub const ALPHA: f64 = 0.05;
+use crate::abba::{self, Arm, Files, MAX_PAIRS};
+use crate::growth;
+use crate::model::{Build, Compare, Growth, Metric, Plan, SlopeCheck};
+use crate::prove::ProveCommand;
+use crate::report;
+use crate::stats::{self, LinearFit};
 
-/// A measured quantity of one run; all are lower-is-better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Metric {
-    /// Wall-clock seconds around spawn and wait.
-    Wall,
-    /// User CPU seconds.
-    User,
-    /// System CPU seconds.
-    Sys,
-    /// Minor page faults.
-    Minflt,
-    /// Peak resident set size.
-    Maxrss,
+/// Arguments of `ballast-bench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The base revision (anything `git rev-parse` accepts: a branch, `HEAD~1`, a commit).
+    #[arg(long, value_name = "REV", required_unless_present = "base_cli")]
+    pub base: Option<String>,
+    /// The head revision [default: the working tree, uncommitted changes included].
+    #[arg(long, value_name = "REV", conflicts_with = "head_cli")]
+    pub head: Option<String>,
+    /// A prebuilt base `cli` instead of building `--base`.
+    #[arg(long, value_name = "PATH", conflicts_with = "base")]
+    pub base_cli: Option<PathBuf>,
+    /// A prebuilt head `cli` instead of building `--head` or the working tree.
+    #[arg(long, value_name = "PATH")]
+    pub head_cli: Option<PathBuf>,
+    /// The repository the revisions belong to.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+    /// Where worktrees and target directories are cached between runs [default:
+    /// `<repo>/target/bench-compare`].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Measured ABBA pairs, at most 500.
+    #[arg(long, value_name = "N", default_value_t = 6,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_PAIRS)))]
+    pub pairs: u32,
+    /// Discarded warm-up runs per side.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub warmup: u32,
+    /// Segment counts of the growth sweep (at least two distinct; three or more to judge the
+    /// growth rates against the fits' noise).
+    #[arg(
+        long,
+        value_name = "N,N,...",
+        value_delimiter = ',',
+        default_value = "1,2,3,4"
+    )]
+    pub growth_points: Vec<u64>,
+    /// Runs per growth point; the median is fitted.
+    #[arg(long, value_name = "R", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Directory for `compare.md`, `pairs.csv` and `growth-{base,head}.csv` (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Also write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// The statement: `cli prove` arguments (after `--`), without `--segments` or `--steps`,
+    /// which the growth sweep sets; the ABBA runs prove it as given (the cli's default
+    /// segments).
+    #[arg(last = true, value_name = "PROVE_ARGS")]
+    pub prove_args: Vec<String>,
 }
 
-impl Metric {
-    /// Every metric, in report order.
-    pub const ALL: [Metric; 5] = [
-        Metric::Wall,
-        Metric::User,
-        Metric::Sys,
-        Metric::Minflt,
-        Metric::Maxrss,
-    ];
-
-    /// The metric's value in `sample`, in the unit of [`Metric::unit`].
-    pub fn of(self, sample: &Sample) -> f64 {
-        match self {
-            Metric::Wall => sample.wall_s,
-            Metric::User => sample.user_s,
-            Metric::Sys => sample.sys_s,
-            Metric::Minflt => sample.minflt as f64,
-            Metric::Maxrss => sample.maxrss_bytes as f64 / (1024.0 * 1024.0),
-        }
+/// Runs `ballast-bench compare` and returns the Markdown report (also written to `--out-dir`,
+/// and the results to `--json`).
+///
+/// # Errors
+///
+/// A revision that does not resolve, a build or run that fails, or outputs that cannot be
+/// written.
+pub fn run(args: &CompareArgs) -> Result<String> {
+    if let Some(flag) = args
+        .prove_args
+        .iter()
+        .find(|a| is_flag(a, "--segments") || is_flag(a, "--steps"))
+    {
+        bail!(
+            "PROVE_ARGS: {flag}: the growth sweep sets --segments; give the statement without it"
+        );
     }
+    growth::check_points(&args.growth_points).map_err(|e| {
+        anyhow::anyhow!(
+            "--growth-points{}",
+            e.to_string().trim_start_matches("--points")
+        )
+    })?;
+    report::check_outputs(args.out_dir.as_deref(), args.json.as_deref())?;
+    let cache = match &args.cache_dir {
+        Some(dir) => dir.clone(),
+        None => git_toplevel(&args.repo)?
+            .join("target")
+            .join("bench-compare"),
+    };
+    let base = match (&args.base_cli, &args.base) {
+        (Some(cli), _) => prebuilt("base", cli)?,
+        (None, Some(rev)) => build("base", &args.repo, Some(rev), &cache)?,
+        (None, None) => unreachable!("clap requires --base or --base-cli"),
+    };
+    let head = match &args.head_cli {
+        Some(cli) => prebuilt("head", cli)?,
+        None => build("head", &args.repo, args.head.as_deref(), &cache)?,
+    };
 
-    /// Short name as used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Wall => "wall",
-            Metric::User => "user",
-            Metric::Sys => "sys",
-            Metric::Minflt => "minflt",
-            Metric::Maxrss => "maxrss",
-        }
-    }
-
-    /// Unit of [`Metric::of`].
-    pub fn unit(self) -> &'static str {
-        match self {
-            Metric::Wall | Metric::User | Metric::Sys => "s",
-            Metric::Minflt => "faults",
-            Metric::Maxrss => "MiB",
-        }
-    }
-}
-
-/// The conclusion drawn from both tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// A is lower: CI entirely below zero and Wilcoxon significant in the same direction.
-    RealImprovement,
-    /// A is higher: CI entirely above zero and Wilcoxon significant in the same direction.
-    RealRegression,
-    /// The two tests disagree.
-    Borderline,
-    /// Neither test finds a difference (or there is too little data).
-    Inconclusive,
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Verdict::RealImprovement => "REAL IMPROVEMENT",
-            Verdict::RealRegression => "REAL REGRESSION",
-            Verdict::Borderline => "BORDERLINE",
-            Verdict::Inconclusive => "INCONCLUSIVE",
+    let scratch = tempfile::TempDir::with_prefix("ballast-bench-compare-")
+        .context("cannot create a temporary directory for the proofs")?;
+    let arm = |b: &Build| {
+        Arm::Prove(ProveCommand {
+            cli: PathBuf::from(&b.cli),
+            args: args.prove_args.clone(),
+            env_set: Vec::new(),
         })
+    };
+    let (head_arm, base_arm) = (arm(&head), arm(&base));
+    let plan = Plan {
+        name: "compare".to_owned(),
+        pairs: args.pairs as usize,
+        warmup: args.warmup as usize,
+    };
+    let files = Files {
+        dir: scratch.path(),
+        prefix: "compare",
+        keep: false,
+    };
+    let abba = abba::measure(
+        &plan,
+        [("head", &head_arm), ("base", &base_arm)],
+        Metric::Wall,
+        files,
+    )?;
+    let sweep = |b: &Build| -> Result<Growth> {
+        let prove = ProveCommand {
+            cli: PathBuf::from(&b.cli),
+            args: args.prove_args.clone(),
+            env_set: Vec::new(),
+        };
+        let name = format!("growth-{}", b.label);
+        let display = format!("{} --segments {{n}}", prove.display());
+        growth::sweep(
+            &name,
+            &display,
+            "segments",
+            &args.growth_points,
+            args.repeat,
+            scratch.path(),
+            |n, report| {
+                let mut with_segments = prove.clone();
+                with_segments
+                    .args
+                    .extend(["--segments".to_owned(), n.to_string()]);
+                with_segments.spec(&scratch.path().join(format!("{name}.proof")), report)
+            },
+        )
+    };
+    let growth = [sweep(&base)?, sweep(&head)?];
+    let mut slopes = vec![slope_check(
+        "peak RSS",
+        &growth[0].rss_fit,
+        &growth[1].rss_fit,
+    )];
+    if let (Some(b), Some(h)) = (&growth[0].heap_fit, &growth[1].heap_fit) {
+        slopes.insert(0, slope_check("peak heap", b, h));
     }
+    let proofs_identical = {
+        let mut d = abba.proof_digests.clone();
+        d.sort();
+        d.dedup();
+        d.len() == 1
+    };
+    let result = Compare {
+        builds: [base, head],
+        prove_args: args.prove_args.clone(),
+        abba,
+        growth,
+        slopes,
+        proofs_identical,
+    };
+    let markdown = report::compare_markdown(&result);
+    if let Some(dir) = &args.out_dir {
+        report::write(&dir.join("compare.md"), &markdown)?;
+        report::write(
+            &dir.join("pairs.csv"),
+            &report::pairs_csv(&result.abba.records),
+        )?;
+        for (side, g) in ["base", "head"].iter().zip(&result.growth) {
+            let csv = report::growth_csv(g);
+            report::write(&dir.join(format!("growth-{side}.csv")), &csv)?;
+        }
+    }
+    report::write_json(args.json.as_deref(), &result)?;
+    Ok(markdown)
 }
 
-/// Everything computed from the paired differences d (in %).
-#[derive(Debug, Clone, PartialEq)]
-pub struct DiffSummary {
-    /// Number of differences analysed.
-    pub n: usize,
-    /// Paired-t interval of the mean (with the mean and SD); `None` for n < 2.
-    pub t: Option<TInterval>,
-    /// Mean of d; `None` when n = 0.
-    pub mean: Option<f64>,
-    /// Median of d; `None` when n = 0.
-    pub median: Option<f64>,
-    /// Exact Wilcoxon signed-rank test on d.
-    pub wilcoxon: Wilcoxon,
-    /// Least-squares slope of d against pair index, times (n − 1): percentage points over the run.
-    pub drift_pp: Option<f64>,
-    /// Mean of the second half of d minus mean of the first half (the middle pair of an odd n is
-    /// left out), in percentage points.
-    pub half_shift_pp: Option<f64>,
-    /// The verdict.
-    pub verdict: Verdict,
+/// `word` is `flag` or `flag=…`.
+fn is_flag(word: &str, flag: &str) -> bool {
+    word == flag
+        || word
+            .strip_prefix(flag)
+            .is_some_and(|rest| rest.starts_with('='))
 }
 
-/// Analyses the differences `d`, in pair order.
-pub fn summarize(d: &[f64]) -> DiffSummary {
-    let n = d.len();
-    let t = stats::paired_t_interval(d, 1.0 - ALPHA);
-    let wilcoxon = stats::wilcoxon_signed_rank(d);
-    let index: Vec<f64> = (0..n).map(|i| i as f64).collect();
-    let drift_pp = stats::ols(&index, d).map(|fit| fit.slope * (n - 1) as f64);
-    let half = n / 2;
-    let half_shift_pp = match (stats::mean(&d[..half]), stats::mean(&d[n - half..])) {
-        (Some(first), Some(second)) => Some(second - first),
+/// Head's growth rate against base's: a regression when head's slope exceeds base's by more
+/// than the fits' noise, the 95 % Student-t half-width of the slopes' difference (standard
+/// error √(SE_base² + SE_head²), (n_base − 2) + (n_head − 2) degrees of freedom).
+pub fn slope_check(metric: &str, base: &LinearFit, head: &LinearFit) -> SlopeCheck {
+    let delta = head.slope - base.slope;
+    let df = (base.n.saturating_sub(2)) + (head.n.saturating_sub(2));
+    let noise = match (base.slope_se, head.slope_se, stats::t_quantile_95(df)) {
+        (Some(b), Some(h), Some(t)) => Some(t * (b * b + h * h).sqrt()),
         _ => None,
     };
-    DiffSummary {
-        n,
-        verdict: verdict(n, t.as_ref(), &wilcoxon),
-        t,
-        mean: stats::mean(d),
-        median: stats::median(d),
-        wilcoxon,
-        drift_pp,
-        half_shift_pp,
+    SlopeCheck {
+        metric: metric.to_owned(),
+        base: *base,
+        head: *head,
+        delta,
+        regression: noise.is_some_and(|n| delta > n),
+        noise,
     }
 }
 
-/// Combines the paired-t interval and the Wilcoxon test into a verdict.
-fn verdict(n: usize, t: Option<&TInterval>, w: &Wilcoxon) -> Verdict {
-    if n < 2 {
-        return Verdict::Inconclusive;
+/// A prebuilt binary.
+fn prebuilt(label: &str, cli: &Path) -> Result<Build> {
+    if !cli.is_file() {
+        bail!("--{label}-cli {}: not a file", cli.display());
     }
-    // Each test's answer: Some(true) = A lower, Some(false) = A higher, None = not significant.
-    let by_t = t.and_then(|t| {
-        if t.hi < 0.0 {
-            Some(true)
-        } else if t.lo > 0.0 {
-            Some(false)
-        } else {
-            None
+    let cli =
+        std::fs::canonicalize(cli).with_context(|| format!("--{label}-cli {}", cli.display()))?;
+    Ok(Build {
+        label: label.to_owned(),
+        commit: None,
+        dirty: false,
+        cli: cli.display().to_string(),
+    })
+}
+
+/// Builds `rev`'s `cli` (the working tree's for `None`) in its own worktree and target
+/// directory under `cache`.
+fn build(label: &str, repo: &Path, rev: Option<&str>, cache: &Path) -> Result<Build> {
+    let top = git_toplevel(repo)?;
+    let (source, target, commit, dirty) = match rev {
+        Some(rev) => {
+            let commit = git(
+                &top,
+                &["rev-parse", "--verify", &format!("{rev}^{{commit}}")],
+            )
+            .with_context(|| format!("--{label} {rev}: not a revision of {}", top.display()))?;
+            let tree = cache.join("worktrees").join(&commit);
+            let target = cache.join("target").join(&commit);
+            let cli = target.join("release").join("cli");
+            if cli.is_file() {
+                eprintln!(
+                    "compare: {label} {}: cached build {}",
+                    short(&commit),
+                    cli.display()
+                );
+                return Ok(Build {
+                    label: label.to_owned(),
+                    commit: Some(commit),
+                    dirty: false,
+                    cli: cli.display().to_string(),
+                });
+            }
+            if !tree.join(".git").exists() {
+                std::fs::create_dir_all(cache.join("worktrees"))
+                    .with_context(|| format!("cannot create {}", cache.display()))?;
+                let path = tree.display().to_string();
+                git(
+                    &top,
+                    &["worktree", "add", "--detach", "--force", &path, &commit],
+                )
+                .with_context(|| format!("cannot add a worktree for {label} at {path}"))?;
+            }
+            (tree, target, commit, false)
         }
-    });
-    let by_w = (w.p_value < ALPHA && w.w_plus != w.w_minus).then_some(w.w_minus > w.w_plus);
-    match (by_t, by_w) {
-        (Some(true), Some(true)) => Verdict::RealImprovement,
-        (Some(false), Some(false)) => Verdict::RealRegression,
-        (None, None) => Verdict::Inconclusive,
-        _ => Verdict::Borderline,
-    }
-}
-
-/// One metric compared between arm A and arm B over the same pairs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Comparison {
-    /// The metric.
-    pub metric: Metric,
-    /// Mean of A's values.
-    pub mean_a: Option<f64>,
-    /// Mean of B's values.
-    pub mean_b: Option<f64>,
-    /// A's coefficient of variation in % (jitter).
-    pub cv_a: Option<f64>,
-    /// B's coefficient of variation in % (jitter).
-    pub cv_b: Option<f64>,
-    /// Pairs left out because B was zero while A was not (the relative difference is undefined).
-    pub excluded: usize,
-    /// Analysis of the relative differences.
-    pub diff: DiffSummary,
-}
-
-/// Relative differences (A − B)/B × 100 in pair order, and how many pairs had B = 0 ≠ A.
-///
-/// A pair with A = B = 0 counts as a zero difference.
-pub fn relative_differences(a: &[f64], b: &[f64]) -> (Vec<f64>, usize) {
-    let mut excluded = 0;
-    let mut d = Vec::with_capacity(a.len());
-    for (&x, &y) in a.iter().zip(b) {
-        if y != 0.0 {
-            d.push((x - y) / y * 100.0);
-        } else if x == 0.0 {
-            d.push(0.0);
-        } else {
-            excluded += 1;
+        None => {
+            let commit = git(&top, &["rev-parse", "HEAD"])?;
+            let dirty = !git(&top, &["status", "--porcelain", "--untracked-files=no"])?.is_empty();
+            (
+                top.clone(),
+                cache.join("target").join("working-tree"),
+                commit,
+                dirty,
+            )
         }
+    };
+    eprintln!(
+        "compare: building {label} {}{} in {}",
+        short(&commit),
+        if dirty { " + uncommitted changes" } else { "" },
+        source.display()
+    );
+    let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "cli",
+            "--manifest-path",
+        ])
+        .arg(source.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .context("cannot run cargo")?;
+    if !status.success() {
+        bail!(
+            "building {label} ({}) failed: cargo {status}",
+            short(&commit)
+        );
     }
-    (d, excluded)
+    let cli = target.join("release").join("cli");
+    if !cli.is_file() {
+        bail!("building {label} left no {}", cli.display());
+    }
+    Ok(Build {
+        label: label.to_owned(),
+        commit: Some(commit),
+        dirty,
+        cli: cli.display().to_string(),
+    })
 }
 
-/// Compares `metric` over paired samples (`a[i]` and `b[i]` belong to pair i).
-pub fn compare(metric: Metric, a: &[Sample], b: &[Sample]) -> Comparison {
-    let a: Vec<f64> = a.iter().map(|s| metric.of(s)).collect();
-    let b: Vec<f64> = b.iter().map(|s| metric.of(s)).collect();
-    let (d, excluded) = relative_differences(&a, &b);
-    Comparison {
-        metric,
-        mean_a: stats::mean(&a),
-        mean_b: stats::mean(&b),
-        cv_a: stats::coefficient_of_variation(&a),
-        cv_b: stats::coefficient_of_variation(&b),
-        excluded,
-        diff: summarize(&d),
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(10)]
+}
+
+/// The repository's top directory.
+fn git_toplevel(repo: &Path) -> Result<PathBuf> {
+    git(repo, &["rev-parse", "--show-toplevel"])
+        .map(PathBuf::from)
+        .with_context(|| format!("--repo {}: not a git repository", repo.display()))
+}
+
+/// `git -C dir ARGS`, its trimmed stdout.
+fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .context("cannot run git")?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        bail!(
+            "git {}: {}",
+            args.join(" "),
+            err.lines().next().unwrap_or("failed")
+        );
     }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn wall(values: &[f64]) -> Vec<Sample> {
-        values
-            .iter()
-            .map(|&wall_s| Sample {
-                wall_s,
-                user_s: 0.0,
-                sys_s: 0.0,
-                minflt: 100,
-                maxrss_bytes: 1 << 20,
-            })
-            .collect()
-    }
-
-    const D: [f64; 10] = [-3.1, -2.4, -4.0, -1.2, -2.9, 0.4, -3.6, -2.2, -1.9, -2.8];
-
-    #[test]
-    fn clear_improvement_and_its_mirror() {
-        let s = summarize(&D);
-        assert_eq!(s.verdict, Verdict::RealImprovement);
-        let neg: Vec<f64> = D.iter().map(|x| -x).collect();
-        let m = summarize(&neg);
-        assert_eq!(m.verdict, Verdict::RealRegression);
-        let (t, tm) = (s.t.unwrap(), m.t.unwrap());
-        assert_eq!((t.lo, t.hi), (-tm.hi, -tm.lo));
-        assert_eq!(s.wilcoxon.p_value, m.wilcoxon.p_value);
-        assert_eq!(s.median.map(|x| -x), m.median);
+    fn fit(slope: f64, slope_se: Option<f64>) -> LinearFit {
+        LinearFit {
+            intercept: 10.0,
+            slope,
+            r_squared: 0.99,
+            slope_se,
+            n: if slope_se.is_some() { 6 } else { 2 },
+        }
     }
 
     #[test]
-    fn swapping_arms_mirrors_the_verdict() {
-        let a = wall(&[1.00, 1.02, 0.99, 1.01, 1.00, 0.98, 1.03, 1.00]);
-        let b = wall(&[1.10, 1.11, 1.09, 1.12, 1.10, 1.08, 1.12, 1.11]);
-        let ab = compare(Metric::Wall, &a, &b);
-        let ba = compare(Metric::Wall, &b, &a);
-        assert_eq!(ab.diff.verdict, Verdict::RealImprovement);
-        assert_eq!(ba.diff.verdict, Verdict::RealRegression);
-        assert_eq!(ab.diff.wilcoxon.p_value, ba.diff.wilcoxon.p_value);
-        assert_eq!(ab.mean_a, ba.mean_b);
-        // maxrss and minflt are identical in both arms.
-        let same = compare(Metric::Maxrss, &a, &b);
-        assert_eq!(same.diff.verdict, Verdict::Inconclusive);
-        assert_eq!(same.diff.wilcoxon.p_value, 1.0);
+    fn a_faster_growth_rate_beyond_the_noise_is_a_regression() {
+        let check = slope_check("peak heap", &fit(5.0, Some(0.1)), &fit(6.0, Some(0.1)));
+        assert!(check.regression, "{check:?}");
+        assert!((check.delta - 1.0).abs() < 1e-12);
+        // t(0.975, 8) = 2.306 times √0.02.
+        assert!((check.noise.unwrap() - 2.306_004 * 0.02f64.sqrt()).abs() < 1e-5);
+        // Inside the noise.
+        let check = slope_check("peak heap", &fit(5.0, Some(0.5)), &fit(6.0, Some(0.5)));
+        assert!(!check.regression, "{check:?}");
+        // Slower growth is never a regression.
+        assert!(!slope_check("x", &fit(6.0, Some(0.0)), &fit(5.0, Some(0.0))).regression);
+        // Two points leave no noise estimate: no verdict.
+        let check = slope_check("x", &fit(5.0, None), &fit(9.0, None));
+        assert!(!check.regression && check.noise.is_none());
     }
 
     #[test]
-    fn identical_samples_are_inconclusive() {
-        let a = wall(&[1.0, 1.5, 0.7, 2.0, 1.1, 0.9]);
-        let c = compare(Metric::Wall, &a, &a);
-        assert_eq!(c.diff.verdict, Verdict::Inconclusive);
-        let t = c.diff.t.unwrap();
-        assert_eq!((t.lo, t.hi, c.diff.wilcoxon.p_value), (0.0, 0.0, 1.0));
-    }
-
-    #[test]
-    fn degenerate_inputs_do_not_panic() {
-        let empty = summarize(&[]);
-        assert_eq!(
-            (empty.verdict, empty.t, empty.mean),
-            (Verdict::Inconclusive, None, None)
-        );
-        let one = summarize(&[-50.0]);
-        assert_eq!(
-            (one.verdict, one.t, one.drift_pp),
-            (Verdict::Inconclusive, None, None)
-        );
-        // Zero variance: the interval collapses onto the mean, which is below zero.
-        let flat = summarize(&[-5.0; 8]);
-        let t = flat.t.unwrap();
-        assert_eq!((t.lo, t.hi), (-5.0, -5.0));
-        assert_eq!(flat.verdict, Verdict::RealImprovement);
-        // Too few pairs for Wilcoxon to reach 5 % (min p = 2/2^5) while t is significant.
-        assert_eq!(
-            summarize(&[-5.0, -5.1, -4.9, -5.0, -5.05]).verdict,
-            Verdict::Borderline
-        );
-    }
-
-    #[test]
-    fn zero_denominators() {
-        let (d, excluded) = relative_differences(&[0.0, 1.0, 3.0], &[0.0, 0.0, 2.0]);
-        assert_eq!((d, excluded), (vec![0.0, 50.0], 1));
-    }
-
-    #[test]
-    fn drift_and_half_shift() {
-        let d: Vec<f64> = (0..9).map(|i| f64::from(i) * 0.5).collect();
-        let s = summarize(&d);
-        assert!((s.drift_pp.unwrap() - 4.0).abs() < 1e-12);
-        // Second half 2.5..4.0 (mean 3.25) minus first half 0..1.5 (mean 0.75).
-        assert!((s.half_shift_pp.unwrap() - 2.5).abs() < 1e-12);
+    fn segment_flags_are_recognised_in_both_spellings() {
+        assert!(is_flag("--segments", "--segments"));
+        assert!(is_flag("--segments=4", "--segments"));
+        assert!(!is_flag("--segmentsx", "--segments"));
     }
 }

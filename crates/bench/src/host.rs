@@ -6,8 +6,10 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 /// What the report says about the machine.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Host {
     /// CPU model name from `/proc/cpuinfo`.
     pub cpu: String,
@@ -70,36 +72,18 @@ fn cpu_model(cpuinfo: &str) -> Option<String> {
 
 /// `getrusage(RUSAGE_SELF)`'s peak RSS in bytes.
 fn own_peak_rss_bytes() -> Option<u64> {
-    // SAFETY: `rusage` is a plain C struct of integers; all-zero bytes are valid.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is a valid, writable `rusage` for the duration of the call.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return None;
-    }
-    u64::try_from(usage.ru_maxrss).ok().map(|kib| kib * 1024)
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF).ok()?;
+    u64::try_from(usage.max_rss()).ok().map(|kib| kib * 1024)
 }
 
 /// `uname -smr`.
 fn uname() -> Option<String> {
-    // SAFETY: `utsname` is a plain C struct of byte arrays; all-zero bytes are valid.
-    let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
-    // SAFETY: `uts` is a valid, writable `utsname` for the duration of the call.
-    if unsafe { libc::uname(&mut uts) } != 0 {
-        return None;
-    }
-    let field = |chars: &[libc::c_char]| {
-        let bytes: Vec<u8> = chars
-            .iter()
-            .map(|&c| c as u8)
-            .take_while(|&b| b != 0)
-            .collect();
-        String::from_utf8_lossy(&bytes).into_owned()
-    };
+    let uts = nix::sys::utsname::uname().ok()?;
     Some(format!(
         "{} {} {}",
-        field(&uts.sysname),
-        field(&uts.release),
-        field(&uts.machine)
+        uts.sysname().to_string_lossy(),
+        uts.release().to_string_lossy(),
+        uts.machine().to_string_lossy()
     ))
 }
 

@@ -4,7 +4,10 @@ mod abba;
 mod compare;
 mod growth;
 mod host;
+mod model;
+mod paired;
 mod policy;
+mod prove;
 mod report;
 mod runner;
 mod stats;
@@ -15,11 +18,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Measure whole processes: ABBA comparisons, memory growth sweeps, allocator policy experiments.
+/// Measure whole processes: ABBA comparisons, memory growth sweeps, allocator policy experiments,
+/// and a change compared with a base revision.
 ///
 /// Every run is a fresh child process; its wall time is measured around spawn and wait, and its
-/// CPU times, minor faults and peak RSS come from the kernel (`wait4`). Reports are Markdown on
-/// stdout; progress goes to stderr.
+/// CPU times, minor faults and peak RSS come from the kernel (`wait4`); `cli prove` runs add
+/// their peak heap from `--report`. Reports are Markdown on stdout (`--json FILE` writes the
+/// results as JSON); progress goes to stderr.
 #[derive(Debug, Parser)]
 #[command(name = "ballast-bench", version)]
 struct Cli {
@@ -35,6 +40,9 @@ enum Command {
     Growth(growth::GrowthArgs),
     /// Compare jemalloc settings of ballast's `cli prove` as ABBA experiments.
     Policy(policy::PolicyArgs),
+    /// Compare a change with a base revision: both `cli`s built in their own worktrees, ABBA
+    /// prove time and peak heap, memory growth rates, proof bytes.
+    Compare(compare::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +54,7 @@ fn main() -> ExitCode {
         Command::Abba(args) => abba::run(args),
         Command::Growth(args) => growth::run(args),
         Command::Policy(args) => policy::run(args),
+        Command::Compare(args) => compare::run(args),
     };
     let written = report.and_then(|md| match io::stdout().lock().write_all(md.as_bytes()) {
         // A closed pipe (`| head`) is the reader's choice, not an error.
@@ -81,10 +90,17 @@ fn usage_error(err: &clap::Error) -> ExitCode {
     }
 }
 
-/// The first line of clap's rendering of `err`, without its `error: ` prefix.
+/// The first line of clap's rendering of `err`, without its `error: ` prefix (and with the
+/// next line when the first ends in a colon: what is missing is named there).
 fn usage_line(err: &clap::Error) -> String {
     let rendered = err.to_string();
-    let first = rendered.lines().next().unwrap_or_default();
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut first = lines.next().unwrap_or_default().to_owned();
+    if first.ends_with(':')
+        && let Some(next) = lines.next()
+    {
+        first = format!("{first} {next}");
+    }
     first.trim_start_matches("error: ").to_owned()
 }
 

@@ -13,6 +13,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
+use crate::model::Sample;
+
 /// How many bytes of a failing child's stderr are quoted in the error.
 const STDERR_TAIL_BYTES: usize = 2048;
 
@@ -53,21 +55,6 @@ impl CommandSpec {
             .map(|w| shell_words::quote(w).into_owned());
         env.chain(words).collect::<Vec<_>>().join(" ")
     }
-}
-
-/// What the kernel and the clock report for one finished run.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sample {
-    /// Seconds from just before spawn to the return of `wait4`.
-    pub wall_s: f64,
-    /// User CPU seconds (`ru_utime`).
-    pub user_s: f64,
-    /// System CPU seconds (`ru_stime`).
-    pub sys_s: f64,
-    /// Minor page faults (`ru_minflt`).
-    pub minflt: u64,
-    /// Peak resident set size in bytes (`ru_maxrss`, which Linux reports in KiB).
-    pub maxrss_bytes: u64,
 }
 
 /// A run that did not produce a sample.
@@ -164,6 +151,7 @@ pub fn run(spec: &CommandSpec) -> Result<Sample, RunError> {
         sys_s: seconds(usage.ru_stime),
         minflt: u64::try_from(usage.ru_minflt).unwrap_or(0),
         maxrss_bytes: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+        peak_heap_bytes: None,
     })
 }
 

@@ -4,6 +4,7 @@
 //! Everything here is a pure function of its input slices and returns `None` (never panics) when the
 //! data cannot support the statistic. It knows nothing about processes, metrics or verdicts.
 
+use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Arithmetic mean; `None` for an empty slice.
@@ -47,7 +48,7 @@ pub fn coefficient_of_variation(xs: &[f64]) -> Option<f64> {
 }
 
 /// A two-sided Student-t confidence interval for the mean of paired differences.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TInterval {
     /// Mean of the differences.
     pub mean: f64,
@@ -110,7 +111,7 @@ pub fn doubled_mid_ranks(xs: &[f64]) -> Vec<usize> {
 }
 
 /// Result of the Wilcoxon signed-rank test on paired differences.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Wilcoxon {
     /// Number of non-zero differences that were ranked.
     pub n_nonzero: usize,
@@ -174,7 +175,7 @@ pub fn wilcoxon_signed_rank(d: &[f64]) -> Wilcoxon {
 }
 
 /// A fitted line y = intercept + slope · x.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LinearFit {
     /// Value of the line at x = 0.
     pub intercept: f64,
@@ -182,6 +183,17 @@ pub struct LinearFit {
     pub slope: f64,
     /// Coefficient of determination; 1 when the data lie exactly on the line.
     pub r_squared: f64,
+    /// Standard error of the slope, √(SS_res / (n − 2) / S_xx); `None` for fewer than three
+    /// points, which leave no residual to estimate it from.
+    pub slope_se: Option<f64>,
+    /// Number of points fitted.
+    pub n: usize,
+}
+
+/// The two-sided 95 % Student-t quantile with `df` degrees of freedom (`None` for df = 0).
+pub fn t_quantile_95(df: usize) -> Option<f64> {
+    let t = StudentsT::new(0.0, 1.0, df as f64).ok()?;
+    Some(t.inverse_cdf(0.975))
 }
 
 /// Ordinary least-squares line through `(x, y)`; `None` unless there are two distinct x values.
@@ -212,10 +224,13 @@ pub fn ols(x: &[f64], y: &[f64]) -> Option<LinearFit> {
     } else {
         1.0 - ss_res / ss_tot
     };
+    let slope_se = (x.len() > 2).then(|| (ss_res / (x.len() - 2) as f64 / sxx).sqrt());
     Some(LinearFit {
         intercept,
         slope,
         r_squared,
+        slope_se,
+        n: x.len(),
     })
 }
 
@@ -401,6 +416,7 @@ mod tests {
         assert!(close(fit.slope, 0.25, 1e-12));
         assert!(close(fit.intercept, 3.5, 1e-12));
         assert!(close(fit.r_squared, 1.0, 1e-12));
+        assert!(close(fit.slope_se.unwrap(), 0.0, 1e-12));
     }
 
     #[test]
@@ -411,6 +427,15 @@ mod tests {
         let fit = ols(&x, &y).unwrap();
         assert!(close(fit.slope, 0.6, 1e-12) && close(fit.intercept, 0.6, 1e-12));
         assert!(close(fit.r_squared, 0.36, 1e-12));
+        // √(3.2 / 2 / 5) = √0.32.
+        assert!(close(fit.slope_se.unwrap(), 0.32f64.sqrt(), 1e-12));
+        assert_eq!(ols(&[0.0, 1.0], &[1.0, 3.0]).unwrap().slope_se, None);
+        assert_eq!(fit.n, 4);
+        // qt(0.975, c(1, 2, 30)) in R.
+        assert!(close(t_quantile_95(1).unwrap(), 12.706_204_736, 1e-6));
+        assert!(close(t_quantile_95(2).unwrap(), 4.302_652_730, 1e-6));
+        assert!(close(t_quantile_95(30).unwrap(), 2.042_272_456, 1e-6));
+        assert_eq!(t_quantile_95(0), None);
         assert_eq!(ols(&[2.0, 2.0], &[1.0, 5.0]), None);
         assert_eq!(ols(&[1.0], &[1.0]), None);
         assert_eq!(ols(&[1.0, 2.0], &[1.0]), None);

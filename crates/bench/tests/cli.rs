@@ -87,7 +87,9 @@ fn abba_writes_report_and_pairs_in_abba_order() {
             "user_s",
             "sys_s",
             "minflt",
-            "maxrss_bytes"
+            "maxrss_bytes",
+            "peak_heap_bytes",
+            "proof_sha256"
         ]
     );
     assert_eq!(rows.len(), 1 + 6);
@@ -126,7 +128,7 @@ fn growth_writes_csv_and_plot() {
     assert!(stdout.contains("OLS fit peak = a + b·n"), "{stdout}");
     let csv = fs::read_to_string(dir.join("growth.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 3 * 2);
-    assert!(csv.starts_with("n,run,wall_s,user_s,sys_s,minflt,maxrss_bytes\n"));
+    assert!(csv.starts_with("n,run,wall_s,user_s,sys_s,minflt,maxrss_bytes,peak_heap_bytes\n"));
     let svg = fs::read_to_string(dir.join("growth.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 3);
     assert!(dir.join("growth.md").is_file());
@@ -243,11 +245,16 @@ fn every_subcommand_has_help() {
     assert!(String::from_utf8_lossy(&growth.stdout).contains("--cmd <TEMPLATE_WITH_{n}>"));
 }
 
-/// A stand-in for `cli prove -o FILE ARGS…` whose proof records the allocator environment it saw
-/// (so tests can check what each arm's child got), or constant bytes with `--constant`.
+/// A stand-in for `cli prove -o FILE --report FILE ARGS…` whose proof records the allocator
+/// environment it saw (so tests can check what each arm's child got), or constant bytes with
+/// `--constant`. Its report's `peak_heap_bytes` is FAKE_HEAP_MIB (default 1) MiB per
+/// `--segments` (default 4), plus 8 MiB.
 const FAKE_CLI: &str = r#"#!/bin/sh
-[ "$1" = prove ] && [ "$2" = -o ] || { echo "usage: prove -o FILE" >&2; exit 64; }
-out=$3; shift 3
+[ "$1" = prove ] && [ "$2" = -o ] && [ "$4" = --report ] || { echo "usage: prove -o FILE --report FILE" >&2; exit 64; }
+out=$3; report=$5; shift 5
+segments=4; prev=
+for a in "$@"; do [ "$prev" = --segments ] && segments=$a; prev=$a; done
+echo "{\"peak_heap_bytes\": $(( (segments * ${FAKE_HEAP_MIB:-1} + 8) * 1048576 ))}" > "$report"
 if [ "$1" = --constant ]; then echo same > "$out"; exit 0; fi
 if [ "$1" = --fail ]; then echo partial > "$out"; echo "fake failure" >&2; exit 1; fi
 printf '%s|%s|%s\n' "${_RJEM_MALLOC_CONF-unset}" "${MALLOC_CONF-unset}" "$*" > "$out"
@@ -315,15 +322,15 @@ fn policy_sets_only_the_arm_environment_and_hashes_proofs() {
         assert_eq!(csv.lines().count(), 1 + 4);
         assert_eq!(
             csv.lines().next().unwrap(),
-            "pair,order,side,seq,wall_s,user_s,sys_s,minflt,maxrss_bytes,proof_sha256"
+            "pair,order,side,seq,wall_s,user_s,sys_s,minflt,maxrss_bytes,peak_heap_bytes,proof_sha256"
         );
     }
     // Every metric, in the order of the `abba` report.
     assert!(
-        md.contains("| arm | wall | user | sys | minflt | maxrss | proofs identical |\n"),
+        md.contains("| arm | wall | user | sys | minflt | maxrss | heap | proofs identical |\n"),
         "{md}"
     );
-    let sections: Vec<usize> = ["wall", "user", "sys", "minflt", "maxrss"]
+    let sections: Vec<usize> = ["wall", "user", "sys", "minflt", "maxrss", "heap"]
         .iter()
         .map(|m| md.find(&format!("#### {m} (")).unwrap())
         .collect();
@@ -417,7 +424,9 @@ fn policy_keeps_temporary_proofs_on_request() {
     assert_eq!(
         entries(&kept[0]),
         [
+            kept[0].join("main-001-A.json"),
             kept[0].join("main-001-A.proof"),
+            kept[0].join("main-002-B.json"),
             kept[0].join("main-002-B.proof")
         ]
     );

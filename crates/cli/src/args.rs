@@ -177,15 +177,9 @@ pub struct DoctorArgs {
 
 /// A 32-byte digest written as 64 hexadecimal digits.
 pub fn parse_digest(value: &str) -> Result<[u8; 32], String> {
-    let bytes = value.as_bytes();
-    if bytes.len() != 64 || !bytes.iter().all(u8::is_ascii_hexdigit) {
-        return Err(format!("expected 64 hexadecimal digits, got {value:?}"));
-    }
     let mut digest = [0u8; 32];
-    for (out, pair) in digest.iter_mut().zip(bytes.chunks_exact(2)) {
-        let text = std::str::from_utf8(pair).map_err(|_| "not hexadecimal".to_owned())?;
-        *out = u8::from_str_radix(text, 16).map_err(|_| format!("{text:?} is not hexadecimal"))?;
-    }
+    hex::decode_to_slice(value, &mut digest)
+        .map_err(|_| format!("expected 64 hexadecimal digits, got {value:?}"))?;
     Ok(digest)
 }
 

@@ -54,7 +54,7 @@ pub fn run(args: &BundleArgs) -> Result<()> {
         "proof:      {} ({}, sha256 {})",
         args.output.display(),
         human_bytes(bytes.len() as u64),
-        &summary::hex(&Sha256::digest(&bytes))[..16]
+        &hex::encode(Sha256::digest(&bytes))[..16]
     );
     print(&out)
 }

@@ -255,7 +255,7 @@ where
 
     let bytes = proven.to_bytes();
     write_atomic(&output, &bytes)?;
-    let digest = summary::hex(&Sha256::digest(&bytes));
+    let digest = hex::encode(Sha256::digest(&bytes));
     let used = usage();
     let report = ProveReport {
         command: "prove",

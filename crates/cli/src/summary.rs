@@ -97,17 +97,12 @@ pub fn part(part: &AnyPart, index_of: Option<(usize, usize)>) -> String {
     )
 }
 
-/// Lowercase hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The statement in two lines: what is proven, and its digest.
 pub fn statement(proof: &AnyProof) -> String {
     format!(
         "statement:  {}\n            digest {}\n",
         proof.summary(),
-        hex(&proof.statement_digest())
+        hex::encode(proof.statement_digest())
     )
 }
 

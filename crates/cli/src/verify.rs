@@ -153,8 +153,8 @@ fn check(proof: &AnyProof, policy: &VerifyPolicy, args: &VerifyArgs) -> Result<(
     match args.expect_statement {
         Some(expected) if expected != digest => Err(format!(
             "it proves statement {}, not the expected {}",
-            summary::hex(&digest),
-            summary::hex(&expected)
+            hex::encode(digest),
+            hex::encode(expected)
         )),
         _ => Ok(()),
     }

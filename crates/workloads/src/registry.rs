@@ -300,7 +300,7 @@ macro_rules! registry {
             pub fn statement_json(&self) -> Value {
                 let mut map = Map::new();
                 map.insert("workload".into(), self.workload_name().into());
-                map.insert("digest".into(), hex(&self.statement_digest()).into());
+                map.insert("digest".into(), hex::encode(self.statement_digest()).into());
                 match self {
                     $(Self::$variant(p) => map.extend(p.workload.json(&p.end)),)+
                 }
@@ -328,11 +328,6 @@ registry!(
     Fibonacci => Fibonacci,
     KeccakChain => KeccakChain,
 );
-
-/// Lowercase hexadecimal.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// 1048572 → "1,048,572".
 pub(crate) fn thousands(n: u64) -> String {

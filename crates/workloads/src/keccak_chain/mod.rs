@@ -26,7 +26,7 @@ use permutation::{
     IOTA_BITS, ROUND_CONSTANTS, ROUNDS, absorb_digest, keccak256_of_digest, round, squeeze_digest,
 };
 
-use crate::registry::{Describe, hex, thousands};
+use crate::registry::{Describe, thousands};
 
 /// The smallest segment: one permutation.
 const MIN_LOG_ROWS: usize = LOG_BLOCK_ROWS;
@@ -219,8 +219,8 @@ impl Describe for KeccakChain {
         format!(
             "keccak-chain: {} steps of Keccak-256 from seed {}, output {} ({} segments × 2^{} rows)",
             thousands(self.steps),
-            hex(&self.seed),
-            hex(end),
+            hex::encode(self.seed),
+            hex::encode(end),
             self.segments(),
             self.log_rows
         )
@@ -228,7 +228,7 @@ impl Describe for KeccakChain {
 
     fn json(&self, end: &[u8; 32]) -> Map<String, Value> {
         let mut map = self.computation_json();
-        map.insert("output".into(), hex(end).into());
+        map.insert("output".into(), hex::encode(end).into());
         map
     }
 
@@ -236,7 +236,7 @@ impl Describe for KeccakChain {
         format!(
             "keccak-chain: {} steps of Keccak-256 from seed {} ({} segments × 2^{} rows)",
             thousands(self.steps),
-            hex(&self.seed),
+            hex::encode(self.seed),
             self.segments(),
             self.log_rows
         )
@@ -244,7 +244,7 @@ impl Describe for KeccakChain {
 
     fn computation_json(&self) -> Map<String, Value> {
         let mut map = Map::new();
-        map.insert("seed".into(), hex(&self.seed).into());
+        map.insert("seed".into(), hex::encode(self.seed).into());
         map.insert("steps".into(), self.steps.into());
         map.insert("log_rows".into(), self.log_rows.into());
         map.insert("segments".into(), self.segments().into());
