@@ -5,19 +5,14 @@
 //! from two commits), so the verdicts are certain: a side that sleeps 200 ms longer than a
 //! run of a few milliseconds is a real regression on any machine.
 
+mod common;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("ballast-bench-compare-tests")
-        .join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::scratch;
 
 fn executable(path: &Path, text: &str) -> PathBuf {
     fs::write(path, text).unwrap();

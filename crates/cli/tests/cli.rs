@@ -375,35 +375,29 @@ fn prove_reports_the_backend_it_ran_on() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// A real SIGINT to a real `cli prove` in the middle of proving: it exits with 130 and
-/// leaves nothing in its output directory, neither the proof nor a temporary file.
-#[test]
-fn an_interrupted_prove_leaves_no_file() {
-    let dir = tempfile::tempdir().unwrap();
+/// Starts a `cli prove` of several seconds in `dir` (with `extra` flags, paths relative to
+/// `dir`) and returns it once it has been proving for 1.5 s.
+fn start_long_prove(dir: &Path, extra: &[&str]) -> std::process::Child {
     let mut child = cli()
-        .args([
-            "prove",
-            "--workload",
-            "fibonacci",
-            "--log-rows",
-            "18",
-            "--segments",
-            "8",
-            "--pow-bits",
-            "0",
-            "--threads",
-            "1",
-        ])
-        .arg("-o")
-        .arg(dir.path().join("proof.bin"))
-        .arg("--report")
-        .arg(dir.path().join("report.json"))
+        .current_dir(dir)
+        .args(["prove", "--workload", "fibonacci", "--log-rows", "18"])
+        .args(["--segments", "8", "--pow-bits", "0", "--threads", "1"])
+        .args(extra)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
     assert!(child.try_wait().unwrap().is_none(), "still proving");
+    child
+}
+
+/// A real SIGINT to a real `cli prove` in the middle of proving: it exits with 130 and
+/// leaves nothing in its output directory, neither the proof nor a temporary file.
+#[test]
+fn an_interrupted_prove_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = start_long_prove(dir.path(), &["-o", "proof.bin", "--report", "report.json"]);
     let pid = libc::pid_t::try_from(child.id()).unwrap();
     // SAFETY: sends a signal to our own child process.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
@@ -825,31 +819,7 @@ fn part_flags_and_scheduler_variables_are_checked() {
 #[test]
 fn a_worker_killed_mid_way_leaves_no_part_file() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = cli()
-        .current_dir(dir.path())
-        .args([
-            "prove",
-            "--workload",
-            "fibonacci",
-            "--log-rows",
-            "18",
-            "--segments",
-            "8",
-            "--pow-bits",
-            "0",
-            "--threads",
-            "1",
-            "--parts",
-            "2",
-            "--part-index",
-            "1",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    assert!(child.try_wait().unwrap().is_none(), "still proving");
+    let mut child = start_long_prove(dir.path(), &["--parts", "2", "--part-index", "1"]);
     child.kill().unwrap(); // SIGKILL: no handler runs
     child.wait().unwrap();
     let parts: Vec<_> = std::fs::read_dir(dir.path())
