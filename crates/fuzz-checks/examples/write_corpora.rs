@@ -1,11 +1,11 @@
 //! Writes the fuzz targets' seed corpora: `write_corpora DIR` fills `DIR/<target>/`.
 //!
-//! decode_verify gets the seed proofs; mutate_proof one input per seed (no edits, and one
+//! decode_verify gets the seed proofs and parts; mutate_proof one input per seed (no edits, and one
 //! edit); batch_opening canonical openings of a few index sets.
 
 use std::path::Path;
 
-use ballast_fuzz_checks::{batch_opening_input, seed_proofs};
+use ballast_fuzz_checks::{batch_opening_input, seed_parts, seed_proofs};
 
 fn main() {
     let Some(dir) = std::env::args().nth(1) else {
@@ -25,6 +25,9 @@ fn main() {
             format!("seed-{i}-edit"),
             &[i as u8, 40, 0, 0, 0, 1],
         );
+    }
+    for (i, part) in seed_parts().iter().enumerate() {
+        write("decode_verify", format!("part-{i}"), part);
     }
     for (i, indices) in [
         &[0u8][..],

@@ -6,8 +6,11 @@ use ballast_fri::{QueryPlan, round_arities};
 use ballast_merkle::{
     Digest, MerkleTree, batch_opening_len, check_indices, hash_leaf, verify_batch,
 };
-use ballast_stark::{CpuBackend, PhaseTimes, StarkParams, VerifyPolicy, Workload, prove_statement};
-use ballast_workloads::{AnyProof, Fibonacci, KeccakChain};
+use ballast_stark::{
+    CpuBackend, PhaseTimes, StarkParams, VerifyPolicy, Workload, part_range, prove_part,
+    prove_statement,
+};
+use ballast_workloads::{AnyPart, AnyProof, Fibonacci, KeccakChain};
 
 /// The policy every target verifies under: no security floor (the seeds use fast, insecure
 /// parameters), and a 16 MiB cap so that no input makes the verifier allocate or work more.
@@ -59,14 +62,58 @@ fn seed_proof<W: Workload>(workload: &W) -> Vec<u8> {
     .to_bytes()
 }
 
-/// Decodes and verifies arbitrary bytes; returns whether they were a valid proof.
+/// Decodes and verifies arbitrary bytes as a proof, or as a part when they start like one;
+/// returns whether they were a valid proof or part.
 pub fn decode_and_verify(bytes: &[u8]) -> bool {
     let policy = policy();
-    match AnyProof::max_len(bytes) {
+    let max_len = if AnyPart::is_part(bytes) {
+        AnyPart::max_len(bytes)
+    } else {
+        AnyProof::max_len(bytes)
+    };
+    match max_len {
         Ok(max) if policy.check_size(max).is_ok() => {}
         _ => return false,
     }
-    AnyProof::from_bytes(bytes).is_ok_and(|proof| proof.verify(&policy).is_ok())
+    if AnyPart::is_part(bytes) {
+        AnyPart::from_bytes(bytes).is_ok_and(|part| part.verify(&policy).is_ok())
+    } else {
+        AnyProof::from_bytes(bytes).is_ok_and(|proof| proof.verify(&policy).is_ok())
+    }
+}
+
+/// Valid parts of the seed statements (the middle of three parts of a 3-segment Fibonacci
+/// statement, the first of two of a keccak chain): seeds of the decode corpus.
+pub fn seed_parts() -> Vec<Vec<u8>> {
+    let fib = Fibonacci {
+        sequences: 2,
+        log_rows: 5,
+        segments: 3,
+    };
+    let chain = KeccakChain {
+        seed: [7; 32],
+        steps: 3,
+        log_rows: 6,
+    };
+    vec![seed_part(&fib, 3, 1), seed_part(&chain, 2, 0)]
+}
+
+/// Part `index` of `parts` of `workload` at [`seed_params`], encoded.
+fn seed_part<W: Workload>(workload: &W, parts: usize, index: usize) -> Vec<u8>
+where
+    AnyPart: From<ballast_stark::Part<W>>,
+{
+    let range = part_range(workload.segments(), parts, index).expect("a valid split");
+    let part = prove_part(
+        workload,
+        &seed_params(),
+        range,
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+        &mut |_| {},
+    )
+    .expect("the seed parts prove");
+    AnyPart::from(part).to_bytes()
 }
 
 /// Applies `data` to a seed proof as in-place edits and verifies the result.

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use ballast_fuzz_checks::{batch_opening, decode_and_verify, mutate_and_verify, seed_proofs};
+use ballast_fuzz_checks::{
+    batch_opening, decode_and_verify, mutate_and_verify, seed_parts, seed_proofs,
+};
 
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -45,7 +47,7 @@ fn batch_opening_regressions() {
 
 #[test]
 fn seeds_verify_and_their_edits_do_not() {
-    for seed in seed_proofs() {
+    for seed in seed_proofs().iter().chain(&seed_parts()) {
         assert!(decode_and_verify(seed));
         let mut flipped = seed.clone();
         let middle = flipped.len() / 2;
