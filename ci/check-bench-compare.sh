@@ -7,7 +7,7 @@
 #    REAL REGRESSION, and the proofs identical;
 # 2. head = a wrapper that first holds 96 MiB per --segments of its own memory, then exec's
 #    CLI: its peak RSS grows faster, and the report must warn of a memory scaling regression;
-# 3. the control: CLI against itself draws neither.
+# 3. the control: CLI against itself is no prove-time regression.
 # Each run's --json must parse and agree with the Markdown. (The worktree-building path is
 # tested on a scratch repository by `cargo test -p ballast-bench --test compare`.)
 set -euo pipefail
@@ -84,9 +84,10 @@ grep -q 'Memory scaling regression.*peak RSS' "$dir/hungry.md" || die "the Markd
 echo "  ok: memory scaling regression (peak RSS)"
 
 echo "== the control: the cli against itself"
-run same "$cli" --pairs 6 --warmup 1 --growth-points 1,2,3
+run same "$cli" --pairs 6 --warmup 1 --growth-points 1,2,3,4
 grep -m1 '^| Prove time' "$dir/same.md" | sed 's/^/  /'
 [[ $(verdict "$dir/same.json" wall) != real_regression ]] || die "the cli against itself was called a real regression"
-[[ $(regressed "$dir/same.json") == none ]] || die "the cli against itself drew a growth warning: $(regressed "$dir/same.json")"
-echo "  ok: no regression, no growth warning"
+# The growth check is a 95 % test: against itself it warns in about 1 run in 40 per metric,
+# so its outcome is shown, not asserted.
+echo "  ok: no regression (growth warnings against itself: $(regressed "$dir/same.json"))"
 echo "ci/check-bench-compare.sh: ok"

@@ -83,14 +83,23 @@ pub struct CompareArgs {
 /// A revision that does not resolve, a build or run that fails, or outputs that cannot be
 /// written.
 pub fn run(args: &CompareArgs) -> Result<String> {
-    if let Some(flag) = args
-        .prove_args
-        .iter()
-        .find(|a| is_flag(a, "--segments") || is_flag(a, "--steps"))
-    {
-        bail!(
-            "PROVE_ARGS: {flag}: the growth sweep sets --segments; give the statement without it"
-        );
+    for (flags, why) in [
+        (
+            &["--segments", "--steps"][..],
+            "the growth sweep sets --segments",
+        ),
+        (
+            &["-o", "--output", "--report"][..],
+            "each run writes its own proof and report",
+        ),
+    ] {
+        if let Some(flag) = args
+            .prove_args
+            .iter()
+            .find(|a| flags.iter().any(|f| is_flag(a, f)))
+        {
+            bail!("PROVE_ARGS: {flag}: {why}; give the statement without it");
+        }
     }
     growth::check_points(&args.growth_points).map_err(|e| {
         anyhow::anyhow!(
@@ -99,20 +108,24 @@ pub fn run(args: &CompareArgs) -> Result<String> {
         )
     })?;
     report::check_outputs(args.out_dir.as_deref(), args.json.as_deref())?;
-    let cache = match &args.cache_dir {
-        Some(dir) => dir.clone(),
-        None => git_toplevel(&args.repo)?
-            .join("target")
-            .join("bench-compare"),
+    // Only a side that is built needs the repository and the cache.
+    let cache = || -> Result<PathBuf> {
+        let dir = match &args.cache_dir {
+            Some(dir) => dir.clone(),
+            None => git_toplevel(&args.repo)?
+                .join("target")
+                .join("bench-compare"),
+        };
+        std::path::absolute(&dir).with_context(|| format!("--cache-dir {}", dir.display()))
     };
     let base = match (&args.base_cli, &args.base) {
         (Some(cli), _) => prebuilt("base", cli)?,
-        (None, Some(rev)) => build("base", &args.repo, Some(rev), &cache)?,
+        (None, Some(rev)) => build("base", &args.repo, Some(rev), &cache()?)?,
         (None, None) => unreachable!("clap requires --base or --base-cli"),
     };
     let head = match &args.head_cli {
         Some(cli) => prebuilt("head", cli)?,
-        None => build("head", &args.repo, args.head.as_deref(), &cache)?,
+        None => build("head", &args.repo, args.head.as_deref(), &cache()?)?,
     };
 
     let scratch = tempfile::TempDir::with_prefix("ballast-bench-compare-")
@@ -212,14 +225,31 @@ fn is_flag(word: &str, flag: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('='))
 }
 
+/// The smallest noise a growth-rate comparison allows, as a fraction of base's slope: fits
+/// of near-deterministic figures (peak heap) have a standard error near zero, and a change of a
+/// few bytes per segment is not a scaling regression.
+pub const MIN_SLOPE_NOISE: f64 = 0.01;
+
 /// Head's growth rate against base's: a regression when head's slope exceeds base's by more
-/// than the fits' noise, the 95 % Student-t half-width of the slopes' difference (standard
-/// error √(SE_base² + SE_head²), (n_base − 2) + (n_head − 2) degrees of freedom).
+/// than the fits' noise — the 95 % Student-t half-width of the slopes' difference (standard
+/// error √(SE_base² + SE_head²), Welch–Satterthwaite degrees of freedom), and at least
+/// [`MIN_SLOPE_NOISE`] of base's slope.
 pub fn slope_check(metric: &str, base: &LinearFit, head: &LinearFit) -> SlopeCheck {
     let delta = head.slope - base.slope;
-    let df = (base.n.saturating_sub(2)) + (head.n.saturating_sub(2));
-    let noise = match (base.slope_se, head.slope_se, stats::t_quantile_95(df)) {
-        (Some(b), Some(h), Some(t)) => Some(t * (b * b + h * h).sqrt()),
+    let noise = match (base.slope_se, head.slope_se) {
+        (Some(b), Some(h)) => {
+            let se2 = b * b + h * h;
+            let (df_b, df_h) = (base.n as f64 - 2.0, head.n as f64 - 2.0);
+            let welch = se2 * se2 / (b.powi(4) / df_b + h.powi(4) / df_h);
+            // With both errors zero the degrees of freedom are undefined; take the pooled ones.
+            let df = if welch.is_finite() {
+                welch.floor().max(1.0)
+            } else {
+                df_b + df_h
+            };
+            stats::t_quantile_95(df as usize)
+                .map(|t| (t * se2.sqrt()).max(MIN_SLOPE_NOISE * base.slope.abs()))
+        }
         _ => None,
     };
     SlopeCheck {
@@ -274,21 +304,28 @@ fn build(label: &str, repo: &Path, rev: Option<&str>, cache: &Path) -> Result<Bu
                     cli: cli.display().to_string(),
                 });
             }
+            let path = tree.display().to_string();
             if !tree.join(".git").exists() {
                 std::fs::create_dir_all(cache.join("worktrees"))
                     .with_context(|| format!("cannot create {}", cache.display()))?;
-                let path = tree.display().to_string();
                 git(
                     &top,
                     &["worktree", "add", "--detach", "--force", &path, &commit],
                 )
                 .with_context(|| format!("cannot add a worktree for {label} at {path}"))?;
+            } else if git(&tree, &["rev-parse", "HEAD"])? != commit
+                || !git(&tree, &["status", "--porcelain"])?.is_empty()
+            {
+                // Someone moved or edited the cached worktree: put it back.
+                git(&tree, &["checkout", "--detach", "--force", &commit])
+                    .with_context(|| format!("cannot reset the worktree {path} to {commit}"))?;
+                git(&tree, &["clean", "-fdq"])?;
             }
             (tree, target, commit, false)
         }
         None => {
             let commit = git(&top, &["rev-parse", "HEAD"])?;
-            let dirty = !git(&top, &["status", "--porcelain", "--untracked-files=no"])?.is_empty();
+            let dirty = !git(&top, &["status", "--porcelain"])?.is_empty();
             (
                 top.clone(),
                 cache.join("target").join("working-tree"),
@@ -303,7 +340,12 @@ fn build(label: &str, repo: &Path, rev: Option<&str>, cache: &Path) -> Result<Bu
         if dirty { " + uncommitted changes" } else { "" },
         source.display()
     );
-    let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    // From the source tree, through rustup's proxy: its rust-toolchain.toml and cargo
+    // configuration are the ones that apply, not the caller's.
+    let status = Command::new("cargo")
+        .current_dir(&source)
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO")
         .args([
             "build",
             "--release",
@@ -355,11 +397,19 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
         .context("cannot run git")?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        bail!(
-            "git {}: {}",
-            args.join(" "),
-            err.lines().next().unwrap_or("failed")
-        );
+        let lines: Vec<&str> = err
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        // git says what went wrong on a `fatal:` or `error:` line, after any progress.
+        let reason = lines
+            .iter()
+            .find(|l| l.starts_with("fatal:") || l.starts_with("error:"))
+            .or(lines.last())
+            .copied()
+            .unwrap_or("failed");
+        bail!("git {}: {reason}", args.join(" "));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
@@ -383,8 +433,14 @@ mod tests {
         let check = slope_check("peak heap", &fit(5.0, Some(0.1)), &fit(6.0, Some(0.1)));
         assert!(check.regression, "{check:?}");
         assert!((check.delta - 1.0).abs() < 1e-12);
-        // t(0.975, 8) = 2.306 times √0.02.
+        // Equal errors: Welch's df are the pooled 8; t(0.975, 8) = 2.306 times √0.02.
         assert!((check.noise.unwrap() - 2.306_004 * 0.02f64.sqrt()).abs() < 1e-5);
+        // One exact fit: the other's 4 degrees of freedom, t = 2.776.
+        let check = slope_check("x", &fit(5.0, Some(0.0)), &fit(6.0, Some(0.1)));
+        assert!((check.noise.unwrap() - 2.776_445 * 0.1).abs() < 1e-5);
+        // Two exact fits: at least 1 % of base's slope.
+        let check = slope_check("x", &fit(5.0, Some(0.0)), &fit(5.04, Some(0.0)));
+        assert!(!check.regression && (check.noise.unwrap() - 0.05).abs() < 1e-12);
         // Inside the noise.
         let check = slope_check("peak heap", &fit(5.0, Some(0.5)), &fit(6.0, Some(0.5)));
         assert!(!check.regression, "{check:?}");

@@ -79,7 +79,7 @@ impl ProveCommand {
         let mut sample = runner::run(&self.spec(&proof, &report))?;
         let proof_sha256 = sha256_file(&proof)
             .with_context(|| format!("cli did not write its proof {}", proof.display()))?;
-        // A cli that writes no report (a build from before it existed) is still measured.
+        // A report without `peak_heap_bytes` (a build from before the figure) leaves it unknown.
         sample.peak_heap_bytes = peak_heap_bytes(&report);
         if !keep {
             for path in [&proof, &report] {

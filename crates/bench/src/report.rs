@@ -2,7 +2,8 @@
 //! and writing them to files.
 //!
 //! Pure rendering of results computed elsewhere: nothing here runs a process or computes a
-//! statistic, and it reads only `model` (and `stats`' result types). Numbers in Markdown are
+//! statistic; it reads `model` (and `stats`' result types, the host line and `paired`'s
+//! significance level). Numbers in Markdown are
 //! rounded for reading; CSV and JSON keep full precision.
 
 use std::collections::BTreeMap;
@@ -509,8 +510,14 @@ pub fn compare_markdown(c: &Compare) -> String {
     }
     md.push('\n');
     for (pb, ph) in gb.points.iter().zip(&gh.points) {
-        let delta =
-            |h: f64, b: f64| format!("{} MiB ({:+.1} %)", signed(h - b), (h - b) / b * 100.0);
+        let delta = |h: f64, b: f64| {
+            let pct = if b == 0.0 {
+                String::new()
+            } else {
+                format!(" ({:+.1} %)", (h - b) / b * 100.0)
+            };
+            format!("{} MiB{pct}", signed(h - b))
+        };
         let _ = write!(
             md,
             "| {} | {} | {} | {} |",
@@ -533,17 +540,17 @@ pub fn compare_markdown(c: &Compare) -> String {
         };
         let _ = writeln!(
             md,
-            "- {} growth rate: head {} MiB / segment (base {}{rel}); fit R² = {:.4} (base {:.4}); \
-             noise {}",
+            "- {} growth rate: head {} MiB / segment (base {}{rel}); noise {}\n  - base: {}\n  \
+             - head: {}",
             s.metric,
             sig(s.head.slope),
             sig(s.base.slope),
-            s.head.r_squared,
-            s.base.r_squared,
             s.noise.map_or_else(
                 || "unknown (fewer than 3 points)".to_owned(),
                 |n| format!("± {} MiB / segment (95 %, Student t)", sig(n))
             ),
+            fit_line(&s.base, "segment"),
+            fit_line(&s.head, "segment"),
         );
     }
     md.push('\n');
