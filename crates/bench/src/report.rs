@@ -484,7 +484,12 @@ pub fn compare_markdown(c: &Compare) -> String {
     }
     let _ = writeln!(
         md,
-        "\nProof bytes: **{}** across both sides ({} proofs).\n",
+        "\n_Δ: head's mean − base's; Δ %: the mean of the paired differences (head − base) / base, \
+         the ABBA block's mean Δ; the verdict is the ABBA block's._\n"
+    );
+    let _ = writeln!(
+        md,
+        "Proof bytes: **{}** across both sides ({} proofs).\n",
         if c.proofs_identical {
             "identical"
         } else {
