@@ -32,7 +32,7 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
 fi
 [[ $(id -u) == 0 ]] || die "the single-node cluster's daemons run as root"
 
-dir=$(mktemp -d /tmp/ballast-slurm.XXXXXX)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ballast-slurm.XXXXXX")
 cleanup() {
   [[ -f $dir/slurmd.pid ]] && kill "$(cat "$dir/slurmd.pid")" 2>/dev/null || true
   [[ -f $dir/slurmctld.pid ]] && kill "$(cat "$dir/slurmctld.pid")" 2>/dev/null || true

@@ -236,7 +236,7 @@ mod tests {
     fn placeholder_is_substituted_in_every_word() {
         let words =
             shell_words::split("sh -c 'head -c {n}000 /dev/zero' x{n} --report {report}").unwrap();
-        let spec = instantiate(&words, 42, Path::new("/tmp/r.json")).unwrap();
+        let spec = instantiate(&words, 42, Path::new("out/r.json")).unwrap();
         assert_eq!(
             spec.args,
             [
@@ -244,7 +244,7 @@ mod tests {
                 "head -c 42000 /dev/zero",
                 "x42",
                 "--report",
-                "/tmp/r.json"
+                "out/r.json"
             ]
         );
     }
