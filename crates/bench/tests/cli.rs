@@ -6,11 +6,10 @@
 mod common;
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use common::scratch;
+use common::{fake_cli, scratch};
 
 fn bench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ballast-bench"))
@@ -237,28 +236,6 @@ fn every_subcommand_has_help() {
     }
     let growth = bench(&["growth", "--help"]);
     assert!(String::from_utf8_lossy(&growth.stdout).contains("--cmd <TEMPLATE_WITH_{n}>"));
-}
-
-/// A stand-in for `cli prove -o FILE --report FILE ARGS…` whose proof records the allocator
-/// environment it saw (so tests can check what each arm's child got), or constant bytes with
-/// `--constant`. Its report's `peak_heap_bytes` is FAKE_HEAP_MIB (default 1) MiB per
-/// `--segments` (default 4), plus 8 MiB.
-const FAKE_CLI: &str = r#"#!/bin/sh
-[ "$1" = prove ] && [ "$2" = -o ] && [ "$4" = --report ] || { echo "usage: prove -o FILE --report FILE" >&2; exit 64; }
-out=$3; report=$5; shift 5
-segments=4; prev=
-for a in "$@"; do [ "$prev" = --segments ] && segments=$a; prev=$a; done
-echo "{\"peak_heap_bytes\": $(( (segments * ${FAKE_HEAP_MIB:-1} + 8) * 1048576 ))}" > "$report"
-if [ "$1" = --constant ]; then echo same > "$out"; exit 0; fi
-if [ "$1" = --fail ]; then echo partial > "$out"; echo "fake failure" >&2; exit 1; fi
-printf '%s|%s|%s\n' "${_RJEM_MALLOC_CONF-unset}" "${MALLOC_CONF-unset}" "$*" > "$out"
-"#;
-
-fn fake_cli(dir: &std::path::Path) -> PathBuf {
-    let path = dir.join("fake-cli");
-    fs::write(&path, FAKE_CLI).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
 #[test]

@@ -12,24 +12,13 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::scratch;
+use common::{fake_cli, scratch};
 
 fn executable(path: &Path, text: &str) -> PathBuf {
     fs::write(path, text).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
     path.to_owned()
 }
-
-/// `cli prove -o FILE --report FILE [--segments N] …`: a constant proof, and a report whose
-/// peak heap is FAKE_HEAP_MIB (default 1) MiB per segment plus 8 MiB.
-const FAKE_CLI: &str = r#"#!/bin/sh
-[ "$1" = prove ] && [ "$2" = -o ] && [ "$4" = --report ] || { echo "usage: prove -o FILE --report FILE" >&2; exit 64; }
-out=$3; report=$5; shift 5
-segments=4; prev=
-for a in "$@"; do [ "$prev" = --segments ] && segments=$a; prev=$a; done
-echo "{\"peak_heap_bytes\": $(( (segments * ${FAKE_HEAP_MIB:-1} + 8) * 1048576 ))}" > "$report"
-echo "proof of $*" > "$out"
-"#;
 
 fn compare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ballast-bench"))
@@ -64,7 +53,7 @@ fn verdict(json: &serde_json::Value, metric: &str) -> String {
 #[test]
 fn a_slowed_head_is_a_real_regression_and_the_same_cli_is_not() {
     let dir = scratch("slowed");
-    let base = executable(&dir.join("cli"), FAKE_CLI);
+    let base = fake_cli(&dir);
     let slowed = executable(
         &dir.join("slowed-cli"),
         &format!("#!/bin/sh\nsleep 0.2\nexec {} \"$@\"\n", base.display()),
@@ -111,7 +100,7 @@ fn a_slowed_head_is_a_real_regression_and_the_same_cli_is_not() {
 #[test]
 fn a_head_whose_memory_grows_faster_gets_the_growth_warning() {
     let dir = scratch("growth");
-    let base = executable(&dir.join("cli"), FAKE_CLI);
+    let base = fake_cli(&dir);
     let hungry = executable(
         &dir.join("hungry-cli"),
         &format!(
@@ -147,7 +136,7 @@ fn a_head_whose_memory_grows_faster_gets_the_growth_warning() {
 #[test]
 fn bad_arguments_are_one_line_errors() {
     let dir = scratch("bad");
-    let base = executable(&dir.join("cli"), FAKE_CLI);
+    let base = fake_cli(&dir);
     let cases: [(&[&str], &str); 4] = [
         (&["--head-cli", "x"], "--base"),
         (
