@@ -38,8 +38,8 @@ pub struct CompareArgs {
     /// The repository the revisions belong to.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub repo: PathBuf,
-    /// Where worktrees and target directories are cached between runs [default:
-    /// `<repo>/target/bench-compare`].
+    /// Where worktrees and target directories are cached between runs; by default
+    /// `target/bench-compare` in the repository.
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     /// Measured ABBA pairs, at most 500.
