@@ -130,13 +130,13 @@ pub fn run(args: &CompareArgs) -> Result<String> {
 
     let scratch = tempfile::TempDir::with_prefix("ballast-bench-compare-")
         .context("cannot create a temporary directory for the proofs")?;
-    let arm = |b: &Build| {
-        Arm::Prove(ProveCommand {
-            cli: PathBuf::from(&b.cli),
-            args: args.prove_args.clone(),
-            env_set: Vec::new(),
-        })
+    // `cli prove` of the statement with a side's binary.
+    let prove = |b: &Build| ProveCommand {
+        cli: PathBuf::from(&b.cli),
+        args: args.prove_args.clone(),
+        env_set: Vec::new(),
     };
+    let arm = |b: &Build| Arm::Prove(prove(b));
     let (head_arm, base_arm) = (arm(&head), arm(&base));
     let plan = Plan {
         name: "compare".to_owned(),
@@ -155,11 +155,7 @@ pub fn run(args: &CompareArgs) -> Result<String> {
         files,
     )?;
     let sweep = |b: &Build| -> Result<Growth> {
-        let prove = ProveCommand {
-            cli: PathBuf::from(&b.cli),
-            args: args.prove_args.clone(),
-            env_set: Vec::new(),
-        };
+        let prove = prove(b);
         let name = format!("growth-{}", b.label);
         let display = format!("{} --segments {{n}}", prove.display());
         growth::sweep(

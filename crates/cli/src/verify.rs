@@ -51,6 +51,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         Ok((decoded, _)) => matches!(decoded, Decoded::Part(_)),
         Err(invalid) => invalid.is_part,
     };
+    let kind = if is_part { "part" } else { "proof" };
     let verdict = match decoded {
         Err(invalid) => Err(invalid.reason),
         Ok((Decoded::Proof(proof), bytes)) => {
@@ -73,7 +74,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let valid = verdict.as_ref().ok();
     let report = VerifyReport {
         command: "verify",
-        kind: if is_part { "part" } else { "proof" },
+        kind,
         proof_path: path.clone(),
         proof_bytes: valid.map(|(_, bytes)| *bytes),
         valid: valid.is_some(),
@@ -97,19 +98,14 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(out, &json)?;
     }
-    let kind = |d: &Decoded| match d {
-        Decoded::Proof(_) => "proof",
-        Decoded::Part(_) => "part",
-    };
     match verdict {
         Err(reason) => {
-            let kind = if is_part { "part" } else { "proof" };
             eprintln!("cli: invalid {kind} {path}: {reason}");
             Ok(ExitCode::from(1))
         }
         Ok((decoded, _)) => {
             let mut out = String::new();
-            let _ = writeln!(out, "valid {}: {path}", kind(&decoded));
+            let _ = writeln!(out, "valid {kind}: {path}");
             match &decoded {
                 Decoded::Proof(p) => out.push_str(&summary::statement(p)),
                 Decoded::Part(p) => {

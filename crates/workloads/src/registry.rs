@@ -26,6 +26,86 @@ pub trait Describe: Workload {
     fn computation_json(&self) -> Map<String, Value>;
 }
 
+/// What a proof and a part of any workload share: decoding bounded by the header, the
+/// encoding, verification, and the parameters and shape. `$inner` is `Proof` or `Part`,
+/// `$header_len` its header's length, `$verify` its verifier.
+macro_rules! shared_methods {
+    ($inner:ident, $header_len:ident, $verify:ident, $what:literal,
+     $($variant:ident => $workload:ty),+) => {
+        #[doc = concat!("The most bytes the ", $what, " can have, from its header alone.")]
+        ///
+        /// # Errors
+        /// Bad magic, another version, an unknown workload or an invalid header.
+        pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
+            match workload_tag(header)? {
+                $(
+                    <$workload>::TAG => {
+                        let len = $header_len::<$workload>().min(header.len());
+                        $inner::<$workload>::max_len(&header[..len])
+                    }
+                )+
+                tag => Err(ProofFormatError::UnknownWorkload(tag)),
+            }
+        }
+
+        #[doc = concat!("Decodes a ", $what, " of whichever workload its header names.")]
+        ///
+        /// # Errors
+        #[doc = concat!("As [`", stringify!($inner), "::from_bytes`], or an unknown workload tag.")]
+        pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
+            match workload_tag(bytes)? {
+                $(<$workload>::TAG => $inner::from_bytes(bytes).map(Self::$variant),)+
+                tag => Err(ProofFormatError::UnknownWorkload(tag)),
+            }
+        }
+
+        /// The canonical encoding.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            match self {
+                $(Self::$variant(p) => p.to_bytes(),)+
+            }
+        }
+
+        #[doc = concat!("Verifies the ", $what, " ([`", stringify!($verify), "`]).")]
+        ///
+        /// # Errors
+        /// The first check that fails.
+        pub fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError> {
+            match self {
+                $(Self::$variant(p) => $verify(p, policy),)+
+            }
+        }
+
+        #[doc = concat!("The ", $what, "'s parameters.")]
+        pub fn params(&self) -> &StarkParams {
+            match self {
+                $(Self::$variant(p) => &p.params,)+
+            }
+        }
+
+        /// Provable security in bits, with the AIR's DEEP batch.
+        pub fn provable_security_bits(&self) -> u32 {
+            match self {
+                $(Self::$variant(p) => p.provable_security_bits(),)+
+            }
+        }
+
+        /// log2 of the rows per segment.
+        pub fn log_rows(&self) -> usize {
+            match self {
+                $(Self::$variant(p) => p.workload.log_rows(),)+
+            }
+        }
+
+        /// The workload's name.
+        pub fn workload_name(&self) -> &'static str {
+            match self {
+                $(Self::$variant(_) => <$workload>::NAME,)+
+            }
+        }
+    };
+}
+
 macro_rules! registry {
     ($($variant:ident => $workload:ty),+ $(,)?) => {
         /// A proof of any registered workload.
@@ -66,49 +146,7 @@ macro_rules! registry {
                 bytes.starts_with(&PART_MAGIC)
             }
 
-            /// The most bytes the part can have, from its header alone.
-            ///
-            /// # Errors
-            /// Bad magic, another version, an unknown workload or an invalid header.
-            pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-                match workload_tag(header)? {
-                    $(
-                        <$workload>::TAG => {
-                            let len = part_header_len::<$workload>().min(header.len());
-                            Part::<$workload>::max_len(&header[..len])
-                        }
-                    )+
-                    tag => Err(ProofFormatError::UnknownWorkload(tag)),
-                }
-            }
-
-            /// Decodes a part of whichever workload its header names.
-            ///
-            /// # Errors
-            /// As [`Part::from_bytes`], or an unknown workload tag.
-            pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
-                match workload_tag(bytes)? {
-                    $(<$workload>::TAG => Part::from_bytes(bytes).map(Self::$variant),)+
-                    tag => Err(ProofFormatError::UnknownWorkload(tag)),
-                }
-            }
-
-            /// The canonical encoding.
-            pub fn to_bytes(&self) -> Vec<u8> {
-                match self {
-                    $(Self::$variant(p) => p.to_bytes(),)+
-                }
-            }
-
-            /// Verifies the part ([`verify_part`]).
-            ///
-            /// # Errors
-            /// The first check that fails.
-            pub fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError> {
-                match self {
-                    $(Self::$variant(p) => verify_part(p, policy),)+
-                }
-            }
+            shared_methods!(Part, part_header_len, verify_part, "part", $($variant => $workload),+);
 
             /// The segments the part covers.
             pub fn range(&self) -> Range<usize> {
@@ -140,34 +178,6 @@ macro_rules! registry {
                     $(Self::$variant(p) => map.extend(p.workload.computation_json()),)+
                 }
                 Value::Object(map)
-            }
-
-            /// The part's parameters.
-            pub fn params(&self) -> &StarkParams {
-                match self {
-                    $(Self::$variant(p) => &p.params,)+
-                }
-            }
-
-            /// Provable security in bits, with the AIR's DEEP batch.
-            pub fn provable_security_bits(&self) -> u32 {
-                match self {
-                    $(Self::$variant(p) => p.provable_security_bits(),)+
-                }
-            }
-
-            /// log2 of the rows per segment.
-            pub fn log_rows(&self) -> usize {
-                match self {
-                    $(Self::$variant(p) => p.workload.log_rows(),)+
-                }
-            }
-
-            /// The workload's name.
-            pub fn workload_name(&self) -> &'static str {
-                match self {
-                    $(Self::$variant(_) => <$workload>::NAME,)+
-                }
             }
 
             /// Joins named parts into the proof of their statement ([`bundle`]).
@@ -203,49 +213,7 @@ macro_rules! registry {
         }
 
         impl AnyProof {
-            /// The most bytes the proof can have, from its header alone.
-            ///
-            /// # Errors
-            /// Bad magic, another version, an unknown workload or an invalid header.
-            pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-                match workload_tag(header)? {
-                    $(
-                        <$workload>::TAG => {
-                            let len = header_len::<$workload>().min(header.len());
-                            Proof::<$workload>::max_len(&header[..len])
-                        }
-                    )+
-                    tag => Err(ProofFormatError::UnknownWorkload(tag)),
-                }
-            }
-
-            /// Decodes a proof of whichever workload its header names.
-            ///
-            /// # Errors
-            /// As [`Proof::from_bytes`], or an unknown workload tag.
-            pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
-                match workload_tag(bytes)? {
-                    $(<$workload>::TAG => Proof::from_bytes(bytes).map(Self::$variant),)+
-                    tag => Err(ProofFormatError::UnknownWorkload(tag)),
-                }
-            }
-
-            /// The canonical encoding.
-            pub fn to_bytes(&self) -> Vec<u8> {
-                match self {
-                    $(Self::$variant(p) => p.to_bytes(),)+
-                }
-            }
-
-            /// Verifies the proof ([`verify_statement`]).
-            ///
-            /// # Errors
-            /// The first check that fails.
-            pub fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError> {
-                match self {
-                    $(Self::$variant(p) => verify_statement(p, policy),)+
-                }
-            }
+            shared_methods!(Proof, header_len, verify_statement, "proof", $($variant => $workload),+);
 
             /// The statement's digest ([`Proof::statement_digest`]).
             pub fn statement_digest(&self) -> [u8; 32] {
@@ -254,38 +222,10 @@ macro_rules! registry {
                 }
             }
 
-            /// The proof's parameters.
-            pub fn params(&self) -> &StarkParams {
-                match self {
-                    $(Self::$variant(p) => &p.params,)+
-                }
-            }
-
-            /// Provable security in bits, with the AIR's DEEP batch.
-            pub fn provable_security_bits(&self) -> u32 {
-                match self {
-                    $(Self::$variant(p) => p.provable_security_bits(),)+
-                }
-            }
-
-            /// log2 of the rows per segment.
-            pub fn log_rows(&self) -> usize {
-                match self {
-                    $(Self::$variant(p) => p.workload.log_rows(),)+
-                }
-            }
-
             /// The number of segments.
             pub fn segments(&self) -> usize {
                 match self {
                     $(Self::$variant(p) => p.workload.segments(),)+
-                }
-            }
-
-            /// The workload's name.
-            pub fn workload_name(&self) -> &'static str {
-                match self {
-                    $(Self::$variant(_) => <$workload>::NAME,)+
                 }
             }
 
