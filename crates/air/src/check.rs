@@ -1,17 +1,15 @@
 //! Checking a trace against its AIR before proving.
 
 use ballast_cpu::Kernels;
-use ballast_field::{ColMatrix, Felt};
+use ballast_field::{Felt, RowBlocks};
 use rayon::prelude::*;
 
 #[cfg(target_arch = "x86_64")]
 use crate::lanes::{avx2, avx512};
 use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, PeriodicColumn};
 
-/// Rows gathered together: a multiple of every path's lane count.
-const TILE: usize = 32;
-/// Tiles checked per parallel task, at least.
-const TILES_PER_TASK: usize = 16;
+/// Rows checked per parallel task: a multiple of every path's lane count.
+const ROWS_PER_TASK: usize = 256;
 
 /// Checks the trace's shape and every constraint on every row of its domain.
 ///
@@ -19,7 +17,7 @@ const TILES_PER_TASK: usize = 16;
 /// The first violation found: the lowest failing row, then the lowest constraint.
 pub fn check_trace<A: Air>(
     air: &A,
-    trace: &ColMatrix,
+    trace: &RowBlocks,
     public_inputs: &[Felt],
 ) -> Result<(), AirError> {
     check_trace_on(Kernels::active(), air, trace, public_inputs)
@@ -28,7 +26,7 @@ pub fn check_trace<A: Air>(
 fn check_trace_on<A: Air>(
     kernels: Kernels,
     air: &A,
-    trace: &ColMatrix,
+    trace: &RowBlocks,
     public_inputs: &[Felt],
 ) -> Result<(), AirError> {
     let (width, height) = (air.width(), 1usize << air.log_rows());
@@ -47,56 +45,42 @@ fn check_trace_on<A: Air>(
         });
     }
     let periodic = air.periodic_columns();
-    // Rows are gathered a tile at a time, column by column (each column read as one run),
-    // with the row after the tile, which the tile's last row reads as its next row. On a SIMD
-    // path a tile is checked a register of rows at a time first, and row by row only when
-    // something fails, to name the first failure.
-    let failure = (0..height.div_ceil(TILE))
+    // On a SIMD path a task's rows are checked a register of rows at a time first, and row
+    // by row only when something fails, to name the first failure.
+    let failure = (0..height.div_ceil(ROWS_PER_TASK))
         .into_par_iter()
-        .with_min_len(TILES_PER_TASK)
-        .map_init(
-            || {
-                (
-                    vec![Felt::ZERO; (TILE + 1) * width],
-                    vec![Felt::ZERO; periodic.len()],
-                )
-            },
-            |(tile, periodic_row), t| {
-                let first = t * TILE;
-                let rows = TILE.min(height - first);
-                if rows == TILE
-                    && tile_passes(kernels, air, trace, tile, first, &periodic, public_inputs)
-                {
-                    return None;
+        .map(|task| {
+            let rows = task * ROWS_PER_TASK..((task + 1) * ROWS_PER_TASK).min(height);
+            if rows.len() == ROWS_PER_TASK
+                && rows_pass(kernels, air, trace, rows.start, &periodic, public_inputs)
+            {
+                return None;
+            }
+            let (mut current, mut next) = (vec![Felt::ZERO; width], vec![Felt::ZERO; width]);
+            let mut periodic_row = vec![Felt::ZERO; periodic.len()];
+            rows.into_iter().find_map(|row| {
+                trace.read_row(row, &mut current);
+                trace.read_row((row + 1) % height, &mut next);
+                for (slot, column) in periodic_row.iter_mut().zip(&periodic) {
+                    *slot = column.values[row % column.values.len()];
                 }
-                for (c, column) in trace.columns().enumerate() {
-                    for k in 0..=rows {
-                        tile[k * width + c] = column[(first + k) % height];
-                    }
-                }
-                (0..rows).find_map(|k| {
-                    let row = first + k;
-                    for (slot, column) in periodic_row.iter_mut().zip(&periodic) {
-                        *slot = column.values[row % column.values.len()];
-                    }
-                    let frame = Frame {
-                        current: &tile[k * width..(k + 1) * width],
-                        next: &tile[(k + 1) * width..(k + 2) * width],
-                        periodic: periodic_row,
-                        public_inputs,
-                    };
-                    let mut b = RowBuilder {
-                        row,
-                        last: height - 1,
-                        index: 0,
-                        failed: None,
-                    };
-                    air.eval(&frame, &mut b);
-                    b.failed
-                        .map(|constraint| AirError::Unsatisfied { constraint, row })
-                })
-            },
-        )
+                let frame = Frame {
+                    current: &current,
+                    next: &next,
+                    periodic: &periodic_row,
+                    public_inputs,
+                };
+                let mut b = RowBuilder {
+                    row,
+                    last: height - 1,
+                    index: 0,
+                    failed: None,
+                };
+                air.eval(&frame, &mut b);
+                b.failed
+                    .map(|constraint| AirError::Unsatisfied { constraint, row })
+            })
+        })
         .find_first(Option::is_some);
     match failure {
         Some(Some(err)) => Err(err),
@@ -104,31 +88,20 @@ fn check_trace_on<A: Air>(
     }
 }
 
-/// True when the SIMD path checked the `TILE` rows from `first` and found them all
-/// satisfied; false on the scalar path or when some row fails (the caller then checks row by
-/// row). `scratch` receives the tile column after column.
-fn tile_passes<A: Air>(
+/// True when the SIMD path checked the [`ROWS_PER_TASK`] rows from `first` and found them
+/// all satisfied; false on the scalar path or when some row fails (the caller then checks
+/// row by row).
+fn rows_pass<A: Air>(
     kernels: Kernels,
     air: &A,
-    trace: &ColMatrix,
-    scratch: &mut [Felt],
+    trace: &RowBlocks,
     first: usize,
     periodic: &[PeriodicColumn],
     public_inputs: &[Felt],
 ) -> bool {
-    if matches!(kernels, Kernels::Scalar) {
-        return false;
-    }
-    let height = trace.height();
-    for (c, column) in trace.columns().enumerate() {
-        for k in 0..=TILE {
-            scratch[c * (TILE + 1) + k] = column[(first + k) % height];
-        }
-    }
-    let last = height - 1;
     ballast_cpu::dispatch!(
         kernels,
-        isa => isa::tile_passes(air, scratch, TILE, first, last, periodic, public_inputs),
+        isa => isa::rows_pass(air, trace, first..first + ROWS_PER_TASK, periodic, public_inputs),
         _ => false,
     )
 }
@@ -192,14 +165,14 @@ mod tests {
         }
     }
 
-    fn trace() -> (ColMatrix, Vec<Felt>) {
+    fn trace() -> (RowBlocks, Vec<Felt>) {
         let mut x = vec![Felt::new(5)];
         for r in 0..127 {
             x.push(x[r] + Felt::new(r as u64 % 4 + 1));
         }
         let y = x.iter().map(|&v| v * v).collect();
         let public = vec![x[0], x[127]];
-        (ColMatrix::from_columns(&[x, y]), public)
+        (RowBlocks::from_columns(&[x, y]), public)
     }
 
     #[test]
@@ -214,9 +187,8 @@ mod tests {
             );
             // Rows at tile and lane edges, the first and the last; either column.
             for (row, column) in [(0, 0), (1, 1), (7, 0), (31, 1), (32, 0), (100, 1), (127, 0)] {
-                let mut columns: Vec<Vec<Felt>> = good.columns().map(<[Felt]>::to_vec).collect();
-                columns[column][row] += Felt::ONE;
-                let bad = ColMatrix::from_columns(&columns);
+                let mut bad = good.clone();
+                bad.set(row, column, good.get(row, column) + Felt::ONE);
                 let want = check_trace_on(Kernels::Scalar, &Steps, &bad, &public);
                 assert!(want.is_err(), "row {row} column {column}");
                 assert_eq!(

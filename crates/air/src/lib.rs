@@ -4,7 +4,7 @@ mod air;
 mod check;
 mod error;
 mod info;
-mod lanes;
+pub mod lanes;
 
 pub use air::{Air, ConstraintBuilder, Domain, Frame, PeriodicColumn};
 pub use ballast_field::Algebra;

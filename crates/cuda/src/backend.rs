@@ -1,18 +1,19 @@
 //! The [`Backend`] over any [`Launcher`], and the CUDA backend built on it.
 //!
 //! [`KernelBackend`] runs the launch sequences ([`extend_and_commit`],
-//! [`commit_fri_layer`]) for the three accelerated stages and keeps the LDE tables of the
+//! [`commit_fri_layer`]) for the accelerated stages and keeps the LDE tables of the
 //! last shape on the executor, as [`ballast_stark::CpuBackend`] keeps its plan. Calls are serialised: one device, one
 //! stream, and the prover commits one thing at a time anyway.
 
 use std::sync::Mutex;
 
-use ballast_field::{ColMatrix, Ext3};
+use ballast_field::{Ext3, RowBlocks};
 use ballast_merkle::MerkleTree;
-use ballast_stark::{Backend, BackendError, Committed};
+use ballast_ntt::ColumnForm;
+use ballast_stark::{Backend, BackendError};
 
 use crate::kernels::Launcher;
-use crate::lde::{ColumnForm, LdeTables, extend_and_commit};
+use crate::lde::{LdeTables, extend_and_commit};
 use crate::merkle::commit_fri_layer;
 use crate::{CudaDevice, CudaError, DeviceInfo};
 
@@ -40,15 +41,15 @@ impl<L: Launcher> KernelBackend<L> {
 
     fn commit(
         &self,
-        input: &ColMatrix,
+        table: &mut RowBlocks,
         log_blowup: usize,
         form: ColumnForm,
-    ) -> Result<Committed, BackendError> {
+    ) -> Result<MerkleTree, BackendError> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let State { launcher, tables } = &mut *state;
         // Before the table cache is consulted: a bad height must neither evict the cached
         // tables nor reach `trailing_zeros` (64 for a height of 0).
-        let height = input.height();
+        let height = table.height();
         if !height.is_power_of_two() {
             return Err(to_backend::<L>(CudaError::Input(format!(
                 "a matrix of height {height} to extend, need a power of two (at least 1)"
@@ -65,7 +66,7 @@ impl<L: Launcher> KernelBackend<L> {
                 )
             }
         };
-        extend_and_commit(launcher, tables, input, form).map_err(to_backend::<L>)
+        extend_and_commit(launcher, tables, table, form).map_err(to_backend::<L>)
     }
 }
 
@@ -85,16 +86,13 @@ where
         L::NAME
     }
 
-    fn commit_trace(
+    fn extend_and_commit(
         &self,
-        trace: &ColMatrix,
+        table: &mut RowBlocks,
+        form: ColumnForm,
         log_blowup: usize,
-    ) -> Result<Committed, BackendError> {
-        self.commit(trace, log_blowup, ColumnForm::Evaluations)
-    }
-
-    fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError> {
-        self.commit(raw, log_blowup, ColumnForm::Raw)
+    ) -> Result<MerkleTree, BackendError> {
+        self.commit(table, log_blowup, form)
     }
 
     fn commit_fri_layer(
@@ -137,16 +135,13 @@ impl Backend for CudaBackend {
         self.inner.name()
     }
 
-    fn commit_trace(
+    fn extend_and_commit(
         &self,
-        trace: &ColMatrix,
+        table: &mut RowBlocks,
+        form: ColumnForm,
         log_blowup: usize,
-    ) -> Result<Committed, BackendError> {
-        self.inner.commit_trace(trace, log_blowup)
-    }
-
-    fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError> {
-        self.inner.commit_raw(raw, log_blowup)
+    ) -> Result<MerkleTree, BackendError> {
+        self.inner.extend_and_commit(table, form, log_blowup)
     }
 
     fn commit_fri_layer(

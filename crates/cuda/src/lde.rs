@@ -5,23 +5,14 @@
 //! runs B transforms of size n per column and interleaves their outputs, the device runs
 //! them interleaved in place (stride B), so the LDE comes out in natural order.
 
-use ballast_field::{ColMatrix, Felt};
-use ballast_ntt::{LdePlan, bit_reverse};
-use ballast_stark::Committed;
+use ballast_field::{Felt, RowBlocks};
+use ballast_merkle::MerkleTree;
+use ballast_ntt::{ColumnForm, LdePlan, bit_reverse};
 use rayon::prelude::*;
 
 use crate::CudaError;
 use crate::kernels::{Arg, Kernel, Launcher, run};
 use crate::merkle::commit_rows;
-
-/// What the columns given to [`extend`] hold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColumnForm {
-    /// Evaluations on the subgroup H in natural order ([`LdePlan::extend`]).
-    Evaluations,
-    /// n × the coefficients in bit-reversed order ([`LdePlan::extend_raw`]).
-    Raw,
-}
 
 /// The tables an extension of 2^`log_n` rows by 2^`log_blowup` reads, uploaded once per
 /// shape: the same values [`LdePlan`] computes.
@@ -108,48 +99,53 @@ fn coset_scales(log_n: usize, log_blowup: usize) -> Vec<u64> {
     scales
 }
 
-/// The matrix's elements, column after column, as words.
-fn words_of(matrix: &ColMatrix) -> Vec<u64> {
-    matrix
-        .par_columns()
-        .flat_map_iter(|column| column.iter().map(|f| f.as_u64()))
+/// The table's rows in use, column after column, as words: the device's layout.
+fn words_of(table: &RowBlocks) -> Vec<u64> {
+    (0..table.width())
+        .into_par_iter()
+        .flat_map_iter(|c| (0..table.height()).map(move |r| table.get(r, c).as_u64()))
         .collect()
 }
 
-/// Uploads a matrix column after column.
+/// Uploads a table column after column.
 ///
 /// # Errors
 /// If the upload fails.
-pub fn upload_matrix<L: Launcher>(
-    launcher: &L,
-    matrix: &ColMatrix,
-) -> Result<L::Buffer, CudaError> {
-    launcher.upload(&words_of(matrix))
+pub fn upload_matrix<L: Launcher>(launcher: &L, table: &RowBlocks) -> Result<L::Buffer, CudaError> {
+    launcher.upload(&words_of(table))
 }
 
-/// Downloads a `width` × `height` matrix stored column after column.
+/// Downloads a `width` × `height` matrix stored column after column into `table`, which
+/// takes that shape (its allocation grows only if it has no room).
 ///
 /// # Errors
 /// If the download fails or an element is not canonical.
 pub fn download_matrix<L: Launcher>(
     launcher: &L,
     buffer: &L::Buffer,
+    table: &mut RowBlocks,
     width: usize,
     height: usize,
-) -> Result<ColMatrix, CudaError> {
+) -> Result<(), CudaError> {
     let words = launcher.download(buffer, width * height)?;
-    let mut matrix = ColMatrix::zeroed(width, height);
-    matrix
-        .as_mut_slice()
-        .par_iter_mut()
-        .zip(words.par_iter())
-        .try_for_each(|(slot, &word)| {
-            *slot = Felt::from_canonical(word).ok_or_else(|| {
-                CudaError::BadOutput(format!("the non-canonical field element {word:#x}"))
-            })?;
-            Ok(())
-        })?;
-    Ok(matrix)
+    if let Some(&word) = words
+        .par_iter()
+        .find_any(|&&w| Felt::from_canonical(w).is_none())
+    {
+        return Err(CudaError::BadOutput(format!(
+            "the non-canonical field element {word:#x}"
+        )));
+    }
+    table.reshape(width, height);
+    table.par_column_groups_mut(1, |mut column| {
+        let c = column.columns().start;
+        let values: Vec<Felt> = words[c * height..(c + 1) * height]
+            .iter()
+            .map(|&w| Felt::new(w))
+            .collect();
+        column.write(height, &values);
+    });
+    Ok(())
 }
 
 /// Extends the columns of `input` (height 2^`tables.log_n()`) to the coset g·H' on the
@@ -160,7 +156,7 @@ pub fn download_matrix<L: Launcher>(
 pub fn extend<L: Launcher>(
     launcher: &L,
     tables: &LdeTables<L::Buffer>,
-    input: &ColMatrix,
+    input: &RowBlocks,
     form: ColumnForm,
 ) -> Result<L::Buffer, CudaError> {
     let n = 1usize << tables.log_n;
@@ -176,7 +172,7 @@ pub fn extend<L: Launcher>(
 
 /// Extends `width` columns of height 2^`tables.log_n()`, already on the device (and
 /// overwritten when given as evaluations), into a new buffer: 2^`log_blowup` × height rows,
-/// column after column, in the order [`LdePlan::extend`] returns.
+/// column after column, in the order [`LdePlan::extend_in_place`] leaves them.
 ///
 /// The sequence: for evaluations, the inverse DIF stages (half = n/2 … 1) turn each column
 /// into n × its coefficients, bit-reversed; `lde_scatter` spreads them, scaled per coset,
@@ -249,22 +245,23 @@ pub fn extend_uploaded<L: Launcher>(
 }
 
 /// [`extend`] then [`commit_rows`], with the LDE kept on the device between them and
-/// downloaded once: what [`ballast_stark::Backend::commit_trace`] (evaluations) and
-/// [`ballast_stark::Backend::commit_raw`] (raw columns) return.
+/// downloaded once into `table`, whose rows held the input: what
+/// [`ballast_stark::Backend::extend_and_commit`] does. The host keeps the LDE because the
+/// constraints, the DEEP composition and the openings read it there.
 ///
 /// # Errors
 /// As [`extend`] and [`commit_rows`].
 pub fn extend_and_commit<L: Launcher>(
     launcher: &L,
     tables: &LdeTables<L::Buffer>,
-    input: &ColMatrix,
+    table: &mut RowBlocks,
     form: ColumnForm,
-) -> Result<Committed, CudaError> {
-    let lde = extend(launcher, tables, input, form)?;
-    let height = input.height() << tables.log_blowup;
-    let tree = commit_rows(launcher, &lde, input.width(), height)?;
-    let lde = download_matrix(launcher, &lde, input.width(), height)?;
-    Ok(Committed { lde, tree })
+) -> Result<MerkleTree, CudaError> {
+    let lde = extend(launcher, tables, table, form)?;
+    let (width, height) = (table.width(), table.height() << tables.log_blowup);
+    let tree = commit_rows(launcher, &lde, width, height)?;
+    download_matrix(launcher, &lde, table, width, height)?;
+    Ok(tree)
 }
 
 #[cfg(test)]

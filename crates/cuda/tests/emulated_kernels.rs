@@ -19,8 +19,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
-use ballast_cuda::{Arg, CudaError, Kernel, KernelBackend, Launcher, grid};
-use ballast_field::{ColMatrix, Felt};
+use ballast_cuda::{Arg, ColumnForm, CudaError, Kernel, KernelBackend, Launcher, grid};
+use ballast_field::{Felt, RowBlocks};
 use ballast_stark::{Backend, CpuBackend};
 
 /// `ballast_emu_launch(kernel, grid, block, args, num_args)` in `kernels/emu/launch.cpp`.
@@ -342,14 +342,14 @@ fn heights_that_are_not_powers_of_two_are_refused_and_keep_the_cached_tables() {
         uploads: Arc::clone(&uploads),
     });
     let good = common::matrix(2, 4, 1);
-    backend.commit_trace(&good, 1).unwrap();
+    backend
+        .extend_and_commit(&mut good.clone(), ColumnForm::Evaluations, 1)
+        .unwrap();
     for height in [0, 3, 12] {
-        let bad = ColMatrix::zeroed(2, height);
+        let bad = RowBlocks::zeroed(2, height, height);
         let before = uploads.load(Ordering::Relaxed);
-        for result in [
-            backend.commit_trace(&bad, 1).map(drop),
-            backend.commit_raw(&bad, 1).map(drop),
-        ] {
+        for form in [ColumnForm::Evaluations, ColumnForm::Raw] {
+            let result = backend.extend_and_commit(&mut bad.clone(), form, 1);
             let err = result.expect_err("a height that is not a power of two");
             assert_eq!(err.backend, "emulated");
             assert_eq!(
@@ -368,12 +368,18 @@ fn heights_that_are_not_powers_of_two_are_refused_and_keep_the_cached_tables() {
     }
     // The tables of the good shape survived: committing it again uploads only the matrix.
     let before = uploads.load(Ordering::Relaxed);
-    let got = backend.commit_trace(&good, 1).unwrap();
+    let mut got = good.clone();
+    let got_tree = backend
+        .extend_and_commit(&mut got, ColumnForm::Evaluations, 1)
+        .unwrap();
     assert_eq!(
         uploads.load(Ordering::Relaxed) - before,
         1,
         "only the matrix"
     );
-    let expected = CpuBackend::new().commit_trace(&good, 1).unwrap();
-    assert!(got.lde == expected.lde && got.tree.root() == expected.tree.root());
+    let mut expected = good.clone();
+    let expected_tree = CpuBackend::new()
+        .extend_and_commit(&mut expected, ColumnForm::Evaluations, 1)
+        .unwrap();
+    assert!(got == expected && got_tree.root() == expected_tree.root());
 }

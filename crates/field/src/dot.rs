@@ -4,10 +4,8 @@
 //! separately and folded back at the end with 2^128 ≡ −2^32 (mod p). The result equals the
 //! term-by-term sum exactly.
 
-use std::ops::Range;
-
 use crate::felt::reduce128;
-use crate::{ColMatrix, Ext3, Felt};
+use crate::{BLOCK_ROWS, Ext3, Felt};
 
 /// A 192-bit accumulator: a 128-bit sum and the count of its overflows.
 #[derive(Clone, Copy, Default)]
@@ -49,27 +47,45 @@ pub fn dot_ext_base(coeffs: &[Ext3], values: &[Felt]) -> Ext3 {
     Ext3::new(acc.map(Wide::reduce))
 }
 
-/// Σ_c coeffs_c·column_c(r) for every row r in `rows`: the dot products of the rows with
-/// `coeffs`, computed column by column so that each column is read contiguously (wide
-/// tables), with one reduction per result.
+/// The dot products with `coeffs` of the rows of a table block (`width` runs of
+/// [`BLOCK_ROWS`] values, column after column): one per row, each column's run read once,
+/// with one reduction per result.
 ///
 /// # Panics
-/// If `coeffs` is not one per column or `rows` leaves the matrix.
-pub fn dot_rows(coeffs: &[Ext3], matrix: &ColMatrix, rows: Range<usize>) -> Vec<Ext3> {
-    assert_eq!(coeffs.len(), matrix.width(), "one coefficient per column");
-    let mut acc = vec![[Wide::default(); 3]; rows.len()];
-    for (c, column) in coeffs.iter().zip(matrix.columns()) {
-        let c = c.coeffs().map(Felt::as_u64);
-        for (a, v) in acc.iter_mut().zip(&column[rows.clone()]) {
-            let v = v.as_u64();
-            a[0].add_product(c[0], v);
-            a[1].add_product(c[1], v);
-            a[2].add_product(c[2], v);
+/// If `coeffs` is not one per column or `block` not `width` runs.
+pub fn dot_block_rows(coeffs: &[Ext3], block: &[Felt]) -> [Ext3; BLOCK_ROWS] {
+    assert_eq!(
+        coeffs.len() * BLOCK_ROWS,
+        block.len(),
+        "one coefficient per column"
+    );
+    let mut acc = [ExtBaseSum::default(); BLOCK_ROWS];
+    for (&c, run) in coeffs.iter().zip(block.chunks_exact(BLOCK_ROWS)) {
+        for (a, &v) in acc.iter_mut().zip(run) {
+            a.add(c, v);
         }
     }
-    acc.into_iter()
-        .map(|a| Ext3::new(a.map(Wide::reduce)))
-        .collect()
+    acc.map(ExtBaseSum::sum)
+}
+
+/// A running Σ coeff·value of extension coefficients and base-field values, reduced once.
+#[derive(Clone, Copy, Default)]
+pub struct ExtBaseSum([Wide; 3]);
+
+impl ExtBaseSum {
+    /// Adds `coeff·value`.
+    #[inline(always)]
+    pub fn add(&mut self, coeff: Ext3, value: Felt) {
+        let v = value.as_u64();
+        for (a, c) in self.0.iter_mut().zip(coeff.coeffs()) {
+            a.add_product(c.as_u64(), v);
+        }
+    }
+
+    /// The sum.
+    pub fn sum(self) -> Ext3 {
+        Ext3::new(self.0.map(Wide::reduce))
+    }
 }
 
 #[cfg(test)]
@@ -91,7 +107,7 @@ mod tests {
     }
 
     #[test]
-    fn row_dot_products_match_per_row_dot_products() {
+    fn block_dot_products_match_per_row_dot_products() {
         let columns: Vec<Vec<Felt>> = (0..5u64)
             .map(|c| {
                 (0..40u64)
@@ -99,7 +115,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let m = ColMatrix::from_columns(&columns);
+        let m = crate::RowBlocks::from_columns(&columns);
         let coeffs: Vec<Ext3> = (0..5u64)
             .map(|c| {
                 Ext3::new([
@@ -109,9 +125,12 @@ mod tests {
                 ])
             })
             .collect();
-        let got = dot_rows(&coeffs, &m, 3..37);
-        for (k, r) in (3..37).enumerate() {
-            assert_eq!(got[k], dot_ext_base(&coeffs, &m.row(r)), "row {r}");
+        for b in 0..5 {
+            let got = dot_block_rows(&coeffs, m.block(b));
+            for (k, got) in got.iter().enumerate() {
+                let r = b * BLOCK_ROWS + k;
+                assert_eq!(*got, dot_ext_base(&coeffs, &m.row(r)), "row {r}");
+            }
         }
     }
 

@@ -59,6 +59,13 @@ impl Felt {
         self.0
     }
 
+    /// The canonical representatives of `values`, without copying.
+    #[inline]
+    pub fn slice_as_u64(values: &[Felt]) -> &[u64] {
+        // SAFETY: `Felt` is `repr(transparent)` over `u64`: same size, alignment and bits.
+        unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) }
+    }
+
     /// Canonical little-endian encoding.
     #[inline]
     pub const fn to_le_bytes(self) -> [u8; 8] {

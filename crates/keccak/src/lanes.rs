@@ -13,6 +13,29 @@ pub(crate) mod avx2 {
     impl Lanes {
         pub(crate) const COUNT: usize = 4;
 
+        /// The first four words of `words`.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        pub(crate) fn load(words: &[u64]) -> Self {
+            let words: &[u64; 4] = words[..4].try_into().expect("four words");
+            // SAFETY: `words` is 32 readable bytes; loadu accepts any alignment.
+            Self(unsafe { _mm256_loadu_si256(words.as_ptr().cast()) })
+        }
+
+        /// Each lane shifted left by `N` bits.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        pub(crate) fn shl<const N: i32>(self) -> Self {
+            Self(_mm256_slli_epi64::<N>(self.0))
+        }
+
+        /// Each lane shifted right by `N` bits.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        pub(crate) fn shr<const N: i32>(self) -> Self {
+            Self(_mm256_srli_epi64::<N>(self.0))
+        }
+
         #[inline]
         #[target_feature(enable = "avx2")]
         pub(crate) fn zero() -> Self {
@@ -82,6 +105,29 @@ pub(crate) mod avx512 {
 
     impl Lanes {
         pub(crate) const COUNT: usize = 8;
+
+        /// The first eight words of `words`.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        pub(crate) fn load(words: &[u64]) -> Self {
+            let words: &[u64; 8] = words[..8].try_into().expect("eight words");
+            // SAFETY: `words` is 64 readable bytes; loadu accepts any alignment.
+            Self(unsafe { _mm512_loadu_si512(words.as_ptr().cast()) })
+        }
+
+        /// Each lane shifted left by `N` bits.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        pub(crate) fn shl<const N: u32>(self) -> Self {
+            Self(_mm512_slli_epi64::<N>(self.0))
+        }
+
+        /// Each lane shifted right by `N` bits.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        pub(crate) fn shr<const N: u32>(self) -> Self {
+            Self(_mm512_srli_epi64::<N>(self.0))
+        }
 
         #[inline]
         #[target_feature(enable = "avx512f")]

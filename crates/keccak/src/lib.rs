@@ -42,6 +42,54 @@ pub fn keccak256_many(kernels: Kernels, prefix: u8, data: &[u8], len: usize, out
     }
 }
 
+/// Rows hashed together by [`keccak256_rows`]: a block of a row-blocked table.
+pub const BLOCK_ROWS: usize = 8;
+
+/// `out[k] = Keccak-256(prefix ‖ row k)` for the rows of one block of a table stored in
+/// blocks of [`BLOCK_ROWS`] rows: `block` holds `width` runs of eight words, run c being
+/// column c of rows 0..8, and a row's bytes are its words in little-endian order. On a SIMD
+/// path each word loads as a register of rows. Only the first `out.len()` rows are hashed
+/// (a table's last block may be partial).
+///
+/// # Panics
+/// If `block` is not `width` runs of eight words or `out` holds more than eight digests.
+pub fn keccak256_rows(
+    kernels: Kernels,
+    prefix: u8,
+    block: &[u64],
+    width: usize,
+    out: &mut [Digest],
+) {
+    assert_eq!(
+        block.len(),
+        BLOCK_ROWS * width,
+        "{width} runs of {BLOCK_ROWS} words"
+    );
+    assert!(out.len() <= BLOCK_ROWS, "a block has {BLOCK_ROWS} rows");
+    let mut all = [[0u8; 32]; BLOCK_ROWS];
+    let done = ballast_cpu::dispatch!(
+        kernels,
+        isa => { isa::hash_rows(prefix, block, width, &mut all); true },
+        _ => false,
+    );
+    if done {
+        out.copy_from_slice(&all[..out.len()]);
+        return;
+    }
+    let mut row = Vec::with_capacity(8 * width);
+    for (k, digest) in out.iter_mut().enumerate() {
+        row.clear();
+        row.extend(
+            block
+                .iter()
+                .skip(k)
+                .step_by(BLOCK_ROWS)
+                .flat_map(|w| w.to_le_bytes()),
+        );
+        *digest = keccak256(prefix, &row);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +143,36 @@ mod tests {
                         "{} path, length {len}, message {i}",
                         kernels.path()
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_of_a_block_hash_like_sha3_on_every_path() {
+        // Widths around the rate: 16 words (129 bytes with the prefix), 17 (137: two blocks),
+        // and wide rows of several blocks, with the pad bytes meeting (134/135 + 1 bytes).
+        for width in [0usize, 1, 2, 16, 17, 33, 50, 2349] {
+            let block: Vec<u64> = (0..8 * width as u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i << 7))
+                .collect();
+            for kernels in Kernels::supported() {
+                for rows in [8usize, 5] {
+                    let mut got = vec![[0u8; 32]; rows];
+                    keccak256_rows(kernels, 0x00, &block, width, &mut got);
+                    for (k, digest) in got.iter().enumerate() {
+                        let mut message = vec![0x00];
+                        for c in 0..width {
+                            message.extend_from_slice(&block[8 * c + k].to_le_bytes());
+                        }
+                        let want: Digest = Keccak256::digest(&message).into();
+                        assert_eq!(
+                            hex(digest),
+                            hex(&want),
+                            "{} path, width {width}, row {k}",
+                            kernels.path()
+                        );
+                    }
                 }
             }
         }

@@ -182,6 +182,58 @@ macro_rules! sponge {
                 }
                 groups * COUNT
             }
+
+            /// Keccak-256 of `prefix ‖ row` for the eight rows of a block: `block` holds
+            /// `width` runs of eight words, run c being column c of rows 0..8, so word c of
+            /// every row loads as one register (two on four lanes).
+            #[target_feature(enable = $feature)]
+            pub(crate) fn hash_rows(
+                prefix: u8,
+                block: &[u64],
+                width: usize,
+                out: &mut [Digest; 8],
+            ) {
+                const COUNT: usize = Lanes::COUNT;
+                let len = 8 * width;
+                let blocks = (len + 1) / RATE + 1;
+                let last = blocks * RATE_WORDS - 1;
+                for half in 0..8 / COUNT {
+                    // x_c for the group's rows, the padding's 0x01 after the last, zeros beyond.
+                    let x = |c: usize| -> Lanes {
+                        if c < width {
+                            Lanes::load(&block[8 * c + COUNT * half..])
+                        } else if c == width {
+                            Lanes::splat(0x01)
+                        } else {
+                            Lanes::zero()
+                        }
+                    };
+                    let mut state = [Lanes::zero(); 25];
+                    // The prefix byte shifts every element one byte: message word w is the top
+                    // byte of x_(w−1) and the low seven of x_w.
+                    let mut previous = Lanes::splat(u64::from(prefix) << 56);
+                    for b in 0..blocks {
+                        for w in 0..RATE_WORDS {
+                            let at = b * RATE_WORDS + w;
+                            let current = x(at);
+                            let mut word = previous.shr::<56>().xor(current.shl::<8>());
+                            if at == last {
+                                word = word.xor(Lanes::splat(0x80 << 56));
+                            }
+                            previous = current;
+                            state[w] = state[w].xor(word);
+                        }
+                        permute(&mut state);
+                    }
+                    for w in 0..4 {
+                        let lanes = state[w].to_array();
+                        for (k, lane) in lanes.iter().enumerate() {
+                            out[COUNT * half + k][8 * w..8 * w + 8]
+                                .copy_from_slice(&lane.to_le_bytes());
+                        }
+                    }
+                }
+            }
         }
     };
 }

@@ -3,7 +3,7 @@
 use ballast_cpu::Kernels;
 use ballast_field::Felt;
 pub use ballast_keccak::Digest;
-use ballast_keccak::{keccak256, keccak256_many};
+use ballast_keccak::{keccak256, keccak256_many, keccak256_rows};
 
 const LEAF_PREFIX: u8 = 0x00;
 const NODE_PREFIX: u8 = 0x01;
@@ -24,6 +24,13 @@ pub fn hash_leaves(bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
 
 pub(crate) fn hash_leaves_on(kernels: Kernels, bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
     keccak256_many(kernels, LEAF_PREFIX, bytes, leaf_len, out);
+}
+
+/// [`hash_row`] of the first `out.len()` rows of a table block (`width` runs of
+/// [`BLOCK_ROWS`](ballast_field::BLOCK_ROWS) values, column after column), on the given
+/// kernels.
+pub(crate) fn hash_block_rows(kernels: Kernels, block: &[Felt], width: usize, out: &mut [Digest]) {
+    keccak256_rows(kernels, LEAF_PREFIX, Felt::slice_as_u64(block), width, out);
 }
 
 /// [`compress`] of each pair of consecutive digests of `below`, into `out` (half as many).

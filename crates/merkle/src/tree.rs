@@ -1,16 +1,14 @@
 //! Building Merkle trees and opening many of their leaves at once.
 
 use ballast_cpu::Kernels;
-use ballast_field::ColMatrix;
+use ballast_field::{BLOCK_ROWS, RowBlocks};
 use rayon::prelude::*;
 
-use crate::hash::{compress_pairs, hash_leaves_on};
+use crate::hash::{compress_pairs, hash_block_rows};
 use crate::{Digest, MerkleError, compress};
 
-/// Rows hashed per parallel task, each reusing one byte buffer.
-const ROWS_PER_TASK: usize = 1 << 10;
-/// Leaves whose rows are gathered together: a multiple of every path's lane count.
-const TILE: usize = 64;
+/// Blocks of rows hashed per parallel task.
+const BLOCKS_PER_TASK: usize = 1 << 7;
 /// Levels narrower than this are compressed on one thread.
 const PARALLEL_LEVEL: usize = 1 << 12;
 /// Nodes compressed per parallel task.
@@ -54,40 +52,26 @@ impl MerkleTree {
         Self { levels }
     }
 
-    /// The tree whose leaf j is row j of `matrix`: [`hash_row`](crate::hash_row) of its
-    /// elements in column order.
+    /// The tree whose leaf j is row j of `table`: [`hash_row`](crate::hash_row) of its
+    /// elements in column order. Rows are hashed a block at a time, straight from the
+    /// block ([`hash_block_rows`]).
     ///
     /// # Panics
-    /// If the matrix height is not a power of two.
-    pub fn commit_rows(matrix: &ColMatrix) -> Self {
-        Self::commit_rows_on(Kernels::active(), matrix)
+    /// If the table's height is not a power of two.
+    pub fn commit_rows(table: &RowBlocks) -> Self {
+        Self::commit_rows_on(Kernels::active(), table)
     }
 
-    pub(crate) fn commit_rows_on(kernels: Kernels, matrix: &ColMatrix) -> Self {
-        let columns: Vec<_> = matrix.columns().collect();
-        let width = columns.len();
-        let mut leaves = vec![[0u8; 32]; matrix.height()];
+    pub(crate) fn commit_rows_on(kernels: Kernels, table: &RowBlocks) -> Self {
+        let width = table.width();
+        let mut leaves = vec![[0u8; 32]; table.height()];
         leaves
-            .par_chunks_mut(ROWS_PER_TASK)
+            .par_chunks_mut(BLOCKS_PER_TASK * BLOCK_ROWS)
             .enumerate()
             .for_each(|(task, chunk)| {
-                // Rows are gathered a tile at a time, column by column: each column is read
-                // as short runs instead of one scattered value per row (wide tables).
-                let mut tile = vec![0u8; TILE * width * 8];
-                for (t, leaves) in chunk.chunks_mut(TILE).enumerate() {
-                    let first = task * ROWS_PER_TASK + t * TILE;
-                    for (c, column) in columns.iter().enumerate() {
-                        for (k, value) in column[first..first + leaves.len()].iter().enumerate() {
-                            let at = (k * width + c) * 8;
-                            tile[at..at + 8].copy_from_slice(&value.to_le_bytes());
-                        }
-                    }
-                    hash_leaves_on(
-                        kernels,
-                        &tile[..leaves.len() * width * 8],
-                        width * 8,
-                        leaves,
-                    );
+                for (b, leaves) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
+                    let block = table.block(task * BLOCKS_PER_TASK + b);
+                    hash_block_rows(kernels, block, width, leaves);
                 }
             });
         Self::from_leaves_on(kernels, leaves)
@@ -272,14 +256,14 @@ mod tests {
         compress(&recursive_root(l), &recursive_root(r))
     }
 
-    fn matrix(height: usize) -> ColMatrix {
+    fn matrix(height: usize) -> RowBlocks {
         let columns: Vec<Vec<Felt>> = (0..3u64)
             .map(|c| (0..height as u64).map(|r| Felt::new(r * 31 + c)).collect())
             .collect();
-        ColMatrix::from_columns(&columns)
+        RowBlocks::from_columns(&columns)
     }
 
-    fn leaves(m: &ColMatrix, indices: &[usize]) -> Vec<Digest> {
+    fn leaves(m: &RowBlocks, indices: &[usize]) -> Vec<Digest> {
         indices.iter().map(|&j| hash_row(&m.row(j))).collect()
     }
 
@@ -307,7 +291,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let m = ColMatrix::from_columns(&columns);
+        let m = RowBlocks::from_columns(&columns);
         let scalar = MerkleTree::commit_rows_on(Kernels::Scalar, &m);
         for kernels in Kernels::supported() {
             let tree = MerkleTree::commit_rows_on(kernels, &m);

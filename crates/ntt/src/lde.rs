@@ -9,7 +9,7 @@
 //! applying the forward DIT evaluates T on g·ζ^v·H in natural order of u, which lands at
 //! positions u·B + v. That is B size-n transforms instead of one of size n·B.
 
-use ballast_field::{ColMatrix, Felt};
+use ballast_field::{Felt, RowBlocks};
 use rayon::prelude::*;
 
 use ballast_cpu::Kernels;
@@ -73,53 +73,61 @@ impl LdePlan {
         self.log_blowup
     }
 
-    /// Extends every column of `evals` (evaluations on H, natural order).
+    /// Extends the table's columns in place. On entry its 2^`log_n` rows hold each column's
+    /// polynomial in `form`; on return it has 2^(`log_n` + `log_blowup`) rows, the
+    /// evaluations on g·H' in natural order. The allocation grows only if it has no room.
+    ///
+    /// Columns are extended a group at a time, each group read into a scratch buffer the
+    /// size of its extension (block by block, one run per block), transformed, and written
+    /// back over the same columns: no second copy of the table.
     ///
     /// # Panics
-    /// If the matrix height is not 2^`log_n`.
-    pub fn extend(&self, evals: &ColMatrix) -> ColMatrix {
-        self.extend_columns(evals, true)
-    }
-
-    /// Extends columns already in raw form: n × the coefficients in bit-reversed order, as
-    /// [`split_into_chunks`] produces them.
-    ///
-    /// # Panics
-    /// If the matrix height is not 2^`log_n`.
-    pub fn extend_raw(&self, raw: &ColMatrix) -> ColMatrix {
-        self.extend_columns(raw, false)
-    }
-
-    fn extend_columns(&self, input: &ColMatrix, interpolate: bool) -> ColMatrix {
+    /// If the table's height is not 2^`log_n`.
+    pub fn extend_in_place(&self, table: &mut RowBlocks, form: ColumnForm) {
         let n = 1usize << self.log_n;
-        assert_eq!(input.height(), n, "column height must be 2^{}", self.log_n);
+        assert_eq!(table.height(), n, "column height must be 2^{}", self.log_n);
+        let lde_rows = n << self.log_blowup;
+        table.set_height(lde_rows);
         let kernels = Kernels::active();
-        let mut out = ColMatrix::zeroed(input.width(), n << self.log_blowup);
-        out.par_columns_mut()
-            .zip(input.par_columns())
-            .for_each(|(out, column)| {
-                let mut raw = column.to_vec();
-                if interpolate {
-                    dif_on(kernels, &mut raw, &self.inverse);
+        // About 1 MiB of extension per task: the group stays in the core's cache.
+        let group = ((1usize << 17) / lde_rows).clamp(1, 16);
+        table.par_column_groups_mut(group, |mut columns| {
+            let count = columns.columns().len();
+            let mut raw = vec![Felt::ZERO; count * n];
+            let mut out = vec![Felt::ZERO; count * lde_rows];
+            let mut block = vec![Felt::ZERO; n];
+            columns.read(n, &mut raw);
+            for (raw, out) in raw.chunks_exact_mut(n).zip(out.chunks_exact_mut(lde_rows)) {
+                if form == ColumnForm::Evaluations {
+                    dif_on(kernels, raw, &self.inverse);
                 }
-                self.extend_column(kernels, &raw, out);
-            });
-        out
+                self.extend_column(kernels, raw, out, &mut block);
+            }
+            columns.write(lde_rows, &out);
+        });
     }
 
     /// Evaluates on g·H' (natural order, into `out`) the polynomial given in raw form.
-    fn extend_column(&self, kernels: Kernels, raw: &[Felt], out: &mut [Felt]) {
+    fn extend_column(&self, kernels: Kernels, raw: &[Felt], out: &mut [Felt], block: &mut [Felt]) {
         let n = raw.len();
         let blowup = 1usize << self.log_blowup;
-        let mut block = vec![Felt::ZERO; n];
         for (v, scales) in self.block_scales.chunks_exact(n).enumerate() {
-            mul_into(kernels, &mut block, raw, scales);
-            dit_on(kernels, &mut block, &self.forward);
-            for (row, &value) in out.chunks_exact_mut(blowup).zip(&block) {
+            mul_into(kernels, block, raw, scales);
+            dit_on(kernels, block, &self.forward);
+            for (row, &value) in out.chunks_exact_mut(blowup).zip(block.iter()) {
                 row[v] = value;
             }
         }
     }
+}
+
+/// What the columns handed to [`LdePlan::extend_in_place`] hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnForm {
+    /// Evaluations on the subgroup H, natural order (a trace).
+    Evaluations,
+    /// n × the coefficients in bit-reversed order, as [`split_into_chunks`] produces them.
+    Raw,
 }
 
 /// Splits a polynomial Q of degree < 2^`log_chunks`·n (n = 2^`log_n`), given by its
@@ -192,9 +200,10 @@ mod tests {
             let coeffs: Vec<Felt> = (0..n as u64)
                 .map(|i| Felt::new(seed.wrapping_mul(i + 1) ^ (i << 40)))
                 .collect();
-            let columns = ColMatrix::from_columns(&[subgroup_evals(&coeffs, log_n), coeffs.clone()]);
-            let lde = LdePlan::new(log_n, log_blowup).extend(&columns);
-            prop_assert_eq!(lde.column(0), &coset_evals(&coeffs, log_n + log_blowup)[..]);
+            let mut table =
+                RowBlocks::from_columns(&[subgroup_evals(&coeffs, log_n), coeffs.clone()]);
+            LdePlan::new(log_n, log_blowup).extend_in_place(&mut table, ColumnForm::Evaluations);
+            prop_assert_eq!(table.column(0), coset_evals(&coeffs, log_n + log_blowup));
         }
     }
 
@@ -203,16 +212,13 @@ mod tests {
         // 2^14 rows take the recursive and parallel transform paths.
         let log_n = 14;
         let coeffs: Vec<Felt> = (0..1u64 << log_n).map(|i| Felt::new(i * i + 3)).collect();
-        let lde = LdePlan::new(log_n, 2)
-            .extend(&ColMatrix::from_columns(&[subgroup_evals(&coeffs, log_n)]));
+        let mut lde = RowBlocks::from_columns(&[subgroup_evals(&coeffs, log_n)]);
+        LdePlan::new(log_n, 2).extend_in_place(&mut lde, ColumnForm::Evaluations);
+        let lde = lde.column(0);
         let zeta = Felt::two_adic_root(log_n + 2);
         for t in [0u64, 1, 5, 4095, 65_535] {
             let x = LdePlan::SHIFT * zeta.pow(t);
-            assert_eq!(
-                lde.column(0)[t as usize],
-                evaluate_poly(&coeffs, x),
-                "point {t}"
-            );
+            assert_eq!(lde[t as usize], evaluate_poly(&coeffs, x), "point {t}");
         }
     }
 
@@ -226,11 +232,12 @@ mod tests {
         let plan = LdePlan::new(log_n, log_blowup);
         let chunks =
             split_into_chunks(&coset_evals(&coeffs, log_n + log_chunks), log_n, log_chunks);
-        let lde = plan.extend_raw(&ColMatrix::from_columns(&chunks));
+        let mut lde = RowBlocks::from_columns(&chunks);
+        plan.extend_in_place(&mut lde, ColumnForm::Raw);
         for (j, chunk) in coeffs.chunks(n).enumerate() {
             assert_eq!(
                 lde.column(j),
-                &coset_evals(chunk, log_n + log_blowup)[..],
+                coset_evals(chunk, log_n + log_blowup),
                 "chunk {j}"
             );
         }

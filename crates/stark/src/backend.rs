@@ -1,46 +1,44 @@
 //! Where the heavy, data-parallel stages run: low-degree extension and Merkle hashing.
 //!
-//! A [`Backend`] extends columns to the LDE domain and commits their rows, and commits FRI
-//! layers. Everything else (constraints, DEEP, folding, the transcript) runs on the CPU.
+//! A [`Backend`] extends a table to the LDE domain in place and commits its rows, and
+//! commits FRI layers. Everything else (constraints, DEEP, folding, the transcript) runs on
+//! the CPU.
 //! Every backend must produce the same values and trees as [`CpuBackend`], bit for bit:
 //! proof bytes never depend on where they were computed.
 
 use std::sync::{Arc, Mutex};
 
-use ballast_field::{ColMatrix, Ext3};
+use ballast_field::{Ext3, RowBlocks};
 use ballast_fri::commit_layer_cpu;
 use ballast_merkle::MerkleTree;
-use ballast_ntt::LdePlan;
+use ballast_ntt::{ColumnForm, LdePlan};
 
 use crate::BackendError;
 
-/// Columns extended to the LDE domain (natural order on g·H') and the tree over its rows.
-pub struct Committed {
-    /// The extended columns.
-    pub lde: ColMatrix,
-    /// The Merkle tree whose leaf j is row j of `lde` ([`MerkleTree::commit_rows`]).
-    pub tree: MerkleTree,
-}
-
 /// The stages a device may accelerate.
+///
+/// The prover owns the tables: one allocation holds a segment's trace and then, extended in
+/// place, its low-degree extension, which the constraint evaluation, the DEEP composition
+/// and the openings read on the host. A backend extends and commits that allocation; a
+/// device backend uploads the columns, extends and hashes them on the device, and writes
+/// the extension back into the same allocation.
 pub trait Backend: Sync {
     /// A short name for reports ("cpu", "cuda").
     fn name(&self) -> &'static str;
 
-    /// Extends `trace` (evaluations on H, natural order) by 2^`log_blowup` and commits
-    /// its rows.
+    /// Extends `table` in place by 2^`log_blowup` and commits its rows: on entry its 2^k
+    /// rows hold each column's polynomial in `form` (evaluations on H for a trace); on
+    /// return it holds the evaluations on g·H' in natural order ([`LdePlan`]), and the tree
+    /// whose leaf j is row j ([`MerkleTree::commit_rows`]) is returned.
     ///
     /// # Errors
     /// If the device fails.
-    fn commit_trace(&self, trace: &ColMatrix, log_blowup: usize)
-    -> Result<Committed, BackendError>;
-
-    /// Extends columns given in raw form (n × coefficients, bit-reversed; see
-    /// [`ballast_ntt::split_into_chunks`]) and commits their rows.
-    ///
-    /// # Errors
-    /// If the device fails.
-    fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError>;
+    fn extend_and_commit(
+        &self,
+        table: &mut RowBlocks,
+        form: ColumnForm,
+        log_blowup: usize,
+    ) -> Result<MerkleTree, BackendError>;
 
     /// Commits a FRI layer in cosets of 2^`log_arity` values
     /// ([`ballast_fri::commit_layer_cpu`]).
@@ -85,22 +83,15 @@ impl Backend for CpuBackend {
         "cpu"
     }
 
-    fn commit_trace(
+    fn extend_and_commit(
         &self,
-        trace: &ColMatrix,
+        table: &mut RowBlocks,
+        form: ColumnForm,
         log_blowup: usize,
-    ) -> Result<Committed, BackendError> {
-        let plan = self.plan(trace.height().trailing_zeros() as usize, log_blowup);
-        let lde = plan.extend(trace);
-        let tree = MerkleTree::commit_rows(&lde);
-        Ok(Committed { lde, tree })
-    }
-
-    fn commit_raw(&self, raw: &ColMatrix, log_blowup: usize) -> Result<Committed, BackendError> {
-        let plan = self.plan(raw.height().trailing_zeros() as usize, log_blowup);
-        let lde = plan.extend_raw(raw);
-        let tree = MerkleTree::commit_rows(&lde);
-        Ok(Committed { lde, tree })
+    ) -> Result<MerkleTree, BackendError> {
+        let plan = self.plan(table.height().trailing_zeros() as usize, log_blowup);
+        plan.extend_in_place(table, form);
+        Ok(MerkleTree::commit_rows(table))
     }
 
     fn commit_fri_layer(

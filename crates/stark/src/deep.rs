@@ -10,7 +10,9 @@
 //! commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
 //! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
 
-use ballast_field::{ColMatrix, Ext3, Felt, dot_ext_base, dot_rows, inverse_differences};
+use ballast_field::{
+    BLOCK_ROWS, Ext3, Felt, RowBlocks, dot_block_rows, dot_ext_base, inverse_differences,
+};
 use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
@@ -79,9 +81,9 @@ impl DeepComposer {
         )
     }
 
-    /// f on the whole LDE domain g·H' (natural order). Each task combines its points
-    /// column by column ([`dot_rows`]), so wide tables are read contiguously.
-    pub(crate) fn evaluate_all(&self, trace: &ColMatrix, quotient: &ColMatrix) -> Vec<Ext3> {
+    /// f on the whole LDE domain g·H' (natural order). Each task combines a run of blocks,
+    /// each block's rows at once ([`dot_block_rows`]), so the tables are read in place.
+    pub(crate) fn evaluate_all(&self, trace: &RowBlocks, quotient: &RowBlocks) -> Vec<Ext3> {
         let len = trace.height();
         let log_len = len.trailing_zeros() as usize;
         let mut out = vec![Ext3::ZERO; len];
@@ -89,16 +91,19 @@ impl DeepComposer {
             .enumerate()
             .for_each(|(task, chunk)| {
                 let start = task * POINTS_PER_TASK;
-                let rows = start..start + chunk.len();
                 let xs = coset_points(LdePlan::SHIFT, log_len, start, chunk.len());
                 let inv_z = inverse_differences(&xs, self.z).expect("z is outside the LDE coset");
                 let inv_zw =
                     inverse_differences(&xs, self.zw).expect("zω is outside the LDE coset");
-                let a = dot_rows(&self.trace_coeffs, trace, rows.clone());
-                let b = dot_rows(&self.quotient_coeffs, quotient, rows);
-                for (k, f) in chunk.iter_mut().enumerate() {
-                    *f = (a[k] + b[k] - self.at_z) * inv_z[k]
-                        + self.next_row_coeff * (a[k] - self.at_zw) * inv_zw[k];
+                for (i, points) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
+                    let b = (start + i * BLOCK_ROWS) / BLOCK_ROWS;
+                    let a = dot_block_rows(&self.trace_coeffs, trace.block(b));
+                    let q = dot_block_rows(&self.quotient_coeffs, quotient.block(b));
+                    for (k, f) in points.iter_mut().enumerate() {
+                        let j = i * BLOCK_ROWS + k;
+                        *f = (a[k] + q[k] - self.at_z) * inv_z[j]
+                            + self.next_row_coeff * (a[k] - self.at_zw) * inv_zw[j];
+                    }
                 }
             });
         out

@@ -20,7 +20,7 @@ mod test_air;
 mod verifier;
 mod workload;
 
-pub use backend::{Backend, Committed, CpuBackend};
+pub use backend::{Backend, CpuBackend};
 pub use codec::{MAGIC, PART_MAGIC, Section, header_len, part_header_len, workload_tag};
 pub use error::{
     BackendError, BundleError, ParamsError, ProofFormatError, ProverError, VerifierError,

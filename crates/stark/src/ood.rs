@@ -1,7 +1,9 @@
 //! Out-of-domain evaluation of committed polynomials at the DEEP point.
 
-use ballast_field::{ColMatrix, Ext3, Felt, dot_ext_base, inverse_differences};
-use ballast_ntt::{bit_reversed_powers, coset_points};
+use ballast_field::{
+    BLOCK_ROWS, Ext3, ExtBaseSum, Felt, RowBlocks, dot_ext_base, inverse_differences,
+};
+use ballast_ntt::{LdePlan, bit_reversed_powers, coset_points};
 use rayon::prelude::*;
 
 /// Elements handled per parallel task when building weight tables.
@@ -18,43 +20,75 @@ pub struct OodValues {
     pub quotient_z: Vec<Ext3>,
 }
 
-/// The trace polynomials at z and at z·ω, from their evaluations on H (natural order).
+/// The trace polynomials at z and at z·ω, from their LDE on g·H' (natural order, 2^`log_blowup`
+/// rows per trace row): rows u·2^log_blowup hold T(g·ω^u), the trace on the coset g·H.
 ///
-/// Barycentric form on H = ⟨ω⟩: T(z) = (z^n − 1)/n · Σ_i T(ω^i)·w_i with
-/// w_i = ω^i/(z − ω^i). The same weights give T(z·ω) = (z^n − 1)/n · Σ_i T(ω^(i+1))·w_i,
-/// since ω^i/(zω − ω^i) = w_(i−1).
-pub(crate) fn trace_at(trace: &ColMatrix, z: Ext3) -> (Vec<Ext3>, Vec<Ext3>) {
-    let n = trace.height();
+/// Barycentric form on g·H with z' = z/g: T(z) = (z'^n − 1)/n · Σ_u T(g·ω^u)·w_u with
+/// w_u = ω^u/(z' − ω^u). The same weights give T(z·ω) = (z'^n − 1)/n · Σ_u T(g·ω^u)·w_(u−1),
+/// since ω^u/(z'ω − ω^u) = w_(u−1). Each task sums a run of blocks for every column.
+pub(crate) fn trace_at(lde: &RowBlocks, log_blowup: usize, z: Ext3) -> (Vec<Ext3>, Vec<Ext3>) {
+    let n = lde.height() >> log_blowup;
     let log_n = n.trailing_zeros() as usize;
+    let blowup = 1usize << log_blowup;
+    let z_coset = z * Ext3::from(LdePlan::SHIFT.inverse());
     let mut weights = vec![Ext3::ZERO; n];
     weights
         .par_chunks_mut(TASK)
         .enumerate()
         .for_each(|(task, chunk)| {
             let points = coset_points(Felt::ONE, log_n, task * TASK, chunk.len());
-            let inverses = inverse_differences(&points, z).expect("z is outside H");
+            let inverses = inverse_differences(&points, z_coset).expect("z is outside g·H");
             for ((w, inv), &point) in chunk.iter_mut().zip(inverses).zip(&points) {
-                // ω^i/(z − ω^i) = −ω^i/(ω^i − z).
+                // ω^u/(z' − ω^u) = −ω^u/(ω^u − z').
                 *w = -inv.scale(point);
             }
         });
-    let factor = (z.pow(n as u64) - Ext3::ONE) * Ext3::from(Felt::new(n as u64).inverse());
-    trace
-        .par_columns()
-        .map(|column| {
-            // T(ω^i) meets w_i for z, and w_(i−1) for z·ω.
-            let at_z = dot_ext_base(&weights, column);
-            let at_zw =
-                dot_ext_base(&weights[..n - 1], &column[1..]) + weights[n - 1].scale(column[0]);
-            (at_z * factor, at_zw * factor)
+    let factor = (z_coset.pow(n as u64) - Ext3::ONE) * Ext3::from(Felt::new(n as u64).inverse());
+    let width = lde.width();
+    // Blocks of the LDE that hold rows u·B, in runs of about TASK trace rows per task.
+    let blocks = lde.blocks();
+    let run = (TASK * blowup).div_ceil(BLOCK_ROWS).max(1);
+    let (at_z, at_zw) = (0..blocks.div_ceil(run))
+        .into_par_iter()
+        .map(|task| {
+            let mut sums = vec![[ExtBaseSum::default(); 2]; width];
+            for b in task * run..((task + 1) * run).min(blocks) {
+                let block = lde.block(b);
+                for k in (0..BLOCK_ROWS).filter(|k| (b * BLOCK_ROWS + k).is_multiple_of(blowup)) {
+                    let row = b * BLOCK_ROWS + k;
+                    if row >= lde.height() {
+                        break;
+                    }
+                    let u = row / blowup;
+                    let (w, w_before) = (weights[u], weights[(u + n - 1) % n]);
+                    for (sum, values) in sums.iter_mut().zip(block.chunks_exact(BLOCK_ROWS)) {
+                        sum[0].add(w, values[k]);
+                        sum[1].add(w_before, values[k]);
+                    }
+                }
+            }
+            let sums: (Vec<Ext3>, Vec<Ext3>) =
+                sums.into_iter().map(|[a, b]| (a.sum(), b.sum())).unzip();
+            sums
         })
-        .unzip()
+        .reduce(
+            || (vec![Ext3::ZERO; width], vec![Ext3::ZERO; width]),
+            |(mut a, mut b), (c, d)| {
+                a.iter_mut().zip(c).for_each(|(a, c)| *a += c);
+                b.iter_mut().zip(d).for_each(|(b, d)| *b += d);
+                (a, b)
+            },
+        );
+    (
+        at_z.into_iter().map(|v| v * factor).collect(),
+        at_zw.into_iter().map(|v| v * factor).collect(),
+    )
 }
 
 /// Polynomials given in raw form (n × coefficients, bit-reversed) evaluated at z:
 /// Q(z) = (1/n)·Σ_q raw[q]·z^br(q).
-pub(crate) fn raw_at(raw: &ColMatrix, z: Ext3) -> Vec<Ext3> {
-    let n = raw.height();
+pub(crate) fn raw_at(raw: &[Vec<Felt>], z: Ext3) -> Vec<Ext3> {
+    let n = raw.first().map_or(1, Vec::len);
     let log_n = n.trailing_zeros() as usize;
     let n_inv = Felt::new(n as u64).inverse();
     // z^br(q)/n, in the raw form's (bit-reversed) order: one contiguous dot product per column.
@@ -62,7 +96,7 @@ pub(crate) fn raw_at(raw: &ColMatrix, z: Ext3) -> Vec<Ext3> {
         .into_iter()
         .map(|p| p.scale(n_inv))
         .collect();
-    raw.par_columns()
+    raw.par_iter()
         .map(|column| dot_ext_base(&powers, column))
         .collect()
 }
@@ -70,7 +104,7 @@ pub(crate) fn raw_at(raw: &ColMatrix, z: Ext3) -> Vec<Ext3> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ballast_ntt::{LdePlan, evaluate_poly, split_into_chunks};
+    use ballast_ntt::{ColumnForm, evaluate_poly, split_into_chunks};
 
     fn sample_point() -> Ext3 {
         Ext3::new([Felt::new(123_456_789), Felt::new(987), Felt::new(55)])
@@ -85,7 +119,9 @@ mod tests {
             .map(|i| evaluate_poly(&coeffs, omega.pow(i)))
             .collect();
         let z = sample_point();
-        let (at_z, at_zw) = trace_at(&ColMatrix::from_columns(&[evals]), z);
+        let mut lde = RowBlocks::from_columns(&[evals]);
+        LdePlan::new(log_n, 2).extend_in_place(&mut lde, ColumnForm::Evaluations);
+        let (at_z, at_zw) = trace_at(&lde, 2, z);
         let ext: Vec<Ext3> = coeffs.iter().map(|&c| Ext3::from(c)).collect();
         assert_eq!(at_z, vec![evaluate_poly(&ext, z)]);
         assert_eq!(at_zw, vec![evaluate_poly(&ext, z * Ext3::from(omega))]);
@@ -99,7 +135,7 @@ mod tests {
         let evals: Vec<Felt> = (0..2u64 << log_n)
             .map(|t| evaluate_poly(&coeffs, LdePlan::SHIFT * zeta.pow(t)))
             .collect();
-        let raw = ColMatrix::from_columns(&split_into_chunks(&evals, log_n, log_chunks));
+        let raw = split_into_chunks(&evals, log_n, log_chunks);
         let z = sample_point();
         let values = raw_at(&raw, z);
         for (j, chunk) in coeffs.chunks(1 << log_n).enumerate() {

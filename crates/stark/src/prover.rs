@@ -2,8 +2,8 @@
 //! queries.
 
 use ballast_air::{Air, ConstraintInfo, check_trace};
-use ballast_field::{ColMatrix, Ext3, Felt};
-use ballast_ntt::split_into_chunks;
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_ntt::{ColumnForm, split_into_chunks};
 use ballast_transcript::Transcript;
 use tracing::info_span;
 
@@ -19,22 +19,23 @@ use crate::{
     StarkParams,
 };
 
-/// Proves that `trace` satisfies `air` with the segment's public inputs, after checking
-/// that it does.
+/// Proves that the trace in `table` satisfies `air` with the segment's public inputs, after
+/// checking that it does. The table is extended in place: on return it holds the trace's
+/// low-degree extension, and its allocation can take the next segment's trace.
 ///
 /// # Errors
 /// Invalid parameters, a trace that does not satisfy the AIR (with the failing row and
 /// constraint), or a backend failure.
 pub fn prove<A: Air>(
     air: &A,
-    trace: &ColMatrix,
+    table: &mut RowBlocks,
     segment: &SegmentStatement<'_>,
     params: &StarkParams,
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    check_trace(air, trace, segment.public_inputs)?;
-    prove_unchecked(air, trace, segment, params, backend, times)
+    check_trace(air, table, segment.public_inputs)?;
+    prove_unchecked(air, table, segment, params, backend, times)
 }
 
 /// Proves without first checking the trace. For soundness tests: a trace that violates the
@@ -44,20 +45,20 @@ pub fn prove<A: Air>(
 /// As [`prove`], except that a false statement surfaces as a FRI degree error, if at all.
 pub fn prove_unchecked<A: Air>(
     air: &A,
-    trace: &ColMatrix,
+    table: &mut RowBlocks,
     segment: &SegmentStatement<'_>,
     params: &StarkParams,
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    prove_with_transcript(air, trace, segment, params, backend, times).map(|(proof, _)| proof)
+    prove_with_transcript(air, table, segment, params, backend, times).map(|(proof, _)| proof)
 }
 
 /// [`prove_unchecked`], also returning the final transcript (tests compare it with the
 /// verifier's).
 pub(crate) fn prove_with_transcript<A: Air>(
     air: &A,
-    trace: &ColMatrix,
+    table: &mut RowBlocks,
     segment: &SegmentStatement<'_>,
     params: &StarkParams,
     backend: &dyn Backend,
@@ -75,43 +76,54 @@ pub(crate) fn prove_with_transcript<A: Air>(
         }
         .into());
     }
+    if table.width() != air.width() || table.height() != 1 << log_rows {
+        return Err(ballast_air::AirError::Shape {
+            width: air.width(),
+            height: 1 << log_rows,
+            got_width: table.width(),
+            got_height: table.height(),
+        }
+        .into());
+    }
     let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows);
 
     // 0 ----- bind the statement: version, AIR, shape, parameters, public inputs, fingerprint
     let mut transcript = bind(air, &info, segment, params);
 
-    // 1 ----- extend and commit the trace; draw α
-    let trace_commit = times.time(Phase::CommitTrace, || {
-        backend.commit_trace(trace, params.log_blowup)
+    // 1 ----- extend the trace in place and commit it; draw α
+    let trace_tree = times.time(Phase::CommitTrace, || {
+        backend.extend_and_commit(table, ColumnForm::Evaluations, params.log_blowup)
     })?;
-    transcript.absorb("trace-root", &trace_commit.tree.root());
+    let lde: &RowBlocks = table;
+    transcript.absorb("trace-root", &trace_tree.root());
     // Soundness: a violated constraint vanishes from the α-combination for at most T + B
     // values of α: error ≤ (T + B)/|F| < 2^-170.
     let alpha = transcript.challenge_ext("alpha");
 
     // 2 ----- evaluate the composition, split it into chunks, commit them; draw z
     let composition = Composition::new(&info, alpha);
-    let (quotient_raw, quotient_commit) = times.time(Phase::Quotient, || {
+    let (quotient_raw, quotient_lde, quotient_tree) = times.time(Phase::Quotient, || {
         let evals = composition.evaluate(
             air,
-            &trace_commit.lde,
+            lde,
             segment.public_inputs,
             &periodic.on_quotient_coset(log_chunks),
             params.log_blowup,
             log_chunks,
         );
         let raw = quotient_columns(&evals, log_rows, log_chunks);
+        let mut table = RowBlocks::from_columns(&raw);
         backend
-            .commit_raw(&raw, params.log_blowup)
-            .map(|commit| (raw, commit))
+            .extend_and_commit(&mut table, ColumnForm::Raw, params.log_blowup)
+            .map(|tree| (raw, table, tree))
     })?;
-    transcript.absorb("quotient-root", &quotient_commit.tree.root());
+    transcript.absorb("quotient-root", &quotient_tree.root());
     // Soundness: a false out-of-domain identity holds for ≲ d·n values of z: < 2^-160.
     let z = draw_ood_point(&mut transcript, log_rows, params.log_blowup);
 
     // 3 ----- out-of-domain evaluations; draw γ
     let ood = times.time(Phase::OutOfDomain, || {
-        let (trace_z, trace_zw) = trace_at(trace, z);
+        let (trace_z, trace_zw) = trace_at(lde, params.log_blowup, z);
         OodValues {
             trace_z,
             trace_zw,
@@ -126,9 +138,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
 
     // 4 ----- DEEP composition over the LDE domain
     let deep = DeepComposer::new(&ood, z, log_rows, gamma);
-    let f = times.time(Phase::Deep, || {
-        deep.evaluate_all(&trace_commit.lde, &quotient_commit.lde)
-    });
+    let f = times.time(Phase::Deep, || deep.evaluate_all(lde, &quotient_lde));
 
     // 5 ----- FRI commit phase (each round's β errs with probability ≲ (a − 1)·N/|F|;
     //         queries below carry the bits: docs/protocol.md §6)
@@ -154,20 +164,20 @@ pub(crate) fn prove_with_transcript<A: Air>(
     //         function passes with probability ≤ 1 − δ; a repeated position is opened once)
     let positions = query_positions(&mut transcript, params.num_queries, shape.log_lde());
     let rows =
-        |lde: &ColMatrix| -> Vec<Felt> { positions.iter().flat_map(|&j| lde.row(j)).collect() };
+        |lde: &RowBlocks| -> Vec<Felt> { positions.iter().flat_map(|&j| lde.row(j)).collect() };
     let queries = times.time(Phase::Queries, || QueryOpenings {
-        trace_rows: rows(&trace_commit.lde),
-        trace_nodes: trace_commit.tree.open_batch(&positions),
-        quotient_rows: rows(&quotient_commit.lde),
-        quotient_nodes: quotient_commit.tree.open_batch(&positions),
+        trace_rows: rows(lde),
+        trace_nodes: trace_tree.open_batch(&positions),
+        quotient_rows: rows(&quotient_lde),
+        quotient_nodes: quotient_tree.open_batch(&positions),
         fri: fri.open(&positions),
         positions: positions.clone(),
     });
 
     // 8 ----- assemble the proof
     let proof = SegmentProof {
-        trace_root: trace_commit.tree.root(),
-        quotient_root: quotient_commit.tree.root(),
+        trace_root: trace_tree.root(),
+        quotient_root: quotient_tree.root(),
         ood,
         fri_roots: fri.layer_roots(),
         final_poly: fri.final_poly().to_vec(),
@@ -179,7 +189,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
 
 /// The quotient's base-coordinate chunks in raw form: column 3j + c is coordinate c of
 /// chunk j.
-fn quotient_columns(evals: &[Ext3], log_rows: usize, log_chunks: usize) -> ColMatrix {
+fn quotient_columns(evals: &[Ext3], log_rows: usize, log_chunks: usize) -> Vec<Vec<Felt>> {
     let mut columns: Vec<Vec<Felt>> = vec![Vec::new(); Ext3::DEGREE << log_chunks];
     for coordinate in 0..Ext3::DEGREE {
         let values: Vec<Felt> = evals.iter().map(|e| e.coeffs()[coordinate]).collect();
@@ -190,5 +200,5 @@ fn quotient_columns(evals: &[Ext3], log_rows: usize, log_chunks: usize) -> ColMa
             columns[Ext3::DEGREE * j + coordinate] = chunk;
         }
     }
-    ColMatrix::from_columns(&columns)
+    columns
 }

@@ -10,9 +10,9 @@
 //! with probability about (#constraints)/|F| over α, it is not a polynomial at all and FRI
 //! rejects.
 
-use ballast_air::{Air, Algebra, ConstraintBuilder, ConstraintInfo, Domain, Frame};
+use ballast_air::{Air, ConstraintBuilder, ConstraintInfo, Domain, Frame};
 use ballast_cpu::Kernels;
-use ballast_field::{ColMatrix, Ext3, Felt, batch_inverse, dot_ext_base};
+use ballast_field::{Ext3, Felt, RowBlocks, batch_inverse};
 use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
@@ -20,15 +20,12 @@ use rayon::prelude::*;
 use crate::lanes::{avx2, avx512};
 use crate::protocol::last_point;
 
-/// Quotient points evaluated per parallel task.
-const POINTS_PER_TASK: usize = 1 << 10;
-/// Points whose rows are gathered together: each column is read as one short run. A
-/// multiple of every path's lane count.
-pub(crate) const TILE: usize = 32;
+/// Quotient points evaluated per parallel task: a multiple of every path's lane count.
+const POINTS_PER_TASK: usize = 1 << 9;
 
 /// The powers of α of each domain's constraints, in assertion order.
 pub(crate) struct Composition {
-    coeffs: [Vec<Ext3>; 4],
+    pub(crate) coeffs: [Vec<Ext3>; 4],
 }
 
 impl Composition {
@@ -54,7 +51,7 @@ impl Composition {
     pub(crate) fn evaluate<A: Air>(
         &self,
         air: &A,
-        lde: &ColMatrix,
+        lde: &RowBlocks,
         public_inputs: &[Felt],
         periodic: &[Vec<Felt>],
         log_blowup: usize,
@@ -70,7 +67,7 @@ impl Composition {
         &self,
         kernels: Kernels,
         air: &A,
-        lde: &ColMatrix,
+        lde: &RowBlocks,
         public_inputs: &[Felt],
         periodic: &[Vec<Felt>],
         (log_blowup, log_chunks): (usize, usize),
@@ -102,7 +99,7 @@ impl Composition {
                     geometry: &geometry,
                     start: task * POINTS_PER_TASK,
                 };
-                if chunk.len().is_multiple_of(TILE) {
+                if chunk.len() == POINTS_PER_TASK {
                     ballast_cpu::dispatch!(
                         kernels,
                         isa => isa::evaluate(&task, chunk),
@@ -162,111 +159,107 @@ pub(crate) struct Geometry {
 pub(crate) struct Task<'a, A> {
     pub(crate) composition: &'a Composition,
     pub(crate) air: &'a A,
-    pub(crate) lde: &'a ColMatrix,
+    pub(crate) lde: &'a RowBlocks,
     pub(crate) public_inputs: &'a [Felt],
     pub(crate) periodic: &'a [Vec<Felt>],
     pub(crate) geometry: &'a Geometry,
     pub(crate) start: usize,
 }
 
-/// The zerofier inverses of a task's points.
+/// The zerofier inverses of a task's points: 1/Z for each domain.
 pub(crate) struct Zerofiers {
-    xs: Vec<Felt>,
-    first_inv: Vec<Felt>,
-    last_inv: Vec<Felt>,
+    pub(crate) every: Vec<Felt>,
+    pub(crate) transition: Vec<Felt>,
+    pub(crate) first: Vec<Felt>,
+    pub(crate) last: Vec<Felt>,
 }
 
 impl<A: Air> Task<'_, A> {
     pub(crate) fn zerofiers(&self, len: usize) -> Zerofiers {
-        let xs = coset_points(LdePlan::SHIFT, self.geometry.log_q, self.start, len);
-        let first_inv = invert(xs.iter().map(|&x| x - Felt::ONE));
-        let last_inv = invert(xs.iter().map(|&x| x - self.geometry.omega_last));
-        Zerofiers {
-            xs,
-            first_inv,
-            last_inv,
-        }
-    }
-
-    /// Gathers points `t0 ..` (`count` of them) of every column, column-major by point
-    /// (`current[c·TILE + k]`), with their next rows.
-    pub(crate) fn gather_tile(
-        &self,
-        t0: usize,
-        count: usize,
-        current: &mut [Felt],
-        next: &mut [Felt],
-    ) {
-        let Geometry { stride, blowup, .. } = *self.geometry;
-        let mask = self.lde.height() - 1;
-        for (c, column) in self.lde.columns().enumerate() {
-            for k in 0..count {
-                let row = (t0 + k) * stride;
-                current[c * TILE + k] = column[row];
-                next[c * TILE + k] = column[(row + blowup) & mask];
-            }
-        }
-    }
-
-    /// Q at point j of the task from its constraint values, sorted by domain.
-    pub(crate) fn combine(&self, z: &Zerofiers, j: usize, values: [&[Felt]; 4]) -> Ext3 {
-        let coeffs = &self.composition.coeffs;
-        let [every, transition, first, last] =
-            std::array::from_fn(|d| dot_ext_base(&coeffs[d], values[d]));
         let g = self.geometry;
-        let t = self.start + j;
-        let every_inv = g.vanishing_inv[t & (g.vanishing_inv.len() - 1)];
-        let transition_inv = (z.xs[j] - g.omega_last) * every_inv;
-        every.scale(every_inv)
-            + transition.scale(transition_inv)
-            + first.scale(z.first_inv[j])
-            + last.scale(z.last_inv[j])
+        let xs = coset_points(LdePlan::SHIFT, g.log_q, self.start, len);
+        let mask = g.vanishing_inv.len() - 1;
+        let every: Vec<Felt> = (0..len)
+            .map(|j| g.vanishing_inv[(self.start + j) & mask])
+            .collect();
+        let transition = xs
+            .iter()
+            .zip(&every)
+            .map(|(&x, &inv)| (x - g.omega_last) * inv)
+            .collect();
+        Zerofiers {
+            every,
+            transition,
+            first: invert(xs.iter().map(|&x| x - Felt::ONE)),
+            last: invert(xs.iter().map(|&x| x - g.omega_last)),
+        }
+    }
+
+    /// The LDE row of quotient point `t`, and of its next row.
+    #[inline]
+    pub(crate) fn rows_of(&self, t: usize) -> (usize, usize) {
+        let mask = self.lde.height() - 1;
+        let row = t * self.geometry.stride;
+        (row, (row + self.geometry.blowup) & mask)
     }
 
     /// The task one point at a time.
     fn evaluate_scalar(&self, chunk: &mut [Ext3]) {
         let z = self.zerofiers(chunk.len());
         let width = self.lde.width();
-        let mut current = vec![Felt::ZERO; TILE * width];
-        let mut next = vec![Felt::ZERO; TILE * width];
-        let (mut row, mut next_row) = (vec![Felt::ZERO; width], vec![Felt::ZERO; width]);
+        let (mut current, mut next) = (vec![Felt::ZERO; width], vec![Felt::ZERO; width]);
         let mut periodic_row = vec![Felt::ZERO; self.periodic.len()];
-        let mut values: [Vec<Felt>; 4] = Default::default();
-        for (i, tile) in chunk.chunks_mut(TILE).enumerate() {
-            let t0 = self.start + i * TILE;
-            self.gather_tile(t0, tile.len(), &mut current, &mut next);
-            for (k, q) in tile.iter_mut().enumerate() {
-                for c in 0..width {
-                    row[c] = current[c * TILE + k];
-                    next_row[c] = next[c * TILE + k];
-                }
-                for (slot, column) in periodic_row.iter_mut().zip(self.periodic) {
-                    *slot = column[(t0 + k) % column.len()];
-                }
-                values.iter_mut().for_each(Vec::clear);
-                let frame = Frame {
-                    current: &row,
-                    next: &next_row,
-                    periodic: &periodic_row,
-                    public_inputs: self.public_inputs,
-                };
-                self.air.eval(&frame, &mut PointBuilder(&mut values));
-                *q = self.combine(&z, i * TILE + k, std::array::from_fn(|d| &values[d][..]));
+        for (j, q) in chunk.iter_mut().enumerate() {
+            let t = self.start + j;
+            let (row, next_row) = self.rows_of(t);
+            self.lde.read_row(row, &mut current);
+            self.lde.read_row(next_row, &mut next);
+            for (slot, column) in periodic_row.iter_mut().zip(self.periodic) {
+                *slot = column[t % column.len()];
             }
+            let frame = Frame {
+                current: &current,
+                next: &next,
+                periodic: &periodic_row,
+                public_inputs: self.public_inputs,
+            };
+            let mut folder = Folder::new(&self.composition.coeffs);
+            self.air.eval(&frame, &mut folder);
+            let [every, transition, first, last] = folder.sums;
+            *q = every.scale(z.every[j])
+                + transition.scale(z.transition[j])
+                + first.scale(z.first[j])
+                + last.scale(z.last[j]);
         }
     }
 }
 
-/// The prover's builder: constraint values sorted by domain, one point (`Felt`) or a
-/// register of points (a packed type) at a time.
-pub(crate) struct PointBuilder<'a, E>(pub(crate) &'a mut [Vec<E>; 4]);
+/// The prover's builder at one point: each constraint's value times its power of α, summed
+/// per domain as it is asserted.
+struct Folder<'a> {
+    coeffs: &'a [Vec<Ext3>; 4],
+    used: [usize; 4],
+    sums: [Ext3; 4],
+}
 
-impl<E: Algebra> ConstraintBuilder for PointBuilder<'_, E> {
-    type Expr = E;
+impl<'a> Folder<'a> {
+    fn new(coeffs: &'a [Vec<Ext3>; 4]) -> Self {
+        Self {
+            coeffs,
+            used: [0; 4],
+            sums: [Ext3::ZERO; 4],
+        }
+    }
+}
+
+impl ConstraintBuilder for Folder<'_> {
+    type Expr = Felt;
 
     #[inline(always)]
-    fn assert_zero(&mut self, domain: Domain, value: E) {
-        self.0[domain.index()].push(value);
+    fn assert_zero(&mut self, domain: Domain, value: Felt) {
+        let d = domain.index();
+        self.sums[d] += self.coeffs[d][self.used[d]].scale(value);
+        self.used[d] += 1;
     }
 }
 
@@ -307,7 +300,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let lde = ColMatrix::from_columns(&columns);
+        let lde = RowBlocks::from_columns(&columns);
         let periodic =
             PeriodicPolys::new(&air.periodic_columns(), log_rows).on_quotient_coset(log_chunks);
         let composition = Composition::new(

@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use ballast_air::{Air, ConstraintInfo};
-use ballast_field::{Ext3, Felt};
+use ballast_field::{Ext3, Felt, RowBlocks};
 
 use crate::backend::Backend;
 use crate::proof::SegmentShape;
@@ -186,17 +186,28 @@ pub(crate) fn prove_segments<W: Workload>(
     let count = workload.segments();
     let mut segments = Vec::with_capacity(range.len());
     let mut states = Vec::with_capacity(range.len());
+    // One allocation, with room for the extension, holds every segment's trace and LDE in
+    // turn: later segments reuse the pages the first one faulted in.
+    let rows = 1usize << workload.log_rows();
+    let mut table = RowBlocks::zeroed(0, 0, 0);
     for (done, index) in range.enumerate() {
-        let (trace, end) = times.time(Phase::Trace, || workload.trace(index, &start));
         let air = workload.air(index);
+        let end = times.time(Phase::Trace, || {
+            if done == 0 {
+                table = RowBlocks::zeroed(air.width(), rows, rows << params.log_blowup);
+            } else {
+                table.reshape(air.width(), rows);
+                table.fill_zero();
+            }
+            workload.trace(index, &start, &mut table)
+        });
         let public_inputs = workload.public_inputs(index, &start, &end);
         let segment = SegmentStatement {
             context: &context,
             position: SegmentPosition { index, count },
             public_inputs: &public_inputs,
         };
-        let proof = crate::prove(&air, &trace, &segment, params, backend, times)?;
-        drop(trace);
+        let proof = crate::prove(&air, &mut table, &segment, params, backend, times)?;
         segments.push(proof);
         states.push(end.clone());
         start = end;

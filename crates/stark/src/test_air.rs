@@ -2,7 +2,7 @@
 //! step, exercising every constraint domain, a periodic column and degree 2.
 
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
-use ballast_field::{ColMatrix, Felt};
+use ballast_field::{Felt, RowBlocks};
 
 /// Column 0 counts up by the periodic step (1, 2, 1, 2, …); column 1 is column 0 squared.
 /// Public inputs: the first and the last count.
@@ -39,7 +39,7 @@ impl Air for CounterAir {
 }
 
 /// The counter's trace from `start`, and its public inputs.
-pub(crate) fn counter_trace(log_rows: usize, start: u64) -> (ColMatrix, Vec<Felt>) {
+pub(crate) fn counter_trace(log_rows: usize, start: u64) -> (RowBlocks, Vec<Felt>) {
     let n = 1usize << log_rows;
     let mut count = Felt::new(start);
     let mut columns = vec![Vec::with_capacity(n), Vec::with_capacity(n)];
@@ -49,7 +49,7 @@ pub(crate) fn counter_trace(log_rows: usize, start: u64) -> (ColMatrix, Vec<Felt
         count += Felt::new(1 + (row as u64 % 2));
     }
     let public = vec![columns[0][0], columns[0][n - 1]];
-    (ColMatrix::from_columns(&columns), public)
+    (RowBlocks::from_columns(&columns), public)
 }
 
 /// Two Fibonacci sequences whose first row is public but whose last row is a field of the
@@ -88,7 +88,7 @@ impl Air for HiddenEndAir {
 }
 
 /// Two Fibonacci sequences from (1, 2) and (3, 4): the trace and its first row.
-pub(crate) fn hidden_end_trace(log_rows: usize) -> (ColMatrix, Vec<Felt>) {
+pub(crate) fn hidden_end_trace(log_rows: usize) -> (RowBlocks, Vec<Felt>) {
     let start = [1u64, 2, 3, 4].map(Felt::new);
     let mut columns = vec![Vec::new(); 4];
     for pair in 0..2 {
@@ -99,5 +99,5 @@ pub(crate) fn hidden_end_trace(log_rows: usize) -> (ColMatrix, Vec<Felt>) {
             (a, b) = (b, a + b);
         }
     }
-    (ColMatrix::from_columns(&columns), start.to_vec())
+    (RowBlocks::from_columns(&columns), start.to_vec())
 }

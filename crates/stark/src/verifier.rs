@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn prover_and_verifier_transcripts_end_in_the_same_state() {
         let air = CounterAir { log_rows: 6 };
-        let (trace, public_inputs) = counter_trace(6, 5);
+        let (mut trace, public_inputs) = counter_trace(6, 5);
         let params = StarkParams {
             pow_bits: 3,
             ..StarkParams::testing()
@@ -255,7 +255,7 @@ mod tests {
         };
         let (proof, prover_state) = prove_with_transcript(
             &air,
-            &trace,
+            &mut trace,
             &segment,
             &params,
             &CpuBackend::new(),
@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn a_frozen_heart_forgery_of_a_hidden_boundary_fails() {
         let log_rows = 5;
-        let (trace, public_inputs) = hidden_end_trace(log_rows);
+        let (mut trace, public_inputs) = hidden_end_trace(log_rows);
         let end: [Felt; 4] = trace.row(31).try_into().unwrap();
         let honest = HiddenEndAir { log_rows, end };
         let params = StarkParams::testing();
@@ -327,7 +327,7 @@ mod tests {
         };
         let proof = crate::prove(
             &honest,
-            &trace,
+            &mut trace,
             &segment,
             &params,
             &CpuBackend::new(),

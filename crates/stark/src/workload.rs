@@ -9,7 +9,7 @@
 use std::fmt::Debug;
 
 use ballast_air::Air;
-use ballast_field::{ColMatrix, Felt};
+use ballast_field::{Felt, RowBlocks};
 
 use crate::{ParamsError, ProofFormatError};
 
@@ -69,8 +69,19 @@ pub trait Workload: Clone + Debug + PartialEq + Sync + Sized {
     /// Segment `segment`'s public inputs, from the states it starts and ends in.
     fn public_inputs(&self, segment: usize, start: &Self::State, end: &Self::State) -> Vec<Felt>;
 
-    /// Runs segment `segment` from `start`: its trace and the state it ends in.
-    fn trace(&self, segment: usize, start: &Self::State) -> (ColMatrix, Self::State);
+    /// Runs segment `segment` from `start`, writing its trace into `table` (shaped
+    /// `air(segment).width()` × 2^`log_rows()` and zeroed by the caller, with room for the
+    /// extension), and returns the state it ends in.
+    fn trace(&self, segment: usize, start: &Self::State, table: &mut RowBlocks) -> Self::State;
+
+    /// [`trace`](Self::trace) into a table of its own, exactly the trace's size: the trace
+    /// and the state it ends in.
+    fn trace_table(&self, segment: usize, start: &Self::State) -> (RowBlocks, Self::State) {
+        let rows = 1usize << self.log_rows();
+        let mut table = RowBlocks::zeroed(self.air(segment).width(), rows, rows);
+        let end = self.trace(segment, start, &mut table);
+        (table, end)
+    }
 
     /// Runs segment `segment` from `start` without keeping a trace (far cheaper than
     /// [`trace`](Self::trace)): the state it ends in.

@@ -7,7 +7,7 @@
 //! of m segments × 2^k rows covers m·(2^k − 1) steps.
 
 use ballast_air::{Air, ConstraintBuilder, Frame};
-use ballast_field::{ColMatrix, Felt};
+use ballast_field::{Felt, RowBlocks};
 use ballast_stark::{
     MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload, check_range,
 };
@@ -116,10 +116,9 @@ impl Workload for Fibonacci {
         [start.as_slice(), end.as_slice()].concat()
     }
 
-    fn trace(&self, _segment: usize, start: &Vec<Felt>) -> (ColMatrix, Vec<Felt>) {
-        let trace = FibonacciAir::generate_trace(self.log_rows, start);
-        let end = trace.row(trace.height() - 1);
-        (trace, end)
+    fn trace(&self, _segment: usize, start: &Vec<Felt>, table: &mut RowBlocks) -> Vec<Felt> {
+        FibonacciAir::generate_trace(start, table);
+        table.row(table.height() - 1)
     }
 
     fn run(&self, _segment: usize, start: &Vec<Felt>) -> Vec<Felt> {
@@ -197,33 +196,30 @@ pub struct FibonacciAir {
 }
 
 impl FibonacciAir {
-    /// Runs the sequences for 2^`log_rows` rows from `first_row`, column-major.
+    /// Runs the sequences from `first_row` down every row of `table` (two columns per
+    /// sequence), each sequence on its own task.
     ///
     /// # Panics
-    /// If `first_row` is empty or of odd length.
-    pub fn generate_trace(log_rows: usize, first_row: &[Felt]) -> ColMatrix {
+    /// If `first_row` is empty, of odd length, or not one value per column of `table`.
+    pub fn generate_trace(first_row: &[Felt], table: &mut RowBlocks) {
         assert!(
             !first_row.is_empty() && first_row.len().is_multiple_of(2),
             "a row holds two values per sequence"
         );
-        let height = 1usize << log_rows;
-        let mut trace = ColMatrix::zeroed(first_row.len(), height);
-        // Columns 2j and 2j + 1 are adjacent in the column-major layout: one chunk per
-        // sequence, each run on its own task.
-        trace
-            .as_mut_slice()
-            .par_chunks_exact_mut(2 * height)
-            .zip(first_row.par_chunks_exact(2))
-            .for_each(|(pair, start)| {
-                let (a_col, b_col) = pair.split_at_mut(height);
-                let (mut a, mut b) = (start[0], start[1]);
-                for (a_slot, b_slot) in a_col.iter_mut().zip(b_col.iter_mut()) {
-                    *a_slot = a;
-                    *b_slot = b;
-                    (a, b) = (b, a + b);
-                }
-            });
-        trace
+        assert_eq!(first_row.len(), table.width(), "one start value per column");
+        let height = table.height();
+        table.par_column_groups_mut(2, |mut pair| {
+            let j = pair.columns().start;
+            let (mut a, mut b) = (first_row[j], first_row[j + 1]);
+            let mut values = vec![Felt::ZERO; 2 * height];
+            let (a_col, b_col) = values.split_at_mut(height);
+            for (a_slot, b_slot) in a_col.iter_mut().zip(b_col.iter_mut()) {
+                *a_slot = a;
+                *b_slot = b;
+                (a, b) = (b, a + b);
+            }
+            pair.write(height, &values);
+        });
     }
 }
 
@@ -268,7 +264,8 @@ mod tests {
 
     #[test]
     fn trace_is_the_fibonacci_sequence() {
-        let trace = FibonacciAir::generate_trace(4, &[Felt::ZERO, Felt::ONE]);
+        let mut trace = RowBlocks::zeroed(2, 16, 16);
+        FibonacciAir::generate_trace(&[Felt::ZERO, Felt::ONE], &mut trace);
         let a: Vec<u64> = trace.column(0).iter().map(|f| f.as_u64()).collect();
         assert_eq!(
             a,
@@ -301,12 +298,12 @@ mod tests {
             log_rows: 5,
             segments: 2,
         };
-        let (mut trace, end) = w.trace(0, &w.start());
+        let (mut trace, end) = w.trace_table(0, &w.start());
         assert_eq!(w.run(0, &w.start()), end);
         let air = w.air(0);
         let public = w.public_inputs(0, &w.start(), &end);
         assert_eq!(check_trace(&air, &trace, &public), Ok(()));
-        trace.column_mut(3)[17] += Felt::ONE;
+        trace.set(17, 3, trace.get(17, 3) + Felt::ONE);
         // Row 17's b of sequence 1 breaks b' = a + b (constraint 3) between rows 16 and 17.
         assert_eq!(
             check_trace(&air, &trace, &public),
@@ -317,7 +314,7 @@ mod tests {
         );
         let mut wrong = public.clone();
         wrong[4] += Felt::ONE;
-        let good = w.trace(0, &w.start()).0;
+        let good = w.trace_table(0, &w.start()).0;
         assert!(matches!(
             check_trace(&air, &good, &wrong),
             Err(AirError::Unsatisfied { row: 31, .. })

@@ -202,7 +202,7 @@ fn prove_part_from(
     let mut state = start.clone();
     let (mut ends, mut segments) = (Vec::new(), Vec::new());
     for index in first..first + count {
-        let (trace, end) = w.trace(index, &state);
+        let (mut trace, end) = w.trace_table(index, &state);
         let public_inputs = w.public_inputs(index, &state, &end);
         let statement = SegmentStatement {
             context: &context,
@@ -215,7 +215,7 @@ fn prove_part_from(
         let backend = CpuBackend::new();
         let proof = ballast_stark::prove(
             &w.air(index),
-            &trace,
+            &mut trace,
             &statement,
             &params(),
             &backend,

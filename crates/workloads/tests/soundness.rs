@@ -114,8 +114,8 @@ fn a_byte_changed_in_any_section_is_rejected() {
 /// (`prove_unchecked`) is rejected by `verify`.
 fn forced_proof_is_rejected<W: Workload>(workload: &W, column: usize, row: usize) {
     let start = workload.start();
-    let (mut trace, end) = workload.trace(0, &start);
-    trace.column_mut(column)[row] += Felt::ONE;
+    let (mut trace, end) = workload.trace_table(0, &start);
+    trace.set(row, column, trace.get(row, column) + Felt::ONE);
     let air = workload.air(0);
     let public_inputs = workload.public_inputs(0, &start, &end);
     let segment = SegmentStatement {
@@ -126,13 +126,20 @@ fn forced_proof_is_rejected<W: Workload>(workload: &W, column: usize, row: usize
     let params = StarkParams::testing();
     let backend = CpuBackend::new();
     let mut times = PhaseTimes::default();
-    let refused = prove(&air, &trace, &segment, &params, &backend, &mut times);
+    let refused = prove(
+        &air,
+        &mut trace.clone(),
+        &segment,
+        &params,
+        &backend,
+        &mut times,
+    );
     assert!(
         matches!(refused, Err(ProverError::Unsatisfied(_))),
         "{}: column {column} row {row}: {refused:?}",
         W::NAME
     );
-    match prove_unchecked(&air, &trace, &segment, &params, &backend, &mut times) {
+    match prove_unchecked(&air, &mut trace, &segment, &params, &backend, &mut times) {
         // The composed function is not of low degree: the prover's own FRI notices.
         Err(ProverError::Fri(_)) => {}
         Err(other) => panic!("{}: unexpected error {other}", W::NAME),

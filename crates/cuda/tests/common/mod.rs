@@ -5,7 +5,7 @@ use ballast_cuda::{
     ColumnForm, Launcher, LdeTables, commit_fri_layer, commit_rows, download_matrix, extend,
     upload_matrix,
 };
-use ballast_field::{ColMatrix, Ext3, Felt};
+use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::commit_layer_cpu;
 use ballast_merkle::MerkleTree;
 use ballast_ntt::LdePlan;
@@ -36,7 +36,7 @@ const EDGES: [u64; 13] = [
 /// Two columns per edge value e, 2^`log_n` rows: e throughout, and e then −e (halves).
 /// Transforming the first multiplies e by n and 1/n; the first DIF stage on the second adds
 /// e + (p − e) = p exactly. Together they reach every reduction branch.
-pub fn edge_matrix(log_n: usize) -> ColMatrix {
+pub fn edge_matrix(log_n: usize) -> RowBlocks {
     let n = 1 << log_n;
     let columns: Vec<Vec<Felt>> = EDGES
         .iter()
@@ -46,7 +46,7 @@ pub fn edge_matrix(log_n: usize) -> ColMatrix {
             [vec![e; n], halves]
         })
         .collect();
-    ColMatrix::from_columns(&columns)
+    RowBlocks::from_columns(&columns)
 }
 
 /// Deterministic field elements: the edge values 0, 1 and p − 1 first, then SplitMix64.
@@ -69,9 +69,9 @@ pub fn sample(len: usize, seed: u64) -> Vec<Felt> {
 }
 
 /// A `width` × 2^`log_n` matrix; column 1 (when present) is all p − 1 to stress reduction.
-pub fn matrix(width: usize, log_n: usize, seed: u64) -> ColMatrix {
+pub fn matrix(width: usize, log_n: usize, seed: u64) -> RowBlocks {
     if width == 0 {
-        return ColMatrix::zeroed(0, 1 << log_n);
+        return RowBlocks::zeroed(0, 1 << log_n, 1 << log_n);
     }
     let columns: Vec<Vec<Felt>> = (0..width)
         .map(|c| {
@@ -82,7 +82,7 @@ pub fn matrix(width: usize, log_n: usize, seed: u64) -> ColMatrix {
             }
         })
         .collect();
-    ColMatrix::from_columns(&columns)
+    RowBlocks::from_columns(&columns)
 }
 
 fn assert_same_tree(got: &MerkleTree, expected: &MerkleTree, what: &str) {
@@ -105,8 +105,8 @@ pub const LDE_SHAPES: [(usize, usize, usize); 9] = [
     (16, 1, 2),
 ];
 
-/// The device LDE equals [`LdePlan::extend`] and [`LdePlan::extend_raw`] exactly, on
-/// sampled and on edge-value columns.
+/// The device LDE equals [`LdePlan::extend_in_place`]'s exactly, of evaluations and of raw
+/// columns, on sampled and on edge-value columns.
 pub fn check_lde<L: Launcher>(launcher: &L) {
     for (i, &(log_n, log_blowup, width)) in LDE_SHAPES.iter().enumerate() {
         let plan = LdePlan::new(log_n, log_blowup);
@@ -114,12 +114,12 @@ pub fn check_lde<L: Launcher>(launcher: &L) {
         let height = 1 << (log_n + log_blowup);
         for input in [matrix(width, log_n, 100 * i as u64), edge_matrix(log_n)] {
             let width = input.width();
-            for (form, expected) in [
-                (ColumnForm::Evaluations, plan.extend(&input)),
-                (ColumnForm::Raw, plan.extend_raw(&input)),
-            ] {
+            for form in [ColumnForm::Evaluations, ColumnForm::Raw] {
+                let mut expected = input.clone();
+                plan.extend_in_place(&mut expected, form);
                 let lde = extend(launcher, &tables, &input, form).unwrap();
-                let got = download_matrix(launcher, &lde, width, height).unwrap();
+                let mut got = RowBlocks::zeroed(0, 0, 0);
+                download_matrix(launcher, &lde, &mut got, width, height).unwrap();
                 assert!(
                     got == expected,
                     "{form:?} LDE of {width} × 2^{log_n} by 2^{log_blowup} differs"
@@ -172,8 +172,9 @@ pub fn check_fri_layers<L: Launcher>(launcher: &L) {
     }
 }
 
-/// The three backend calls agree with [`CpuBackend`]: the LDE and every tree level, with the
-/// table cache hit (same shape twice) and missed (shape changes).
+/// The backend calls agree with [`CpuBackend`]: the LDE and every tree level, of
+/// evaluations and of raw columns, with the table cache hit (same shape twice) and missed
+/// (shape changes).
 pub fn check_backend(backend: &dyn Backend) {
     let cpu = CpuBackend::new();
     for (i, &(log_n, log_blowup, width)) in [(12, 1, 4), (12, 1, 4), (9, 3, 3), (14, 2, 2)]
@@ -182,18 +183,21 @@ pub fn check_backend(backend: &dyn Backend) {
     {
         let input = matrix(width, log_n, 1000 + i as u64);
         let what = format!("{width} × 2^{log_n} by 2^{log_blowup}");
-        let got = backend.commit_trace(&input, log_blowup).unwrap();
-        let expected = cpu.commit_trace(&input, log_blowup).unwrap();
-        assert!(got.lde == expected.lde, "commit_trace LDE of {what}");
-        assert_same_tree(
-            &got.tree,
-            &expected.tree,
-            &format!("commit_trace of {what}"),
-        );
-        let got = backend.commit_raw(&input, log_blowup).unwrap();
-        let expected = cpu.commit_raw(&input, log_blowup).unwrap();
-        assert!(got.lde == expected.lde, "commit_raw LDE of {what}");
-        assert_same_tree(&got.tree, &expected.tree, &format!("commit_raw of {what}"));
+        for form in [ColumnForm::Evaluations, ColumnForm::Raw] {
+            let (mut got, mut expected) = (input.clone(), input.clone());
+            let got_tree = backend
+                .extend_and_commit(&mut got, form, log_blowup)
+                .unwrap();
+            let expected_tree = cpu
+                .extend_and_commit(&mut expected, form, log_blowup)
+                .unwrap();
+            assert!(got == expected, "{form:?} LDE of {what}");
+            assert_same_tree(
+                &got_tree,
+                &expected_tree,
+                &format!("{form:?} tree of {what}"),
+            );
+        }
     }
     let evals: Vec<Ext3> = sample(3 << 11, 5)
         .chunks_exact(3)

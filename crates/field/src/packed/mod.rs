@@ -32,6 +32,15 @@ macro_rules! ring_ops {
             }
         }
 
+        impl $packed {
+            /// Every lane times `scalar`.
+            #[inline(always)]
+            pub fn scale(self, scalar: crate::Felt) -> Self {
+                // SAFETY: `self` exists, so the CPU supports the feature (see `ring_ops`).
+                unsafe { $packed::mul(self, $packed::splat(scalar)) }
+            }
+        }
+
         impl std::ops::Add for $packed {
             type Output = Self;
             #[inline(always)]

@@ -9,7 +9,7 @@
 mod air;
 mod permutation;
 
-use ballast_field::{ColMatrix, Felt};
+use ballast_field::{BlockRunMut, Felt, RowBlocks};
 use ballast_stark::{
     MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload, check_range,
 };
@@ -136,7 +136,7 @@ impl Workload for KeccakChain {
         inputs
     }
 
-    fn trace(&self, segment: usize, start: &[u8; 32]) -> (ColMatrix, [u8; 32]) {
+    fn trace(&self, segment: usize, start: &[u8; 32], table: &mut RowBlocks) -> [u8; 32] {
         let blocks = 1usize << (self.log_rows - LOG_BLOCK_ROWS);
         let live = self.segment_steps(segment) as usize;
         // Each block's input state: live blocks chain from the digest before them, dead
@@ -155,16 +155,17 @@ impl Workload for KeccakChain {
                 inputs.push(last_output);
             }
         }
-        let mut rows = vec![Felt::ZERO; blocks * BLOCK_ROWS * WIDTH];
-        rows.par_chunks_mut(BLOCK_ROWS * WIDTH)
+        // One run of table blocks per permutation, written row by row.
+        table
+            .par_block_runs_mut(BLOCK_ROWS / ballast_field::BLOCK_ROWS)
             .zip(inputs.par_iter())
-            .enumerate()
-            .for_each(|(block, (out, input))| {
+            .for_each(|((first, mut out), input)| {
+                let block = first / BLOCK_ROWS;
                 let is_live = block < live;
                 let count = (block + 1).min(live) as u64;
-                fill_block(out, input, is_live, count);
+                fill_block(&mut out, input, is_live, count);
             });
-        (ColMatrix::from_row_major(WIDTH, &rows), digest)
+        digest
     }
 
     fn run(&self, segment: usize, start: &[u8; 32]) -> [u8; 32] {
@@ -180,13 +181,14 @@ fn digest_limbs(digest: &[u8; 32]) -> Vec<Felt> {
         .collect()
 }
 
-/// The 32 rows of one block, row-major: a live block runs the permutation on `input`; a
-/// dead one holds `input` (the last live output) on every row.
-fn fill_block(out: &mut [Felt], input: &[u64; 25], live: bool, count: u64) {
+/// The 32 rows of one block: a live block runs the permutation on `input`; a dead one holds
+/// `input` (the last live output) on every row.
+fn fill_block(out: &mut BlockRunMut<'_>, input: &[u64; 25], live: bool, count: u64) {
     let bit = |v: u64, z: usize| Felt::new((v >> z) & 1);
     let mut state = *input;
-    for (r, row) in out.chunks_exact_mut(WIDTH).enumerate() {
-        let rc = if r < ROUNDS { ROUND_CONSTANTS[r] } else { 0 };
+    let mut row = vec![Felt::ZERO; WIDTH];
+    for r in 0..BLOCK_ROWS {
+        let rc = ROUND_CONSTANTS.get(r).copied().unwrap_or(0);
         let step = round(&state, rc);
         for l in 0..25 {
             for half in 0..2 {
@@ -208,6 +210,7 @@ fn fill_block(out: &mut [Felt], input: &[u64; 25], live: bool, count: u64) {
         }
         row[LIVE] = Felt::new(u64::from(live));
         row[COUNT] = Felt::new(count);
+        out.write_row(r, &row);
         if live && r < ROUNDS {
             state = step.output;
         }

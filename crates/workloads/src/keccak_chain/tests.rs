@@ -42,7 +42,7 @@ proptest! {
         let w = KeccakChain { seed, steps, log_rows: 6 };
         let mut start = seed;
         for segment in 0..w.segments() {
-            let (trace, end) = w.trace(segment, &start);
+            let (trace, end) = w.trace_table(segment, &start);
             prop_assert_eq!(end, w.run(segment, &start));
             let public = w.public_inputs(segment, &start, &end);
             prop_assert_eq!(check_trace(&w.air(segment), &trace, &public), Ok(()));
@@ -56,10 +56,10 @@ proptest! {
 /// Changes one value of the trace and expects `check_trace` to refuse it.
 fn refused(column: usize, row: usize, change: Felt) -> bool {
     let w = chain(3, 7);
-    let (mut trace, end) = w.trace(0, &w.seed);
+    let (mut trace, end) = w.trace_table(0, &w.seed);
     let public = w.public_inputs(0, &w.seed, &end);
     assert_eq!(check_trace(&w.air(0), &trace, &public), Ok(()));
-    trace.column_mut(column)[row] += change;
+    trace.set(row, column, trace.get(row, column) + change);
     matches!(
         check_trace(&w.air(0), &trace, &public),
         Err(AirError::Unsatisfied { .. })
@@ -95,7 +95,7 @@ fn every_kind_of_column_is_constrained() {
 #[test]
 fn public_inputs_bind_the_digests_and_the_step_count() {
     let w = chain(3, 7);
-    let (trace, end) = w.trace(0, &w.seed);
+    let (trace, end) = w.trace_table(0, &w.seed);
     let public = w.public_inputs(0, &w.seed, &end);
     for i in [0, 7, 8, 15, 16] {
         let mut wrong = public.clone();

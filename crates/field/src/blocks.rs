@@ -1,0 +1,475 @@
+//! A table of field elements stored as blocks of rows.
+//!
+//! Block b holds rows 8b .. 8b + 8, column after column: the eight values of column c in
+//! block b are contiguous. A register of rows is one load (eight lanes on AVX-512, two
+//! registers of four on AVX2), so the stages that work on several rows at once — leaf
+//! hashing, constraint evaluation, the trace check — read the table in place, while a row
+//! (an opening) is `width` values eight apart and a column is one cache line per block.
+//!
+//! The allocation may be larger than the rows in use: the prover reserves room for the
+//! low-degree extension once and extends the trace in place ([`RowBlocks::set_height`]).
+
+use rayon::prelude::*;
+
+use crate::Felt;
+
+/// Rows per block.
+pub const BLOCK_ROWS: usize = 8;
+
+/// A `width` × `height` table in blocks of [`BLOCK_ROWS`] rows.
+#[derive(Clone, Debug)]
+pub struct RowBlocks {
+    width: usize,
+    height: usize,
+    /// Blocks of `BLOCK_ROWS · width` values; at least enough for `height` rows.
+    data: Vec<Felt>,
+}
+
+impl RowBlocks {
+    /// A table of zeros with room for `capacity` rows (at least `height`).
+    pub fn zeroed(width: usize, height: usize, capacity: usize) -> Self {
+        let blocks = capacity.max(height).div_ceil(BLOCK_ROWS);
+        Self {
+            width,
+            height,
+            // A zeroed allocation: fresh pages are not written until used.
+            data: vec![Felt::ZERO; blocks * BLOCK_ROWS * width],
+        }
+    }
+
+    /// A table from its rows, laid one after another in `rows` (`width` values each).
+    ///
+    /// # Panics
+    /// If `rows.len()` is not a multiple of `width`, or `width` is zero.
+    pub fn from_rows(width: usize, rows: &[Felt]) -> Self {
+        assert!(
+            width > 0 && rows.len().is_multiple_of(width),
+            "rows of unequal length"
+        );
+        let height = rows.len() / width;
+        let mut table = Self::zeroed(width, height, height);
+        for (r, row) in rows.chunks_exact(width).enumerate() {
+            table.write_row(r, row);
+        }
+        table
+    }
+
+    /// A table from its columns.
+    ///
+    /// # Panics
+    /// If the columns do not all have the same length.
+    pub fn from_columns(columns: &[Vec<Felt>]) -> Self {
+        let height = columns.first().map_or(0, Vec::len);
+        assert!(
+            columns.iter().all(|c| c.len() == height),
+            "columns of unequal length"
+        );
+        let mut table = Self::zeroed(columns.len(), height, height);
+        for (c, column) in columns.iter().enumerate() {
+            for (r, &value) in column.iter().enumerate() {
+                table.set(r, c, value);
+            }
+        }
+        table
+    }
+
+    /// Number of columns.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Number of rows in use.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Rows the allocation has room for.
+    pub fn capacity(&self) -> usize {
+        self.data.len() / (BLOCK_ROWS * self.width).max(1) * BLOCK_ROWS
+    }
+
+    /// Uses `height` rows, growing the allocation if it has no room for them. Rows beyond
+    /// the old height hold whatever the allocation held (zeros where it grew).
+    pub fn set_height(&mut self, height: usize) {
+        let len = height.div_ceil(BLOCK_ROWS) * BLOCK_ROWS * self.width;
+        if self.data.len() < len {
+            self.data.resize(len, Felt::ZERO);
+        }
+        self.height = height;
+    }
+
+    /// Reshapes the allocation into a `width` × `height` table, growing it if needed; the
+    /// values are unspecified until written. This is how one allocation serves one segment
+    /// after another.
+    pub fn reshape(&mut self, width: usize, height: usize) {
+        self.width = width;
+        self.set_height(height);
+    }
+
+    /// Sets every value of the rows in use to zero.
+    pub fn fill_zero(&mut self) {
+        let len = self.blocks() * BLOCK_ROWS * self.width;
+        self.data[..len]
+            .par_chunks_mut(1 << 16)
+            .for_each(|chunk| chunk.fill(Felt::ZERO));
+    }
+
+    /// Number of blocks the rows in use span.
+    pub fn blocks(&self) -> usize {
+        self.height.div_ceil(BLOCK_ROWS)
+    }
+
+    /// Where row `r` of column `c` is stored.
+    #[inline(always)]
+    fn index(&self, r: usize, c: usize) -> usize {
+        debug_assert!(
+            r < self.height && c < self.width,
+            "({r}, {c}) is outside the table"
+        );
+        (r / BLOCK_ROWS * self.width + c) * BLOCK_ROWS + r % BLOCK_ROWS
+    }
+
+    /// Where row `r` of column 0 is in [`as_slice`](Self::as_slice); column c of the row is
+    /// [`BLOCK_ROWS`]·c further on.
+    #[inline(always)]
+    pub fn row_offset(&self, r: usize) -> usize {
+        r / BLOCK_ROWS * self.width * BLOCK_ROWS + r % BLOCK_ROWS
+    }
+
+    /// The value at row `r`, column `c`.
+    #[inline(always)]
+    pub fn get(&self, r: usize, c: usize) -> Felt {
+        self.data[self.index(r, c)]
+    }
+
+    /// Sets the value at row `r`, column `c`.
+    #[inline(always)]
+    pub fn set(&mut self, r: usize, c: usize, value: Felt) {
+        let i = self.index(r, c);
+        self.data[i] = value;
+    }
+
+    /// Block `b`: `width` runs of [`BLOCK_ROWS`] values, column after column.
+    pub fn block(&self, b: usize) -> &[Felt] {
+        let len = BLOCK_ROWS * self.width;
+        &self.data[b * len..(b + 1) * len]
+    }
+
+    /// The blocks in use, in parallel.
+    pub fn par_blocks(&self) -> impl IndexedParallelIterator<Item = &[Felt]> {
+        let len = BLOCK_ROWS * self.width;
+        self.data[..self.blocks() * len].par_chunks_exact(len.max(1))
+    }
+
+    /// Runs of `blocks` blocks in use, mutably and in parallel, each with the index of its
+    /// first row.
+    pub fn par_block_runs_mut(
+        &mut self,
+        blocks: usize,
+    ) -> impl IndexedParallelIterator<Item = (usize, BlockRunMut<'_>)> {
+        let (width, height, len) = (self.width, self.height, BLOCK_ROWS * self.width);
+        let used = self.blocks() * len;
+        self.data[..used]
+            .par_chunks_mut((blocks * len).max(1))
+            .enumerate()
+            .map(move |(i, data)| {
+                let first = i * blocks * BLOCK_ROWS;
+                let rows = (blocks * BLOCK_ROWS).min(height - first);
+                (first, BlockRunMut { width, rows, data })
+            })
+    }
+
+    /// Row `r`.
+    pub fn row(&self, r: usize) -> Vec<Felt> {
+        let mut row = vec![Felt::ZERO; self.width];
+        self.read_row(r, &mut row);
+        row
+    }
+
+    /// Row `r` into `out` (one value per column).
+    ///
+    /// # Panics
+    /// If `out` is not `width` long or `r` is not a row in use.
+    pub fn read_row(&self, r: usize, out: &mut [Felt]) {
+        assert_eq!(out.len(), self.width, "a row has one value per column");
+        assert!(r < self.height, "row {r} of {}", self.height);
+        let block = self.block(r / BLOCK_ROWS);
+        for (slot, value) in out
+            .iter_mut()
+            .zip(block.iter().skip(r % BLOCK_ROWS).step_by(BLOCK_ROWS))
+        {
+            *slot = *value;
+        }
+    }
+
+    /// Writes `row` (one value per column) as row `r`.
+    ///
+    /// # Panics
+    /// If `row` is not `width` long or `r` is not a row in use.
+    pub fn write_row(&mut self, r: usize, row: &[Felt]) {
+        assert_eq!(row.len(), self.width, "a row has one value per column");
+        assert!(r < self.height, "row {r} of {}", self.height);
+        let len = BLOCK_ROWS * self.width;
+        let b = r / BLOCK_ROWS;
+        let block = &mut self.data[b * len..(b + 1) * len];
+        for (slot, &value) in block
+            .iter_mut()
+            .skip(r % BLOCK_ROWS)
+            .step_by(BLOCK_ROWS)
+            .zip(row)
+        {
+            *slot = value;
+        }
+    }
+
+    /// Column `c`, all rows in use.
+    pub fn column(&self, c: usize) -> Vec<Felt> {
+        (0..self.height).map(|r| self.get(r, c)).collect()
+    }
+
+    /// Runs `f` on groups of `group` columns in parallel, each group given write access to
+    /// its own columns only ([`ColumnsMut`]).
+    pub fn par_column_groups_mut<F>(&mut self, group: usize, f: F)
+    where
+        F: Fn(ColumnsMut<'_>) + Sync + Send,
+    {
+        let group = group.max(1);
+        let shared = Shared(self.data.as_mut_ptr());
+        let (width, height, len) = (self.width, self.height, self.data.len());
+        (0..width.div_ceil(group)).into_par_iter().for_each(|g| {
+            let columns = g * group..((g + 1) * group).min(width);
+            f(ColumnsMut {
+                data: shared,
+                len,
+                width,
+                height,
+                columns,
+                _table: std::marker::PhantomData,
+            });
+        });
+    }
+
+    /// The values of the rows in use, block after block.
+    pub fn as_slice(&self) -> &[Felt] {
+        &self.data[..self.blocks() * BLOCK_ROWS * self.width]
+    }
+}
+
+impl PartialEq for RowBlocks {
+    /// Equal shapes and equal values in every row in use (room beyond them is ignored).
+    fn eq(&self, other: &Self) -> bool {
+        self.width == other.width
+            && self.height == other.height
+            && (0..self.height).all(|r| self.row(r) == other.row(r))
+    }
+}
+
+impl Eq for RowBlocks {}
+
+/// A run of whole blocks of a [`RowBlocks`], mutably: the rows a parallel task writes.
+pub struct BlockRunMut<'a> {
+    width: usize,
+    rows: usize,
+    data: &'a mut [Felt],
+}
+
+impl BlockRunMut<'_> {
+    /// Rows in the run (the last run may end inside a block).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Sets row `r` (counted from the run's first row), column `c`.
+    #[inline(always)]
+    pub fn set(&mut self, r: usize, c: usize, value: Felt) {
+        self.data[(r / BLOCK_ROWS * self.width + c) * BLOCK_ROWS + r % BLOCK_ROWS] = value;
+    }
+
+    /// Writes `row` as row `r` of the run.
+    pub fn write_row(&mut self, r: usize, row: &[Felt]) {
+        debug_assert_eq!(row.len(), self.width);
+        let len = BLOCK_ROWS * self.width;
+        let b = r / BLOCK_ROWS;
+        for (slot, &value) in self.data[b * len..(b + 1) * len]
+            .iter_mut()
+            .skip(r % BLOCK_ROWS)
+            .step_by(BLOCK_ROWS)
+            .zip(row)
+        {
+            *slot = value;
+        }
+    }
+}
+
+/// The table's allocation, shared by tasks that touch disjoint columns.
+#[derive(Clone, Copy)]
+struct Shared(*mut Felt);
+
+// SAFETY: `Shared` is only used by `par_column_groups_mut`, whose groups are disjoint sets of
+// columns; every access through it stays within its group's columns (`ColumnsMut` checks).
+unsafe impl Send for Shared {}
+// SAFETY: as above.
+unsafe impl Sync for Shared {}
+
+/// Write access to some columns of a [`RowBlocks`], for one task of
+/// [`RowBlocks::par_column_groups_mut`].
+pub struct ColumnsMut<'a> {
+    data: Shared,
+    len: usize,
+    width: usize,
+    height: usize,
+    columns: std::ops::Range<usize>,
+    _table: std::marker::PhantomData<&'a mut [Felt]>,
+}
+
+impl ColumnsMut<'_> {
+    /// The columns this task owns.
+    pub fn columns(&self) -> std::ops::Range<usize> {
+        self.columns.clone()
+    }
+
+    /// Rows `0 .. rows` of this task's columns into `out`, column after column (`rows`
+    /// values each). Block by block, so each block's piece of the group is one run.
+    ///
+    /// # Panics
+    /// If `out` is not `rows` values per column or the allocation has no row `rows − 1`.
+    pub fn read(&self, rows: usize, out: &mut [Felt]) {
+        assert_eq!(
+            out.len(),
+            rows * self.columns.len(),
+            "rows values per column"
+        );
+        self.check_rows(rows);
+        for r0 in (0..rows).step_by(BLOCK_ROWS) {
+            let base = r0 / BLOCK_ROWS * self.width * BLOCK_ROWS;
+            for (j, c) in self.columns.clone().enumerate() {
+                for k in 0..BLOCK_ROWS.min(rows - r0) {
+                    // SAFETY: `check_rows` bounds the offset by the allocation; column `c` is
+                    // this task's, which no other task accesses while
+                    // `par_column_groups_mut` runs (its borrow of the table is unique).
+                    out[j * rows + r0 + k] = unsafe { *self.data.0.add(base + c * BLOCK_ROWS + k) };
+                }
+            }
+        }
+    }
+
+    /// `values` (column after column, `rows` values each) as rows `0 .. rows` of this
+    /// task's columns.
+    ///
+    /// # Panics
+    /// As [`read`](Self::read).
+    pub fn write(&mut self, rows: usize, values: &[Felt]) {
+        assert_eq!(
+            values.len(),
+            rows * self.columns.len(),
+            "rows values per column"
+        );
+        self.check_rows(rows);
+        for r0 in (0..rows).step_by(BLOCK_ROWS) {
+            let base = r0 / BLOCK_ROWS * self.width * BLOCK_ROWS;
+            for (j, c) in self.columns.clone().enumerate() {
+                for k in 0..BLOCK_ROWS.min(rows - r0) {
+                    // SAFETY: as in `read`; `&mut self` keeps this task's writes exclusive.
+                    unsafe {
+                        *self.data.0.add(base + c * BLOCK_ROWS + k) = values[j * rows + r0 + k];
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_rows(&self, rows: usize) {
+        assert!(
+            rows.div_ceil(BLOCK_ROWS) * BLOCK_ROWS * self.width <= self.len,
+            "{rows} rows are outside the allocation"
+        );
+    }
+
+    /// Rows this task may address: the table's height in use.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(width: usize, height: usize) -> Vec<Vec<Felt>> {
+        (0..width)
+            .map(|c| {
+                (0..height)
+                    .map(|r| Felt::new((c * 1000 + r) as u64))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_columns_and_blocks_agree() {
+        for (width, height) in [(3, 2), (5, 8), (2, 21), (1, 64)] {
+            let columns = sample(width, height);
+            let table = RowBlocks::from_columns(&columns);
+            assert_eq!((table.width(), table.height()), (width, height));
+            for r in 0..height {
+                let row: Vec<Felt> = columns.iter().map(|c| c[r]).collect();
+                assert_eq!(table.row(r), row);
+                let again = RowBlocks::from_rows(width, &row);
+                assert_eq!(again.row(0), row);
+            }
+            for (c, column) in columns.iter().enumerate() {
+                assert_eq!(&table.column(c), column);
+            }
+            // Block b holds column c's rows 8b.. contiguously.
+            let b = (height - 1) / BLOCK_ROWS;
+            let block = table.block(b);
+            for c in 0..width {
+                for k in 0..BLOCK_ROWS.min(height - b * BLOCK_ROWS) {
+                    assert_eq!(block[c * BLOCK_ROWS + k], columns[c][b * BLOCK_ROWS + k]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn column_groups_write_only_their_columns() {
+        let mut table = RowBlocks::zeroed(7, 20, 40);
+        table.set_height(40);
+        table.par_column_groups_mut(3, |mut cols| {
+            let values: Vec<Felt> = cols
+                .columns()
+                .flat_map(|c| (0..40).map(move |r| Felt::new((c * 100 + r) as u64)))
+                .collect();
+            cols.write(40, &values);
+            let mut back = vec![Felt::ZERO; values.len()];
+            cols.read(40, &mut back);
+            assert_eq!(back, values);
+        });
+        for c in 0..7 {
+            for r in 0..40 {
+                assert_eq!(table.get(r, c), Felt::new((c * 100 + r) as u64));
+            }
+        }
+        assert_eq!(table.capacity(), 40);
+    }
+
+    #[test]
+    #[should_panic(expected = "outside the allocation")]
+    fn a_group_cannot_reach_past_the_allocation() {
+        let mut table = RowBlocks::zeroed(4, 8, 8);
+        table.par_column_groups_mut(2, |mut cols| cols.write(16, &[Felt::ONE; 32]));
+    }
+
+    #[test]
+    fn block_runs_cover_the_rows() {
+        let mut table = RowBlocks::zeroed(3, 24, 24);
+        table.par_block_runs_mut(1).for_each(|(first, mut run)| {
+            for r in 0..run.rows() {
+                run.write_row(r, &[Felt::new((first + r) as u64); 3]);
+            }
+        });
+        for r in 0..24 {
+            assert_eq!(table.row(r), vec![Felt::new(r as u64); 3]);
+        }
+    }
+}
