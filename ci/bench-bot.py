@@ -768,7 +768,7 @@ def render_memory(ctx, result, compare_md):
         f"_{ctx['statement']} · {RUNS} A/B/B/A pairs after {WARMUP} warm-up_\n",
         metric_rows(base, head, abba_marks(result)),
         f"_Marks: the ABBA verdict (✅ improvement, ❌ regression, ❔ none; {RUNS} pairs "
-        "rarely decide — `/bench-abba` runs 10)._\n",
+        "cannot decide — `/bench-abba` runs 10)._\n",
         proof_line(result),
         growth_section(result, "Memory growth"),
         details(compare_md),

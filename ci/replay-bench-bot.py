@@ -2,7 +2,7 @@
 """Replays .github/workflows/bench.yml on comment events, locally, and checks what it posts.
 
     ci/replay-bench-bot.py --cli CLI --ballast-bench BIN [--workflow FILE] [--evidence DIR]
-                           [--statement ARGS] [--keep DIR]
+                           [--statement ARGS] [--keep DIR] [--only NAMES] [--pr-cli PR_CLI]
 
 A scratch git repository stands for GitHub: its main holds this checkout's ci/ and workflow
 and a `replay-cli` that exec's CLI; a pull request branch makes that cli sleep 0.5 s and hold
@@ -15,6 +15,8 @@ GITHUB_OUTPUT read back into step and job outputs, and the `uses:` steps it need
 in local directories). `cargo` and `rustup` are stand-ins on PATH: "building" `-p cli` copies
 the checkout's replay-cli, `-p ballast-bench` copies BIN. Every GitHub API call of
 ci/bench-bot.py goes to its replay fake (BENCH_BOT_REPLAY), whose log and comments are checked.
+With `--pr-cli PR_CLI --only real` the pull request's cli is PR_CLI (a build of a real change)
+and only /bench, /bench again and /bench-memory run, for their comments (--evidence).
 Needs PyYAML (ci/check-bench-bot.sh runs it from a venv with the pinned version).
 """
 
@@ -615,9 +617,10 @@ def commit_all(repo, message):
     return git("rev-parse", "HEAD", cwd=repo)
 
 
-def make_origin(root, cli, workflow):
+def make_origin(root, cli, workflow, pr_cli=None):
     """The scratch repository: main with the bot and a cli that is CLI; `slow-prover` with a
-    cli that sleeps 0.5 s and holds 32 MiB per segment first; `broken` with one that fails."""
+    cli that sleeps 0.5 s and holds 32 MiB per segment first (or, with `pr_cli`, one that is
+    PR_CLI); `broken` with one that fails."""
     origin = root / "origin"
     origin.mkdir()
     git("init", "-q", "-b", "main", cwd=origin)
@@ -633,17 +636,21 @@ def make_origin(root, cli, workflow):
     cli_file.chmod(0o755)
     main = commit_all(origin, "main")
     git("checkout", "-q", "-b", "slow-prover", cwd=origin)
-    cli_file.write_text(
-        "#!/usr/bin/env python3\n"
-        "# A deliberately worse prover: 0.5 s slower, and 32 MiB more per segment.\n"
-        "import os, sys, time\n"
-        "args = sys.argv[1:]\n"
-        'segments = int(args[args.index("--segments") + 1]) if "--segments" in args else 4\n'
-        'held = b"\\1" * (segments * 32 << 20)\n'
-        "time.sleep(0.5)\n"
-        f"os.execv('{cli}', ['{cli}'] + args)\n"
-    )
-    slow = commit_all(origin, "prove: sleep 0.5 s and hold 32 MiB per segment")
+    if pr_cli:
+        cli_file.write_text(f"#!/bin/sh\nexec '{pr_cli}' \"$@\"\n")
+        slow = commit_all(origin, f"the pull request's cli: {pr_cli}")
+    else:
+        cli_file.write_text(
+            "#!/usr/bin/env python3\n"
+            "# A deliberately worse prover: 0.5 s slower, and 32 MiB more per segment.\n"
+            "import os, sys, time\n"
+            "args = sys.argv[1:]\n"
+            'segments = int(args[args.index("--segments") + 1]) if "--segments" in args else 4\n'
+            'held = b"\\1" * (segments * 32 << 20)\n'
+            "time.sleep(0.5)\n"
+            f"os.execv('{cli}', ['{cli}'] + args)\n"
+        )
+        slow = commit_all(origin, "prove: sleep 0.5 s and hold 32 MiB per segment")
     git("checkout", "-q", "-b", "broken", "main", cwd=origin)
     cli_file.write_text("#!/bin/sh\necho 'replay-cli: broken on purpose' >&2\nexit 3\n")
     broken = commit_all(origin, "prove: always fails")
@@ -984,6 +991,25 @@ def scenario_dispatch(c):
     )
 
 
+def scenario_real(c):
+    """For a note, not for CI: /bench twice and /bench-memory on a pull request whose cli is
+    --pr-cli, a real change; only the comments' shape is checked, not what they measured."""
+    print("== /bench, /bench again and /bench-memory on the pull request's real cli")
+    c.comment("/bench")
+    first = c.bot_comments(PR, "/bench")
+    expect(len(first) == 1 and "| Prove time |" in first[0]["body"], "no /bench comment")
+    c.save("bench-first.md", first[0]["body"])
+    c.comment("/bench")
+    again = c.bot_comments(PR, "/bench")
+    expect(len(again) == 1 and again[0]["id"] == first[0]["id"], "the comment was not edited")
+    expect("Baseline: cached" in again[0]["body"], "the second /bench did not use the cache")
+    c.save("bench.md", again[0]["body"])
+    results, _ = c.comment("/bench-memory")
+    memory = c.bot_comments(PR, "/bench-memory")
+    expect(len(memory) == 1 and "### Memory growth" in memory[0]["body"], "no /bench-memory")
+    c.save("bench-memory.md", memory[0]["body"])
+
+
 # The scenarios, in the order they run: `bench` first (the others do not need its baseline,
 # but it checks that the first /bench records one).
 SCENARIOS = {
@@ -996,7 +1022,9 @@ SCENARIOS = {
     "ignored": scenario_ignored,
     "failure": scenario_failure,
     "dispatch": scenario_dispatch,
+    "real": scenario_real,
 }
+CI_SCENARIOS = [name for name in SCENARIOS if name != "real"]
 
 
 def main():
@@ -1011,8 +1039,14 @@ def main():
     parser.add_argument("--keep", type=Path, help="replay in this (new) directory and keep it")
     parser.add_argument(
         "--only",
-        default=",".join(SCENARIOS),
-        help=f"comma-separated scenarios, in this order: {', '.join(SCENARIOS)} (default: all)",
+        default=",".join(CI_SCENARIOS),
+        help=f"comma-separated scenarios, in this order: {', '.join(SCENARIOS)} (default: all "
+        "but real, which needs --pr-cli)",
+    )
+    parser.add_argument(
+        "--pr-cli",
+        type=Path,
+        help="the pull request's cli is this binary instead of the slowed one (for --only real)",
     )
     args = parser.parse_args()
     only = args.only.split(",")
@@ -1020,7 +1054,10 @@ def main():
     if unknown:
         print(f"ci/replay-bench-bot.py: --only: no scenario {', '.join(unknown)}", file=sys.stderr)
         return 2
-    for path in (args.cli, args.ballast_bench):
+    if ("real" in only) != bool(args.pr_cli) or (args.pr_cli and only != ["real"]):
+        print("ci/replay-bench-bot.py: --pr-cli goes with --only real", file=sys.stderr)
+        return 2
+    for path in (args.cli, args.ballast_bench, *([args.pr_cli] if args.pr_cli else [])):
         if not (path.is_file() and os.access(path, os.X_OK)):
             print(f"ci/replay-bench-bot.py: {path} is not an executable", file=sys.stderr)
             return 2
@@ -1030,7 +1067,10 @@ def main():
     else:
         root = Path(tempfile.mkdtemp(prefix="ballast-replay-bench-bot."))
     try:
-        origin, main_sha, slow, broken = make_origin(root, args.cli.resolve(), args.workflow)
+        pr_cli = args.pr_cli.resolve() if args.pr_cli else None
+        origin, main_sha, slow, broken = make_origin(
+            root, args.cli.resolve(), args.workflow, pr_cli
+        )
         fake_bin = make_fake_bin(root, args.ballast_bench.resolve())
         replay = Replay(args.workflow, origin, root, fake_bin, {"BENCH_PROVE_ARGS": args.statement})
         checks = Checks(replay, origin, main_sha, slow, broken, args.evidence)
