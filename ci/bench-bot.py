@@ -365,8 +365,22 @@ def cargo_build(src, package, binary, target):
         raise BotError(f"{src} has no Cargo.toml")
     toolchain = src / "rust-toolchain.toml"
     if shutil.which("rustup") and toolchain.is_file():
-        channel = tomllib.loads(toolchain.read_text())["toolchain"]["channel"]
-        run(["rustup", "toolchain", "install", "--profile", "minimal", channel], cwd=src)
+        # Explicitly, with its components: whether rustup installs a toolchain file's toolchain
+        # by itself depends on its version and RUSTUP_AUTO_INSTALL.
+        pinned = tomllib.loads(toolchain.read_text())["toolchain"]
+        components = [arg for c in pinned.get("components", []) for arg in ("-c", c)]
+        run(
+            [
+                "rustup",
+                "toolchain",
+                "install",
+                "--profile",
+                "minimal",
+                pinned["channel"],
+                *components,
+            ],
+            cwd=src,
+        )
     run(
         ["cargo", "build", "--release", "--locked", "-p", package],
         cwd=src,

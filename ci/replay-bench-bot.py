@@ -901,7 +901,7 @@ def scenario_dry(c):
     results, _ = c.comment("/bench-gpu", dry=("bench", "report"))
     bench = results["bench"]
     expect(bench["runs-on"] == ["self-hosted", "gpu"], f"/bench-gpu runs on {bench['runs-on']}")
-    expect(bench["env"]["BENCH_RUNNER"] == "self-hosted gpu", f"BENCH_RUNNER {bench['env']}")
+    expect(bench["env"]["BENCH_RUNNER"] == "self-hosted-gpu", f"BENCH_RUNNER {bench['env']}")
     expect(results["gate"]["outputs"]["pairs"] == "10", "/bench-gpu's default is not 10 pairs")
 
 
