@@ -59,18 +59,22 @@ pub trait ConstraintBuilder {
     fn assert_zero(&mut self, domain: Domain, value: Self::Expr);
 
     /// `value` vanishes on every row.
+    #[inline(always)]
     fn every_row(&mut self, value: Self::Expr) {
         self.assert_zero(Domain::EveryRow, value);
     }
     /// `value` vanishes on every row but the last.
+    #[inline(always)]
     fn transition(&mut self, value: Self::Expr) {
         self.assert_zero(Domain::Transition, value);
     }
     /// `value` vanishes on the first row.
+    #[inline(always)]
     fn first_row(&mut self, value: Self::Expr) {
         self.assert_zero(Domain::FirstRow, value);
     }
     /// `value` vanishes on the last row.
+    #[inline(always)]
     fn last_row(&mut self, value: Self::Expr) {
         self.assert_zero(Domain::LastRow, value);
     }

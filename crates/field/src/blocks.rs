@@ -32,8 +32,7 @@ impl RowBlocks {
         Self {
             width,
             height,
-            // A zeroed allocation: fresh pages are not written until used.
-            data: vec![Felt::ZERO; blocks * BLOCK_ROWS * width],
+            data: zeroed_felts(blocks * BLOCK_ROWS * width),
         }
     }
 
@@ -93,7 +92,9 @@ impl RowBlocks {
     pub fn set_height(&mut self, height: usize) {
         let len = height.div_ceil(BLOCK_ROWS) * BLOCK_ROWS * self.width;
         if self.data.len() < len {
-            self.data.resize(len, Felt::ZERO);
+            let mut data = zeroed_felts(len);
+            data[..self.data.len()].copy_from_slice(&self.data);
+            self.data = data;
         }
         self.height = height;
     }
@@ -255,6 +256,18 @@ impl RowBlocks {
     }
 }
 
+/// `len` zeros from a zeroed allocation (calloc): fresh pages are neither written nor
+/// faulted in until the table is, so they are touched first by the (parallel) stages that
+/// fill them rather than by one thread writing zeros.
+fn zeroed_felts(len: usize) -> Vec<Felt> {
+    let mut words = std::mem::ManuallyDrop::new(vec![0u64; len]);
+    let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
+    // SAFETY: `Felt` is `repr(transparent)` over `u64` (same size and alignment, so the
+    // allocation's layout is the same), zero is a canonical `Felt`, and `words` is never
+    // used or dropped again: the new vector owns the allocation.
+    unsafe { Vec::from_raw_parts(ptr.cast::<Felt>(), len, capacity) }
+}
+
 impl PartialEq for RowBlocks {
     /// Equal shapes and equal values in every row in use (room beyond them is ignored).
     fn eq(&self, other: &Self) -> bool {
@@ -285,18 +298,24 @@ impl BlockRunMut<'_> {
         self.data[(r / BLOCK_ROWS * self.width + c) * BLOCK_ROWS + r % BLOCK_ROWS] = value;
     }
 
-    /// Writes `row` as row `r` of the run.
-    pub fn write_row(&mut self, r: usize, row: &[Felt]) {
-        debug_assert_eq!(row.len(), self.width);
+    /// Writes block `b` of the run from its [`BLOCK_ROWS`] rows, laid one after another in
+    /// `rows`: the block is written front to back, one run per column.
+    ///
+    /// # Panics
+    /// If `rows` is not [`BLOCK_ROWS`] rows of `width` values.
+    pub fn write_block(&mut self, b: usize, rows: &[Felt]) {
         let len = BLOCK_ROWS * self.width;
-        let b = r / BLOCK_ROWS;
-        for (slot, &value) in self.data[b * len..(b + 1) * len]
-            .iter_mut()
-            .skip(r % BLOCK_ROWS)
-            .step_by(BLOCK_ROWS)
-            .zip(row)
-        {
-            *slot = value;
+        assert_eq!(
+            rows.len(),
+            len,
+            "{BLOCK_ROWS} rows of {} values",
+            self.width
+        );
+        let block = &mut self.data[b * len..(b + 1) * len];
+        for (c, run) in block.chunks_exact_mut(BLOCK_ROWS).enumerate() {
+            for (k, slot) in run.iter_mut().enumerate() {
+                *slot = rows[k * self.width + c];
+            }
         }
     }
 }
@@ -341,13 +360,16 @@ impl ColumnsMut<'_> {
         );
         self.check_rows(rows);
         for r0 in (0..rows).step_by(BLOCK_ROWS) {
+            let run = BLOCK_ROWS.min(rows - r0);
             let base = r0 / BLOCK_ROWS * self.width * BLOCK_ROWS;
             for (j, c) in self.columns.clone().enumerate() {
-                for k in 0..BLOCK_ROWS.min(rows - r0) {
-                    // SAFETY: `check_rows` bounds the offset by the allocation; column `c` is
-                    // this task's, which no other task accesses while
-                    // `par_column_groups_mut` runs (its borrow of the table is unique).
-                    out[j * rows + r0 + k] = unsafe { *self.data.0.add(base + c * BLOCK_ROWS + k) };
+                let out = &mut out[j * rows + r0..j * rows + r0 + run];
+                // SAFETY: `check_rows` bounds the run by the allocation; column `c` is this
+                // task's, which no other task accesses while `par_column_groups_mut` runs
+                // (its borrow of the table is unique), and `out` is this task's own buffer.
+                unsafe {
+                    let from = self.data.0.add(base + c * BLOCK_ROWS);
+                    copy_run(from, out.as_mut_ptr(), run);
                 }
             }
         }
@@ -366,13 +388,14 @@ impl ColumnsMut<'_> {
         );
         self.check_rows(rows);
         for r0 in (0..rows).step_by(BLOCK_ROWS) {
+            let run = BLOCK_ROWS.min(rows - r0);
             let base = r0 / BLOCK_ROWS * self.width * BLOCK_ROWS;
             for (j, c) in self.columns.clone().enumerate() {
-                for k in 0..BLOCK_ROWS.min(rows - r0) {
-                    // SAFETY: as in `read`; `&mut self` keeps this task's writes exclusive.
-                    unsafe {
-                        *self.data.0.add(base + c * BLOCK_ROWS + k) = values[j * rows + r0 + k];
-                    }
+                let values = &values[j * rows + r0..j * rows + r0 + run];
+                // SAFETY: as in `read`; `&mut self` keeps this task's writes exclusive.
+                unsafe {
+                    let to = self.data.0.add(base + c * BLOCK_ROWS);
+                    copy_run(values.as_ptr(), to, run);
                 }
             }
         }
@@ -388,6 +411,24 @@ impl ColumnsMut<'_> {
     /// Rows this task may address: the table's height in use.
     pub fn height(&self) -> usize {
         self.height
+    }
+}
+
+/// Copies `run` (at most [`BLOCK_ROWS`]) values; a whole run is one fixed-size copy, not a
+/// call to `memcpy`.
+///
+/// # Safety
+/// `from` must be readable and `to` writable for `run` values, and the two must not overlap.
+#[inline(always)]
+unsafe fn copy_run(from: *const Felt, to: *mut Felt, run: usize) {
+    // SAFETY: the caller's contract; `[Felt; BLOCK_ROWS]` has `Felt`'s alignment.
+    unsafe {
+        if run == BLOCK_ROWS {
+            to.cast::<[Felt; BLOCK_ROWS]>()
+                .write_unaligned(from.cast::<[Felt; BLOCK_ROWS]>().read_unaligned());
+        } else {
+            std::ptr::copy_nonoverlapping(from, to, run);
+        }
     }
 }
 
@@ -464,9 +505,11 @@ mod tests {
     fn block_runs_cover_the_rows() {
         let mut table = RowBlocks::zeroed(3, 24, 24);
         table.par_block_runs_mut(1).for_each(|(first, mut run)| {
-            for r in 0..run.rows() {
-                run.write_row(r, &[Felt::new((first + r) as u64); 3]);
-            }
+            assert_eq!(run.rows(), BLOCK_ROWS);
+            let rows: Vec<Felt> = (0..BLOCK_ROWS)
+                .flat_map(|r| [Felt::new((first + r) as u64); 3])
+                .collect();
+            run.write_block(0, &rows);
         });
         for r in 0..24 {
             assert_eq!(table.row(r), vec![Felt::new(r as u64); 3]);

@@ -10,6 +10,7 @@
 //! commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
 //! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
 
+use ballast_cpu::Kernels;
 use ballast_field::{
     BLOCK_ROWS, Ext3, Felt, RowBlocks, dot_block_rows, dot_ext_base, inverse_differences,
 };
@@ -17,6 +18,8 @@ use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
 use crate::OodValues;
+#[cfg(target_arch = "x86_64")]
+use crate::dots::{avx2, avx512};
 
 /// LDE points combined per parallel task.
 const POINTS_PER_TASK: usize = 1 << 10;
@@ -84,6 +87,15 @@ impl DeepComposer {
     /// f on the whole LDE domain g·H' (natural order). Each task combines a run of blocks,
     /// each block's rows at once ([`dot_block_rows`]), so the tables are read in place.
     pub(crate) fn evaluate_all(&self, trace: &RowBlocks, quotient: &RowBlocks) -> Vec<Ext3> {
+        self.evaluate_all_on(Kernels::active(), trace, quotient)
+    }
+
+    fn evaluate_all_on(
+        &self,
+        kernels: Kernels,
+        trace: &RowBlocks,
+        quotient: &RowBlocks,
+    ) -> Vec<Ext3> {
         let len = trace.height();
         let log_len = len.trailing_zeros() as usize;
         let mut out = vec![Ext3::ZERO; len];
@@ -97,8 +109,17 @@ impl DeepComposer {
                     inverse_differences(&xs, self.zw).expect("zω is outside the LDE coset");
                 for (i, points) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
                     let b = (start + i * BLOCK_ROWS) / BLOCK_ROWS;
-                    let a = dot_block_rows(&self.trace_coeffs, trace.block(b));
-                    let q = dot_block_rows(&self.quotient_coeffs, quotient.block(b));
+                    let (a, q) = ballast_cpu::dispatch!(
+                        kernels,
+                        isa => (
+                            isa::dot_block_rows(&self.trace_coeffs, trace.block(b)),
+                            isa::dot_block_rows(&self.quotient_coeffs, quotient.block(b)),
+                        ),
+                        _ => (
+                            dot_block_rows(&self.trace_coeffs, trace.block(b)),
+                            dot_block_rows(&self.quotient_coeffs, quotient.block(b)),
+                        ),
+                    );
                     for (k, f) in points.iter_mut().enumerate() {
                         let j = i * BLOCK_ROWS + k;
                         *f = (a[k] + q[k] - self.at_z) * inv_z[j]
@@ -107,5 +128,38 @@ impl DeepComposer {
                 }
             });
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_combines_the_same() {
+        // 2^12 LDE points (several tasks), arbitrary values near p, a wide and a narrow table.
+        let table = |width: u64, salt: u64| {
+            let columns: Vec<Vec<Felt>> = (0..width)
+                .map(|c| {
+                    (0..1u64 << 12)
+                        .map(|r| Felt::new(Felt::MODULUS - 1 - ((r * 7919 + c) ^ salt)))
+                        .collect()
+                })
+                .collect();
+            RowBlocks::from_columns(&columns)
+        };
+        let (trace, quotient) = (table(37, 5), table(6, 11));
+        let ext = |a: u64| Ext3::new([Felt::new(a), Felt::new(a * 3 + 1), Felt::new(a << 40)]);
+        let ood = OodValues {
+            trace_z: (0..37).map(ext).collect(),
+            trace_zw: (100..137).map(ext).collect(),
+            quotient_z: (200..206).map(ext).collect(),
+        };
+        let deep = DeepComposer::new(&ood, ext(987_654_321), 11, ext(123_457));
+        let scalar = deep.evaluate_all_on(Kernels::Scalar, &trace, &quotient);
+        for kernels in Kernels::supported() {
+            let got = deep.evaluate_all_on(kernels, &trace, &quotient);
+            assert!(got == scalar, "{} path", kernels.path());
+        }
     }
 }

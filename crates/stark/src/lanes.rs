@@ -2,9 +2,9 @@
 //!
 //! An AIR's constraints are written over [`Algebra`](ballast_air::Algebra), so the same
 //! `eval` runs on packed Goldilocks values: lane i of every value belongs to point i of the
-//! group. Each constraint's value is multiplied by its power of α (split into base-field
-//! coordinates: three packed products) and summed per domain as it is asserted, then the
-//! domains are combined with their zerofiers lane by lane. Field arithmetic is exact, so Q
+//! group. The constraint values, sorted by domain, are then multiplied by their powers of α
+//! (each split into base-field coordinates: three packed products) and summed, and the
+//! domains combined with their zerofiers, lane by lane in the registers. Field arithmetic is exact, so Q
 //! is the scalar path's to the bit. The functions carry `#[target_feature]`, and the AIR's
 //! `eval` is inlined into them, so its arithmetic compiles to the packed instructions.
 
@@ -25,27 +25,32 @@ macro_rules! lanes {
             /// A packed extension element: three packed base-field coordinates.
             type PackedExt = [Packed; 3];
 
-            /// The builder at a register of points: each constraint's value times its power
-            /// of α, summed per domain.
-            struct Folder<'a> {
-                coeffs: &'a [Vec<Ext3>; 4],
-                used: [usize; 4],
-                sums: [PackedExt; 4],
-            }
+            /// The builder at a register of points: constraint values sorted by domain.
+            struct Values([Vec<Packed>; 4]);
 
-            impl ConstraintBuilder for Folder<'_> {
+            impl ConstraintBuilder for Values {
                 type Expr = Packed;
 
                 #[inline(always)]
                 fn assert_zero(&mut self, domain: Domain, value: Packed) {
-                    let d = domain.index();
-                    let [a0, a1, a2] = self.coeffs[d][self.used[d]].coeffs();
-                    self.used[d] += 1;
-                    let sum = &mut self.sums[d];
-                    sum[0] += value.scale(a0);
-                    sum[1] += value.scale(a1);
-                    sum[2] += value.scale(a2);
+                    self.0[domain.index()].push(value);
                 }
+            }
+
+            /// Σ_i coeffs_i·values_i, the coefficients' three coordinates each a packed
+            /// product.
+            #[inline]
+            #[target_feature(enable = $feature)]
+            fn fold(coeffs: &[Ext3], values: &[Packed]) -> PackedExt {
+                let zero = Packed::splat(Felt::ZERO);
+                let mut sum = [zero; 3];
+                for (c, &v) in coeffs.iter().zip(values) {
+                    let [a0, a1, a2] = c.coeffs();
+                    sum[0] = sum[0].add(v.mul(Packed::splat(a0)));
+                    sum[1] = sum[1].add(v.mul(Packed::splat(a1)));
+                    sum[2] = sum[2].add(v.mul(Packed::splat(a2)));
+                }
+                sum
             }
 
             /// The task's quotient values; `chunk.len()` is a multiple of the lane count.
@@ -53,7 +58,7 @@ macro_rules! lanes {
             pub(crate) fn evaluate<A: Air>(task: &Task<'_, A>, chunk: &mut [Ext3]) {
                 let z = task.zerofiers(chunk.len());
                 let width = task.lde.width();
-                let values = task.lde.as_slice();
+                let table = task.lde.as_slice();
                 let zero = Packed::splat(Felt::ZERO);
                 let (mut current, mut next) = (vec![zero; width], vec![zero; width]);
                 let mut periodic_row = vec![zero; task.periodic.len()];
@@ -62,6 +67,7 @@ macro_rules! lanes {
                     .iter()
                     .map(|&v| Packed::splat(v))
                     .collect();
+                let mut values = Values(Default::default());
                 for (g, out) in chunk.chunks_exact_mut(LANES).enumerate() {
                     let j = g * LANES;
                     let t0 = task.start + j;
@@ -69,8 +75,8 @@ macro_rules! lanes {
                         std::array::from_fn(|k| task.rows_of(t0 + k));
                     let at = rows.map(|(row, _)| task.lde.row_offset(row));
                     let after = rows.map(|(_, next)| task.lde.row_offset(next));
-                    gather(values, &at, &mut current);
-                    gather(values, &after, &mut next);
+                    gather(table, &at, &mut current);
+                    gather(table, &after, &mut next);
                     for (slot, column) in periodic_row.iter_mut().zip(task.periodic) {
                         let lane: [Felt; LANES] =
                             std::array::from_fn(|k| column[(t0 + k) % column.len()]);
@@ -82,18 +88,16 @@ macro_rules! lanes {
                         periodic: &periodic_row,
                         public_inputs: &public,
                     };
-                    let mut folder = Folder {
-                        coeffs: &task.composition.coeffs,
-                        used: [0; 4],
-                        sums: [[zero; 3]; 4],
-                    };
-                    task.air.eval(&frame, &mut folder);
-                    let inverses = [&z.every, &z.transition, &z.first, &z.last]
-                        .map(|inv| Packed::load(&inv[j..]));
+                    values.0.iter_mut().for_each(Vec::clear);
+                    task.air.eval(&frame, &mut values);
+                    let inverses = [&z.every, &z.transition, &z.first, &z.last];
                     let mut q = [zero; 3];
-                    for (sum, inv) in folder.sums.iter().zip(inverses) {
-                        for (q, s) in q.iter_mut().zip(sum) {
-                            *q += *s * inv;
+                    for ((coeffs, values), inv) in
+                        task.composition.coeffs.iter().zip(&values.0).zip(inverses)
+                    {
+                        let inv = Packed::load(&inv[j..]);
+                        for (q, s) in q.iter_mut().zip(fold(coeffs, values)) {
+                            *q = q.add(s.mul(inv));
                         }
                     }
                     let mut coords = [[Felt::ZERO; LANES]; 3];

@@ -3,6 +3,7 @@
 mod backend;
 mod codec;
 mod deep;
+mod dots;
 mod error;
 mod lanes;
 mod ood;

@@ -1,13 +1,20 @@
 //! Out-of-domain evaluation of committed polynomials at the DEEP point.
 
-use ballast_field::{
-    BLOCK_ROWS, Ext3, ExtBaseSum, Felt, RowBlocks, dot_ext_base, inverse_differences,
-};
+use std::ops::Range;
+
+use ballast_cpu::Kernels;
+use ballast_field::{Ext3, ExtBaseSum, Felt, RowBlocks, dot_ext_base, inverse_differences};
 use ballast_ntt::{LdePlan, bit_reversed_powers, coset_points};
 use rayon::prelude::*;
 
-/// Elements handled per parallel task when building weight tables.
+#[cfg(target_arch = "x86_64")]
+use crate::dots::{WeightedRows, avx2, avx512};
+
+/// Trace rows handled per parallel task.
 const TASK: usize = 1 << 12;
+/// Columns summed in one pass over a task's rows: their sums stay in the core's cache, and
+/// each block is read a run of this many columns at a time.
+const COLUMNS_PER_PASS: usize = 32;
 
 /// The claimed values of every committed polynomial at z (and of the trace at z·ω).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,11 +32,19 @@ pub struct OodValues {
 ///
 /// Barycentric form on g·H with z' = z/g: T(z) = (z'^n − 1)/n · Σ_u T(g·ω^u)·w_u with
 /// w_u = ω^u/(z' − ω^u). The same weights give T(z·ω) = (z'^n − 1)/n · Σ_u T(g·ω^u)·w_(u−1),
-/// since ω^u/(z'ω − ω^u) = w_(u−1). Each task sums a run of blocks for every column.
+/// since ω^u/(z'ω − ω^u) = w_(u−1). Each task sums a run of trace rows for every column.
 pub(crate) fn trace_at(lde: &RowBlocks, log_blowup: usize, z: Ext3) -> (Vec<Ext3>, Vec<Ext3>) {
+    trace_at_on(Kernels::active(), lde, log_blowup, z)
+}
+
+fn trace_at_on(
+    kernels: Kernels,
+    lde: &RowBlocks,
+    log_blowup: usize,
+    z: Ext3,
+) -> (Vec<Ext3>, Vec<Ext3>) {
     let n = lde.height() >> log_blowup;
     let log_n = n.trailing_zeros() as usize;
-    let blowup = 1usize << log_blowup;
     let z_coset = z * Ext3::from(LdePlan::SHIFT.inverse());
     let mut weights = vec![Ext3::ZERO; n];
     weights
@@ -45,44 +60,84 @@ pub(crate) fn trace_at(lde: &RowBlocks, log_blowup: usize, z: Ext3) -> (Vec<Ext3
         });
     let factor = (z_coset.pow(n as u64) - Ext3::ONE) * Ext3::from(Felt::new(n as u64).inverse());
     let width = lde.width();
-    // Blocks of the LDE that hold rows u·B, in runs of about TASK trace rows per task.
-    let blocks = lde.blocks();
-    let run = (TASK * blowup).div_ceil(BLOCK_ROWS).max(1);
-    let (at_z, at_zw) = (0..blocks.div_ceil(run))
+    let sums = (0..n.div_ceil(TASK))
         .into_par_iter()
         .map(|task| {
-            let mut sums = vec![[ExtBaseSum::default(); 2]; width];
-            for b in task * run..((task + 1) * run).min(blocks) {
-                let block = lde.block(b);
-                for k in (0..BLOCK_ROWS).filter(|k| (b * BLOCK_ROWS + k).is_multiple_of(blowup)) {
-                    let row = b * BLOCK_ROWS + k;
-                    if row >= lde.height() {
-                        break;
+            let rows = task * TASK..((task + 1) * TASK).min(n);
+            let mut sums = vec![[Ext3::ZERO; 2]; width];
+            ballast_cpu::dispatch!(
+                kernels,
+                isa => {
+                    let rows = weighted_rows::<{ isa::LANES }>(lde, log_blowup, &weights, rows);
+                    for (c0, sums) in (0..width).step_by(COLUMNS_PER_PASS).zip(sums.chunks_mut(COLUMNS_PER_PASS)) {
+                        let columns = c0..(c0 + COLUMNS_PER_PASS).min(width);
+                        isa::weighted_column_sums(lde.as_slice(), columns, &rows, sums);
                     }
-                    let u = row / blowup;
-                    let (w, w_before) = (weights[u], weights[(u + n - 1) % n]);
-                    for (sum, values) in sums.iter_mut().zip(block.chunks_exact(BLOCK_ROWS)) {
-                        sum[0].add(w, values[k]);
-                        sum[1].add(w_before, values[k]);
-                    }
-                }
-            }
-            let sums: (Vec<Ext3>, Vec<Ext3>) =
-                sums.into_iter().map(|[a, b]| (a.sum(), b.sum())).unzip();
+                },
+                _ => column_sums(lde, log_blowup, &weights, rows, &mut sums),
+            );
             sums
         })
         .reduce(
-            || (vec![Ext3::ZERO; width], vec![Ext3::ZERO; width]),
-            |(mut a, mut b), (c, d)| {
-                a.iter_mut().zip(c).for_each(|(a, c)| *a += c);
-                b.iter_mut().zip(d).for_each(|(b, d)| *b += d);
-                (a, b)
+            || vec![[Ext3::ZERO; 2]; width],
+            |mut a, b| {
+                for (a, b) in a.iter_mut().zip(b) {
+                    a[0] += b[0];
+                    a[1] += b[1];
+                }
+                a
             },
         );
-    (
-        at_z.into_iter().map(|v| v * factor).collect(),
-        at_zw.into_iter().map(|v| v * factor).collect(),
-    )
+    sums.into_iter()
+        .map(|[at_z, at_zw]| (at_z * factor, at_zw * factor))
+        .unzip()
+}
+
+/// Trace rows `rows` in groups of `LANES`: where each lies in the LDE, with its weights
+/// w_u and w_(u−1) (a group past the last row is filled with row 0 and zero weights).
+fn weighted_rows<const LANES: usize>(
+    lde: &RowBlocks,
+    log_blowup: usize,
+    weights: &[Ext3],
+    rows: Range<usize>,
+) -> WeightedRows<LANES> {
+    let n = weights.len();
+    let groups = rows.len().div_ceil(LANES);
+    let mut offsets = vec![[0; LANES]; groups];
+    let mut lanes = vec![[[[Felt::ZERO; LANES]; 3]; 2]; groups];
+    for (i, u) in rows.enumerate() {
+        let (g, k) = (i / LANES, i % LANES);
+        offsets[g][k] = lde.row_offset(u << log_blowup);
+        for (w, weight) in [weights[u], weights[(u + n - 1) % n]].iter().enumerate() {
+            for (coordinate, value) in weight.coeffs().into_iter().enumerate() {
+                lanes[g][w][coordinate][k] = value;
+            }
+        }
+    }
+    WeightedRows {
+        offsets,
+        weights: lanes,
+    }
+}
+
+/// The scalar path of [`trace_at`]'s sums: column by column over `rows`.
+fn column_sums(
+    lde: &RowBlocks,
+    log_blowup: usize,
+    weights: &[Ext3],
+    rows: Range<usize>,
+    out: &mut [[Ext3; 2]],
+) {
+    let n = weights.len();
+    for (c, out) in out.iter_mut().enumerate() {
+        let mut sums = [ExtBaseSum::default(); 2];
+        for u in rows.clone() {
+            let value = lde.get(u << log_blowup, c);
+            sums[0].add(weights[u], value);
+            sums[1].add(weights[(u + n - 1) % n], value);
+        }
+        *out = sums.map(ExtBaseSum::sum);
+    }
 }
 
 /// Polynomials given in raw form (n × coefficients, bit-reversed) evaluated at z:
@@ -125,6 +180,29 @@ mod tests {
         let ext: Vec<Ext3> = coeffs.iter().map(|&c| Ext3::from(c)).collect();
         assert_eq!(at_z, vec![evaluate_poly(&ext, z)]);
         assert_eq!(at_zw, vec![evaluate_poly(&ext, z * Ext3::from(omega))]);
+    }
+
+    #[test]
+    fn every_path_sums_the_same() {
+        // 2^13 rows by 4: several tasks; 11 columns of arbitrary values.
+        let (log_n, log_blowup) = (13, 2);
+        let columns: Vec<Vec<Felt>> = (0..11u64)
+            .map(|c| {
+                (0..1u64 << (log_n + log_blowup))
+                    .map(|r| Felt::new(r.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (c << 60)))
+                    .collect()
+            })
+            .collect();
+        let lde = RowBlocks::from_columns(&columns);
+        let z = sample_point();
+        let scalar = trace_at_on(Kernels::Scalar, &lde, log_blowup, z);
+        for kernels in Kernels::supported() {
+            assert!(
+                trace_at_on(kernels, &lde, log_blowup, z) == scalar,
+                "{} path",
+                kernels.path()
+            );
+        }
     }
 
     #[test]

@@ -164,6 +164,99 @@ fn greater(a: __m256i, b: __m256i) -> __m256i {
     _mm256_cmpgt_epi64(_mm256_xor_si256(a, sign), _mm256_xor_si256(b, sign))
 }
 
+/// A factor of [`ProductSum::add`]: a register of field elements and its lanes' top halves.
+#[derive(Clone, Copy, Debug)]
+pub struct Halves {
+    /// The values (the products read their low 32 bits).
+    low: __m256i,
+    /// The values shifted right by 32 bits.
+    high: __m256i,
+}
+
+impl Halves {
+    /// `value` in every lane.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn splat(value: Felt) -> Self {
+        let v = value.as_u64();
+        Self {
+            low: _mm256_set1_epi64x(v as i64),
+            high: _mm256_set1_epi64x((v >> 32) as i64),
+        }
+    }
+
+    /// The lanes of `packed`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn of(packed: Packed) -> Self {
+        Self {
+            low: packed.0,
+            high: _mm256_srli_epi64::<32>(packed.0),
+        }
+    }
+}
+
+/// Lane-wise Σ a·b of field elements, exact and reduced once: the four 32-bit digits of
+/// every 128-bit product are summed in their own 64-bit lanes (each addition adds less than
+/// 3·2^32 to a digit, so up to 2^30 products fit), and [`sum`](Self::sum) folds them mod p.
+#[derive(Clone, Copy, Debug)]
+pub struct ProductSum([__m256i; 4]);
+
+impl ProductSum {
+    /// The empty sum.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn zero() -> Self {
+        Self([_mm256_setzero_si256(); 4])
+    }
+
+    /// Adds `a·b` in every lane.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn add(&mut self, a: Halves, b: Halves) {
+        let low32 = _mm256_set1_epi64x(EPSILON as i64);
+        let ll = _mm256_mul_epu32(a.low, b.low);
+        let lh = _mm256_mul_epu32(a.low, b.high);
+        let hl = _mm256_mul_epu32(a.high, b.low);
+        let hh = _mm256_mul_epu32(a.high, b.high);
+        let [d0, d1, d2, d3] = &mut self.0;
+        *d0 = _mm256_add_epi64(*d0, _mm256_and_si256(ll, low32));
+        let mid = _mm256_add_epi64(_mm256_and_si256(lh, low32), _mm256_and_si256(hl, low32));
+        *d1 = _mm256_add_epi64(*d1, _mm256_add_epi64(mid, _mm256_srli_epi64::<32>(ll)));
+        let top = _mm256_add_epi64(_mm256_srli_epi64::<32>(lh), _mm256_srli_epi64::<32>(hl));
+        *d2 = _mm256_add_epi64(*d2, _mm256_add_epi64(top, _mm256_and_si256(hh, low32)));
+        *d3 = _mm256_add_epi64(*d3, _mm256_srli_epi64::<32>(hh));
+    }
+
+    /// The sums, lane by lane: Σ digit_i·2^(32·i) mod p.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn sum(self) -> [Felt; 4] {
+        let digits = self.0.map(|d| {
+            let mut words = [0u64; 4];
+            // SAFETY: `words` is writable for one register; storeu accepts any alignment.
+            unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), d) };
+            words
+        });
+        std::array::from_fn(|k| super::fold_digits([0, 1, 2, 3].map(|i| digits[i][k])))
+    }
+}
+
 /// The 128-bit products `a·b`, as (high, low) 64-bit halves, from four 32×32-bit products.
 #[inline]
 #[target_feature(enable = "avx2")]

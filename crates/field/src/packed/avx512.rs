@@ -165,6 +165,99 @@ impl Packed {
     }
 }
 
+/// A factor of [`ProductSum::add`]: a register of field elements and its lanes' top halves.
+#[derive(Clone, Copy, Debug)]
+pub struct Halves {
+    /// The values (the products read their low 32 bits).
+    low: __m512i,
+    /// The values shifted right by 32 bits.
+    high: __m512i,
+}
+
+impl Halves {
+    /// `value` in every lane.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn splat(value: Felt) -> Self {
+        let v = value.as_u64();
+        Self {
+            low: _mm512_set1_epi64(v as i64),
+            high: _mm512_set1_epi64((v >> 32) as i64),
+        }
+    }
+
+    /// The lanes of `packed`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn of(packed: Packed) -> Self {
+        Self {
+            low: packed.0,
+            high: _mm512_srli_epi64::<32>(packed.0),
+        }
+    }
+}
+
+/// Lane-wise Σ a·b of field elements, exact and reduced once: the four 32-bit digits of
+/// every 128-bit product are summed in their own 64-bit lanes (each addition adds less than
+/// 3·2^32 to a digit, so up to 2^30 products fit), and [`sum`](Self::sum) folds them mod p.
+#[derive(Clone, Copy, Debug)]
+pub struct ProductSum([__m512i; 4]);
+
+impl ProductSum {
+    /// The empty sum.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn zero() -> Self {
+        Self([_mm512_setzero_si512(); 4])
+    }
+
+    /// Adds `a·b` in every lane.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn add(&mut self, a: Halves, b: Halves) {
+        let low32 = _mm512_set1_epi64(EPSILON as i64);
+        let ll = _mm512_mul_epu32(a.low, b.low);
+        let lh = _mm512_mul_epu32(a.low, b.high);
+        let hl = _mm512_mul_epu32(a.high, b.low);
+        let hh = _mm512_mul_epu32(a.high, b.high);
+        let [d0, d1, d2, d3] = &mut self.0;
+        *d0 = _mm512_add_epi64(*d0, _mm512_and_si512(ll, low32));
+        let mid = _mm512_add_epi64(_mm512_and_si512(lh, low32), _mm512_and_si512(hl, low32));
+        *d1 = _mm512_add_epi64(*d1, _mm512_add_epi64(mid, _mm512_srli_epi64::<32>(ll)));
+        let top = _mm512_add_epi64(_mm512_srli_epi64::<32>(lh), _mm512_srli_epi64::<32>(hl));
+        *d2 = _mm512_add_epi64(*d2, _mm512_add_epi64(top, _mm512_and_si512(hh, low32)));
+        *d3 = _mm512_add_epi64(*d3, _mm512_srli_epi64::<32>(hh));
+    }
+
+    /// The sums, lane by lane: Σ digit_i·2^(32·i) mod p.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub fn sum(self) -> [Felt; 8] {
+        let digits = self.0.map(|d| {
+            let mut words = [0u64; 8];
+            // SAFETY: `words` is writable for one register; storeu accepts any alignment.
+            unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), d) };
+            words
+        });
+        std::array::from_fn(|k| super::fold_digits([0, 1, 2, 3].map(|i| digits[i][k])))
+    }
+}
+
 /// The 128-bit products `a·b`, as (high, low) 64-bit halves, from four 32×32-bit products.
 #[inline]
 #[target_feature(enable = "avx512f")]

@@ -14,6 +14,15 @@ pub mod avx512;
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests;
 
+/// Σ digits_i·2^(32·i) mod p: the value a [`ProductSum`](avx2::ProductSum) lane holds.
+#[cfg(target_arch = "x86_64")]
+fn fold_digits(digits: [u64; 4]) -> crate::Felt {
+    use crate::Felt;
+    // 2^32, 2^64 ≡ 2^32 − 1 and 2^96 ≡ −1 (mod p).
+    let [d0, d1, d2, d3] = digits.map(Felt::new);
+    d0 + d1 * Felt::new(1 << 32) + d2 * Felt::new(crate::felt::EPSILON) - d3
+}
+
 /// The ring operations on a packed type, so that constraints written over
 /// [`Algebra`](crate::Algebra) evaluate several points at once. A packed value exists only
 /// where its instructions do: the target-feature constructors run only behind a token, and

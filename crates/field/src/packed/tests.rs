@@ -169,3 +169,62 @@ fn interleave_pairs_partners() {
         eprintln!("skipping the avx512 path: this CPU does not support it");
     }
 }
+
+macro_rules! product_sum_test {
+    ($name:ident, $isa:ident, $feature:literal) => {
+        /// Σ a_i·b_i lane by lane through `ProductSum`, with `a` split per register and `b`
+        /// broadcast from one element per step.
+        #[target_feature(enable = $feature)]
+        fn $name(a: &[Felt], b: &[Felt]) -> Vec<Felt> {
+            use $isa::{Halves, Packed, ProductSum};
+            let lanes = Packed::LANES;
+            let mut sum = ProductSum::zero();
+            for (chunk, &scalar) in a.chunks_exact(lanes).zip(b) {
+                sum.add(Halves::of(Packed::load(chunk)), Halves::splat(scalar));
+            }
+            sum.sum().to_vec()
+        }
+    };
+}
+product_sum_test!(product_sum_avx2, avx2, "avx2");
+product_sum_test!(product_sum_avx512, avx512, "avx512f");
+
+#[test]
+fn product_sums_match_scalar_dot_products() {
+    // Long sums of maximal values carry through every digit; sampled ones through the rest.
+    let max = Felt::new(P - 1);
+    let supported = [
+        is_x86_feature_detected!("avx2"),
+        is_x86_feature_detected!("avx512f"),
+    ];
+    for ((lanes, path, run), supported) in [
+        (
+            4,
+            "avx2",
+            product_sum_avx2 as unsafe fn(&[Felt], &[Felt]) -> Vec<Felt>,
+        ),
+        (8, "avx512", product_sum_avx512),
+    ]
+    .into_iter()
+    .zip(supported)
+    {
+        if !supported {
+            eprintln!("skipping the {path} product sums: this CPU does not support it");
+            continue;
+        }
+        for (steps, seed) in [(1usize, 0u64), (3, 1), (1000, 2), (5000, 3)] {
+            let mut a = samples(steps * lanes, seed);
+            let mut b = samples(steps, seed + 7);
+            if seed == 3 {
+                a.iter_mut().for_each(|x| *x = max);
+                b.iter_mut().for_each(|x| *x = max);
+            }
+            let want: Vec<Felt> = (0..lanes)
+                .map(|k| (0..steps).fold(Felt::ZERO, |s, i| s + a[i * lanes + k] * b[i]))
+                .collect();
+            // SAFETY: the CPU supports the instruction set (checked above).
+            let got = unsafe { run(&a, &b) };
+            assert_eq!(got, want, "{path}, {steps} steps");
+        }
+    }
+}

@@ -186,8 +186,11 @@ fn digest_limbs(digest: &[u8; 32]) -> Vec<Felt> {
 fn fill_block(out: &mut BlockRunMut<'_>, input: &[u64; 25], live: bool, count: u64) {
     let bit = |v: u64, z: usize| Felt::new((v >> z) & 1);
     let mut state = *input;
-    let mut row = vec![Felt::ZERO; WIDTH];
+    // A table block's rows at a time, row-major, then written into the block front to back.
+    let mut rows = vec![Felt::ZERO; ballast_field::BLOCK_ROWS * WIDTH];
     for r in 0..BLOCK_ROWS {
+        let k = r % ballast_field::BLOCK_ROWS;
+        let row = &mut rows[k * WIDTH..(k + 1) * WIDTH];
         let rc = ROUND_CONSTANTS.get(r).copied().unwrap_or(0);
         let step = round(&state, rc);
         for l in 0..25 {
@@ -210,7 +213,9 @@ fn fill_block(out: &mut BlockRunMut<'_>, input: &[u64; 25], live: bool, count: u
         }
         row[LIVE] = Felt::new(u64::from(live));
         row[COUNT] = Felt::new(count);
-        out.write_row(r, &row);
+        if k == ballast_field::BLOCK_ROWS - 1 {
+            out.write_block(r / ballast_field::BLOCK_ROWS, &rows);
+        }
         if live && r < ROUNDS {
             state = step.output;
         }
