@@ -60,14 +60,10 @@ impl CpuPath {
         }
     }
 
-    /// The path taken when `BALLAST_CPU` is unset: AVX2 where the CPU has it, else scalar.
-    ///
-    /// AVX-512 is opt-in (`BALLAST_CPU=avx512`) until its kernels have run on hardware: the
-    /// machines this release was tested on lack AVX-512, so the path is compiled and shares
-    /// its kernel bodies with AVX2 but has not been executed. `ci/gpu-check.sh` runs it on
-    /// the GPU hosts; once it passes there it becomes the default.
+    /// The path taken when `BALLAST_CPU` is unset: the widest the CPU has (AVX-512, else
+    /// AVX2, else scalar).
     pub fn best() -> Self {
-        [Self::Avx2, Self::Scalar]
+        [Self::Avx512, Self::Avx2, Self::Scalar]
             .into_iter()
             .find(|p| p.is_supported())
             .unwrap_or(Self::Scalar)

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use ballast_field::{Ext3, RowBlocks};
 use ballast_merkle::MerkleTree;
 use ballast_ntt::ColumnForm;
-use ballast_stark::{Backend, BackendError};
+use ballast_stark::{Backend, BackendError, PhaseTimes};
 
 use crate::kernels::Launcher;
 use crate::lde::{LdeTables, extend_and_commit};
@@ -44,6 +44,7 @@ impl<L: Launcher> KernelBackend<L> {
         table: &mut RowBlocks,
         log_blowup: usize,
         form: ColumnForm,
+        times: &mut PhaseTimes,
     ) -> Result<MerkleTree, BackendError> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let State { launcher, tables } = &mut *state;
@@ -66,7 +67,7 @@ impl<L: Launcher> KernelBackend<L> {
                 )
             }
         };
-        extend_and_commit(launcher, tables, table, form).map_err(to_backend::<L>)
+        extend_and_commit(launcher, tables, table, form, times).map_err(to_backend::<L>)
     }
 }
 
@@ -91,8 +92,9 @@ where
         table: &mut RowBlocks,
         form: ColumnForm,
         log_blowup: usize,
+        times: &mut PhaseTimes,
     ) -> Result<MerkleTree, BackendError> {
-        self.commit(table, log_blowup, form)
+        self.commit(table, log_blowup, form, times)
     }
 
     fn commit_fri_layer(
@@ -140,8 +142,9 @@ impl Backend for CudaBackend {
         table: &mut RowBlocks,
         form: ColumnForm,
         log_blowup: usize,
+        times: &mut PhaseTimes,
     ) -> Result<MerkleTree, BackendError> {
-        self.inner.extend_and_commit(table, form, log_blowup)
+        self.inner.extend_and_commit(table, form, log_blowup, times)
     }
 
     fn commit_fri_layer(

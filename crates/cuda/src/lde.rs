@@ -8,6 +8,7 @@
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::MerkleTree;
 use ballast_ntt::{ColumnForm, LdePlan, bit_reverse};
+use ballast_stark::{Phase, PhaseTimes};
 use rayon::prelude::*;
 
 use crate::CudaError;
@@ -247,7 +248,9 @@ pub fn extend_uploaded<L: Launcher>(
 /// [`extend`] then [`commit_rows`], with the LDE kept on the device between them and
 /// downloaded once into `table`, whose rows held the input: what
 /// [`ballast_stark::Backend::extend_and_commit`] does. The host keeps the LDE because the
-/// constraints, the DEEP composition and the openings read it there.
+/// constraints, the DEEP composition and the openings read it there. The upload and the
+/// transforms count as [`Phase::Lde`], the hashing and both downloads as [`Phase::Tree`]
+/// (the device runs the stages in order on one stream, so the split is approximate).
 ///
 /// # Errors
 /// As [`extend`] and [`commit_rows`].
@@ -256,12 +259,15 @@ pub fn extend_and_commit<L: Launcher>(
     tables: &LdeTables<L::Buffer>,
     table: &mut RowBlocks,
     form: ColumnForm,
+    times: &mut PhaseTimes,
 ) -> Result<MerkleTree, CudaError> {
-    let lde = extend(launcher, tables, table, form)?;
+    let lde = times.time(Phase::Lde, || extend(launcher, tables, table, form))?;
     let (width, height) = (table.width(), table.height() << tables.log_blowup);
-    let tree = commit_rows(launcher, &lde, width, height)?;
-    download_matrix(launcher, &lde, table, width, height)?;
-    Ok(tree)
+    times.time(Phase::Tree, || {
+        let tree = commit_rows(launcher, &lde, width, height)?;
+        download_matrix(launcher, &lde, table, width, height)?;
+        Ok(tree)
+    })
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use std::sync::{Arc, Once, OnceLock};
 
 use ballast_cuda::{Arg, ColumnForm, CudaError, Kernel, KernelBackend, Launcher, grid};
 use ballast_field::{Felt, RowBlocks};
-use ballast_stark::{Backend, CpuBackend};
+use ballast_stark::{Backend, CpuBackend, PhaseTimes};
 
 /// `ballast_emu_launch(kernel, grid, block, args, num_args)` in `kernels/emu/launch.cpp`.
 type LaunchFn = unsafe extern "C" fn(*const c_char, c_uint, c_uint, *const u64, c_uint) -> c_int;
@@ -343,13 +343,19 @@ fn heights_that_are_not_powers_of_two_are_refused_and_keep_the_cached_tables() {
     });
     let good = common::matrix(2, 4, 1);
     backend
-        .extend_and_commit(&mut good.clone(), ColumnForm::Evaluations, 1)
+        .extend_and_commit(
+            &mut good.clone(),
+            ColumnForm::Evaluations,
+            1,
+            &mut PhaseTimes::default(),
+        )
         .unwrap();
     for height in [0, 3, 12] {
         let bad = RowBlocks::zeroed(2, height, height);
         let before = uploads.load(Ordering::Relaxed);
         for form in [ColumnForm::Evaluations, ColumnForm::Raw] {
-            let result = backend.extend_and_commit(&mut bad.clone(), form, 1);
+            let result =
+                backend.extend_and_commit(&mut bad.clone(), form, 1, &mut PhaseTimes::default());
             let err = result.expect_err("a height that is not a power of two");
             assert_eq!(err.backend, "emulated");
             assert_eq!(
@@ -370,7 +376,12 @@ fn heights_that_are_not_powers_of_two_are_refused_and_keep_the_cached_tables() {
     let before = uploads.load(Ordering::Relaxed);
     let mut got = good.clone();
     let got_tree = backend
-        .extend_and_commit(&mut got, ColumnForm::Evaluations, 1)
+        .extend_and_commit(
+            &mut got,
+            ColumnForm::Evaluations,
+            1,
+            &mut PhaseTimes::default(),
+        )
         .unwrap();
     assert_eq!(
         uploads.load(Ordering::Relaxed) - before,
@@ -379,7 +390,12 @@ fn heights_that_are_not_powers_of_two_are_refused_and_keep_the_cached_tables() {
     );
     let mut expected = good.clone();
     let expected_tree = CpuBackend::new()
-        .extend_and_commit(&mut expected, ColumnForm::Evaluations, 1)
+        .extend_and_commit(
+            &mut expected,
+            ColumnForm::Evaluations,
+            1,
+            &mut PhaseTimes::default(),
+        )
         .unwrap();
     assert!(got == expected && got_tree.root() == expected_tree.root());
 }

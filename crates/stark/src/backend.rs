@@ -13,7 +13,7 @@ use ballast_fri::commit_layer_cpu;
 use ballast_merkle::MerkleTree;
 use ballast_ntt::{ColumnForm, LdePlan};
 
-use crate::BackendError;
+use crate::{BackendError, Phase, PhaseTimes};
 
 /// The stages a device may accelerate.
 ///
@@ -29,7 +29,8 @@ pub trait Backend: Sync {
     /// Extends `table` in place by 2^`log_blowup` and commits its rows: on entry its 2^k
     /// rows hold each column's polynomial in `form` (evaluations on H for a trace); on
     /// return it holds the evaluations on g·H' in natural order ([`LdePlan`]), and the tree
-    /// whose leaf j is row j ([`MerkleTree::commit_rows`]) is returned.
+    /// whose leaf j is row j ([`MerkleTree::commit_rows`]) is returned. The two stages'
+    /// times go to [`Phase::Lde`] and [`Phase::Tree`].
     ///
     /// # Errors
     /// If the device fails.
@@ -38,6 +39,7 @@ pub trait Backend: Sync {
         table: &mut RowBlocks,
         form: ColumnForm,
         log_blowup: usize,
+        times: &mut PhaseTimes,
     ) -> Result<MerkleTree, BackendError>;
 
     /// Commits a FRI layer in cosets of 2^`log_arity` values
@@ -88,10 +90,13 @@ impl Backend for CpuBackend {
         table: &mut RowBlocks,
         form: ColumnForm,
         log_blowup: usize,
+        times: &mut PhaseTimes,
     ) -> Result<MerkleTree, BackendError> {
-        let plan = self.plan(table.height().trailing_zeros() as usize, log_blowup);
-        plan.extend_in_place(table, form);
-        Ok(MerkleTree::commit_rows(table))
+        times.time(Phase::Lde, || {
+            let plan = self.plan(table.height().trailing_zeros() as usize, log_blowup);
+            plan.extend_in_place(table, form);
+        });
+        Ok(times.time(Phase::Tree, || MerkleTree::commit_rows(table)))
     }
 
     fn commit_fri_layer(

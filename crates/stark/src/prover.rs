@@ -34,7 +34,9 @@ pub fn prove<A: Air>(
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    check_trace(air, table, segment.public_inputs)?;
+    times.time(Phase::Check, || {
+        check_trace(air, table, segment.public_inputs)
+    })?;
     prove_unchecked(air, table, segment, params, backend, times)
 }
 
@@ -91,9 +93,8 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let mut transcript = bind(air, &info, segment, params);
 
     // 1 ----- extend the trace in place and commit it; draw α
-    let trace_tree = times.time(Phase::CommitTrace, || {
-        backend.extend_and_commit(table, ColumnForm::Evaluations, params.log_blowup)
-    })?;
+    let trace_tree =
+        backend.extend_and_commit(table, ColumnForm::Evaluations, params.log_blowup, times)?;
     let lde: &RowBlocks = table;
     transcript.absorb("trace-root", &trace_tree.root());
     // Soundness: a violated constraint vanishes from the α-combination for at most T + B
@@ -102,7 +103,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
 
     // 2 ----- evaluate the composition, split it into chunks, commit them; draw z
     let composition = Composition::new(&info, alpha);
-    let (quotient_raw, quotient_lde, quotient_tree) = times.time(Phase::Quotient, || {
+    let quotient_raw = times.time(Phase::Quotient, || {
         let evals = composition.evaluate(
             air,
             lde,
@@ -111,12 +112,11 @@ pub(crate) fn prove_with_transcript<A: Air>(
             params.log_blowup,
             log_chunks,
         );
-        let raw = quotient_columns(&evals, log_rows, log_chunks);
-        let mut table = RowBlocks::from_columns(&raw);
-        backend
-            .extend_and_commit(&mut table, ColumnForm::Raw, params.log_blowup)
-            .map(|tree| (raw, table, tree))
-    })?;
+        quotient_columns(&evals, log_rows, log_chunks)
+    });
+    let mut quotient_lde = RowBlocks::from_columns(&quotient_raw);
+    let quotient_tree =
+        backend.extend_and_commit(&mut quotient_lde, ColumnForm::Raw, params.log_blowup, times)?;
     transcript.absorb("quotient-root", &quotient_tree.root());
     // Soundness: a false out-of-domain identity holds for ≲ d·n values of z: < 2^-160.
     let z = draw_ood_point(&mut transcript, log_rows, params.log_blowup);

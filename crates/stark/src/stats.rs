@@ -7,9 +7,13 @@ use std::time::{Duration, Instant};
 pub enum Phase {
     /// Running the computation to build the trace.
     Trace,
-    /// Low-degree extension of the trace and its Merkle tree.
-    CommitTrace,
-    /// Evaluating the constraints into the quotient and committing its chunks.
+    /// Checking the trace against the AIR before proving it.
+    Check,
+    /// Low-degree extensions: of the trace, and of the quotient's chunks.
+    Lde,
+    /// Merkle trees over the extended rows: the trace's and the quotient's.
+    Tree,
+    /// Evaluating the constraints into the quotient and splitting it into chunks.
     Quotient,
     /// Out-of-domain evaluations.
     OutOfDomain,
@@ -25,9 +29,11 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in protocol order.
-    pub const ALL: [Phase; 8] = [
+    pub const ALL: [Phase; 10] = [
         Phase::Trace,
-        Phase::CommitTrace,
+        Phase::Check,
+        Phase::Lde,
+        Phase::Tree,
         Phase::Quotient,
         Phase::OutOfDomain,
         Phase::Deep,
@@ -40,7 +46,9 @@ impl Phase {
     pub fn name(self) -> &'static str {
         match self {
             Phase::Trace => "trace",
-            Phase::CommitTrace => "commit_trace",
+            Phase::Check => "check",
+            Phase::Lde => "lde",
+            Phase::Tree => "tree",
             Phase::Quotient => "quotient",
             Phase::OutOfDomain => "out_of_domain",
             Phase::Deep => "deep",

@@ -186,10 +186,10 @@ pub fn check_backend(backend: &dyn Backend) {
         for form in [ColumnForm::Evaluations, ColumnForm::Raw] {
             let (mut got, mut expected) = (input.clone(), input.clone());
             let got_tree = backend
-                .extend_and_commit(&mut got, form, log_blowup)
+                .extend_and_commit(&mut got, form, log_blowup, &mut PhaseTimes::default())
                 .unwrap();
             let expected_tree = cpu
-                .extend_and_commit(&mut expected, form, log_blowup)
+                .extend_and_commit(&mut expected, form, log_blowup, &mut PhaseTimes::default())
                 .unwrap();
             assert!(got == expected, "{form:?} LDE of {what}");
             assert_same_tree(
