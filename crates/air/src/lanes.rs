@@ -13,7 +13,7 @@ macro_rules! lanes {
         pub mod $isa {
             use std::ops::Range;
 
-            use ballast_field::{BLOCK_ROWS, Felt, RowBlocks};
+            use ballast_field::{BLOCK_ROWS, Felt, RowBlocks, prefetch};
             use $packed as Packed;
 
             use crate::{Air, ConstraintBuilder, Domain, Frame, PeriodicColumn};
@@ -95,13 +95,19 @@ macro_rules! lanes {
             #[inline]
             #[target_feature(enable = $feature)]
             pub fn gather(values: &[Felt], offsets: &[usize; LANES], out: &mut [Packed]) {
+                // The runs are read in order through each block: prefetch ahead of them.
+                const AHEAD: usize = 16 * BLOCK_ROWS;
                 let base = offsets[0];
                 if offsets.iter().enumerate().all(|(k, &o)| o == base + k) {
                     for (c, slot) in out.iter_mut().enumerate() {
+                        prefetch(values, base + BLOCK_ROWS * c + AHEAD);
                         *slot = Packed::load(&values[base + BLOCK_ROWS * c..]);
                     }
                 } else {
+                    let last = offsets[LANES - 1];
                     for (c, slot) in out.iter_mut().enumerate() {
+                        prefetch(values, base + BLOCK_ROWS * c + AHEAD);
+                        prefetch(values, last + BLOCK_ROWS * c + AHEAD);
                         let lanes: [Felt; LANES] =
                             std::array::from_fn(|k| values[offsets[k] + BLOCK_ROWS * c]);
                         *slot = Packed::load(&lanes);

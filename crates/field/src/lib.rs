@@ -9,7 +9,7 @@ mod felt;
 pub mod packed;
 
 pub use batch::{batch_inverse, inverse_differences};
-pub use blocks::{BLOCK_ROWS, BlockRunMut, ColumnsMut, RowBlocks};
+pub use blocks::{BLOCK_ROWS, BlockRunMut, ColumnsMut, RowBlocks, prefetch};
 pub use dot::{ExtBaseSum, dot_block_rows, dot_ext_base};
 pub use element::{Algebra, FieldElement};
 pub use ext::Ext3;

@@ -107,6 +107,43 @@ impl LdePlan {
         });
     }
 
+    /// The inverse of [`extend_in_place`](Self::extend_in_place) on evaluations: the
+    /// columns' evaluations on H (2^`log_n` rows) from their extension's rows on g·H (every
+    /// 2^`log_blowup`-th row). For reports on a trace that was extended in place.
+    ///
+    /// # Panics
+    /// If the table's height is not 2^(`log_n` + `log_blowup`).
+    pub fn restrict(&self, lde: &RowBlocks) -> RowBlocks {
+        let n = 1usize << self.log_n;
+        assert_eq!(
+            lde.height(),
+            n << self.log_blowup,
+            "an extension of 2^{} rows",
+            self.log_n + self.log_blowup
+        );
+        let n_inv = Felt::new(n as u64).inverse();
+        // raw[p] = n·c'_br(p) with c'_i = c_i·g^i: scale by g^(−br(p))/n, then evaluate on H.
+        let scales: Vec<Felt> = bit_reversed_powers(Self::SHIFT.inverse(), self.log_n)
+            .into_iter()
+            .map(|p| p * n_inv)
+            .collect();
+        let kernels = Kernels::active();
+        let columns: Vec<Vec<Felt>> = (0..lde.width())
+            .into_par_iter()
+            .map(|c| {
+                let mut values: Vec<Felt> =
+                    (0..n).map(|u| lde.get(u << self.log_blowup, c)).collect();
+                dif_on(kernels, &mut values, &self.inverse);
+                for (value, &scale) in values.iter_mut().zip(&scales) {
+                    *value *= scale;
+                }
+                dit_on(kernels, &mut values, &self.forward);
+                values
+            })
+            .collect();
+        RowBlocks::from_columns(&columns)
+    }
+
     /// Evaluates on g·H' (natural order, into `out`) the polynomial given in raw form.
     fn extend_column(&self, kernels: Kernels, raw: &[Felt], out: &mut [Felt], block: &mut [Felt]) {
         let n = raw.len();
@@ -220,6 +257,23 @@ mod tests {
             let x = LdePlan::SHIFT * zeta.pow(t);
             assert_eq!(lde[t as usize], evaluate_poly(&coeffs, x), "point {t}");
         }
+    }
+
+    #[test]
+    fn restriction_undoes_the_extension() {
+        let (log_n, log_blowup) = (6, 2);
+        let columns: Vec<Vec<Felt>> = (0..3u64)
+            .map(|c| {
+                (0..64u64)
+                    .map(|r| Felt::new(r * r + 1000 * c + 1))
+                    .collect()
+            })
+            .collect();
+        let trace = RowBlocks::from_columns(&columns);
+        let plan = LdePlan::new(log_n, log_blowup);
+        let mut lde = trace.clone();
+        plan.extend_in_place(&mut lde, ColumnForm::Evaluations);
+        assert_eq!(plan.restrict(&lde), trace);
     }
 
     #[test]

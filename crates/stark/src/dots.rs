@@ -22,12 +22,15 @@ macro_rules! dots {
         #[cfg(target_arch = "x86_64")]
         pub(crate) mod $isa {
             use ballast_field::packed::$isa::{Halves, Packed, ProductSum};
-            use ballast_field::{BLOCK_ROWS, Ext3, Felt};
+            use ballast_field::{BLOCK_ROWS, Ext3, Felt, prefetch};
 
             use super::WeightedRows;
 
             /// Elements per register.
             pub(crate) const LANES: usize = Packed::LANES;
+
+            /// How far ahead of a block's reads to prefetch: 16 runs (1 KiB).
+            const PREFETCH_AHEAD: usize = 16 * BLOCK_ROWS;
 
             /// The dot products of a block's rows with `coeffs` (one per column), a register
             /// of rows at a time.
@@ -41,7 +44,12 @@ macro_rules! dots {
                 let mut out = [Ext3::ZERO; BLOCK_ROWS];
                 for first in (0..BLOCK_ROWS).step_by(LANES) {
                     let mut sums = [ProductSum::zero(); 3];
-                    for (c, run) in coeffs.iter().zip(block.chunks_exact(BLOCK_ROWS)) {
+                    for (i, (c, run)) in coeffs
+                        .iter()
+                        .zip(block.chunks_exact(BLOCK_ROWS))
+                        .enumerate()
+                    {
+                        prefetch(block, i * BLOCK_ROWS + PREFETCH_AHEAD);
                         let values = Halves::of(Packed::load(&run[first..]));
                         for (sum, a) in sums.iter_mut().zip(c.coeffs()) {
                             sum.add(Halves::splat(a), values);
@@ -67,7 +75,15 @@ macro_rules! dots {
                 out: &mut [[Ext3; 2]],
             ) {
                 let mut sums = vec![[[ProductSum::zero(); 3]; 2]; columns.len()];
-                for (offsets, weights) in rows.offsets.iter().zip(&rows.weights) {
+                for (g, (offsets, weights)) in rows.offsets.iter().zip(&rows.weights).enumerate() {
+                    // The groups two ahead: their rows' runs of these columns.
+                    if let Some(ahead) = rows.offsets.get(g + 2) {
+                        for &row in [ahead[0], ahead[LANES - 1]].iter() {
+                            for c in columns.clone() {
+                                prefetch(values, row + BLOCK_ROWS * c);
+                            }
+                        }
+                    }
                     let mut halves = [[Halves::splat(Felt::ZERO); 3]; 2];
                     for (h, weight) in halves.iter_mut().zip(weights) {
                         for (h, coordinate) in h.iter_mut().zip(weight) {

@@ -71,6 +71,12 @@ pub enum ProverError {
     /// This error occurs when the backend fails.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// This error occurs when the constraints do not hold at the out-of-domain point although
+    /// the trace satisfies them: the prover computed something wrong.
+    #[error(
+        "internal error: the out-of-domain claims do not satisfy the constraints, though the trace does"
+    )]
+    OodIdentity,
 }
 
 /// Why a proof was rejected.

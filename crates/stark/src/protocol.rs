@@ -6,6 +6,8 @@ use ballast_field::{Ext3, Felt};
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
+use crate::periodic::PeriodicPolys;
+use crate::quotient::Composition;
 use crate::{OodValues, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
@@ -108,6 +110,40 @@ impl ConstraintBuilder for ValueBuilder {
     fn assert_zero(&mut self, _domain: Domain, value: Ext3) {
         self.0.push(value);
     }
+}
+
+/// Whether the out-of-domain claims satisfy the constraints at z: the constraints evaluated
+/// on the claimed trace values, combined with α's powers and divided by their zerofiers,
+/// equal the quotient recombined from its claimed chunks. The verifier's check, which the
+/// prover makes first.
+pub(crate) fn ood_identity_holds<A: Air>(
+    air: &A,
+    info: &ConstraintInfo,
+    composition: &Composition,
+    ood: &OodValues,
+    public_inputs: &[Felt],
+    z: Ext3,
+) -> bool {
+    let log_rows = air.log_rows();
+    let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows).at(z);
+    let values = constraint_values(air, &ood.trace_z, &ood.trace_zw, &periodic, public_inputs);
+    composition.combine_at(info, &values, z, log_rows)
+        == recombine_quotient(&ood.quotient_z, z, log_rows)
+}
+
+/// Q(z) = Σ_j z^(j·n)·Q_j(z), with Q_j(z) rebuilt from its three coordinate columns.
+fn recombine_quotient(quotient_z: &[Ext3], z: Ext3, log_rows: usize) -> Ext3 {
+    let z_n = z.pow(1 << log_rows);
+    quotient_z
+        .chunks_exact(Ext3::DEGREE)
+        .rev()
+        .fold(Ext3::ZERO, |acc, coords| {
+            let chunk = coords
+                .iter()
+                .enumerate()
+                .fold(Ext3::ZERO, |s, (c, &v)| s + Ext3::basis(c) * v);
+            acc * z_n + chunk
+        })
 }
 
 /// Draws the out-of-domain point z, redrawing while z or z·ω would fall in the trace domain

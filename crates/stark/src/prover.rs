@@ -3,7 +3,7 @@
 
 use ballast_air::{Air, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_ntt::{ColumnForm, split_into_chunks};
+use ballast_ntt::{ColumnForm, LdePlan, split_into_chunks};
 use ballast_transcript::Transcript;
 use tracing::info_span;
 
@@ -12,16 +12,21 @@ use crate::deep::DeepComposer;
 use crate::ood::{raw_at, trace_at};
 use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
-use crate::protocol::{absorb_ood, bind, draw_ood_point, query_positions};
+use crate::protocol::{absorb_ood, bind, draw_ood_point, ood_identity_holds, query_positions};
 use crate::quotient::Composition;
 use crate::{
     OodValues, Phase, PhaseTimes, ProverError, QueryOpenings, SegmentProof, SegmentStatement,
     StarkParams,
 };
 
-/// Proves that the trace in `table` satisfies `air` with the segment's public inputs, after
-/// checking that it does. The table is extended in place: on return it holds the trace's
-/// low-degree extension, and its allocation can take the next segment's trace.
+/// Proves that the trace in `table` satisfies `air` with the segment's public inputs,
+/// refusing a trace that does not. The table is extended in place: on return it holds the
+/// trace's low-degree extension, and its allocation can take the next segment's trace.
+///
+/// The prover checks the identity the verifier checks at the out-of-domain point: a trace
+/// that violates a constraint fails it except with probability about 2^-160, so an honest
+/// trace costs no row-by-row check. When it fails, the trace is recovered from its
+/// extension and checked row by row ([`check_trace`]), which names the first failure.
 ///
 /// # Errors
 /// Invalid parameters, a trace that does not satisfy the AIR (with the failing row and
@@ -34,10 +39,7 @@ pub fn prove<A: Air>(
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    times.time(Phase::Check, || {
-        check_trace(air, table, segment.public_inputs)
-    })?;
-    prove_unchecked(air, table, segment, params, backend, times)
+    prove_with_transcript(air, table, segment, params, backend, times, true).map(|(proof, _)| proof)
 }
 
 /// Proves without first checking the trace. For soundness tests: a trace that violates the
@@ -53,11 +55,12 @@ pub fn prove_unchecked<A: Air>(
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    prove_with_transcript(air, table, segment, params, backend, times).map(|(proof, _)| proof)
+    prove_with_transcript(air, table, segment, params, backend, times, false)
+        .map(|(proof, _)| proof)
 }
 
-/// [`prove_unchecked`], also returning the final transcript (tests compare it with the
-/// verifier's).
+/// [`prove`] (`check`) or [`prove_unchecked`], also returning the final transcript (tests
+/// compare it with the verifier's).
 pub(crate) fn prove_with_transcript<A: Air>(
     air: &A,
     table: &mut RowBlocks,
@@ -65,6 +68,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     params: &StarkParams,
     backend: &dyn Backend,
     times: &mut PhaseTimes,
+    check: bool,
 ) -> Result<(SegmentProof, Transcript), ProverError> {
     let _span = info_span!("prove_segment", index = segment.position.index).entered();
     let log_rows = air.log_rows();
@@ -131,6 +135,16 @@ pub(crate) fn prove_with_transcript<A: Air>(
         }
     });
     drop(quotient_raw);
+    if check {
+        times.time(Phase::Check, || {
+            if ood_identity_holds(air, &info, &composition, &ood, segment.public_inputs, z) {
+                return Ok(());
+            }
+            let trace = LdePlan::new(log_rows, params.log_blowup).restrict(lde);
+            check_trace(air, &trace, segment.public_inputs)?;
+            Err(ProverError::OodIdentity)
+        })?;
+    }
     absorb_ood(&mut transcript, &ood);
     // Soundness: batching 2W + C quotients with powers of γ keeps a far one far except for
     // ≲ (2W + C)·N/|F| values of γ: < 2^-150.

@@ -8,9 +8,8 @@ use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
 use crate::deep::DeepComposer;
-use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
-use crate::protocol::{absorb_ood, bind, constraint_values, draw_ood_point, query_positions};
+use crate::protocol::{absorb_ood, bind, draw_ood_point, ood_identity_holds, query_positions};
 use crate::quotient::Composition;
 use crate::{SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy};
 
@@ -66,16 +65,7 @@ fn verify_with_transcript<A: Air>(
     // 3 ----- out-of-domain claims must satisfy the constraints; γ
     let ood = &proof.ood;
     let composition = Composition::new(&info, alpha);
-    let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows).at(z);
-    let values = constraint_values(
-        air,
-        &ood.trace_z,
-        &ood.trace_zw,
-        &periodic,
-        statement.public_inputs,
-    );
-    let expected = composition.combine_at(&info, &values, z, log_rows);
-    if expected != recombine_quotient(&ood.quotient_z, z, log_rows) {
+    if !ood_identity_holds(air, &info, &composition, ood, statement.public_inputs, z) {
         return Err(VerifierError::OodMismatch { segment });
     }
     absorb_ood(&mut transcript, ood);
@@ -149,21 +139,6 @@ fn verify_with_transcript<A: Air>(
     verify_queries(&fri, &positions, &values, &q.fri)
         .map_err(|source| VerifierError::Fri { segment, source })?;
     Ok(transcript)
-}
-
-/// Q(z) = Σ_j z^(j·n)·Q_j(z), with Q_j(z) rebuilt from its three coordinate columns.
-fn recombine_quotient(quotient_z: &[Ext3], z: Ext3, log_rows: usize) -> Ext3 {
-    let z_n = z.pow(1 << log_rows);
-    quotient_z
-        .chunks_exact(Ext3::DEGREE)
-        .rev()
-        .fold(Ext3::ZERO, |acc, coords| {
-            let chunk = coords
-                .iter()
-                .enumerate()
-                .fold(Ext3::ZERO, |s, (c, &v)| s + Ext3::basis(c) * v);
-            acc * z_n + chunk
-        })
 }
 
 /// Rejects a proof whose parts do not have the sizes the shape fixes, before any algebra.
@@ -260,6 +235,7 @@ mod tests {
             &params,
             &CpuBackend::new(),
             &mut PhaseTimes::default(),
+            true,
         )
         .unwrap();
         let verifier_state = verify_with_transcript(&air, &proof, &segment, &params).unwrap();
