@@ -3,20 +3,21 @@
 //! An AIR's constraints are written over [`Algebra`](ballast_air::Algebra), so the same
 //! `eval` runs on packed Goldilocks values: lane i of every value belongs to point i of the
 //! group. The constraint values, sorted by domain, are then multiplied by their powers of α
-//! (each split into base-field coordinates: three packed products) and summed, and the
+//! (each split into base-field coordinates) and summed exactly in
+//! [`ProductSum`](ballast_field::packed::avx2::ProductSum)s, reduced once per domain, and the
 //! domains combined with their zerofiers, lane by lane in the registers. Field arithmetic is exact, so Q
 //! is the scalar path's to the bit. The functions carry `#[target_feature]`, and the AIR's
 //! `eval` is inlined into them, so its arithmetic compiles to the packed instructions.
 
 /// One body for both instruction sets.
 macro_rules! lanes {
-    ($isa:ident, $packed:path, $feature:literal) => {
+    ($isa:ident, $feature:literal) => {
         #[cfg(target_arch = "x86_64")]
         pub(crate) mod $isa {
             use ballast_air::lanes::$isa::gather;
             use ballast_air::{Air, ConstraintBuilder, Domain, Frame};
             use ballast_field::{Ext3, Felt};
-            use $packed as Packed;
+            use ballast_field::packed::$isa::{Halves, Packed, ProductSum};
 
             use crate::quotient::Task;
 
@@ -37,20 +38,23 @@ macro_rules! lanes {
                 }
             }
 
-            /// Σ_i coeffs_i·values_i, the coefficients' three coordinates each a packed
-            /// product.
+            /// Σ_i coeffs_i·values_i, coordinate by coordinate: products of the values with
+            /// each coordinate of their coefficient, summed exactly and reduced once.
             #[inline]
             #[target_feature(enable = $feature)]
             fn fold(coeffs: &[Ext3], values: &[Packed]) -> PackedExt {
-                let zero = Packed::splat(Felt::ZERO);
-                let mut sum = [zero; 3];
+                let mut sums = [ProductSum::zero(); 3];
                 for (c, &v) in coeffs.iter().zip(values) {
-                    let [a0, a1, a2] = c.coeffs();
-                    sum[0] = sum[0].add(v.mul(Packed::splat(a0)));
-                    sum[1] = sum[1].add(v.mul(Packed::splat(a1)));
-                    sum[2] = sum[2].add(v.mul(Packed::splat(a2)));
+                    let v = Halves::of(v);
+                    for (sum, a) in sums.iter_mut().zip(c.coeffs()) {
+                        sum.add(Halves::splat(a), v);
+                    }
                 }
-                sum
+                [
+                    Packed::load(&sums[0].sum()),
+                    Packed::load(&sums[1].sum()),
+                    Packed::load(&sums[2].sum()),
+                ]
             }
 
             /// The task's quotient values; `chunk.len()` is a multiple of the lane count.
@@ -113,5 +117,5 @@ macro_rules! lanes {
     };
 }
 
-lanes!(avx2, ballast_field::packed::avx2::Packed, "avx2");
-lanes!(avx512, ballast_field::packed::avx512::Packed, "avx512f");
+lanes!(avx2, "avx2");
+lanes!(avx512, "avx512f");
