@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The keccak-chain benchmark: one segment of 2^k rows (2^(k−5) Keccak-f permutations) per
+# The keccak-chain benchmark: one segment of 2^k rows (⌊2^k / 24⌋ Keccak-f permutations) per
 # run, no grinding, at blowup 2 / 219 queries and blowup 4 / 110 queries. For each size it
 # reports prove and verify time, proof bytes, peak RSS and permutations proven per second,
 # from whole `cli` processes (one run each: a benchmark, not a test).
@@ -17,7 +17,7 @@ results=$work/results.jsonl
 
 run() {
   local log_rows=$1 blowup=$2 queries=$3
-  local steps=$((1 << (log_rows - 5)))
+  local steps=$(((1 << log_rows) / 24))
   env -u _RJEM_MALLOC_CONF "$cli" prove --log-rows "$log_rows" --steps "$steps" --blowup "$blowup" \
     --queries "$queries" --pow-bits 0 --backend cpu -o "$work/p.bin" --report "$work/prove.json" >/dev/null
   "$cli" verify --min-security-bits 0 --report "$work/verify.json" "$work/p.bin" >/dev/null

@@ -92,14 +92,14 @@ const WORKLOADS_HELP: &str = "\
 Workloads:
   keccak-chain (default)  h₀ = --seed, h_{i+1} = Keccak-256(h_i) (Ethereum's Keccak-256), proven
                           for --steps steps; public: h₀, n and h_n. Each segment of 2^--log-rows
-                          rows proves 2^(log-rows − 5) steps (32 rows per Keccak-f permutation);
-                          the default is 4 segments of 2^14 rows (2,048 steps).
+                          rows proves ⌊2^log-rows / 24⌋ steps (24 rows per Keccak-f permutation,
+                          682 at 2^14); the default is 2,048 steps in segments of 2^14 rows.
   fibonacci               --sequences independent Fibonacci sequences over Goldilocks, sequence
                           j starting at (j, j + 1), for --segments segments of 2^--log-rows rows.
 
 Examples:
   cli prove                                         the embedded keccak-chain statement
-  cli prove --steps 10000 --log-rows 14             10,000 hashes in segments of 512
+  cli prove --steps 10000 --log-rows 14             10,000 hashes in segments of 682
   cli prove --seed <64 hex digits> --segments 8
   cli prove --workload fibonacci --sequences 16 --log-rows 19 --segments 4
 

@@ -16,8 +16,8 @@ macro_rules! lanes {
         pub(crate) mod $isa {
             use ballast_air::lanes::$isa::gather;
             use ballast_air::{Air, ConstraintBuilder, Domain, Frame};
-            use ballast_field::{Ext3, Felt};
             use ballast_field::packed::$isa::{Halves, Packed, ProductSum};
+            use ballast_field::{Ext3, Felt};
 
             use crate::quotient::Task;
 

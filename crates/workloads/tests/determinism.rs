@@ -77,10 +77,10 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "26b8a3400133197d8755687a4c98c392c4739c984fd1f2c2ebfeb6e026973325"
+        "a757171660086148ef5d23a1e33fb10ef01be8aa7160b42c649b90ecea62a8bd"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "e052b07fa6dff88e56c295bffbd88a3cd90beb8b3e4e1a7eb7b23f75fcadbb93"
+        "64556f000ad63433d08a452a5e9438f191edf06a201cd9c21c31968d776a1c25"
     );
 }

@@ -1,8 +1,8 @@
-//! The Keccak-f\[1600\] AIR: one round per row, 32 rows per permutation.
+//! The Keccak-f\[1600\] AIR: one round per row, 24 rows per permutation.
 //!
-//! Rows 0..24 of a 32-row block compute the 24 rounds; rows 24..32 carry the result to the
-//! block's end, where it chains into the next block's input. Every row holds, for the state
-//! A entering it (two 32-bit limbs per lane):
+//! Row i of a 24-row block computes round i; the block's last row hands the result to the
+//! next block's first. Every row holds, for the state A entering it (two 32-bit limbs per
+//! lane):
 //!
 //! | columns | count | holds |
 //! |---|---|---|
@@ -13,29 +13,33 @@
 //! | `O` | 50 | the round's output ι(χ(π(ρ(A')))), limbs |
 //! | `ι` | 7 | χ's output bits of lane (0, 0) at the 7 positions ι can flip |
 //! | `live`, `count` | 2 | whether the block is one of the segment's steps; steps so far |
+//! | `R` | 24 | the round flags: R_i = 1 on the rows computing round i, 0 elsewhere |
 //!
 //! With D[x][z] = C[x−1][z] ⊕ C[x+1][z−1], θ is A' = A ⊕ D; the constraints check that A's
 //! limbs are the bits A' ⊕ D, that C' = C ⊕ D, and that C' is the parity of A' (so C is the
 //! parity of A). ρ and π only move bits, so χ reads A' directly, and O's limbs must be χ's
-//! bits (degree 3) with ι's round constant, a periodic column, applied through the 7 helper
-//! bits. Every constraint has degree ≤ 3, so the quotient has two chunks.
+//! bits (degree 3) with ι's round constant applied through the 7 helper bits; the constant's
+//! bits are Σ_i RC_i·R_i, linear in the flags. Every constraint has degree ≤ 3, so the
+//! quotient has two chunks.
 //!
-//! Blocks are live (a step of the chain) or dead (the segment's last steps are done): a live
-//! block's next row takes O on round rows and copies A otherwise; a dead block copies A
-//! throughout, so the last row always holds the last live block's output. At a block's end
-//! the next live block starts from the padded digest: lanes 0..4 carried, the others the
-//! Keccak-256 padding. Public inputs: the segment's first digest (8 limbs), its last digest
-//! (8 limbs) and its number of steps.
+//! The flags are fixed without periodic columns (24 does not divide a power of two): the
+//! first row holds R = e_0 and each row's flags are the previous row's rotated by one, so
+//! row j holds e_(j mod 24) and the last row of a block is the one with R_23 = 1.
+//!
+//! Blocks are live (a step of the chain) or dead (the segment's steps are done): in a live
+//! block the next row takes O; a dead block copies A throughout, so the last row (always in
+//! a dead block: 2^k rows are never a multiple of 24) holds the last live block's output.
+//! At a block's end the next live block starts from the padded digest: lanes 0..4 carried,
+//! the others the Keccak-256 padding. Public inputs: the segment's first digest (8 limbs),
+//! its last digest (8 limbs) and its number of steps.
 
-use ballast_air::{Air, Algebra, ConstraintBuilder, Frame, PeriodicColumn};
+use ballast_air::{Air, Algebra, ConstraintBuilder, Frame};
 use ballast_field::Felt;
 
 use super::permutation::{IOTA_BITS, PADDING, ROUND_CONSTANTS, ROUNDS, lane, pi_source};
 
-/// Rows per permutation.
-pub const BLOCK_ROWS: usize = 32;
-/// log2 of [`BLOCK_ROWS`].
-pub const LOG_BLOCK_ROWS: usize = 5;
+/// Rows per permutation: one per round.
+pub const BLOCK_ROWS: usize = ROUNDS;
 
 pub(crate) const A: usize = 0;
 pub(crate) const C: usize = A + 50;
@@ -45,16 +49,12 @@ pub(crate) const O: usize = A_PRIME + 1600;
 pub(crate) const IOTA: usize = O + 50;
 pub(crate) const LIVE: usize = IOTA + IOTA_BITS.len();
 pub(crate) const COUNT: usize = LIVE + 1;
+pub(crate) const FLAGS: usize = COUNT + 1;
 /// Columns of the table.
-pub const WIDTH: usize = COUNT + 1;
+pub const WIDTH: usize = FLAGS + ROUNDS;
 
 /// Public inputs: first digest limbs, last digest limbs, steps.
 pub(crate) const NUM_PUBLIC_INPUTS: usize = 17;
-
-/// Periodic columns: the 7 ι bits of the row's round constant, then the round-row and
-/// block-end selectors.
-const PERIODIC_ROUND: usize = IOTA_BITS.len();
-const PERIODIC_BLOCK_END: usize = PERIODIC_ROUND + 1;
 
 pub(crate) const fn a_limb(lane: usize, half: usize) -> usize {
     A + 2 * lane + half
@@ -105,7 +105,7 @@ fn xor<E: Algebra>(a: E, b: E) -> E {
 
 impl Air for KeccakChainAir {
     fn id(&self) -> &str {
-        "ballast/keccak-chain/v1"
+        "ballast/keccak-chain/v2"
     }
 
     fn width(&self) -> usize {
@@ -120,27 +120,13 @@ impl Air for KeccakChainAir {
         NUM_PUBLIC_INPUTS
     }
 
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
-        let bit = |f: &dyn Fn(usize) -> bool| PeriodicColumn {
-            values: (0..BLOCK_ROWS)
-                .map(|r| if f(r) { Felt::ONE } else { Felt::ZERO })
-                .collect(),
-        };
-        let mut columns: Vec<PeriodicColumn> = IOTA_BITS
-            .iter()
-            .map(|&z| bit(&|r| r < ROUNDS && (ROUND_CONSTANTS[r] >> z) & 1 == 1))
-            .collect();
-        columns.push(bit(&|r| r < ROUNDS));
-        columns.push(bit(&|r| r == BLOCK_ROWS - 1));
-        columns
-    }
-
     #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let one = B::Expr::from(Felt::ONE);
         let two = one + one;
         let four = two + two;
-        let (cur, next, periodic, public) = (f.current, f.next, f.periodic, f.public_inputs);
+        let (cur, next, public) = (f.current, f.next, f.public_inputs);
+        let flags = &cur[FLAGS..FLAGS + ROUNDS];
 
         // Bits are bits.
         for &v in &cur[C..O] {
@@ -205,7 +191,14 @@ impl Air for KeccakChainAir {
             if l == 0 {
                 chi_lane_0 = bits;
                 for (j, &z) in IOTA_BITS.iter().enumerate() {
-                    let (h, rc) = (cur[IOTA + j], periodic[j]);
+                    // Bit z of the row's round constant: Σ over the rounds that set it.
+                    let mut rc = zero;
+                    for (r, &flag) in flags.iter().enumerate() {
+                        if (ROUND_CONSTANTS[r] >> z) & 1 == 1 {
+                            rc += flag;
+                        }
+                    }
+                    let h = cur[IOTA + j];
                     let hr = h * rc;
                     bits[z] = h + rc - hr - hr;
                 }
@@ -224,17 +217,20 @@ impl Air for KeccakChainAir {
         let (live, next_live) = (cur[LIVE], next[LIVE]);
         b.every_row(live * live - live);
 
-        // The next row: a live block's rounds take O, everything else copies, and a block's
-        // end hands the next live block its padded input.
-        let round = periodic[PERIODIC_ROUND];
-        let block_end = periodic[PERIODIC_BLOCK_END];
+        // The flags rotate: row j + 1 holds row j's flags moved by one round.
+        for r in 0..ROUNDS {
+            b.transition(next[FLAGS + (r + 1) % ROUNDS] - flags[r]);
+        }
+        // The next row: a live block takes O, a dead one copies A, and a block's end hands
+        // the next live block its padded input (O's digest lanes and the padding).
+        let block_end = flags[ROUNDS - 1];
         for l in 0..25 {
             for half in 0..2 {
                 let (a, o) = (cur[a_limb(l, half)], cur[o_limb(l, half)]);
-                let mut expected = a + live * round * (o - a);
+                let mut expected = a + live * (o - a);
                 if l >= 4 {
                     let pad = B::Expr::from(Felt::new(limb_of(PADDING[l], half)));
-                    expected += block_end * next_live * (pad - a);
+                    expected += block_end * next_live * (pad - o);
                 }
                 b.transition(next[a_limb(l, half)] - expected);
             }
@@ -256,6 +252,10 @@ impl Air for KeccakChainAir {
         }
         b.first_row(live - one);
         b.first_row(cur[COUNT] - one);
+        b.first_row(flags[0] - one);
+        for &flag in &flags[1..] {
+            b.first_row(flag);
+        }
         // It ends at its last digest after its number of steps.
         for i in 0..8 {
             b.last_row(cur[a_limb(i / 2, i % 2)] - public[8 + i]);

@@ -3,7 +3,7 @@
 //! Keccak-256 as Ethereum uses it (original Keccak padding, rate 136 bytes): a 32-byte
 //! message is one block, so each step is one Keccak-f\[1600\] permutation. The statement is
 //! (h₀, n, h_n). Uses: proofs of sequential work, and the hashing that dominates proving
-//! Ethereum data. A segment of 2^k rows proves up to 2^(k−5) steps ([`KeccakChainAir`]);
+//! Ethereum data. A segment of 2^k rows proves up to ⌊2^k / 24⌋ steps ([`KeccakChainAir`]);
 //! the last segment proves what is left.
 
 mod air;
@@ -19,17 +19,15 @@ use serde_json::{Map, Value};
 pub use air::{BLOCK_ROWS, KeccakChainAir, WIDTH};
 pub use permutation::keccak_f;
 
-use air::{
-    COUNT, IOTA, LIVE, LOG_BLOCK_ROWS, a_limb, a_prime_bit, c_bit, c_prime_bit, limb_of, o_limb,
-};
+use air::{COUNT, FLAGS, IOTA, LIVE, a_limb, a_prime_bit, c_bit, c_prime_bit, limb_of, o_limb};
 use permutation::{
     IOTA_BITS, ROUND_CONSTANTS, ROUNDS, absorb_digest, keccak256_of_digest, round, squeeze_digest,
 };
 
 use crate::registry::{Describe, thousands};
 
-/// The smallest segment: one permutation.
-const MIN_LOG_ROWS: usize = LOG_BLOCK_ROWS;
+/// The smallest segment: one permutation and the rows after it (2^5 ≥ 24 + 1).
+const MIN_LOG_ROWS: usize = 5;
 
 /// `steps` Keccak-256 applications from `seed`, in segments of 2^`log_rows` rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +43,7 @@ pub struct KeccakChain {
 impl KeccakChain {
     /// Steps (permutations) one segment holds.
     pub fn steps_per_segment(&self) -> u64 {
-        1u64 << (self.log_rows - LOG_BLOCK_ROWS)
+        (1u64 << self.log_rows) / BLOCK_ROWS as u64
     }
 
     /// Steps segment `segment` proves: a full segment, or what is left for the last one.
@@ -137,7 +135,9 @@ impl Workload for KeccakChain {
     }
 
     fn trace(&self, segment: usize, start: &[u8; 32], table: &mut RowBlocks) -> [u8; 32] {
-        let blocks = 1usize << (self.log_rows - LOG_BLOCK_ROWS);
+        // Every whole block of rows, and the partial one after them (2^k is never a multiple
+        // of 24), which is dead.
+        let blocks = (1usize << self.log_rows).div_ceil(BLOCK_ROWS);
         let live = self.segment_steps(segment) as usize;
         // Each block's input state: live blocks chain from the digest before them, dead
         // ones (after the segment's steps) hold the last live block's output.
@@ -155,7 +155,8 @@ impl Workload for KeccakChain {
                 inputs.push(last_output);
             }
         }
-        // One run of table blocks per permutation, written row by row.
+        // One run of table blocks per permutation (24 rows: three blocks of 8), the last run
+        // partial.
         table
             .par_block_runs_mut(BLOCK_ROWS / ballast_field::BLOCK_ROWS)
             .zip(inputs.par_iter())
@@ -181,17 +182,17 @@ fn digest_limbs(digest: &[u8; 32]) -> Vec<Felt> {
         .collect()
 }
 
-/// The 32 rows of one block: a live block runs the permutation on `input`; a dead one holds
-/// `input` (the last live output) on every row.
+/// The rows of one block (24, or fewer for the dead block that ends a segment): row r runs
+/// round r on the state entering it; a live block's state advances, a dead one holds `input`
+/// (the last live output) on every row.
 fn fill_block(out: &mut BlockRunMut<'_>, input: &[u64; 25], live: bool, count: u64) {
     let bit = |v: u64, z: usize| Felt::new((v >> z) & 1);
     let mut state = *input;
     // A table block's rows at a time, row-major, then written into the block front to back.
     let mut rows = vec![Felt::ZERO; ballast_field::BLOCK_ROWS * WIDTH];
-    for r in 0..BLOCK_ROWS {
+    for (r, &rc) in ROUND_CONSTANTS.iter().enumerate().take(out.rows()) {
         let k = r % ballast_field::BLOCK_ROWS;
         let row = &mut rows[k * WIDTH..(k + 1) * WIDTH];
-        let rc = ROUND_CONSTANTS.get(r).copied().unwrap_or(0);
         let step = round(&state, rc);
         for l in 0..25 {
             for half in 0..2 {
@@ -213,10 +214,13 @@ fn fill_block(out: &mut BlockRunMut<'_>, input: &[u64; 25], live: bool, count: u
         }
         row[LIVE] = Felt::new(u64::from(live));
         row[COUNT] = Felt::new(count);
+        for (i, flag) in row[FLAGS..FLAGS + ROUNDS].iter_mut().enumerate() {
+            *flag = Felt::new(u64::from(i == r));
+        }
         if k == ballast_field::BLOCK_ROWS - 1 {
             out.write_block(r / ballast_field::BLOCK_ROWS, &rows);
         }
-        if live && r < ROUNDS {
+        if live {
             state = step.output;
         }
     }

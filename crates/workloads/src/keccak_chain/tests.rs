@@ -22,7 +22,7 @@ fn constraints_have_degree_three_and_two_quotient_chunks() {
     assert_eq!(info.max_degree(), 3);
     assert_eq!(info.log_quotient_chunks, 1);
     let [every, transition, first, last] = info.counts();
-    assert_eq!((transition, first, last), (53, 52, 9));
+    assert_eq!((transition, first, last), (24 + 53, 52 + 24, 9));
     assert_eq!(every, 2240 + 320 + 320 + 50 + 50 + 7 + 1);
     assert!(
         info.constraints
@@ -38,7 +38,8 @@ proptest! {
         seed in any::<[u8; 32]>(),
         steps in 1u64..9,
     ) {
-        // 2^6 rows: two permutations per segment, so segments end full or half-empty.
+        // 2^6 rows: two permutations per segment (and 16 rows after them), so segments end
+        // full or half-empty.
         let w = KeccakChain { seed, steps, log_rows: 6 };
         let mut start = seed;
         for segment in 0..w.segments() {
@@ -68,7 +69,8 @@ fn refused(column: usize, row: usize, change: Felt) -> bool {
 
 #[test]
 fn every_kind_of_column_is_constrained() {
-    // Rows 3 (a round of the first block), 26 (its copy rows), 100 (a dead block).
+    // Rows 0, 3 and 23 (rounds of the first block, the last handing on to the second), 26
+    // and 31 (the second), 100 (a dead block) and 127 (the last row, in the partial block).
     let columns = [
         ("A", a_limb(7, 1)),
         ("C", c_bit(1, 6)),
@@ -79,9 +81,12 @@ fn every_kind_of_column_is_constrained() {
         ("iota", IOTA + 3),
         ("live", LIVE),
         ("count", COUNT),
+        ("flag 0", FLAGS),
+        ("flag 5", FLAGS + 5),
+        ("flag 23", FLAGS + 23),
     ];
     for (name, column) in columns {
-        for row in [0, 3, 26, 31, 100, 127] {
+        for row in [0, 3, 23, 26, 31, 100, 127] {
             assert!(
                 refused(column, row, Felt::ONE),
                 "{name} (column {column}) row {row}"
@@ -115,7 +120,9 @@ fn segments_split_the_steps() {
     assert!(chain(0, 6).validate().is_err());
     assert!(
         chain(1, 4).validate().is_err(),
-        "a segment holds at least one permutation"
+        "a segment holds at least one permutation and a row after it"
     );
+    assert_eq!(chain(1, 14).steps_per_segment(), 682);
+    assert_eq!(chain(1, 15).steps_per_segment(), 1365);
     assert_eq!(KeccakChain::decode(&w.encode()), Ok(w));
 }
