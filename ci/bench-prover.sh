@@ -13,7 +13,7 @@
 #                   RUSTFLAGS="-C target-cpu=native" into target/peers/plonky3
 #   --no-peer       ballast alone
 #   --keccak PERMS  Keccak-f permutation counts: ballast's keccak chain of that many steps in
-#                   one segment (2^k rows, 32 per step) against p3-keccak-air proving as many
+#                   one segment (2^k rows, 24 per step) against p3-keccak-air proving as many
 #                   permutations (24 rows each, padded to a power of two)
 #                   (default "512 1024 1365 2048")
 #   --fib SIZES     log2 rows of the 16-sequence Fibonacci statement, one segment
@@ -93,7 +93,7 @@ ballast() { # path workload size blowup queries
   if [[ $workload == fib ]]; then
     flags=(--workload fibonacci --sequences 16 --log-rows "$size" --segments 1)
   else
-    flags=(--steps "$size" --log-rows "$(log2 $((32 * size)))")
+    flags=(--steps "$size" --log-rows "$(log2 $((24 * size)))")
   fi
   env -u _RJEM_MALLOC_CONF -u MALLOC_CONF BALLAST_CPU="$path" "$cli" prove "${flags[@]}" \
     --blowup "$blowup" --queries "$queries" --pow-bits 0 --backend cpu --threads "$threads" \

@@ -90,7 +90,7 @@ print(f"{'total':<14} {cuda['prove_seconds']:>9.3f} {cpu['prove_seconds']:>9.3f}
 # included; the trace's dominate.
 s, blowup = cuda["statement"], cuda["params"]["blowup"]
 rows = (1 << s["log_rows"]) * blowup * s["segments"]
-width = 2373 if s["workload"] == "keccak-chain" else 2 * s["sequences"]
+width = 2353 if s["workload"] == "keccak-chain" else 2 * s["sequences"]
 lde_bytes = width * rows * 8
 t = cuda["phases_seconds"]["lde"] + cuda["phases_seconds"]["tree"]
 print(f"\nlde + tree on cuda: {lde_bytes / t / 1e9:.1f} GB/s of LDE output and "

@@ -81,6 +81,6 @@ fn golden_proof_digests() {
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "64556f000ad63433d08a452a5e9438f191edf06a201cd9c21c31968d776a1c25"
+        "21cc552c63cd800d273f2cb02ed44af02a97229dfca6cf22f69f8088af29d18f"
     );
 }

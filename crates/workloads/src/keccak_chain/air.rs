@@ -13,18 +13,21 @@
 //! | `O` | 50 | the round's output ι(χ(π(ρ(A')))), limbs |
 //! | `ι` | 7 | χ's output bits of lane (0, 0) at the 7 positions ι can flip |
 //! | `live`, `count` | 2 | whether the block is one of the segment's steps; steps so far |
-//! | `R` | 24 | the round flags: R_i = 1 on the rows computing round i, 0 elsewhere |
+//! | `T` | 3 | which third of its block the row is in (one-hot) |
+//! | `end` | 1 | whether the row is its block's last (round 23) |
 //!
 //! With D[x][z] = C[x−1][z] ⊕ C[x+1][z−1], θ is A' = A ⊕ D; the constraints check that A's
 //! limbs are the bits A' ⊕ D, that C' = C ⊕ D, and that C' is the parity of A' (so C is the
 //! parity of A). ρ and π only move bits, so χ reads A' directly, and O's limbs must be χ's
-//! bits (degree 3) with ι's round constant applied through the 7 helper bits; the constant's
-//! bits are Σ_i RC_i·R_i, linear in the flags. Every constraint has degree ≤ 3, so the
-//! quotient has two chunks.
+//! bits (degree 3) with ι's round constant applied through the 7 helper bits. Every
+//! constraint has degree ≤ 3, so the quotient has two chunks.
 //!
-//! The flags are fixed without periodic columns (24 does not divide a power of two): the
-//! first row holds R = e_0 and each row's flags are the previous row's rotated by one, so
-//! row j holds e_(j mod 24) and the last row of a block is the one with R_23 = 1.
+//! Which round a row computes: 24 does not divide a power of two, so no periodic column can
+//! say it, but blocks start at multiples of 8, so round r = 8·a + b has b = row mod 8
+//! (periodic, period 8) and a = the block's third, the one-hot `T`: the first row holds
+//! T = e_0 and T rotates after every row with b = 7 (a periodic selector), so row j holds
+//! T = e_((j div 8) mod 3). The round constant's bits are Σ_a T_a·Q_(a,j)(b), periodic
+//! columns Q of period 8 holding bit j of RC_(8a+b); `end` = T_2·[b = 7] marks round 23.
 //!
 //! Blocks are live (a step of the chain) or dead (the segment's steps are done): in a live
 //! block the next row takes O; a dead block copies A throughout, so the last row (always in
@@ -33,7 +36,7 @@
 //! the others the Keccak-256 padding. Public inputs: the segment's first digest (8 limbs),
 //! its last digest (8 limbs) and its number of steps.
 
-use ballast_air::{Air, Algebra, ConstraintBuilder, Frame};
+use ballast_air::{Air, Algebra, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::Felt;
 
 use super::permutation::{IOTA_BITS, PADDING, ROUND_CONSTANTS, ROUNDS, lane, pi_source};
@@ -49,9 +52,16 @@ pub(crate) const O: usize = A_PRIME + 1600;
 pub(crate) const IOTA: usize = O + 50;
 pub(crate) const LIVE: usize = IOTA + IOTA_BITS.len();
 pub(crate) const COUNT: usize = LIVE + 1;
-pub(crate) const FLAGS: usize = COUNT + 1;
+pub(crate) const THIRD: usize = COUNT + 1;
+pub(crate) const END: usize = THIRD + 3;
 /// Columns of the table.
-pub const WIDTH: usize = FLAGS + ROUNDS;
+pub const WIDTH: usize = END + 1;
+
+/// Rows per third of a block: the period of the periodic columns.
+const THIRD_ROWS: usize = ROUNDS / 3;
+/// Periodic columns: `Q_(a,j)` at `3·j + a` (bit `IOTA_BITS[j]` of round 8a + b's constant
+/// on rows with row mod 8 = b), then the selector of each third's last row.
+const PERIODIC_THIRD_END: usize = 3 * IOTA_BITS.len();
 
 /// Public inputs: first digest limbs, last digest limbs, steps.
 pub(crate) const NUM_PUBLIC_INPUTS: usize = 17;
@@ -120,13 +130,32 @@ impl Air for KeccakChainAir {
         NUM_PUBLIC_INPUTS
     }
 
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        let column = |f: &dyn Fn(usize) -> bool| PeriodicColumn {
+            values: (0..THIRD_ROWS)
+                .map(|b| if f(b) { Felt::ONE } else { Felt::ZERO })
+                .collect(),
+        };
+        let mut columns = Vec::with_capacity(PERIODIC_THIRD_END + 1);
+        for &z in &IOTA_BITS {
+            for a in 0..3 {
+                columns.push(column(&|b| {
+                    (ROUND_CONSTANTS[THIRD_ROWS * a + b] >> z) & 1 == 1
+                }));
+            }
+        }
+        columns.push(column(&|b| b == THIRD_ROWS - 1));
+        columns
+    }
+
     #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let one = B::Expr::from(Felt::ONE);
         let two = one + one;
         let four = two + two;
-        let (cur, next, public) = (f.current, f.next, f.public_inputs);
-        let flags = &cur[FLAGS..FLAGS + ROUNDS];
+        let (cur, next, periodic, public) = (f.current, f.next, f.periodic, f.public_inputs);
+        let third = &cur[THIRD..THIRD + 3];
+        let third_end = periodic[PERIODIC_THIRD_END];
 
         // Bits are bits.
         for &v in &cur[C..O] {
@@ -191,13 +220,9 @@ impl Air for KeccakChainAir {
             if l == 0 {
                 chi_lane_0 = bits;
                 for (j, &z) in IOTA_BITS.iter().enumerate() {
-                    // Bit z of the row's round constant: Σ over the rounds that set it.
-                    let mut rc = zero;
-                    for (r, &flag) in flags.iter().enumerate() {
-                        if (ROUND_CONSTANTS[r] >> z) & 1 == 1 {
-                            rc += flag;
-                        }
-                    }
+                    // Bit z of the row's round constant, through the row's third.
+                    let q = &periodic[3 * j..3 * j + 3];
+                    let rc = third[0] * q[0] + third[1] * q[1] + third[2] * q[2];
                     let h = cur[IOTA + j];
                     let hr = h * rc;
                     bits[z] = h + rc - hr - hr;
@@ -217,13 +242,15 @@ impl Air for KeccakChainAir {
         let (live, next_live) = (cur[LIVE], next[LIVE]);
         b.every_row(live * live - live);
 
-        // The flags rotate: row j + 1 holds row j's flags moved by one round.
-        for r in 0..ROUNDS {
-            b.transition(next[FLAGS + (r + 1) % ROUNDS] - flags[r]);
+        // The third moves on after each third's last row; `end` is the last third's last row.
+        for a in 0..3 {
+            let before = third[(a + 2) % 3];
+            b.transition(next[THIRD + a] - third[a] - third_end * (before - third[a]));
         }
+        let block_end = cur[END];
+        b.every_row(block_end - third[2] * third_end);
         // The next row: a live block takes O, a dead one copies A, and a block's end hands
         // the next live block its padded input (O's digest lanes and the padding).
-        let block_end = flags[ROUNDS - 1];
         for l in 0..25 {
             for half in 0..2 {
                 let (a, o) = (cur[a_limb(l, half)], cur[o_limb(l, half)]);
@@ -252,10 +279,9 @@ impl Air for KeccakChainAir {
         }
         b.first_row(live - one);
         b.first_row(cur[COUNT] - one);
-        b.first_row(flags[0] - one);
-        for &flag in &flags[1..] {
-            b.first_row(flag);
-        }
+        b.first_row(third[0] - one);
+        b.first_row(third[1]);
+        b.first_row(third[2]);
         // It ends at its last digest after its number of steps.
         for i in 0..8 {
             b.last_row(cur[a_limb(i / 2, i % 2)] - public[8 + i]);

@@ -19,7 +19,9 @@ use serde_json::{Map, Value};
 pub use air::{BLOCK_ROWS, KeccakChainAir, WIDTH};
 pub use permutation::keccak_f;
 
-use air::{COUNT, FLAGS, IOTA, LIVE, a_limb, a_prime_bit, c_bit, c_prime_bit, limb_of, o_limb};
+use air::{
+    COUNT, END, IOTA, LIVE, THIRD, a_limb, a_prime_bit, c_bit, c_prime_bit, limb_of, o_limb,
+};
 use permutation::{
     IOTA_BITS, ROUND_CONSTANTS, ROUNDS, absorb_digest, keccak256_of_digest, round, squeeze_digest,
 };
@@ -214,9 +216,10 @@ fn fill_block(out: &mut BlockRunMut<'_>, input: &[u64; 25], live: bool, count: u
         }
         row[LIVE] = Felt::new(u64::from(live));
         row[COUNT] = Felt::new(count);
-        for (i, flag) in row[FLAGS..FLAGS + ROUNDS].iter_mut().enumerate() {
-            *flag = Felt::new(u64::from(i == r));
+        for (a, slot) in row[THIRD..THIRD + 3].iter_mut().enumerate() {
+            *slot = Felt::new(u64::from(a == r / ballast_field::BLOCK_ROWS));
         }
+        row[END] = Felt::new(u64::from(r == ROUNDS - 1));
         if k == ballast_field::BLOCK_ROWS - 1 {
             out.write_block(r / ballast_field::BLOCK_ROWS, &rows);
         }

@@ -22,8 +22,8 @@ fn constraints_have_degree_three_and_two_quotient_chunks() {
     assert_eq!(info.max_degree(), 3);
     assert_eq!(info.log_quotient_chunks, 1);
     let [every, transition, first, last] = info.counts();
-    assert_eq!((transition, first, last), (24 + 53, 52 + 24, 9));
-    assert_eq!(every, 2240 + 320 + 320 + 50 + 50 + 7 + 1);
+    assert_eq!((transition, first, last), (3 + 53, 52 + 3, 9));
+    assert_eq!(every, 2240 + 320 + 320 + 50 + 50 + 7 + 1 + 1);
     assert!(
         info.constraints
             .iter()
@@ -81,9 +81,10 @@ fn every_kind_of_column_is_constrained() {
         ("iota", IOTA + 3),
         ("live", LIVE),
         ("count", COUNT),
-        ("flag 0", FLAGS),
-        ("flag 5", FLAGS + 5),
-        ("flag 23", FLAGS + 23),
+        ("third 0", THIRD),
+        ("third 1", THIRD + 1),
+        ("third 2", THIRD + 2),
+        ("end", END),
     ];
     for (name, column) in columns {
         for row in [0, 3, 23, 26, 31, 100, 127] {
