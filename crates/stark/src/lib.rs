@@ -14,6 +14,7 @@ mod proof;
 mod protocol;
 mod prover;
 mod quotient;
+mod security;
 mod statement;
 mod stats;
 #[cfg(test)]
@@ -35,6 +36,7 @@ pub use part::{Part, bundle, part_range, prove_part, verify_part};
 pub use proof::{QueryOpenings, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
 pub use prover::{prove, prove_unchecked};
+pub use security::{Analysis, Circuit, Regime, Round};
 pub use statement::{
     DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, Proof, VerifyPolicy,
     estimate_peak_bytes, prove_statement, verify_statement,

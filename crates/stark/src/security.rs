@@ -1,0 +1,555 @@
+//! The security a parameter set buys, round by round, in the regimes the field states it:
+//! provable in the unique-decoding regime (UDR) and up to the Johnson bound (JBR), and
+//! conjectured (ethSTARK).
+//!
+//! The provable rounds are soundcalc's (github.com/ethereum/soundcalc), formula for formula
+//! and in the same floating-point order, so that soundcalc, fed the TOML
+//! [`Circuit::soundcalc_toml`] writes, prints the same per-round bits (`docs/protocol.md` §6
+//! derives them and pins the agreement). With n trace rows, N = n/ρ LDE points, F = p³,
+//! B = 2W + C functions batched by DEEP, a_i the FRI rounds' arities, q queries, g grinding
+//! bits:
+//!
+//! - **UDR**: δ = (1 − ρ)/2 and ε(N') = (δN' + 1)/|F| (BCHKS25, Cor. 1.4), list size 1;
+//! - **JBR**: gap η, δ = 1 − √ρ − η, m = max(⌈√ρ/(2η)⌉, 3), list size L = 1/(2η√ρ) and
+//!   ε(N') = ((2(m + ½)^5 + 3(m + ½)δρ)·N'/(3ρ√ρ) + (m + ½)/√ρ)/|F| (BCHKS25, Thm 4.2); η is
+//!   chosen as √ρ/(2m) for the m in 3..=256 that maximises the total, and published with the
+//!   figure (soundcalc's `gap_to_radius`);
+//! - rounds: batching (B − 1)·ε(N); FRI round i (a_i − 1)·ε(N_i) on the domain after the
+//!   fold; the query phase q·(−log2(1 − δ)) + g bits; ALI L·K/|F| (K constraints); DEEP
+//!   L·(d(n + 1) + n − 1)/(|F| − n − N) (d the constraints' degree, two opening points).
+//!
+//! Every figure is also capped by Keccak-256's 128-bit collision resistance, reported as
+//! its own line.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::StarkParams;
+use crate::params::HASH_COLLISION_BITS;
+
+/// The points each committed polynomial is opened at: z and z·ω.
+const OPENING_POINTS: f64 = 2.0;
+/// The largest m the Johnson-bound gap is searched over.
+const MAX_JOHNSON_M: u32 = 256;
+
+/// How a security figure is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Regime {
+    /// Provable, up to the Johnson bound (the field's headline figure).
+    Jbr,
+    /// Provable, in the unique-decoding regime.
+    Udr,
+    /// The ethSTARK conjecture: each query is worth log2 of the blowup.
+    Conjectured,
+}
+
+impl Regime {
+    /// Every regime, the default first.
+    pub const ALL: [Regime; 3] = [Regime::Jbr, Regime::Udr, Regime::Conjectured];
+
+    /// The name flags and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Regime::Jbr => "jbr",
+            Regime::Udr => "udr",
+            Regime::Conjectured => "conjectured",
+        }
+    }
+}
+
+impl fmt::Display for Regime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Regime {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Regime::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("{s:?} is not a regime (jbr, udr, conjectured)"))
+    }
+}
+
+/// What the analysis reads of a statement: the shape of its segments and its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Circuit {
+    /// log2 of a segment's rows.
+    pub log_rows: usize,
+    /// Trace columns, W.
+    pub columns: usize,
+    /// Constraints, K.
+    pub constraints: usize,
+    /// The constraints' largest degree, d.
+    pub max_degree: usize,
+    /// Functions DEEP batches: 2W + C (each trace column at z and z·ω, each quotient
+    /// column at z).
+    pub batch_size: usize,
+    /// The soundness parameters.
+    pub params: StarkParams,
+}
+
+/// One round of the protocol and the bits it contributes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Round {
+    /// soundcalc's name for it: "batching", "commit round 1", …, "query phase", "ALI",
+    /// "DEEP"; for the conjectured figure, "query phase" and "field".
+    pub name: String,
+    /// −log2 of its error, unfloored.
+    pub bits: f64,
+}
+
+/// A regime's verdict on a circuit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// The regime.
+    pub regime: Regime,
+    /// Every round, in protocol order.
+    pub rounds: Vec<Round>,
+    /// The weakest round's bits, rounded down (0 for parameters the analysis does not cover).
+    pub total: u32,
+    /// The Johnson-bound m and the gap η (≈ √ρ/(2m)) the JBR figure uses, as given to
+    /// soundcalc (`gap_to_radius`).
+    pub johnson: Option<(u32, f64)>,
+}
+
+impl Analysis {
+    /// The round that binds: the one with the fewest bits.
+    pub fn binding(&self) -> Option<&Round> {
+        self.rounds.iter().min_by(|a, b| a.bits.total_cmp(&b.bits))
+    }
+
+    /// The total, capped by the hash's collision resistance.
+    pub fn capped(&self) -> u32 {
+        self.total.min(HASH_COLLISION_BITS)
+    }
+}
+
+/// |F_p^3| as soundcalc computes it: p converted to f64, cubed.
+fn field_size() -> f64 {
+    (0xFFFF_FFFF_0000_0001u64 as f64).powf(3.0)
+}
+
+fn bits(error: f64) -> f64 {
+    -error.log2()
+}
+
+impl Circuit {
+    /// The FRI rounds' folding factors, as soundcalc's `fri_folding_factors`.
+    pub fn fri_folding_factors(&self) -> Vec<usize> {
+        ballast_fri::round_arities(self.log_rows - self.params.log_final_poly_len)
+            .iter()
+            .map(|&log_arity| 1 << log_arity)
+            .collect()
+    }
+
+    /// The domain size FRI stops folding at, as soundcalc's `fri_early_stop_degree`.
+    pub fn fri_early_stop_degree(&self) -> usize {
+        1 << (self.params.log_final_poly_len + self.params.log_blowup)
+    }
+
+    /// The figure in `regime`; for JBR, with the best gap.
+    pub fn analyse(&self, regime: Regime) -> Analysis {
+        match regime {
+            Regime::Udr => self.provable(None),
+            Regime::Jbr => (3..=MAX_JOHNSON_M)
+                .map(|m| self.provable(Some(m)))
+                .max_by(|a, b| {
+                    let key = |x: &Analysis| (x.total, x.binding().map_or(0.0, |r| r.bits));
+                    let (ka, kb) = (key(a), key(b));
+                    ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+                })
+                .expect("a non-empty range of m"),
+            Regime::Conjectured => self.conjectured(),
+        }
+    }
+
+    /// The gap η soundcalc reads back as exactly `m`: √ρ/(2m), nudged up (relatively) by 10⁻⁹
+    /// so that its own float round trip does not land on m + 1.
+    fn johnson_gap(&self, m: u32) -> f64 {
+        let rho = 1.0 / 2f64.powi(self.params.log_blowup as i32);
+        rho.sqrt() / (2.0 * f64::from(m)) * (1.0 + 1e-9)
+    }
+
+    /// The provable rounds: UDR for `None`, JBR with m = `m`.
+    fn provable(&self, m: Option<u32>) -> Analysis {
+        let p = self.params;
+        let f = field_size();
+        let n = 2f64.powi(self.log_rows as i32);
+        let domain = n * 2f64.powi(p.log_blowup as i32);
+        let rho = 1.0 / 2f64.powi(p.log_blowup as i32);
+        let s = rho.sqrt();
+        let (delta, list, johnson, error): (f64, f64, _, Box<dyn Fn(f64) -> f64>) = match m {
+            None => {
+                let delta = (1.0 - rho) / 2.0;
+                (delta, 1.0, None, Box::new(move |d| (delta * d + 1.0) / f))
+            }
+            Some(m) => {
+                let gap = self.johnson_gap(m);
+                let delta = 1.0 - s - gap;
+                // soundcalc recomputes the gap from δ: keep its rounding.
+                let eta = 1.0 - s - delta;
+                let m = (s / (2.0 * eta)).ceil().max(3.0);
+                let mh = m + 0.5;
+                let list = 1.0 / (2.0 * eta * s);
+                let error = move |d: f64| {
+                    ((2.0 * mh.powf(5.0) + 3.0 * mh * (delta * rho)) * d / (3.0 * rho * s) + mh / s)
+                        / f
+                };
+                (delta, list, Some((m as u32, gap)), Box::new(error))
+            }
+        };
+        let mut rounds = vec![Round {
+            name: "batching".into(),
+            bits: bits(error(domain) * (self.batch_size as f64 - 1.0)),
+        }];
+        let mut folded = domain;
+        for (i, &arity) in self.fri_folding_factors().iter().enumerate() {
+            folded /= arity as f64;
+            rounds.push(Round {
+                name: format!("commit round {}", i + 1),
+                bits: bits(error(folded) * (arity as f64 - 1.0)),
+            });
+        }
+        rounds.push(Round {
+            name: "query phase".into(),
+            bits: p.num_queries as f64 * -(1.0 - delta).log2() + f64::from(p.pow_bits),
+        });
+        rounds.push(Round {
+            name: "ALI".into(),
+            bits: bits(list * self.constraints as f64 / f),
+        });
+        let d = self.max_degree as f64;
+        rounds.push(Round {
+            name: "DEEP".into(),
+            bits: bits(list * (d * (n + OPENING_POINTS - 1.0) + (n - 1.0)) / (f - n - domain)),
+        });
+        // The out-of-domain points must stay within the decoding radius.
+        let valid = n + OPENING_POINTS < (1.0 - delta) * domain;
+        let weakest = rounds.iter().map(|r| r.bits).fold(f64::INFINITY, f64::min);
+        Analysis {
+            regime: if m.is_some() {
+                Regime::Jbr
+            } else {
+                Regime::Udr
+            },
+            rounds,
+            total: if valid {
+                weakest.max(0.0).floor() as u32
+            } else {
+                0
+            },
+            johnson,
+        }
+    }
+
+    /// The ethSTARK conjecture: each query worth log2 of the blowup, plus grinding; the
+    /// challenges from F_p^3 err with probability about (2W + C)·N/|F| (DEEP's batching, the
+    /// largest).
+    fn conjectured(&self) -> Analysis {
+        let p = self.params;
+        let log_domain = (self.log_rows + p.log_blowup) as f64;
+        let rounds = vec![
+            Round {
+                name: "query phase".into(),
+                bits: (p.num_queries * p.log_blowup) as f64 + f64::from(p.pow_bits),
+            },
+            Round {
+                name: "field".into(),
+                bits: field_size().log2() - log_domain - (self.batch_size as f64).log2(),
+            },
+        ];
+        let weakest = rounds.iter().map(|r| r.bits).fold(f64::INFINITY, f64::min);
+        Analysis {
+            regime: Regime::Conjectured,
+            rounds,
+            total: weakest.max(0.0).floor() as u32,
+            johnson: None,
+        }
+    }
+
+    /// The fewest queries (at most `max_queries`) with which `regime`'s figure reaches
+    /// `target` bits, the other parameters unchanged; `None` if no count does.
+    pub fn min_queries(&self, target: u32, regime: Regime, max_queries: usize) -> Option<usize> {
+        let with = |q: usize| {
+            Circuit {
+                params: StarkParams {
+                    num_queries: q,
+                    ..self.params
+                },
+                ..*self
+            }
+            .analyse(regime)
+            .total
+        };
+        // The figure never falls as queries are added: search the smallest count that reaches
+        // the target.
+        if with(max_queries) < target {
+            return None;
+        }
+        let (mut low, mut high) = (1usize, max_queries);
+        while low < high {
+            let mid = (low + high) / 2;
+            if with(mid) >= target {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        Some(low)
+    }
+
+    /// soundcalc's description of this circuit (a `[zkevm]` table and one `[[circuits]]`),
+    /// with the gap the JBR figure uses, so that soundcalc recomputes ballast's figures.
+    pub fn soundcalc_toml(&self, name: &str) -> String {
+        let mut toml = String::from(
+            "[zkevm]\nname = \"ballast\"\nprotocol_family = \"FRI_STARK\"\n\
+             field = \"Goldilocks^3\"\nhash_size_bits = 256\n\n[[circuits]]\n",
+        );
+        toml.push_str(&format!("name = {name:?}\n"));
+        for (key, value) in self.soundcalc_fields() {
+            toml.push_str(&format!("{key} = {value}\n"));
+        }
+        toml
+    }
+
+    /// The circuit's keys in soundcalc's form, values written as TOML (and JSON) literals.
+    pub fn soundcalc_fields(&self) -> Vec<(&'static str, String)> {
+        let p = self.params;
+        let list = |v: Vec<usize>| {
+            let items: Vec<String> = v.iter().map(ToString::to_string).collect();
+            format!("[{}]", items.join(", "))
+        };
+        let mut fields = vec![
+            ("trace_length", (1usize << self.log_rows).to_string()),
+            ("rho", format!("{:?}", 1.0 / 2f64.powi(p.log_blowup as i32))),
+            ("air_max_degree", self.max_degree.to_string()),
+            ("num_columns", self.columns.to_string()),
+            ("num_constraints", self.constraints.to_string()),
+            ("opening_points", (OPENING_POINTS as usize).to_string()),
+            ("batch_size", self.batch_size.to_string()),
+            ("power_batching", "true".into()),
+            ("num_queries", p.num_queries.to_string()),
+            ("fri_folding_factors", list(self.fri_folding_factors())),
+            (
+                "fri_early_stop_degree",
+                self.fri_early_stop_degree().to_string(),
+            ),
+            ("grinding_query_phase", p.pow_bits.to_string()),
+        ];
+        if let Some((_, eta)) = self.analyse(Regime::Jbr).johnson {
+            // The shortest decimal that reads back as the same f64, as Python's repr does.
+            fields.push(("gap_to_radius", format!("{eta:?}")));
+        }
+        fields
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keccak chain's segment of 2^14 rows: 2,353 columns, 3,109 constraints of degree
+    /// 3, two quotient chunks (B = 2·2,353 + 6).
+    fn keccak(log_blowup: usize, num_queries: usize, pow_bits: u32) -> Circuit {
+        Circuit {
+            log_rows: 14,
+            columns: 2353,
+            constraints: 3109,
+            max_degree: 3,
+            batch_size: 2 * 2353 + 6,
+            params: StarkParams {
+                log_blowup,
+                num_queries,
+                pow_bits,
+                log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN,
+            },
+        }
+    }
+
+    fn fibonacci_2_19() -> Circuit {
+        // 16 sequences × 2^19 rows: 32 columns, 96 constraints of degree 1, one quotient chunk.
+        Circuit {
+            log_rows: 19,
+            columns: 32,
+            constraints: 96,
+            max_degree: 1,
+            batch_size: 2 * 32 + 3,
+            params: StarkParams::lambda_vm_bench(),
+        }
+    }
+
+    /// soundcalc's per-round bits (batching, the FRI rounds, query phase, ALI, DEEP) and
+    /// total, UDR then JBR, for the TOML [`Circuit::soundcalc_toml`] writes — computed once
+    /// with soundcalc at commit 809896fb8d3aba4fd8f657c781601e3ef2b968dd (2026-05-14) by
+    /// `zkVM.load_from_toml(path).get_circuits()[0].get_security_levels()`.
+    type Pin = (&'static [u32], u32, &'static [u32], u32);
+
+    const KECCAK_PINS: [((usize, usize, u32), Pin); 8] = [
+        (
+            (1, 84, 16),
+            (
+                &[166, 179, 182, 185, 188, 50, 180, 175],
+                50,
+                &[123, 136, 139, 142, 145, 57, 171, 166],
+                57,
+            ),
+        ),
+        (
+            (1, 219, 0),
+            (
+                &[166, 179, 182, 185, 188, 90, 180, 175],
+                90,
+                &[123, 136, 139, 142, 145, 108, 171, 166],
+                108,
+            ),
+        ),
+        (
+            (2, 128, 16),
+            (
+                &[165, 177, 180, 183, 186, 102, 180, 175],
+                102,
+                &[139, 151, 154, 157, 161, 139, 174, 169],
+                139,
+            ),
+        ),
+        (
+            (3, 80, 16),
+            (
+                &[163, 176, 179, 182, 185, 82, 180, 175],
+                82,
+                &[134, 146, 149, 152, 155, 134, 172, 168],
+                134,
+            ),
+        ),
+        (
+            (1, 231, 16),
+            (
+                &[166, 179, 182, 185, 188, 111, 180, 175],
+                111,
+                &[130, 142, 145, 148, 151, 129, 172, 168],
+                129,
+            ),
+        ),
+        (
+            (2, 114, 16),
+            (
+                &[165, 177, 180, 183, 186, 93, 180, 175],
+                93,
+                &[129, 141, 144, 147, 150, 129, 171, 167],
+                129,
+            ),
+        ),
+        (
+            (3, 76, 16),
+            (
+                &[163, 176, 179, 182, 185, 79, 180, 175],
+                79,
+                &[129, 141, 144, 147, 150, 129, 171, 167],
+                129,
+            ),
+        ),
+        (
+            (4, 57, 16),
+            (
+                &[162, 175, 178, 181, 184, 68, 180, 175],
+                68,
+                &[129, 141, 144, 147, 150, 129, 170, 166],
+                129,
+            ),
+        ),
+    ];
+
+    const FIBONACCI_PIN: Pin = (
+        &[167, 174, 177, 180, 183, 186, 189, 90, 185, 171],
+        90,
+        &[125, 131, 134, 137, 140, 143, 147, 108, 176, 163],
+        108,
+    );
+
+    fn check(what: &str, circuit: &Circuit, (udr, udr_total, jbr, jbr_total): Pin) {
+        for (regime, rounds, total) in
+            [(Regime::Udr, udr, udr_total), (Regime::Jbr, jbr, jbr_total)]
+        {
+            let got = circuit.analyse(regime);
+            let floors: Vec<u32> = got.rounds.iter().map(|r| r.bits.floor() as u32).collect();
+            assert_eq!(floors, rounds, "{what} {regime}: rounds");
+            assert_eq!(got.total, total, "{what} {regime}: total");
+        }
+    }
+
+    #[test]
+    fn figures_agree_with_soundcalc_round_by_round() {
+        for ((b, q, g), pin) in KECCAK_PINS {
+            check(
+                &format!("keccak 2^14 at {}/{q}/{g}", 1 << b),
+                &keccak(b, q, g),
+                pin,
+            );
+        }
+        check(
+            "fibonacci 16 × 2^19 at 2/219/0",
+            &fibonacci_2_19(),
+            FIBONACCI_PIN,
+        );
+    }
+
+    #[test]
+    fn the_toml_names_the_gap_the_figure_uses() {
+        let circuit = keccak(2, 114, 16);
+        let toml = circuit.soundcalc_toml("keccak");
+        let (m, eta) = circuit.analyse(Regime::Jbr).johnson.unwrap();
+        assert!(toml.contains(&format!("gap_to_radius = {eta:?}")), "{toml}");
+        assert!(
+            toml.contains("fri_folding_factors = [8, 8, 8, 4]"),
+            "{toml}"
+        );
+        assert!(toml.contains("fri_early_stop_degree = 32"), "{toml}");
+        assert!(toml.contains("batch_size = 4712"), "{toml}");
+        // soundcalc derives m = max(⌈√ρ/(2η)⌉, 3) from the gap: the same m.
+        let rho: f64 = 0.25;
+        let delta = 1.0 - rho.sqrt() - eta;
+        assert_eq!(
+            (rho.sqrt() / (2.0 * (1.0 - rho.sqrt() - delta))).ceil() as u32,
+            m
+        );
+    }
+
+    #[test]
+    fn queries_for_a_target_are_the_fewest_that_reach_it() {
+        let circuit = keccak(2, 1, 16);
+        for regime in Regime::ALL {
+            let q = circuit.min_queries(128, regime, 1024).unwrap();
+            let with = |q| {
+                Circuit {
+                    params: StarkParams {
+                        num_queries: q,
+                        ..circuit.params
+                    },
+                    ..circuit
+                }
+                .analyse(regime)
+                .total
+            };
+            assert!(with(q) >= 128 && with(q - 1) < 128, "{regime}: {q}");
+        }
+        assert_eq!(circuit.min_queries(200, Regime::Jbr, 1024), None);
+        assert_eq!(
+            circuit.min_queries(128, Regime::Conjectured, 1024),
+            Some(56)
+        );
+    }
+
+    #[test]
+    fn the_conjectured_figure_counts_queries_grinding_and_the_field() {
+        let got = keccak(1, 84, 16).analyse(Regime::Conjectured);
+        assert_eq!(got.rounds[0].bits, 100.0);
+        // log2 |F| − log2 N − log2 B = 192 − 15 − log2 4712.
+        assert!((got.rounds[1].bits - (192.0 - 15.0 - 4712f64.log2())).abs() < 1e-6);
+        assert_eq!((got.total, got.capped()), (100, 100));
+        assert_eq!(keccak(1, 219, 0).analyse(Regime::Conjectured).capped(), 128);
+    }
+}
