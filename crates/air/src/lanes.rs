@@ -2,8 +2,9 @@
 //! over [`Algebra`](crate::Algebra), so `eval` runs on packed values, lane i holding row i
 //! of the group. A group passes when every constraint that applies to a lane's row is zero
 //! there; a task with any failure is checked again row by row, which names the first one.
-//! [`gather`](avx2::gather) loads a column of several rows of a [`RowBlocks`]
-//! (ballast_field::RowBlocks) table into one register; the prover's composition uses it too.
+//! [`gather`](avx2::gather) loads a column of several rows of a
+//! [`RowBlocks`](ballast_field::RowBlocks) table into one register; the prover's composition
+//! uses it too.
 
 /// One body for both instruction sets.
 macro_rules! lanes {

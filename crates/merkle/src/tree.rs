@@ -54,7 +54,7 @@ impl MerkleTree {
 
     /// The tree whose leaf j is row j of `table`: [`hash_row`](crate::hash_row) of its
     /// elements in column order. Rows are hashed a block at a time, straight from the
-    /// block ([`hash_block_rows`]).
+    /// block (`hash_block_rows`).
     ///
     /// # Panics
     /// If the table's height is not a power of two.

@@ -170,7 +170,7 @@ pub enum ColumnForm {
 /// Splits a polynomial Q of degree < 2^`log_chunks`·n (n = 2^`log_n`), given by its
 /// evaluations on the coset g·H'' of size 2^`log_chunks`·n (natural order), into chunks Q_j
 /// of degree < n with Q(x) = Σ_j x^(j·n)·Q_j(x), each in the raw form
-/// [`LdePlan::extend_raw`] takes.
+/// ([`ColumnForm::Raw`]) [`LdePlan::extend_in_place`] takes.
 ///
 /// # Panics
 /// If `evals.len()` is not 2^(`log_n` + `log_chunks`).
