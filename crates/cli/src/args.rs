@@ -42,7 +42,7 @@ pub struct ProveArgs {
     /// fibonacci: independent sequences, two trace columns each [default: 16].
     #[arg(long)]
     pub sequences: Option<usize>,
-    /// log2 of the rows per segment [default: 14 for keccak-chain (512 steps per
+    /// log2 of the rows per segment [default: 14 for keccak-chain (682 steps per
     /// segment), 19 for fibonacci].
     #[arg(long)]
     pub log_rows: Option<usize>,
@@ -93,7 +93,7 @@ Workloads:
   keccak-chain (default)  h₀ = --seed, h_{i+1} = Keccak-256(h_i) (Ethereum's Keccak-256), proven
                           for --steps steps; public: h₀, n and h_n. Each segment of 2^--log-rows
                           rows proves ⌊2^log-rows / 24⌋ steps (24 rows per Keccak-f permutation,
-                          682 at 2^14); the default is 2,048 steps in segments of 2^14 rows.
+                          682 at 2^14); the default fills 4 segments of 2^14 rows (2,728 steps).
   fibonacci               --sequences independent Fibonacci sequences over Goldilocks, sequence
                           j starting at (j, j + 1), for --segments segments of 2^--log-rows rows.
 
