@@ -14,20 +14,78 @@ pub use sponge::ROUND_CONSTANTS;
 /// A Keccak-256 output.
 pub type Digest = [u8; 32];
 
-/// `Keccak-256(prefix ‖ bytes)`.
-pub fn keccak256(prefix: u8, bytes: &[u8]) -> Digest {
+/// What a hashed message is for, written as its first byte. Every message ballast hashes
+/// starts with the byte of its use and no two uses share one, so a message of one use is
+/// never a message of another: a Merkle node cannot be read as a transcript step, a leaf as
+/// a proof-of-work candidate, and so on (docs/protocol.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum HashDomain {
+    /// A Merkle leaf: a row of a table or a FRI coset.
+    MerkleLeaf = 0x00,
+    /// A Merkle inner node: two child digests.
+    MerkleNode = 0x01,
+    /// The transcript's initial state, from the protocol's domain separator.
+    TranscriptInit = 0x02,
+    /// A labelled message absorbed into the transcript.
+    TranscriptAbsorb = 0x03,
+    /// The transcript's state advanced for a challenge.
+    TranscriptSqueeze = 0x04,
+    /// The words a challenge is read from.
+    TranscriptStream = 0x05,
+    /// A proof-of-work candidate: the transcript state and a nonce.
+    ProofOfWork = 0x06,
+    /// A statement's digest: the workload's tag and encoding, and the outcome.
+    Statement = 0x07,
+}
+
+impl HashDomain {
+    /// Every domain.
+    pub const ALL: [HashDomain; 8] = [
+        HashDomain::MerkleLeaf,
+        HashDomain::MerkleNode,
+        HashDomain::TranscriptInit,
+        HashDomain::TranscriptAbsorb,
+        HashDomain::TranscriptSqueeze,
+        HashDomain::TranscriptStream,
+        HashDomain::ProofOfWork,
+        HashDomain::Statement,
+    ];
+
+    /// The byte a message of this domain starts with.
+    pub const fn byte(self) -> u8 {
+        self as u8
+    }
+}
+
+/// `Keccak-256(domain ‖ bytes)`.
+pub fn keccak256(domain: HashDomain, bytes: &[u8]) -> Digest {
+    keccak256_concat(domain, &[bytes])
+}
+
+/// `Keccak-256(domain ‖ parts[0] ‖ parts[1] ‖ …)`.
+pub fn keccak256_concat(domain: HashDomain, parts: &[&[u8]]) -> Digest {
     let mut hasher = Keccak256::new();
-    hasher.update([prefix]);
-    hasher.update(bytes);
+    hasher.update([domain.byte()]);
+    for part in parts {
+        hasher.update(part);
+    }
     hasher.finalize().into()
 }
 
-/// `out[i] = Keccak-256(prefix ‖ data[i·len .. (i + 1)·len])` for every `i`, with the
+/// `out[i] = Keccak-256(domain ‖ data[i·len .. (i + 1)·len])` for every `i`, with the
 /// given kernels; one thread (callers parallelise over chunks).
 ///
 /// # Panics
 /// If `data` is not `out.len()` messages of `len` bytes.
-pub fn keccak256_many(kernels: Kernels, prefix: u8, data: &[u8], len: usize, out: &mut [Digest]) {
+pub fn keccak256_many(
+    kernels: Kernels,
+    domain: HashDomain,
+    data: &[u8],
+    len: usize,
+    out: &mut [Digest],
+) {
+    let prefix = domain.byte();
     assert_eq!(
         data.len(),
         out.len() * len,
@@ -38,14 +96,14 @@ pub fn keccak256_many(kernels: Kernels, prefix: u8, data: &[u8], len: usize, out
         ballast_cpu::dispatch!(kernels, isa => isa::hash_many(prefix, data, len, out), _ => 0);
     // What no whole register group covered, one message at a time.
     for (i, digest) in out.iter_mut().enumerate().skip(done) {
-        *digest = keccak256(prefix, &data[i * len..(i + 1) * len]);
+        *digest = keccak256(domain, &data[i * len..(i + 1) * len]);
     }
 }
 
 /// Rows hashed together by [`keccak256_rows`]: a block of a row-blocked table.
 pub const BLOCK_ROWS: usize = 8;
 
-/// `out[k] = Keccak-256(prefix ‖ row k)` for the rows of one block of a table stored in
+/// `out[k] = Keccak-256(domain ‖ row k)` for the rows of one block of a table stored in
 /// blocks of [`BLOCK_ROWS`] rows: `block` holds `width` runs of eight words, run c being
 /// column c of rows 0..8, and a row's bytes are its words in little-endian order. On a SIMD
 /// path each word loads as a register of rows. Only the first `out.len()` rows are hashed
@@ -55,11 +113,12 @@ pub const BLOCK_ROWS: usize = 8;
 /// If `block` is not `width` runs of eight words or `out` holds more than eight digests.
 pub fn keccak256_rows(
     kernels: Kernels,
-    prefix: u8,
+    domain: HashDomain,
     block: &[u64],
     width: usize,
     out: &mut [Digest],
 ) {
+    let prefix = domain.byte();
     assert_eq!(
         block.len(),
         BLOCK_ROWS * width,
@@ -86,7 +145,7 @@ pub fn keccak256_rows(
                 .step_by(BLOCK_ROWS)
                 .flat_map(|w| w.to_le_bytes()),
         );
-        *digest = keccak256(prefix, &row);
+        *digest = keccak256(domain, &row);
     }
 }
 
@@ -109,12 +168,23 @@ mod tests {
         let mut one_byte = [0u8; 32];
         keccak256_many(
             Kernels::Scalar,
-            0xcc,
+            HashDomain::Statement,
             &[],
             0,
             std::slice::from_mut(&mut one_byte),
         );
-        assert_eq!(one_byte, Keccak256::digest([0xcc]).as_slice());
+        assert_eq!(one_byte, Keccak256::digest([0x07]).as_slice());
+    }
+
+    #[test]
+    fn domains_are_distinct_bytes() {
+        let bytes: std::collections::BTreeSet<u8> =
+            HashDomain::ALL.iter().map(|d| d.byte()).collect();
+        assert_eq!(bytes.len(), HashDomain::ALL.len());
+        assert_eq!(
+            keccak256_concat(HashDomain::TranscriptAbsorb, &[b"ab", b"c"]),
+            keccak256(HashDomain::TranscriptAbsorb, b"abc")
+        );
     }
 
     #[test]
@@ -126,15 +196,17 @@ mod tests {
         ];
         for kernels in Kernels::supported() {
             for len in lens {
-                // 19 messages: whole register groups plus a remainder on every path.
+                // 19 messages: whole register groups plus a remainder on every path, in every
+                // domain.
                 let count = 19;
+                let domain = HashDomain::ALL[len % HashDomain::ALL.len()];
                 let data: Vec<u8> = (0..count * len)
                     .map(|i| (i as u8).wrapping_mul(31) ^ (i >> 8) as u8)
                     .collect();
                 let mut got = vec![[0u8; 32]; count];
-                keccak256_many(kernels, 0x5a, &data, len, &mut got);
+                keccak256_many(kernels, domain, &data, len, &mut got);
                 for (i, digest) in got.iter().enumerate() {
-                    let mut message = vec![0x5a];
+                    let mut message = vec![domain.byte()];
                     message.extend_from_slice(&data[i * len..(i + 1) * len]);
                     let want: Digest = Keccak256::digest(&message).into();
                     assert_eq!(
@@ -159,9 +231,9 @@ mod tests {
             for kernels in Kernels::supported() {
                 for rows in [8usize, 5] {
                     let mut got = vec![[0u8; 32]; rows];
-                    keccak256_rows(kernels, 0x00, &block, width, &mut got);
+                    keccak256_rows(kernels, HashDomain::MerkleLeaf, &block, width, &mut got);
                     for (k, digest) in got.iter().enumerate() {
-                        let mut message = vec![0x00];
+                        let mut message = vec![HashDomain::MerkleLeaf.byte()];
                         for c in 0..width {
                             message.extend_from_slice(&block[8 * c + k].to_le_bytes());
                         }

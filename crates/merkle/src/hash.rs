@@ -3,14 +3,11 @@
 use ballast_cpu::Kernels;
 use ballast_field::Felt;
 pub use ballast_keccak::Digest;
-use ballast_keccak::{keccak256, keccak256_many, keccak256_rows};
+use ballast_keccak::{HashDomain, keccak256, keccak256_many, keccak256_rows};
 
-const LEAF_PREFIX: u8 = 0x00;
-const NODE_PREFIX: u8 = 0x01;
-
-/// `Keccak-256(0x00 ‖ bytes)`: the digest of a leaf.
+/// `Keccak-256(0x00 ‖ bytes)` ([`HashDomain::MerkleLeaf`]): the digest of a leaf.
 pub fn hash_leaf(bytes: &[u8]) -> Digest {
-    keccak256(LEAF_PREFIX, bytes)
+    keccak256(HashDomain::MerkleLeaf, bytes)
 }
 
 /// [`hash_leaf`] of each `leaf_len`-byte piece of `bytes`, into `out`, on the process's CPU
@@ -23,19 +20,31 @@ pub fn hash_leaves(bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
 }
 
 pub(crate) fn hash_leaves_on(kernels: Kernels, bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
-    keccak256_many(kernels, LEAF_PREFIX, bytes, leaf_len, out);
+    keccak256_many(kernels, HashDomain::MerkleLeaf, bytes, leaf_len, out);
 }
 
 /// [`hash_row`] of the first `out.len()` rows of a table block (`width` runs of
 /// [`BLOCK_ROWS`](ballast_field::BLOCK_ROWS) values, column after column), on the given
 /// kernels.
 pub(crate) fn hash_block_rows(kernels: Kernels, block: &[Felt], width: usize, out: &mut [Digest]) {
-    keccak256_rows(kernels, LEAF_PREFIX, Felt::slice_as_u64(block), width, out);
+    keccak256_rows(
+        kernels,
+        HashDomain::MerkleLeaf,
+        Felt::slice_as_u64(block),
+        width,
+        out,
+    );
 }
 
 /// [`compress`] of each pair of consecutive digests of `below`, into `out` (half as many).
 pub(crate) fn compress_pairs(kernels: Kernels, below: &[Digest], out: &mut [Digest]) {
-    keccak256_many(kernels, NODE_PREFIX, below.as_flattened(), 64, out);
+    keccak256_many(
+        kernels,
+        HashDomain::MerkleNode,
+        below.as_flattened(),
+        64,
+        out,
+    );
 }
 
 /// The leaf digest of a row: its elements' canonical little-endian encodings, concatenated.
@@ -44,12 +53,13 @@ pub fn hash_row(row: &[Felt]) -> Digest {
     hash_leaf(&bytes)
 }
 
-/// `Keccak-256(0x01 ‖ left ‖ right)`: the digest of an inner node.
+/// `Keccak-256(0x01 ‖ left ‖ right)` ([`HashDomain::MerkleNode`]): the digest of an inner
+/// node.
 pub fn compress(left: &Digest, right: &Digest) -> Digest {
     let mut pair = [0u8; 64];
     pair[..32].copy_from_slice(left);
     pair[32..].copy_from_slice(right);
-    keccak256(NODE_PREFIX, &pair)
+    keccak256(HashDomain::MerkleNode, &pair)
 }
 
 #[cfg(test)]
@@ -69,7 +79,7 @@ mod tests {
         );
         assert_eq!(
             hex(&compress(&[0; 32], &[0; 32])),
-            hex(&keccak256(1, &[0; 64]))
+            hex(&keccak256(HashDomain::MerkleNode, &[0; 64]))
         );
     }
 

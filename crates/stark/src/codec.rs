@@ -38,9 +38,8 @@ use std::ops::Range;
 
 use ballast_field::{Ext3, Felt};
 use ballast_fri::{FriLayerOpening, QueryPlan};
+use ballast_keccak::{HashDomain, keccak256};
 use ballast_merkle::{Digest, batch_opening_len};
-
-use sha3::{Digest as _, Keccak256};
 
 use crate::part::{check_part_range, max_part_len};
 use crate::proof::SegmentShape;
@@ -171,13 +170,13 @@ impl<W: Workload> Proof<W> {
         max_proof_len(&h.workload, &h.params).ok_or(ProofFormatError::TooLarge)
     }
 
-    /// Keccak-256 of the workload's tag and encoding and of the outcome: a short name for
-    /// exactly this statement, which `cli prove` prints and `cli verify --expect-statement`
-    /// checks.
+    /// Keccak-256 of the workload's tag and encoding and of the outcome
+    /// ([`HashDomain::Statement`]): a short name for exactly this statement, which
+    /// `cli prove` prints and `cli verify --expect-statement` checks.
     pub fn statement_digest(&self) -> [u8; 32] {
         let mut bytes = context(&self.workload);
         self.workload.encode_state(&self.end, &mut bytes);
-        Keccak256::digest(bytes).into()
+        keccak256(HashDomain::Statement, &bytes)
     }
 }
 

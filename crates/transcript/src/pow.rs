@@ -1,11 +1,10 @@
 //! Proof-of-work grinding with a canonical (smallest) nonce.
 
 use ballast_cpu::Kernels;
-use ballast_keccak::{keccak256, keccak256_many};
+use ballast_keccak::{HashDomain, keccak256, keccak256_many};
 use rayon::prelude::*;
 
 use crate::Transcript;
-use crate::transcript::tag;
 
 /// Nonces tried per parallel batch. Batches are searched in order and the first valid nonce
 /// of the first batch holding one is returned: always the smallest valid nonce.
@@ -22,13 +21,13 @@ fn meets(digest: &[u8; 32], bits: u32) -> bool {
 }
 
 impl Transcript {
-    /// True when `nonce` gives H(4 ‖ state ‖ nonce) at least `bits` leading zero bits
+    /// True when `nonce` gives H(0x06 ‖ state ‖ nonce) ([`HashDomain::ProofOfWork`]) at least `bits` leading zero bits
     /// (read as a big-endian 64-bit prefix). Does not change the transcript.
     pub fn check_pow(&self, bits: u32, nonce: u64) -> bool {
         let mut message = [0u8; MESSAGE];
         message[..32].copy_from_slice(&self.state);
         message[32..].copy_from_slice(&nonce.to_le_bytes());
-        meets(&keccak256(tag::POW, &message), bits)
+        meets(&keccak256(HashDomain::ProofOfWork, &message), bits)
     }
 
     /// The smallest nonce passing [`check_pow`](Self::check_pow), on the process's CPU path.
@@ -63,7 +62,13 @@ impl Transcript {
             messages.extend_from_slice(&nonce.to_le_bytes());
         }
         let mut digests = vec![[0u8; 32]; CHUNK as usize];
-        keccak256_many(kernels, tag::POW, &messages, MESSAGE, &mut digests);
+        keccak256_many(
+            kernels,
+            HashDomain::ProofOfWork,
+            &messages,
+            MESSAGE,
+            &mut digests,
+        );
         digests
             .iter()
             .position(|d| meets(d, bits))

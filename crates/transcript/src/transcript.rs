@@ -1,16 +1,7 @@
 //! Absorbing messages and squeezing challenges.
 
 use ballast_field::{Ext3, Felt};
-use sha3::{Digest as _, Keccak256};
-
-/// Tags separating the four uses of Keccak-256 in the transcript.
-pub(crate) mod tag {
-    pub const INIT: u8 = 0;
-    pub const ABSORB: u8 = 1;
-    pub const SQUEEZE: u8 = 2;
-    pub const STREAM: u8 = 3;
-    pub const POW: u8 = 4;
-}
+use ballast_keccak::{HashDomain, keccak256_concat};
 
 /// A Fiat–Shamir transcript with a Keccak-256 chaining state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,14 +10,14 @@ pub struct Transcript {
 }
 
 impl Transcript {
-    /// A transcript whose state is bound to `domain`, the protocol's domain separator.
+    /// A transcript whose state is bound to `domain`, the protocol's domain separator:
+    /// state = H(0x02 ‖ |domain| ‖ domain) ([`HashDomain::TranscriptInit`]).
     pub fn new(domain: &[u8]) -> Self {
-        let mut hasher = Keccak256::new();
-        hasher.update([tag::INIT]);
-        hasher.update((domain.len() as u64).to_le_bytes());
-        hasher.update(domain);
         Self {
-            state: hasher.finalize().into(),
+            state: keccak256_concat(
+                HashDomain::TranscriptInit,
+                &[&(domain.len() as u64).to_le_bytes(), domain],
+            ),
         }
     }
 
@@ -35,16 +26,19 @@ impl Transcript {
         self.state
     }
 
-    /// Absorbs `bytes` under `label`: state ← H(1 ‖ state ‖ |label| ‖ label ‖ |bytes| ‖ bytes).
+    /// Absorbs `bytes` under `label`:
+    /// state ← H(0x03 ‖ state ‖ |label| ‖ label ‖ |bytes| ‖ bytes) ([`HashDomain::TranscriptAbsorb`]).
     pub fn absorb(&mut self, label: &str, bytes: &[u8]) {
-        let mut hasher = Keccak256::new();
-        hasher.update([tag::ABSORB]);
-        hasher.update(self.state);
-        hasher.update((label.len() as u64).to_le_bytes());
-        hasher.update(label.as_bytes());
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
-        self.state = hasher.finalize().into();
+        self.state = keccak256_concat(
+            HashDomain::TranscriptAbsorb,
+            &[
+                &self.state,
+                &(label.len() as u64).to_le_bytes(),
+                label.as_bytes(),
+                &(bytes.len() as u64).to_le_bytes(),
+                bytes,
+            ],
+        );
     }
 
     /// Absorbs a `u64` in little-endian encoding.
@@ -64,14 +58,14 @@ impl Transcript {
         self.absorb(label, &bytes);
     }
 
-    /// Advances the state for a challenge named `label` and returns a stream of 64-bit words
-    /// derived from the new state.
+    /// Advances the state for a challenge named `label`, state ← H(0x04 ‖ state ‖ label)
+    /// ([`HashDomain::TranscriptSqueeze`]), and returns a stream of 64-bit words derived from
+    /// the new state.
     fn squeeze(&mut self, label: &str) -> WordStream {
-        let mut hasher = Keccak256::new();
-        hasher.update([tag::SQUEEZE]);
-        hasher.update(self.state);
-        hasher.update(label.as_bytes());
-        self.state = hasher.finalize().into();
+        self.state = keccak256_concat(
+            HashDomain::TranscriptSqueeze,
+            &[&self.state, label.as_bytes()],
+        );
         WordStream::new(self.state)
     }
 
@@ -103,7 +97,8 @@ impl Transcript {
     }
 }
 
-/// 64-bit words read from H(3 ‖ seed ‖ counter) for counter = 0, 1, 2, …
+/// 64-bit words read from H(0x05 ‖ seed ‖ counter) ([`HashDomain::TranscriptStream`]) for
+/// counter = 0, 1, 2, …
 struct WordStream {
     seed: [u8; 32],
     counter: u64,
@@ -123,11 +118,10 @@ impl WordStream {
 
     fn next_word(&mut self) -> u64 {
         if self.used == 4 {
-            let mut hasher = Keccak256::new();
-            hasher.update([tag::STREAM]);
-            hasher.update(self.seed);
-            hasher.update(self.counter.to_le_bytes());
-            self.block = hasher.finalize().into();
+            self.block = keccak256_concat(
+                HashDomain::TranscriptStream,
+                &[&self.seed, &self.counter.to_le_bytes()],
+            );
             self.counter += 1;
             self.used = 0;
         }

@@ -77,10 +77,10 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "a757171660086148ef5d23a1e33fb10ef01be8aa7160b42c649b90ecea62a8bd"
+        "26136ef0b996ef4e152ef98d926ddbdbb0406ba120308d5374644c8ade7f95bc"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "21cc552c63cd800d273f2cb02ed44af02a97229dfca6cf22f69f8088af29d18f"
+        "e40783da630f75941e6472d9806478f055ccc305724382a264550ca03e5de168"
     );
 }
