@@ -67,7 +67,7 @@ extern "C" __global__ void merkle_row_leaves(const u64* matrix, u64* leaves, u64
     store_digest(leaves + 4 * j, digest);
 }
 
-// Leaf r of a FRI layer in cosets of `arity` (commit_layer_cpu): Keccak(0x00 || evals[r] ||
+// Leaf r of a FRI layer in cosets of `arity` (commit_layer): Keccak(0x00 || evals[r] ||
 // evals[r + count] || ... || evals[r + (arity - 1) count]), each extension element 3
 // coordinates of 8 bytes little-endian. `evals` holds arity * count elements, 3 words each.
 extern "C" __global__ void merkle_fri_layer_leaves(const u64* evals, u64* leaves, u64 count,

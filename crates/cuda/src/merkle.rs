@@ -99,7 +99,7 @@ pub fn commit_rows<L: Launcher>(
 }
 
 /// A FRI layer's tree in cosets of 2^`log_arity`: with s = len/2^`log_arity`, leaf r hashes
-/// `evals[r]`, `evals[r + s]`, … (`ballast_fri::commit_layer_cpu`).
+/// `evals[r]`, `evals[r + s]`, … (`ballast_fri::commit_layer`).
 ///
 /// # Errors
 /// If the length is not a power of two of at least 2^`log_arity`, or the device fails.

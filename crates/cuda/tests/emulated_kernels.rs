@@ -276,7 +276,7 @@ fn row_trees_match_commit_rows() {
 }
 
 #[test]
-fn fri_layer_trees_match_commit_layer_cpu() {
+fn fri_layer_trees_match_commit_layer() {
     if let Some(emu) = emulator() {
         common::check_fri_layers(emu);
     }

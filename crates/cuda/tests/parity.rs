@@ -58,7 +58,7 @@ fn row_trees_match_commit_rows() {
 }
 
 #[test]
-fn fri_layer_trees_match_commit_layer_cpu() {
+fn fri_layer_trees_match_commit_layer() {
     if let Some(device) = device() {
         common::check_fri_layers(&device);
     }

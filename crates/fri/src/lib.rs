@@ -4,10 +4,11 @@ mod error;
 mod fold;
 mod plan;
 mod prover;
+mod steps;
 mod verifier;
 
 pub use error::FriError;
 pub use fold::{LOG_ARITY, fold_coset, fold_pair, layer_leaf, round_arities};
 pub use plan::{PlannedLayer, QueryPlan};
-pub use prover::{FriCommitment, commit, commit_layer_cpu};
+pub use prover::{FriCommitment, commit, commit_layer};
 pub use verifier::{FriLayerOpening, FriVerifierInput, verify_queries};

@@ -6,6 +6,7 @@ use ballast_ntt::{LdePlan, interpolate_coset};
 use ballast_transcript::Transcript;
 use rayon::prelude::*;
 
+use crate::steps::{absorb_final_poly, round_challenge};
 use crate::{FriError, FriLayerOpening, QueryPlan, fold_pair, round_arities};
 
 /// Leaves hashed per parallel task.
@@ -25,12 +26,13 @@ pub struct FriCommitment {
     final_poly: Vec<Ext3>,
 }
 
-/// Commits a layer on the CPU: with a = 2^`log_arity` and s = len/a, leaf r is
-/// [`layer_leaf`](crate::layer_leaf) of the values at positions r, r + s, …, r + (a − 1)·s.
+/// Commits a layer here, in this process (a backend may commit it elsewhere, to the same
+/// tree): with a = 2^`log_arity` and s = len/a, leaf r is [`layer_leaf`](crate::layer_leaf)
+/// of the values at positions r, r + s, …, r + (a − 1)·s.
 ///
 /// # Panics
 /// If `evals.len()` is not a power of two at least 2^`log_arity`.
-pub fn commit_layer_cpu(evals: &[Ext3], log_arity: usize) -> MerkleTree {
+pub fn commit_layer(evals: &[Ext3], log_arity: usize) -> MerkleTree {
     assert!(
         evals.len().is_power_of_two() && evals.len() >> log_arity >= 1,
         "a layer of {} values cannot be cut into cosets of 2^{log_arity}",
@@ -59,14 +61,14 @@ pub fn commit_layer_cpu(evals: &[Ext3], log_arity: usize) -> MerkleTree {
 /// Runs the commit phase on `evals`, the input's values on g·H_N in natural order.
 ///
 /// The N/2^`log_blowup` − 2^`log_final_poly_len` degree gap is closed by binary folds,
-/// grouped into rounds ([`round_arities`]). Each round commits its layer (`commit_layer`,
-/// leaf r = the coset of positions r + i·len/a, see [`commit_layer_cpu`]), absorbs the root,
+/// grouped into rounds ([`round_arities`]). Each round commits its layer (`commit_tree`,
+/// leaf r = the coset of positions r + i·len/a, see [`commit_layer`]), absorbs the root,
 /// draws β and folds a times over with β, β², β⁴, …. The final polynomial's coefficients are
 /// absorbed last.
 ///
 /// # Errors
 /// [`FriError::DegreeTooHigh`] when the input is not of degree < N/2^`log_blowup` (the
-/// statement was false), or the error `commit_layer` returns.
+/// statement was false), or the error `commit_tree` returns.
 ///
 /// # Panics
 /// If `evals.len()` is not a power of two at least 2^(`log_blowup` + `log_final_poly_len`).
@@ -75,7 +77,7 @@ pub fn commit<E: From<FriError>>(
     log_blowup: usize,
     log_final_poly_len: usize,
     transcript: &mut Transcript,
-    mut commit_layer: impl FnMut(&[Ext3], usize) -> Result<MerkleTree, E>,
+    mut commit_tree: impl FnMut(&[Ext3], usize) -> Result<MerkleTree, E>,
 ) -> Result<FriCommitment, E> {
     let final_domain = 1usize << (log_blowup + log_final_poly_len);
     assert!(
@@ -90,9 +92,8 @@ pub fn commit<E: From<FriError>>(
     let mut evals = evals;
     let mut layers = Vec::new();
     for log_arity in round_arities(folds) {
-        let tree = commit_layer(&evals, log_arity)?;
-        transcript.absorb("fri-layer-root", &tree.root());
-        let mut beta = transcript.challenge_ext("fri-fold");
+        let tree = commit_tree(&evals, log_arity)?;
+        let mut beta = round_challenge(transcript, &tree.root());
         let mut folded = fold_once(&evals, beta, &inv_two_x);
         for _ in 1..log_arity {
             inv_two_x = square_points(&inv_two_x);
@@ -113,7 +114,7 @@ pub fn commit<E: From<FriError>>(
         return Err(FriError::DegreeTooHigh { bound: final_len }.into());
     }
     coeffs.truncate(final_len);
-    transcript.absorb_ext("fri-final-poly", &coeffs);
+    absorb_final_poly(transcript, &coeffs);
     Ok(FriCommitment {
         log_domain,
         layers,

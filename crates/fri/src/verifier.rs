@@ -5,6 +5,7 @@ use ballast_merkle::{Digest, verify_batch};
 use ballast_ntt::{LdePlan, evaluate_poly};
 use ballast_transcript::Transcript;
 
+use crate::steps::{absorb_final_poly, round_challenge};
 use crate::{FriError, QueryPlan, fold_coset, layer_leaf, round_arities};
 
 /// What the queries reveal about one committed layer.
@@ -66,12 +67,9 @@ impl FriVerifierInput {
         )?;
         let betas = layer_roots
             .iter()
-            .map(|root| {
-                transcript.absorb("fri-layer-root", root);
-                transcript.challenge_ext("fri-fold")
-            })
+            .map(|root| round_challenge(transcript, root))
             .collect();
-        transcript.absorb_ext("fri-final-poly", &final_poly);
+        absorb_final_poly(transcript, &final_poly);
         Ok(Self {
             log_domain,
             log_arities,
@@ -184,7 +182,7 @@ fn expect(what: &'static str, expected: usize, got: usize) -> Result<(), FriErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{FriCommitment, commit, commit_layer_cpu};
+    use crate::{FriCommitment, commit, commit_layer};
 
     const LOG_BLOWUP: usize = 1;
     const LOG_FINAL: usize = 2;
@@ -203,7 +201,7 @@ mod tests {
     fn prove(evals: Vec<Ext3>) -> Result<(FriCommitment, Transcript), FriError> {
         let mut t = Transcript::new(b"fri-test");
         let c = commit(evals, LOG_BLOWUP, LOG_FINAL, &mut t, |e, log_arity| {
-            Ok::<_, FriError>(commit_layer_cpu(e, log_arity))
+            Ok::<_, FriError>(commit_layer(e, log_arity))
         })?;
         Ok((c, t))
     }

@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex};
 
 use ballast_field::{Ext3, RowBlocks};
-use ballast_fri::commit_layer_cpu;
+use ballast_fri::commit_layer;
 use ballast_merkle::MerkleTree;
 use ballast_ntt::{ColumnForm, LdePlan};
 
@@ -43,7 +43,7 @@ pub trait Backend: Sync {
     ) -> Result<MerkleTree, BackendError>;
 
     /// Commits a FRI layer in cosets of 2^`log_arity` values
-    /// ([`ballast_fri::commit_layer_cpu`]).
+    /// ([`ballast_fri::commit_layer`]).
     ///
     /// # Errors
     /// If the device fails.
@@ -104,6 +104,6 @@ impl Backend for CpuBackend {
         evals: &[Ext3],
         log_arity: usize,
     ) -> Result<MerkleTree, BackendError> {
-        Ok(commit_layer_cpu(evals, log_arity))
+        Ok(commit_layer(evals, log_arity))
     }
 }

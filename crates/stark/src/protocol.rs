@@ -1,8 +1,10 @@
-//! The steps prover and verifier must take identically: transcript binding, the
-//! out-of-domain point, and the constraint values at a point.
+//! The steps prover and verifier must take identically: every transcript step (each label
+//! is written here and nowhere else; FRI's rounds are `ballast-fri`'s), the out-of-domain
+//! point, and the constraint values at a point.
 
 use ballast_air::{Air, ConstraintBuilder, ConstraintInfo, Domain, Frame};
 use ballast_field::{Ext3, Felt};
+use ballast_merkle::Digest;
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
@@ -146,10 +148,22 @@ fn recombine_quotient(quotient_z: &[Ext3], z: Ext3, log_rows: usize) -> Ext3 {
         })
 }
 
-/// Draws the out-of-domain point z, redrawing while z or z·ω would fall in the trace domain
-/// H or the LDE coset g·H' (where a zerofier or a DEEP denominator vanishes). A draw is
-/// redrawn with probability below 2^-150.
-pub(crate) fn draw_ood_point(t: &mut Transcript, log_rows: usize, log_blowup: usize) -> Ext3 {
+/// Step 1: absorbs the trace root and draws α.
+pub(crate) fn draw_alpha(t: &mut Transcript, trace_root: &Digest) -> Ext3 {
+    t.absorb("trace-root", trace_root);
+    t.challenge_ext("alpha")
+}
+
+/// Step 2: absorbs the quotient root and draws the out-of-domain point z, redrawing while z
+/// or z·ω would fall in the trace domain H or the LDE coset g·H' (where a zerofier or a DEEP
+/// denominator vanishes). A draw is redrawn with probability below 2^-150.
+pub(crate) fn draw_ood_point(
+    t: &mut Transcript,
+    quotient_root: &Digest,
+    log_rows: usize,
+    log_blowup: usize,
+) -> Ext3 {
+    t.absorb("quotient-root", quotient_root);
     let n = 1u64 << log_rows;
     let lde_size = n << log_blowup;
     let shift_inv = Ext3::from(LdePlan::SHIFT.inverse());
@@ -163,20 +177,26 @@ pub(crate) fn draw_ood_point(t: &mut Transcript, log_rows: usize, log_blowup: us
     }
 }
 
-/// Draws `count` query positions in the LDE domain of 2^`log_lde` points and returns the
-/// distinct ones, increasing: a position drawn twice is opened once.
+/// Step 3: absorbs the out-of-domain claims and draws γ.
+pub(crate) fn draw_gamma(t: &mut Transcript, ood: &OodValues) -> Ext3 {
+    t.absorb_ext("ood-trace-z", &ood.trace_z);
+    t.absorb_ext("ood-trace-zw", &ood.trace_zw);
+    t.absorb_ext("ood-quotient-z", &ood.quotient_z);
+    t.challenge_ext("gamma")
+}
+
+/// Step 6, once the nonce is found or checked: absorbs the proof-of-work nonce.
+pub(crate) fn absorb_pow_nonce(t: &mut Transcript, nonce: u64) {
+    t.absorb_u64("pow-nonce", nonce);
+}
+
+/// Step 7: draws `count` query positions in the LDE domain of 2^`log_lde` points and returns
+/// the distinct ones, increasing: a position drawn twice is opened once.
 pub(crate) fn query_positions(t: &mut Transcript, count: usize, log_lde: usize) -> Vec<usize> {
     let mut positions = t.challenge_indices("queries", count, log_lde);
     positions.sort_unstable();
     positions.dedup();
     positions
-}
-
-/// Absorbs the out-of-domain claims (prover and verifier alike).
-pub(crate) fn absorb_ood(transcript: &mut Transcript, ood: &OodValues) {
-    transcript.absorb_ext("ood-trace-z", &ood.trace_z);
-    transcript.absorb_ext("ood-trace-zw", &ood.trace_zw);
-    transcript.absorb_ext("ood-quotient-z", &ood.quotient_z);
 }
 
 /// ω^(n−1), the trace domain's last point.

@@ -12,7 +12,10 @@ use crate::deep::DeepComposer;
 use crate::ood::{raw_at, trace_at};
 use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
-use crate::protocol::{absorb_ood, bind, draw_ood_point, ood_identity_holds, query_positions};
+use crate::protocol::{
+    absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
+    query_positions,
+};
 use crate::quotient::Composition;
 use crate::{
     OodValues, Phase, PhaseTimes, ProverError, QueryOpenings, SegmentProof, SegmentStatement,
@@ -100,10 +103,9 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let trace_tree =
         backend.extend_and_commit(table, ColumnForm::Evaluations, params.log_blowup, times)?;
     let lde: &RowBlocks = table;
-    transcript.absorb("trace-root", &trace_tree.root());
     // Soundness: a violated constraint vanishes from the α-combination for at most T + B
     // values of α: error ≤ (T + B)/|F| < 2^-170.
-    let alpha = transcript.challenge_ext("alpha");
+    let alpha = draw_alpha(&mut transcript, &trace_tree.root());
 
     // 2 ----- evaluate the composition, split it into chunks, commit them; draw z
     let composition = Composition::new(&info, alpha);
@@ -121,9 +123,13 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let mut quotient_lde = RowBlocks::from_columns(&quotient_raw);
     let quotient_tree =
         backend.extend_and_commit(&mut quotient_lde, ColumnForm::Raw, params.log_blowup, times)?;
-    transcript.absorb("quotient-root", &quotient_tree.root());
     // Soundness: a false out-of-domain identity holds for ≲ d·n values of z: < 2^-160.
-    let z = draw_ood_point(&mut transcript, log_rows, params.log_blowup);
+    let z = draw_ood_point(
+        &mut transcript,
+        &quotient_tree.root(),
+        log_rows,
+        params.log_blowup,
+    );
 
     // 3 ----- out-of-domain evaluations; draw γ
     let ood = times.time(Phase::OutOfDomain, || {
@@ -145,10 +151,9 @@ pub(crate) fn prove_with_transcript<A: Air>(
             Err(ProverError::OodIdentity)
         })?;
     }
-    absorb_ood(&mut transcript, &ood);
     // Soundness: batching 2W + C quotients with powers of γ keeps a far one far except for
     // ≲ (2W + C)·N/|F| values of γ: < 2^-150.
-    let gamma = transcript.challenge_ext("gamma");
+    let gamma = draw_gamma(&mut transcript, &ood);
 
     // 4 ----- DEEP composition over the LDE domain
     let deep = DeepComposer::new(&ood, z, log_rows, gamma);
@@ -172,7 +177,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
 
     // 6 ----- proof of work: the smallest valid nonce
     let pow_nonce = times.time(Phase::Grind, || transcript.grind(params.pow_bits));
-    transcript.absorb_u64("pow-nonce", pow_nonce);
+    absorb_pow_nonce(&mut transcript, pow_nonce);
 
     // 7 ----- draw query positions and open every commitment there (each query of a δ-far
     //         function passes with probability ≤ 1 − δ; a repeated position is opened once)

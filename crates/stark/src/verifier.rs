@@ -9,7 +9,10 @@ use ballast_transcript::Transcript;
 
 use crate::deep::DeepComposer;
 use crate::proof::SegmentShape;
-use crate::protocol::{absorb_ood, bind, draw_ood_point, ood_identity_holds, query_positions};
+use crate::protocol::{
+    absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
+    query_positions,
+};
 use crate::quotient::Composition;
 use crate::{SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy};
 
@@ -55,12 +58,15 @@ fn verify_with_transcript<A: Air>(
     let mut transcript = bind(air, &info, statement, params);
 
     // 1 ----- trace commitment; α
-    transcript.absorb("trace-root", &proof.trace_root);
-    let alpha = transcript.challenge_ext("alpha");
+    let alpha = draw_alpha(&mut transcript, &proof.trace_root);
 
     // 2 ----- quotient commitment; z
-    transcript.absorb("quotient-root", &proof.quotient_root);
-    let z = draw_ood_point(&mut transcript, log_rows, params.log_blowup);
+    let z = draw_ood_point(
+        &mut transcript,
+        &proof.quotient_root,
+        log_rows,
+        params.log_blowup,
+    );
 
     // 3 ----- out-of-domain claims must satisfy the constraints; γ
     let ood = &proof.ood;
@@ -68,8 +74,7 @@ fn verify_with_transcript<A: Air>(
     if !ood_identity_holds(air, &info, &composition, ood, statement.public_inputs, z) {
         return Err(VerifierError::OodMismatch { segment });
     }
-    absorb_ood(&mut transcript, ood);
-    let gamma = transcript.challenge_ext("gamma");
+    let gamma = draw_gamma(&mut transcript, ood);
 
     // 4 ----- DEEP composition coefficients
     let deep = DeepComposer::new(ood, z, log_rows, gamma);
@@ -90,7 +95,7 @@ fn verify_with_transcript<A: Air>(
     if !transcript.check_pow(params.pow_bits, proof.pow_nonce) {
         return Err(VerifierError::ProofOfWork { segment });
     }
-    transcript.absorb_u64("pow-nonce", proof.pow_nonce);
+    absorb_pow_nonce(&mut transcript, proof.pow_nonce);
 
     // 7 ----- queries: row openings, DEEP values at the positions, FRI layer openings
     let q = &proof.queries;
@@ -323,8 +328,7 @@ mod tests {
         // The attacker replays the honest transcript up to α.
         let info = ConstraintInfo::of(&honest).unwrap();
         let mut t = bind(&honest, &info, &segment, &params);
-        t.absorb("trace-root", &proof.trace_root);
-        let alpha = t.challenge_ext("alpha");
+        let alpha = crate::protocol::draw_alpha(&mut t, &proof.trace_root);
         let powers = alpha.powers(info.constraints.len());
         let last: Vec<Ext3> = info
             .constraints

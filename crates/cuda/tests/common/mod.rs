@@ -6,7 +6,7 @@ use ballast_cuda::{
     upload_matrix,
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_fri::commit_layer_cpu;
+use ballast_fri::commit_layer;
 use ballast_merkle::MerkleTree;
 use ballast_ntt::LdePlan;
 use ballast_stark::{Backend, CpuBackend, PhaseTimes, StarkParams, Workload, prove_statement};
@@ -155,7 +155,7 @@ pub fn check_row_trees<L: Launcher>(launcher: &L) {
     }
 }
 
-/// FRI layer trees equal [`commit_layer_cpu`], for every arity up to a whole layer.
+/// FRI layer trees equal [`commit_layer`], for every arity up to a whole layer.
 pub fn check_fri_layers<L: Launcher>(launcher: &L) {
     for (log_len, log_arity) in [(1, 1), (2, 1), (5, 3), (10, 2), (13, 3), (15, 3), (4, 4)] {
         let coords = sample(3 << log_len, log_len as u64);
@@ -166,7 +166,7 @@ pub fn check_fri_layers<L: Launcher>(launcher: &L) {
         let got = commit_fri_layer(launcher, &evals, log_arity).unwrap();
         assert_same_tree(
             &got,
-            &commit_layer_cpu(&evals, log_arity),
+            &commit_layer(&evals, log_arity),
             &format!("FRI layer of 2^{log_len} in cosets of 2^{log_arity}"),
         );
     }
