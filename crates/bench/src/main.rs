@@ -48,7 +48,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(err) => return usage_error(&err),
+        Err(err) => return ballast_usage::usage_error("ballast-bench", &err),
     };
     let report = match &cli.command {
         Command::Abba(args) => abba::run(args),
@@ -70,40 +70,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Help and version go to stdout as clap renders them; a usage error is one line on stderr
-/// (`ballast-bench: ` and the first line of clap's message) and exit code 2.
-fn usage_error(err: &clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    match err.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = err.print();
-            ExitCode::SUCCESS
-        }
-        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = err.print();
-            ExitCode::from(2)
-        }
-        _ => {
-            eprintln!("ballast-bench: {}", usage_line(err));
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// The first line of clap's rendering of `err`, without its `error: ` prefix (and with the
-/// next line when the first ends in a colon: what is missing is named there).
-fn usage_line(err: &clap::Error) -> String {
-    let rendered = err.to_string();
-    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
-    let mut first = lines.next().unwrap_or_default().to_owned();
-    if first.ends_with(':')
-        && let Some(next) = lines.next()
-    {
-        first = format!("{first} {next}");
-    }
-    first.trim_start_matches("error: ").to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory as _;
@@ -115,7 +81,7 @@ mod tests {
         let err =
             Cli::try_parse_from(["ballast-bench", "growth", "--cmd", "x", "--points", "1,,2"])
                 .unwrap_err();
-        let line = usage_line(&err);
+        let line = ballast_usage::usage_line(&err);
         assert!(line.starts_with("invalid value '' for '--points"), "{line}");
         assert!(!line.contains('\n'));
     }
@@ -142,7 +108,7 @@ mod tests {
         assert!(abba(&max).is_ok() && policy(&max).is_ok());
         for err in [abba(&over).unwrap_err(), policy(&over).unwrap_err()] {
             assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
-            let line = usage_line(&err);
+            let line = ballast_usage::usage_line(&err);
             assert!(
                 line.contains(&format!("{over} is not in 1..={max}")),
                 "{line}"

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     output::remove_temporaries_on_interrupt();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
-        Err(err) => return usage_error(&err),
+        Err(err) => return ballast_usage::usage_error("cli", &err),
     };
     if std::env::var_os("RUST_LOG").is_some() {
         tracing_subscriber::fmt()
@@ -65,33 +65,4 @@ fn main() -> ExitCode {
         eprintln!("cli: {err:#}");
         ExitCode::from(2)
     })
-}
-
-/// Help and version go to stdout as clap renders them; a usage error is one line on stderr
-/// and exit code 2.
-fn usage_error(err: &clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    match err.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = err.print();
-            ExitCode::SUCCESS
-        }
-        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = err.print();
-            ExitCode::from(2)
-        }
-        _ => {
-            let rendered = err.to_string();
-            let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
-            let mut first = lines.next().unwrap_or_default().to_owned();
-            // "the following required arguments were not provided:" names them below.
-            if first.ends_with(':')
-                && let Some(next) = lines.next()
-            {
-                first = format!("{first} {next}");
-            }
-            eprintln!("cli: {}", first.trim_start_matches("error: "));
-            ExitCode::from(2)
-        }
-    }
 }
