@@ -22,8 +22,11 @@ pub enum Domain {
 }
 
 impl Domain {
+    /// How many domains there are.
+    pub const COUNT: usize = 4;
+
     /// Every domain, in the order the prover and verifier combine them.
-    pub const ALL: [Domain; 4] = [
+    pub const ALL: [Domain; Domain::COUNT] = [
         Domain::EveryRow,
         Domain::Transition,
         Domain::FirstRow,

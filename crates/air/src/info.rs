@@ -137,8 +137,8 @@ impl ConstraintInfo {
     }
 
     /// How many constraints each domain has, in [`Domain::ALL`] order.
-    pub fn counts(&self) -> [usize; 4] {
-        let mut counts = [0; 4];
+    pub fn counts(&self) -> [usize; Domain::COUNT] {
+        let mut counts = [0; Domain::COUNT];
         for &(domain, _) in &self.constraints {
             counts[domain.index()] += 1;
         }

@@ -22,7 +22,7 @@ macro_rules! lanes {
             const LANES: usize = Packed::LANES;
 
             /// Which lanes hold a non-zero value, per domain.
-            struct Nonzero([u8; 4]);
+            struct Nonzero([u8; Domain::COUNT]);
 
             impl ConstraintBuilder for Nonzero {
                 type Expr = Packed;
@@ -69,7 +69,7 @@ macro_rules! lanes {
                         periodic: &periodic_row,
                         public_inputs: &public,
                     };
-                    let mut nonzero = Nonzero([0; 4]);
+                    let mut nonzero = Nonzero([0; Domain::COUNT]);
                     air.eval(&frame, &mut nonzero);
                     let [every, transition, first_row, last_row] = nonzero.0;
                     for k in 0..LANES {

@@ -27,7 +27,7 @@ macro_rules! lanes {
             type PackedExt = [Packed; 3];
 
             /// The builder at a register of points: constraint values sorted by domain.
-            struct Values([Vec<Packed>; 4]);
+            struct Values([Vec<Packed>; Domain::COUNT]);
 
             impl ConstraintBuilder for Values {
                 type Expr = Packed;

@@ -25,13 +25,13 @@ const POINTS_PER_TASK: usize = 1 << 9;
 
 /// The powers of α of each domain's constraints, in assertion order.
 pub(crate) struct Composition {
-    pub(crate) coeffs: [Vec<Ext3>; 4],
+    pub(crate) coeffs: [Vec<Ext3>; Domain::COUNT],
 }
 
 impl Composition {
     /// Assigns α^i to constraint i.
     pub(crate) fn new(info: &ConstraintInfo, alpha: Ext3) -> Self {
-        let mut coeffs: [Vec<Ext3>; 4] = Default::default();
+        let mut coeffs: [Vec<Ext3>; Domain::COUNT] = Default::default();
         for (&(domain, _), power) in info
             .constraints
             .iter()
@@ -120,8 +120,8 @@ impl Composition {
         z: Ext3,
         log_rows: usize,
     ) -> Ext3 {
-        let mut sums = [Ext3::ZERO; 4];
-        let mut used = [0usize; 4];
+        let mut sums = [Ext3::ZERO; Domain::COUNT];
+        let mut used = [0usize; Domain::COUNT];
         for (&(domain, _), &value) in info.constraints.iter().zip(values) {
             let d = domain.index();
             sums[d] += self.coeffs[d][used[d]] * value;
@@ -237,17 +237,17 @@ impl<A: Air> Task<'_, A> {
 /// The prover's builder at one point: each constraint's value times its power of α, summed
 /// per domain as it is asserted.
 struct Folder<'a> {
-    coeffs: &'a [Vec<Ext3>; 4],
-    used: [usize; 4],
-    sums: [Ext3; 4],
+    coeffs: &'a [Vec<Ext3>; Domain::COUNT],
+    used: [usize; Domain::COUNT],
+    sums: [Ext3; Domain::COUNT],
 }
 
 impl<'a> Folder<'a> {
-    fn new(coeffs: &'a [Vec<Ext3>; 4]) -> Self {
+    fn new(coeffs: &'a [Vec<Ext3>; Domain::COUNT]) -> Self {
         Self {
             coeffs,
-            used: [0; 4],
-            sums: [Ext3::ZERO; 4],
+            used: [0; Domain::COUNT],
+            sums: [Ext3::ZERO; Domain::COUNT],
         }
     }
 }
