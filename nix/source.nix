@@ -1,5 +1,6 @@
 # The source tree that builds and checks see, as a fileset: exactly what cargo
-# and the checks read, so editing docs or Nix files rebuilds nothing.
+# and the checks read, so editing docs (but docs/protocol.md, whose layout table
+# a test reads) or Nix files rebuilds nothing.
 {
   lib,
   craneLib,
@@ -26,6 +27,8 @@ in {
           ../ci
           # CUDA kernels read at compile time: *.cu and the committed *.ptx.
           (lib.fileset.maybeMissing ../crates/cuda/kernels)
+          # The proof-format table a test of ballast-stark compares with the code.
+          ../docs/protocol.md
         ]
         # Committed fixtures of each crate's tests (golden proofs and such).
         ++ map (name: lib.fileset.maybeMissing (../crates + "/${name}/tests/fixtures")) crateDirs))

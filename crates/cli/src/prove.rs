@@ -8,10 +8,10 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use ballast_cuda::{CudaBackend, CudaError};
 use ballast_stark::{
-    Backend, CpuBackend, ParamsError, Part, PhaseTimes, Proof, StarkParams, Workload,
-    estimate_peak_bytes, part_range, prove_part, prove_statement,
+    Backend, CpuBackend, ParamsError, PhaseTimes, StarkParams, Workload, estimate_peak_bytes,
+    part_range, prove_part,
 };
-use ballast_workloads::{AnyPart, AnyProof, Describe, Fibonacci, KeccakChain};
+use ballast_workloads::{AnyProof, Describe, Fibonacci, KeccakChain, thousands};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -34,7 +34,7 @@ const INDEX_VARIABLES: [&str; 2] = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID
 #[derive(Serialize)]
 struct ProveReport {
     command: &'static str,
-    /// The statement; for a part, the computation alone (its outcome is not known yet).
+    /// The statement; for a part, the computation alone (its outcome is not known there).
     statement: serde_json::Value,
     /// For a part: which segments it covers, and which of --parts it is.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -182,15 +182,11 @@ fn fibonacci(args: &ProveArgs) -> Result<Fibonacci> {
     Ok(w)
 }
 
-fn prove<W: Workload + Describe>(
+fn prove<W: Describe + Send + 'static>(
     args: &ProveArgs,
     workload: &W,
     part: Option<PartChoice>,
-) -> Result<()>
-where
-    AnyProof: From<Proof<W>>,
-    AnyPart: From<Part<W>>,
-{
+) -> Result<()> {
     let params = params(args, workload.log_rows())?;
     params.validate(workload.log_rows()).map_err(flag_error)?;
     let range = match part {
@@ -234,8 +230,8 @@ where
     let mut times = PhaseTimes::default();
     let started = Instant::now();
     let on_segment = &mut |done: usize| progress.set_position(done as u64);
-    let proven = if part.is_some() {
-        let part = prove_part(
+    let proven: Box<dyn AnyProof> = Box::new(
+        prove_part(
             workload,
             &params,
             range,
@@ -243,13 +239,8 @@ where
             &mut times,
             on_segment,
         )
-        .context("proving failed")?;
-        Proven::Part(AnyPart::from(part))
-    } else {
-        let proof = prove_statement(workload, &params, &*chosen.backend, &mut times, on_segment)
-            .context("proving failed")?;
-        Proven::Proof(AnyProof::from(proof))
-    };
+        .context("proving failed")?,
+    );
     let prove_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
 
@@ -259,22 +250,13 @@ where
     let used = usage();
     let report = ProveReport {
         command: "prove",
-        statement: match &proven {
-            Proven::Proof(p) => p.statement_json(),
-            Proven::Part(p) => p.computation_json(),
-        },
-        part: match (&proven, part) {
-            (Proven::Part(p), Some(choice)) => Some(PartReport {
-                range: PartJson::new(p),
-                index: choice.index,
-                parts: choice.parts,
-            }),
-            _ => None,
-        },
-        params: match &proven {
-            Proven::Proof(p) => ParamsJson::of_proof(p),
-            Proven::Part(p) => ParamsJson::of_part(p),
-        },
+        statement: proven.json(),
+        part: part.map(|choice| PartReport {
+            range: PartJson::new(&*proven),
+            index: choice.index,
+            parts: choice.parts,
+        }),
+        params: ParamsJson::of(&*proven),
         backend: chosen.backend.name(),
         device: chosen.device,
         threads: rayon::current_num_threads(),
@@ -298,22 +280,7 @@ where
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(path, &json)?;
     }
-    print(&human_summary(&report, &proven, &times))
-}
-
-/// What `cli prove` proved: the whole statement, or a part of it.
-enum Proven {
-    Proof(AnyProof),
-    Part(AnyPart),
-}
-
-impl Proven {
-    fn to_bytes(&self) -> Vec<u8> {
-        match self {
-            Self::Proof(p) => p.to_bytes(),
-            Self::Part(p) => p.to_bytes(),
-        }
-    }
+    print(&human_summary(&report, &*proven, &times))
 }
 
 /// The backend the proof runs on, and the GPU's name when it is CUDA.
@@ -418,15 +385,10 @@ fn progress_bar(segments: usize) -> ProgressBar {
     bar
 }
 
-fn human_summary(r: &ProveReport, proven: &Proven, times: &PhaseTimes) -> String {
+fn human_summary(r: &ProveReport, proven: &dyn AnyProof, times: &PhaseTimes) -> String {
     let mut out = String::new();
-    match proven {
-        Proven::Proof(p) => out.push_str(&summary::statement(p)),
-        Proven::Part(p) => {
-            let index_of = r.part.as_ref().map(|c| (c.index, c.parts));
-            out.push_str(&summary::part(p, index_of));
-        }
-    }
+    let index_of = r.part.as_ref().map(|c| (c.index, c.parts));
+    out.push_str(&summary::covered(proven, index_of));
     let _ = writeln!(out, "parameters: {}", summary::params(&r.params));
     let device = r
         .device
@@ -455,7 +417,7 @@ fn human_summary(r: &ProveReport, proven: &Proven, times: &PhaseTimes) -> String
         "resources:  peak heap {}, peak RSS {}, {} minor page faults, user {:.2} s, system {:.2} s",
         human_bytes(r.peak_heap_bytes),
         human_bytes(r.peak_rss_bytes),
-        summary::thousands(r.minor_faults),
+        thousands(r.minor_faults),
         r.user_seconds,
         r.system_seconds
     );

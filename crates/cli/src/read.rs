@@ -1,85 +1,81 @@
-//! Reading proof and part files, never past what their headers allow.
+//! Reading proof files: the length a header states is judged before the rest is read, and
+//! the file must hold exactly that many bytes.
 
 use std::fs::File;
 use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use ballast_stark::ProofFormatError;
-use ballast_workloads::{AnyPart, AnyProof, MAX_HEADER_LEN};
+use ballast_stark::{ProofFormatError, peek};
+use ballast_workloads::{AnyProof, MAX_HEADER_LEN, decode, max_len};
 
-/// A decoded file: a whole proof, or a part of one.
-pub enum Decoded {
-    /// A proof of a whole statement.
-    Proof(AnyProof),
-    /// A part (`cli prove --parts`).
-    Part(AnyPart),
-}
+/// A proof read from a file and its size in bytes, or why it is refused.
+pub type Read = Result<(Box<dyn AnyProof>, usize), String>;
 
-/// Why a readable proof or part file is not a valid one.
-pub struct Invalid {
-    /// Whether the file is a part (by its magic).
-    pub is_part: bool,
-    /// What is wrong with it.
-    pub reason: String,
-}
-
-/// Reads and decodes a proof or part. The header alone bounds the file's size, so a header
-/// that allows more than `max_bytes`, or a file larger than its header allows, is refused
-/// before the rest is loaded. `Err` for unreadable input (I/O, not a ballast proof or part,
-/// another format version); `Ok(Err(_))` for a malformed one; otherwise the file and its
-/// size.
-pub fn read(path: &Path, max_bytes: u64) -> Result<Result<(Decoded, usize), Invalid>> {
+/// Reads and decodes a proof, whole or part. Its header is read first: a stated length above
+/// `max_bytes`, or above what the header allows, is refused before anything else is read;
+/// then exactly the stated length is read, and a file of another length is refused. `Err`
+/// for unreadable input (I/O, not a ballast proof, another format version, an unknown
+/// workload); `Ok(Err(reason))` for a malformed or refused proof; otherwise the proof and
+/// its size.
+pub fn read(path: &Path, max_bytes: u64) -> Result<Read> {
     let cannot_read = || format!("cannot read {}", path.display());
     let mut file = File::open(path).with_context(cannot_read)?;
-    let size = file.metadata().with_context(cannot_read)?.len();
     let mut bytes = Vec::new();
     (&mut file)
         .take(MAX_HEADER_LEN as u64)
         .read_to_end(&mut bytes)
         .with_context(cannot_read)?;
-    let is_part = AnyPart::is_part(&bytes);
-    let max_len = if is_part {
-        AnyPart::max_len(&bytes)
-    } else {
-        AnyProof::max_len(&bytes)
-    };
-    let decoded = match max_len {
-        Ok(max) if max > max_bytes => {
-            return Ok(Err(Invalid {
-                is_part,
-                reason: format!(
-                    "its header allows {max} bytes, more than --max-proof-bytes {max_bytes}"
-                ),
-            }));
+    let length = match peek(&bytes).and_then(|prefix| Ok((prefix, max_len(&bytes)?))) {
+        Err(e) => return refused(path, e),
+        Ok((prefix, _)) if prefix.length > max_bytes => {
+            return Ok(Err(format!(
+                "its header states {} bytes, more than --max-proof-bytes {max_bytes}",
+                prefix.length
+            )));
         }
-        Ok(max) if size > max => Err(ProofFormatError::TooLong { max, got: size }),
-        Ok(max) => {
-            // Never read past the bound, even if the file grows after the size check.
-            let rest = max.saturating_add(1).saturating_sub(bytes.len() as u64);
-            (&mut file)
-                .take(rest)
-                .read_to_end(&mut bytes)
-                .with_context(cannot_read)?;
-            if is_part {
-                AnyPart::from_bytes(&bytes).map(Decoded::Part)
-            } else {
-                AnyProof::from_bytes(&bytes).map(Decoded::Proof)
-            }
+        Ok((prefix, max)) if prefix.length > max => {
+            let e = ProofFormatError::TooLong {
+                max,
+                stated: prefix.length,
+            };
+            return Ok(Err(e.to_string()));
         }
-        Err(e) => Err(e),
+        Ok((prefix, _)) => prefix.length,
     };
-    match decoded {
-        // Not a ballast file this build can read: unreadable input, not an invalid proof.
-        Err(
-            e @ (ProofFormatError::BadMagic
-            | ProofFormatError::UnsupportedVersion { .. }
-            | ProofFormatError::UnknownWorkload(_)),
-        ) => Err(anyhow::anyhow!("{}: {e}", path.display())),
-        Err(e) => Ok(Err(Invalid {
-            is_part,
-            reason: e.to_string(),
-        })),
-        Ok(decoded) => Ok(Ok((decoded, bytes.len()))),
+    // Exactly `length` bytes: never more, even if the file grows while it is read.
+    let rest = length.saturating_sub(bytes.len() as u64);
+    (&mut file)
+        .take(rest)
+        .read_to_end(&mut bytes)
+        .with_context(cannot_read)?;
+    let more = file.read(&mut [0u8; 1]).with_context(cannot_read)?;
+    if bytes.len() as u64 != length || more > 0 {
+        let got = if more > 0 {
+            file.metadata()
+                .map_or(0, |m| m.len())
+                .max(bytes.len() as u64 + 1)
+        } else {
+            bytes.len() as u64
+        };
+        let e = ProofFormatError::StatedLength {
+            stated: length,
+            got,
+        };
+        return Ok(Err(e.to_string()));
+    }
+    match decode(&bytes) {
+        Err(e) => refused(path, e),
+        Ok(proof) => Ok(Ok((proof, bytes.len()))),
+    }
+}
+
+/// A file this build cannot read (`Err`), or a proof it refuses (`Ok(Err(reason))`).
+fn refused(path: &Path, e: ProofFormatError) -> Result<Read> {
+    match e {
+        ProofFormatError::BadMagic
+        | ProofFormatError::UnsupportedVersion { .. }
+        | ProofFormatError::UnknownWorkload(_) => Err(anyhow::anyhow!("{}: {e}", path.display())),
+        e => Ok(Err(e.to_string())),
     }
 }

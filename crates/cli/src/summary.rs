@@ -1,7 +1,6 @@
 //! How statements and parameters are shown to people and written as JSON.
 
-use ballast_stark::StarkParams;
-use ballast_workloads::{AnyPart, AnyProof};
+use ballast_workloads::AnyProof;
 use serde::Serialize;
 
 /// The parameters and the security they give, as JSON.
@@ -17,31 +16,15 @@ pub struct ParamsJson {
 
 impl ParamsJson {
     /// The JSON form of a proof's parameters, with the security they give it.
-    pub fn of_proof(proof: &AnyProof) -> Self {
-        Self::new(
-            proof.params(),
-            proof.log_rows(),
-            proof.provable_security_bits(),
-        )
-    }
-
-    /// The JSON form of a part's parameters, with the security they give it.
-    pub fn of_part(part: &AnyPart) -> Self {
-        Self::new(
-            part.params(),
-            part.log_rows(),
-            part.provable_security_bits(),
-        )
-    }
-
-    fn new(p: &StarkParams, log_rows: usize, provable_security_bits: u32) -> Self {
+    pub fn of(proof: &dyn AnyProof) -> Self {
+        let p = proof.params();
         Self {
             blowup: 1 << p.log_blowup,
             queries: p.num_queries,
             pow_bits: p.pow_bits,
             log_final_poly_len: p.log_final_poly_len,
-            conjectured_security_bits: p.conjectured_security_bits(log_rows),
-            provable_security_bits,
+            conjectured_security_bits: p.conjectured_security_bits(proof.log_rows()),
+            provable_security_bits: proof.provable_security_bits(),
         }
     }
 }
@@ -73,7 +56,7 @@ pub struct PartJson {
 
 impl PartJson {
     /// The JSON form of `part`'s range.
-    pub fn new(part: &AnyPart) -> Self {
+    pub fn new(part: &dyn AnyProof) -> Self {
         let range = part.range();
         Self {
             first_segment: range.start,
@@ -83,50 +66,26 @@ impl PartJson {
     }
 }
 
-/// A part in two lines: the segments it covers (and which of how many parts it is, when
-/// known), and the computation they belong to.
-pub fn part(part: &AnyPart, index_of: Option<(usize, usize)>) -> String {
-    let range = part.range();
-    let which = index_of.map_or(String::new(), |(i, k)| format!(" (part {i} of {k})"));
-    format!(
-        "part:       segments {}..{} of {}{which}\n            of {}\n",
-        range.start,
-        range.end,
-        part.statement_segments(),
-        part.computation()
-    )
-}
-
-/// The statement in two lines: what is proven, and its digest.
-pub fn statement(proof: &AnyProof) -> String {
-    format!(
-        "statement:  {}\n            digest {}\n",
-        proof.summary(),
-        hex::encode(proof.statement_digest())
-    )
-}
-
-/// 1048572 → "1,048,572".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
+/// What a proof covers: for a whole proof, the statement in two lines, what is proven and
+/// its digest; for a part, the segments it covers (and which of how many parts it is, when
+/// known) and the computation they belong to.
+pub fn covered(proof: &dyn AnyProof, index_of: Option<(usize, usize)>) -> String {
+    match proof.statement_digest() {
+        Some(digest) => format!(
+            "statement:  {}\n            digest {}\n",
+            proof.summary(),
+            hex::encode(digest)
+        ),
+        None => {
+            let range = proof.range();
+            let which = index_of.map_or(String::new(), |(i, k)| format!(" (part {i} of {k})"));
+            format!(
+                "part:       segments {}..{} of {}{which}\n            of {}\n",
+                range.start,
+                range.end,
+                proof.statement_segments(),
+                proof.summary()
+            )
         }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_and_rows_read_well() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_048_572), "1,048,572");
     }
 }

@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use ballast_stark::VerifyPolicy;
-use ballast_workloads::{AnyPart, AnyProof};
+use ballast_workloads::AnyProof;
 use serde::Serialize;
 
 use crate::args::VerifyArgs;
 use crate::output::{check_writable, print, write_atomic};
-use crate::read::{Decoded, read};
+use crate::read::read;
 use crate::summary::{self, ParamsJson, PartJson};
 
 #[derive(Serialize)]
@@ -41,33 +41,12 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
     let path = args.proof.display().to_string();
     let started = Instant::now();
-    let policy = VerifyPolicy {
-        min_security_bits: args.min_security_bits,
-        max_proof_bytes: args.max_proof_bytes,
-        ..VerifyPolicy::default()
-    };
-    let decoded = read(&args.proof, policy.max_proof_bytes)?;
-    let is_part = match &decoded {
-        Ok((decoded, _)) => matches!(decoded, Decoded::Part(_)),
-        Err(invalid) => invalid.is_part,
-    };
-    let kind = if is_part { "part" } else { "proof" };
-    let verdict = match decoded {
-        Err(invalid) => Err(invalid.reason),
-        Ok((Decoded::Proof(proof), bytes)) => {
-            check(&proof, &policy, args).map(|()| (Decoded::Proof(proof), bytes))
-        }
-        Ok((Decoded::Part(part), bytes)) => {
-            if args.expect_statement.is_some() {
-                Err(format!(
-                    "it is a part of a statement (segments {}..{}), not a whole proof: \
-                     --expect-statement needs the bundled proof",
-                    part.range().start,
-                    part.range().end
-                ))
-            } else {
-                check_part(&part, &policy).map(|()| (Decoded::Part(part), bytes))
-            }
+    let policy = args.policy.policy();
+    let (kind, verdict) = match read(&args.proof, policy.max_proof_bytes)? {
+        Err(reason) => ("proof", Err(reason)),
+        Ok((proof, bytes)) => {
+            let kind = if proof.is_whole() { "proof" } else { "part" };
+            (kind, check(&*proof, &policy, args).map(|()| (proof, bytes)))
         }
     };
     let verify_seconds = started.elapsed().as_secs_f64();
@@ -79,18 +58,11 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         proof_bytes: valid.map(|(_, bytes)| *bytes),
         valid: valid.is_some(),
         reason: verdict.as_ref().err().cloned(),
-        statement: valid.map(|(d, _)| match d {
-            Decoded::Proof(p) => p.statement_json(),
-            Decoded::Part(p) => p.computation_json(),
-        }),
-        part: valid.and_then(|(d, _)| match d {
-            Decoded::Proof(_) => None,
-            Decoded::Part(p) => Some(PartJson::new(p)),
-        }),
-        params: valid.map(|(d, _)| match d {
-            Decoded::Proof(p) => ParamsJson::of_proof(p),
-            Decoded::Part(p) => ParamsJson::of_part(p),
-        }),
+        statement: valid.map(|(p, _)| p.json()),
+        part: valid
+            .filter(|(p, _)| !p.is_whole())
+            .map(|(p, _)| PartJson::new(&**p)),
+        params: valid.map(|(p, _)| ParamsJson::of(&**p)),
         verify_seconds,
         cpu_path: ballast_cpu::active().name(),
     };
@@ -103,15 +75,12 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             eprintln!("cli: invalid {kind} {path}: {reason}");
             Ok(ExitCode::from(1))
         }
-        Ok((decoded, _)) => {
+        Ok((proof, _)) => {
             let mut out = String::new();
             let _ = writeln!(out, "valid {kind}: {path}");
-            match &decoded {
-                Decoded::Proof(p) => out.push_str(&summary::statement(p)),
-                Decoded::Part(p) => {
-                    out.push_str(&summary::part(p, None));
-                    out.push_str(&start_note(p));
-                }
+            out.push_str(&summary::covered(&*proof, None));
+            if !proof.is_whole() {
+                out.push_str(&start_note(&*proof));
             }
             let params = report.params.as_ref().expect("a valid file has parameters");
             let _ = writeln!(out, "parameters: {}", summary::params(params));
@@ -123,7 +92,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
 }
 
 /// What a valid part proves about where it starts.
-fn start_note(part: &AnyPart) -> String {
+fn start_note(part: &dyn AnyProof) -> String {
     let first = part.range().start;
     if first == 0 {
         "            from the statement's start; `cli bundle` joins it with the other parts\n"
@@ -137,21 +106,26 @@ fn start_note(part: &AnyPart) -> String {
     }
 }
 
-/// Verifies a part on its own.
-fn check_part(part: &AnyPart, policy: &VerifyPolicy) -> Result<(), String> {
-    part.verify(policy).map_err(|e| e.to_string())
-}
-
-/// Verifies the proof and the statement the user expects.
-fn check(proof: &AnyProof, policy: &VerifyPolicy, args: &VerifyArgs) -> Result<(), String> {
+/// Verifies the proof, and the statement the user expects: a part has none to compare.
+fn check(proof: &dyn AnyProof, policy: &VerifyPolicy, args: &VerifyArgs) -> Result<(), String> {
+    let Some(expected) = args.expect_statement else {
+        return proof.verify(policy).map_err(|e| e.to_string());
+    };
+    let Some(digest) = proof.statement_digest() else {
+        let range = proof.range();
+        return Err(format!(
+            "it is a part of a statement (segments {}..{}), not a whole proof: \
+             --expect-statement needs the bundled proof",
+            range.start, range.end
+        ));
+    };
     proof.verify(policy).map_err(|e| e.to_string())?;
-    let digest = proof.statement_digest();
-    match args.expect_statement {
-        Some(expected) if expected != digest => Err(format!(
+    if digest != expected {
+        return Err(format!(
             "it proves statement {}, not the expected {}",
             hex::encode(digest),
             hex::encode(expected)
-        )),
-        _ => Ok(()),
+        ));
     }
+    Ok(())
 }

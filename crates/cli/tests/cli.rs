@@ -166,7 +166,25 @@ fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
     std::fs::write(&truncated, &bytes[..bytes.len() - 100]).unwrap();
     let out = run(cli().arg("verify").arg(&truncated));
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("contents imply"), "{}", stderr(&out));
+    let stated = format!(
+        "proof is {} bytes, its header states {}",
+        bytes.len() - 100,
+        bytes.len()
+    );
+    assert!(stderr(&out).contains(&stated), "{}", stderr(&out));
+
+    // A proof of another format version is unreadable, not invalid.
+    let older = dir.path().join("older.bin");
+    let mut o = bytes.clone();
+    o[4] = 3;
+    std::fs::write(&older, &o).unwrap();
+    let out = run(cli().arg("verify").arg(&older));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unsupported proof format version 3, this build reads version 4"),
+        "{}",
+        stderr(&out)
+    );
 
     let random = dir.path().join("random.bin");
     std::fs::write(&random, b"this is not a proof at all").unwrap();
@@ -435,28 +453,47 @@ fn written_files_are_not_private() {
     }
 }
 
-/// A header that allows more than `--max-proof-bytes` is refused before the rest is read.
+/// `--max-proof-bytes N` accepts every proof of at most N bytes and refuses a longer one by
+/// the length its header states, before the rest is read: the header alone is refused as
+/// the whole file is.
 #[test]
 fn verify_caps_the_proof_size() {
     let dir = tempfile::tempdir().unwrap();
     let proof = prove_small(dir.path(), &[]);
-    let verify = |extra: &[&str]| {
-        run(cli()
-            .args(["verify", "--min-security-bits", "0"])
-            .args(extra)
-            .arg(&proof))
+    let len = std::fs::metadata(&proof).unwrap().len();
+    let header_only = dir.path().join("header.bin");
+    std::fs::write(&header_only, &std::fs::read(&proof).unwrap()[..100]).unwrap();
+    let verify = |file: &Path, cap: Option<u64>| {
+        let mut c = cli();
+        c.args(["verify", "--min-security-bits", "0"]);
+        if let Some(cap) = cap {
+            c.arg("--max-proof-bytes").arg(cap.to_string());
+        }
+        run(c.arg(file))
     };
-    let out = verify(&["--max-proof-bytes", "1000"]);
+    for cap in [Some(len), Some(len + 1), None] {
+        let out = verify(&proof, cap);
+        assert_eq!(out.status.code(), Some(0), "{cap:?}: {}", stderr(&out));
+    }
+    let refused = format!(
+        "its header states {len} bytes, more than --max-proof-bytes {}",
+        len - 1
+    );
+    for file in [&proof, &header_only] {
+        let out = verify(file, Some(len - 1));
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(&refused), "{}", stderr(&out));
+    }
+    // Under the cap, the header alone is a file shorter than it states.
+    let out = verify(&header_only, Some(len));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("more than --max-proof-bytes 1000"),
+        stderr(&out).contains(&format!("proof is 100 bytes, its header states {len}")),
         "{}",
         stderr(&out)
     );
-    let out = verify(&["--max-proof-bytes", "0"]);
+    let out = verify(&proof, Some(0));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let out = verify(&[]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 /// `cli verify` on a proof that another process truncates and rewrites while it reads:
@@ -671,11 +708,12 @@ fn parts_from_either_scheduler_bundle_into_the_single_host_bytes() {
 
     let bundled = dir.path().join("bundled.bin");
     let out = run(cli()
-        .arg("bundle")
+        .args(["bundle", "--min-security-bits", "0"])
         .args([&parts[2], &parts[0], &parts[1]])
         .arg("-o")
         .arg(&bundled));
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("valid proof"), "{}", stdout(&out));
     assert_eq!(
         std::fs::read(&bundled).unwrap(),
         std::fs::read(&whole).unwrap(),
@@ -743,7 +781,11 @@ fn bad_sets_of_parts_are_one_line_errors_naming_the_part_and_write_nothing() {
     ];
     let output = d.join("proof.bin");
     for (given, named) in cases {
-        let out = run(cli().arg("bundle").args(&given).arg("-o").arg(&output));
+        let out = run(cli()
+            .args(["bundle", "--min-security-bits", "0"])
+            .args(&given)
+            .arg("-o")
+            .arg(&output));
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{given:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{given:?}: one line: {err}");
@@ -753,6 +795,18 @@ fn bad_sets_of_parts_are_one_line_errors_naming_the_part_and_write_nothing() {
         );
         assert!(!output.exists(), "{given:?} wrote a proof");
     }
+    // A bundle is a verdict: under the verifier's default floor, these parts' 28 bits fail.
+    let out = run(cli().arg("bundle").args(&parts).arg("-o").arg(&output));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} is invalid: proof offers 28 bits of conjectured security, 100 required",
+            name(&parts[0])
+        )),
+        "{err}"
+    );
+    assert!(!output.exists());
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::steps::{absorb_final_poly, round_challenge};
 use crate::{FriError, QueryPlan, fold_coset, layer_leaf, round_arities};
 
 /// What the queries reveal about one committed layer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FriLayerOpening {
     /// The queried cosets' values the verifier cannot fold itself, coset by coset (leaf
     /// order) and slot by slot ([`PlannedLayer::unknown_slots`](crate::PlannedLayer::unknown_slots)).

@@ -10,7 +10,7 @@ use ballast_stark::{
     CpuBackend, PhaseTimes, StarkParams, VerifyPolicy, Workload, part_range, prove_part,
     prove_statement,
 };
-use ballast_workloads::{AnyPart, AnyProof, Fibonacci, KeccakChain};
+use ballast_workloads::{Fibonacci, KeccakChain, decode, max_len};
 
 /// The policy every target verifies under: no security floor (the seeds use fast, insecure
 /// parameters), and a 16 MiB cap so that no input makes the verifier allocate or work more.
@@ -62,24 +62,17 @@ fn seed_proof<W: Workload>(workload: &W) -> Vec<u8> {
     .to_bytes()
 }
 
-/// Decodes and verifies arbitrary bytes as a proof, or as a part when they start like one;
-/// returns whether they were a valid proof or part.
+/// Decodes and verifies arbitrary bytes as a proof, whole or part, as `cli verify` reads a
+/// file: the stated length within the cap and the header's bound first; returns whether
+/// they were a valid proof.
 pub fn decode_and_verify(bytes: &[u8]) -> bool {
     let policy = policy();
-    let max_len = if AnyPart::is_part(bytes) {
-        AnyPart::max_len(bytes)
-    } else {
-        AnyProof::max_len(bytes)
-    };
-    match max_len {
-        Ok(max) if policy.check_size(max).is_ok() => {}
+    let within = |length| policy.check_size(length).is_ok();
+    match (ballast_stark::peek(bytes), max_len(bytes)) {
+        (Ok(prefix), Ok(max)) if within(prefix.length) && prefix.length <= max => {}
         _ => return false,
     }
-    if AnyPart::is_part(bytes) {
-        AnyPart::from_bytes(bytes).is_ok_and(|part| part.verify(&policy).is_ok())
-    } else {
-        AnyProof::from_bytes(bytes).is_ok_and(|proof| proof.verify(&policy).is_ok())
-    }
+    decode(bytes).is_ok_and(|proof| proof.verify(&policy).is_ok())
 }
 
 /// Valid parts of the seed statements (the middle of three parts of a 3-segment Fibonacci
@@ -99,10 +92,7 @@ pub fn seed_parts() -> Vec<Vec<u8>> {
 }
 
 /// Part `index` of `parts` of `workload` at [`seed_params`], encoded.
-fn seed_part<W: Workload>(workload: &W, parts: usize, index: usize) -> Vec<u8>
-where
-    AnyPart: From<ballast_stark::Part<W>>,
-{
+fn seed_part<W: Workload>(workload: &W, parts: usize, index: usize) -> Vec<u8> {
     let range = part_range(workload.segments(), parts, index).expect("a valid split");
     let part = prove_part(
         workload,
@@ -113,7 +103,7 @@ where
         &mut |_| {},
     )
     .expect("the seed parts prove");
-    AnyPart::from(part).to_bytes()
+    part.to_bytes()
 }
 
 /// Applies `data` to a seed proof as in-place edits and verifies the result.
@@ -138,8 +128,8 @@ pub fn mutate_and_verify(data: &[u8]) {
     if !decode_and_verify(&bytes) {
         return;
     }
-    let original = AnyProof::from_bytes(seed).expect("the seed decodes");
-    let edited = AnyProof::from_bytes(&bytes).expect("it verified, so it decodes");
+    let original = decode(seed).expect("the seed decodes");
+    let edited = decode(&bytes).expect("it verified, so it decodes");
     assert_eq!(
         edited.statement_digest(),
         original.statement_digest(),

@@ -103,11 +103,11 @@ pub enum VerifierError {
         /// The size found.
         got: usize,
     },
-    /// This error occurs when the proof's header allows more bytes than the verifier's cap.
-    #[error("the proof's header allows {max_len} bytes, more than the {cap}-byte cap")]
+    /// This error occurs when the proof has more bytes than the verifier's cap.
+    #[error("the proof is {len} bytes, more than the {cap}-byte cap")]
     TooLarge {
-        /// The most bytes the header allows.
-        max_len: u64,
+        /// The proof's length in bytes.
+        len: u64,
         /// The verifier's cap.
         cap: u64,
     },
@@ -147,10 +147,19 @@ pub enum VerifierError {
         /// The failing FRI check.
         source: FriError,
     },
-    /// This error occurs when a part covering segment 0 starts in another state than the
+    /// This error occurs when a proof covering segment 0 starts in another state than the
     /// workload's start.
-    #[error("the part starts segment 0 in another state than the workload's start")]
-    PartStart,
+    #[error("segment 0 starts in another state than the workload's start")]
+    Start,
+    /// This error occurs when a statement's verdict is asked of a part: a proof that does
+    /// not cover every segment from segment 0.
+    #[error("it covers segments {}..{} of {segments}, not the whole statement", .range.start, .range.end)]
+    NotWhole {
+        /// The segments it covers.
+        range: Range<usize>,
+        /// The statement's segments.
+        segments: usize,
+    },
     /// This error occurs when the proof uses other parameters than the verifier requires.
     #[error("the proof uses parameters {got:?}, the verifier requires {expected:?}")]
     ParamsMismatch {
@@ -187,12 +196,11 @@ pub enum BundleError {
         /// The part that ends where they start, if any.
         after: Option<String>,
     },
-    /// This error occurs when the bundled proof's header would allow more bytes than the
-    /// policy's cap.
-    #[error("the bundled proof's header allows {max_len} bytes, more than the {cap}-byte cap")]
+    /// This error occurs when the bundled proof would have more bytes than the policy's cap.
+    #[error("the bundled proof would be {len} bytes, more than the {cap}-byte cap")]
     TooLarge {
-        /// The most bytes the header allows.
-        max_len: u64,
+        /// The bundled proof's length in bytes.
+        len: u64,
         /// The cap.
         cap: u64,
     },
@@ -230,9 +238,8 @@ pub enum BundleError {
 /// Why proof bytes could not be decoded.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ProofFormatError {
-    /// This error occurs when the bytes start with neither the proof's nor the part's magic,
-    /// or with the other one than expected.
-    #[error("not a ballast proof or part (bad magic bytes)")]
+    /// This error occurs when the bytes do not start with a proof's magic.
+    #[error("not a ballast proof (bad magic bytes)")]
     BadMagic,
     /// This error occurs when the proof was written by another format version.
     #[error("unsupported proof format version {got}, this build reads version {supported}")]
@@ -251,7 +258,7 @@ pub enum ProofFormatError {
     /// This error occurs when the header describes a proof too large to exist.
     #[error("the header describes a proof of more than 2^64 bytes")]
     TooLarge,
-    /// This error occurs when the length differs from what the proof's contents imply.
+    /// This error occurs when the bytes end before their contents do, or go on after.
     #[error("proof is {got} bytes, its contents imply {expected}")]
     Length {
         /// Bytes the contents imply.
@@ -259,13 +266,24 @@ pub enum ProofFormatError {
         /// Bytes present.
         got: u64,
     },
-    /// This error occurs when a proof is longer than any proof its header describes.
-    #[error("proof is {got} bytes, its header allows at most {max}")]
+    /// This error occurs when the proof is not as long as its header states.
+    #[error("proof is {got} bytes, its header states {stated}")]
+    StatedLength {
+        /// The length the header states.
+        stated: u64,
+        /// Bytes present.
+        got: u64,
+    },
+    /// This error occurs when the header states a length no proof with its parameters,
+    /// workload and range can have.
+    #[error(
+        "the header states {stated} bytes, more than a proof with its parameters can have ({max})"
+    )]
     TooLong {
         /// The most bytes a proof with this header can have.
         max: u64,
-        /// Bytes present.
-        got: u64,
+        /// The length the header states.
+        stated: u64,
     },
     /// This error occurs when a segment's query positions are not a strictly increasing
     /// list of at most `num_queries` positions in the LDE domain.

@@ -1,14 +1,15 @@
 #![doc = include_str!("../README.md")]
 
 mod backend;
+mod bundle;
 mod codec;
 mod deep;
 mod dots;
 mod error;
 mod lanes;
+mod layout;
 mod ood;
 mod params;
-mod part;
 mod periodic;
 mod proof;
 mod protocol;
@@ -23,23 +24,24 @@ mod verifier;
 mod workload;
 
 pub use backend::{Backend, CpuBackend};
-pub use codec::{MAGIC, PART_MAGIC, Section, header_len, part_header_len, workload_tag};
+pub use bundle::bundle;
+pub use codec::{PREFIX_LEN, Prefix, Section, peek};
 pub use error::{
     BackendError, BundleError, ParamsError, ProofFormatError, ProverError, VerifierError,
 };
+pub use layout::{LayoutRow, MAGIC, layout};
 pub use ood::OodValues;
 pub use params::{
     EXTENSION_FIELD_BITS, HASH_COLLISION_BITS, LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS,
     MAX_QUERIES, StarkParams, check_range,
 };
-pub use part::{Part, bundle, part_range, prove_part, verify_part};
-pub use proof::{QueryOpenings, SegmentProof};
+pub use proof::{Proof, QueryOpenings, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
 pub use prover::{prove, prove_unchecked};
 pub use security::{Analysis, Circuit, Regime, Round};
 pub use statement::{
-    DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, Proof, VerifyPolicy,
-    estimate_peak_bytes, prove_statement, verify_statement,
+    DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, VerifyPolicy,
+    estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part, verify_statement,
 };
 pub use stats::{Phase, PhaseTimes};
 pub use verifier::verify;

@@ -17,7 +17,7 @@ const TASK: usize = 1 << 12;
 const COLUMNS_PER_PASS: usize = 32;
 
 /// The claimed values of every committed polynomial at z (and of the trace at z·ω).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OodValues {
     /// Trace column k at z.
     pub trace_z: Vec<Ext3>,

@@ -1,14 +1,21 @@
-//! What a segment proof contains, in protocol order.
+//! What a proof contains: the segments of a statement, each a STARK, in protocol order.
+//!
+//! One type, [`Proof`], holds any contiguous run of a statement's segments: a proof of the
+//! whole statement covers them all from segment 0; a part (`cli prove --parts`, scale-out)
+//! covers a range of them. Both are encoded, bounded, decoded and verified alike.
+
+use std::ops::Range;
 
 use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Ext3, Felt};
 use ballast_fri::{FriLayerOpening, round_arities};
+use ballast_keccak::{HashDomain, keccak256};
 use ballast_merkle::Digest;
 
-use crate::{OodValues, ParamsError, StarkParams};
+use crate::{OodValues, ParamsError, StarkParams, Workload};
 
 /// The openings of every commitment at the queried positions of one segment.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct QueryOpenings {
     /// The distinct query positions in the LDE domain, strictly increasing.
     pub positions: Vec<usize>,
@@ -25,7 +32,7 @@ pub struct QueryOpenings {
 }
 
 /// A STARK proof for one table (one segment of a continuation).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SegmentProof {
     /// Root of the trace LDE's tree.
     pub trace_root: Digest,
@@ -42,6 +49,91 @@ pub struct SegmentProof {
     pub pow_nonce: u64,
     /// The openings at the queried positions.
     pub queries: QueryOpenings,
+}
+
+/// Segments `first..first + segments.len()` of a statement: parameters, the workload, the
+/// state at each boundary of the range, and one STARK per segment.
+///
+/// A proof of the whole statement is the one that covers every segment from segment 0 and
+/// starts in the workload's start state ([`is_whole`](Self::is_whole)); its last state is
+/// the statement's outcome. Any other range is a part: evidence that *if* segment `first`
+/// starts in `states[0]`, the run goes through the states after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proof<W: Workload> {
+    /// The soundness parameters every segment uses.
+    pub params: StarkParams,
+    /// The computation the segments belong to.
+    pub workload: W,
+    /// The first segment's index in the statement.
+    pub first: usize,
+    /// The state segment `first` starts in, then the state each segment ends in: one more
+    /// than the segments.
+    pub states: Vec<W::State>,
+    /// The segments' proofs, in order.
+    pub segments: Vec<SegmentProof>,
+}
+
+impl<W: Workload> Proof<W> {
+    /// The segments the proof covers.
+    pub fn range(&self) -> Range<usize> {
+        self.first..self.first.saturating_add(self.segments.len())
+    }
+
+    /// Whether it covers the whole statement: every segment, from segment 0.
+    pub fn is_whole(&self) -> bool {
+        self.first == 0 && self.segments.len() == self.workload.segments()
+    }
+
+    /// The statement's outcome, the state the last segment ends in, if the proof is whole.
+    pub fn outcome(&self) -> Option<&W::State> {
+        self.states.last().filter(|_| self.is_whole())
+    }
+
+    /// Keccak-256 of the workload's tag and encoding and of the outcome, for a whole proof:
+    /// a short name for exactly this statement, which `cli prove` prints and
+    /// `cli verify --expect-statement` checks.
+    pub fn statement_digest(&self) -> Option<[u8; 32]> {
+        let outcome = self.outcome()?;
+        let mut bytes = context(&self.workload);
+        self.workload.encode_state(outcome, &mut bytes);
+        Some(keccak256(HashDomain::Statement, &bytes))
+    }
+
+    /// Provable security in bits ([`StarkParams::provable_security_bits`]) with the DEEP
+    /// batch of this proof's AIR: 2W + C terms; 0 for parameters the AIR cannot use.
+    pub fn provable_security_bits(&self) -> u32 {
+        SegmentShape::of(&self.workload, &self.params).map_or(0, |shape| {
+            self.params.provable_security_bits(
+                self.workload.log_rows(),
+                2 * shape.width + shape.quotient_width,
+            )
+        })
+    }
+
+    /// Whether the proof and `other` belong to one statement with one parameter set.
+    pub fn same_statement(&self, other: &Self) -> bool {
+        self.params == other.params && self.workload == other.workload
+    }
+}
+
+/// The workload's tag and encoding: what every segment's transcript binds as its statement,
+/// and what a proof's header carries.
+pub(crate) fn context<W: Workload>(workload: &W) -> Vec<u8> {
+    let mut bytes = vec![W::TAG];
+    bytes.extend_from_slice(&workload.encode());
+    bytes
+}
+
+/// Checks that `first..first + count` is a range of at least one segment within the
+/// statement.
+pub(crate) fn check_segments<W: Workload>(
+    workload: &W,
+    first: usize,
+    count: usize,
+) -> Result<(), ParamsError> {
+    let segments = workload.segments();
+    crate::check_range("first segment", first, 0, segments - 1)?;
+    crate::check_range("segment count", count, 1, segments - first)
 }
 
 /// The sizes a segment proof's parts must have, fixed by the AIR's shape and the parameters.
@@ -84,47 +176,20 @@ impl SegmentShape {
         })
     }
 
+    /// The shape of every segment of `workload` (all share segment 0's AIR shape).
+    pub fn of<W: Workload>(workload: &W, params: &StarkParams) -> Result<Self, ParamsError> {
+        let air = workload.air(0);
+        let info = ConstraintInfo::of(&air)?;
+        Self::new(&air, &info, params)
+    }
+
     /// log2 of the LDE domain size.
     pub fn log_lde(&self) -> usize {
         self.log_rows + self.log_blowup
     }
 
-    /// Number of binary FRI folds.
-    pub fn fri_folds(&self) -> usize {
-        self.log_rows - self.log_final_poly_len
-    }
-
     /// log2 of each FRI round's arity; one committed layer per round.
     pub fn fri_arities(&self) -> Vec<usize> {
-        round_arities(self.fri_folds())
-    }
-
-    /// The most bytes a segment proof can have, or `None` on overflow: every query at its
-    /// own position and no node shared between their openings. Actual proofs are shorter
-    /// by whatever the queries share.
-    pub fn max_encoded_len(&self) -> Option<u64> {
-        let digest = 32u64;
-        let (felt, ext) = (Felt::BYTES as u64, Ext3::BYTES as u64);
-        let width = self.width as u64;
-        let quotient_width = self.quotient_width as u64;
-        let log_lde = self.log_lde() as u64;
-        let arities = self.fri_arities();
-        let mut log_len = log_lde;
-        let mut fri_per_query = 0;
-        for &log_arity in &arities {
-            let log_arity = log_arity as u64;
-            fri_per_query += ((1 << log_arity) - 1) * ext + (log_len - log_arity) * digest;
-            log_len -= log_arity;
-        }
-        let per_query = 4 + (width + quotient_width) * felt + 2 * log_lde * digest + fri_per_query;
-        let fixed = 2 * digest
-            + (2 * width + quotient_width) * ext
-            + arities.len() as u64 * digest
-            + (1u64 << self.log_final_poly_len) * ext
-            + 8
-            + 2;
-        per_query
-            .checked_mul(self.num_queries as u64)?
-            .checked_add(fixed)
+        round_arities(self.log_rows - self.log_final_poly_len)
     }
 }

@@ -1,111 +1,35 @@
-//! Statements proven as a chain of segments (continuations).
+//! Statements proven as a chain of segments (continuations), on one host or on many.
 //!
 //! A statement is a [`Workload`] and its outcome: running it from its start state through
-//! all its segments ends in `end`. Segment i is its own STARK whose public inputs come from
-//! the states it starts and ends in; the proof carries the states between segments, so the
-//! chain is checked by construction. Segments are proven one after another and only their
-//! (small) proofs are kept, so peak memory does not grow with the number of segments.
+//! all its segments ends in that state. Segment i is its own STARK whose public inputs come
+//! from the states it starts and ends in; a [`Proof`] carries the state at every boundary of
+//! the segments it covers, so the chain is checked by construction. Segments are proven one
+//! after another and only their (small) proofs are kept, so peak memory does not grow with
+//! the number of segments.
+//!
+//! Segments are independent STARKs once the states they start in are known, so one
+//! statement can also be proven by many workers at once: worker I of K proves the segments
+//! [`part_range`] gives it ([`prove_part`]), after *executing* (not proving) the segments
+//! before them to learn its start state, and [`bundle`](crate::bundle) joins the parts into
+//! the proof a single host writes — the same bytes, because a segment's proof depends only
+//! on the statement, the parameters, its position and its two states.
 
 use std::ops::Range;
 
-use ballast_air::{Air, ConstraintInfo};
+use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 
 use crate::backend::Backend;
-use crate::proof::SegmentShape;
+use crate::layout::max_segment_len;
+use crate::proof::{SegmentShape, check_segments, context};
 use crate::protocol::SegmentPosition;
 use crate::{
-    ParamsError, Phase, PhaseTimes, ProverError, SegmentProof, SegmentStatement, StarkParams,
-    VerifierError, Workload,
+    ParamsError, Phase, PhaseTimes, Proof, ProverError, SegmentProof, SegmentStatement,
+    StarkParams, VerifierError, Workload,
 };
 
 /// Most segments a statement may have.
 pub const MAX_SEGMENTS: usize = 1 << 20;
-
-/// A complete proof: parameters, the statement (workload and outcome), the states between
-/// segments and one STARK per segment.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Proof<W: Workload> {
-    /// The soundness parameters every segment uses.
-    pub params: StarkParams,
-    /// The computation proven.
-    pub workload: W,
-    /// The state it ends in: what the statement claims.
-    pub end: W::State,
-    /// The states between segments: `boundaries[i]` is where segment i ends and i + 1
-    /// starts (segments − 1 of them).
-    pub boundaries: Vec<W::State>,
-    /// The segments' proofs, in order.
-    pub segments: Vec<SegmentProof>,
-}
-
-impl<W: Workload> Proof<W> {
-    /// The state segment `index` starts in.
-    pub fn segment_start(&self, index: usize) -> W::State {
-        match index {
-            0 => self.workload.start(),
-            i => self.boundaries[i - 1].clone(),
-        }
-    }
-
-    /// Provable security in bits ([`StarkParams::provable_security_bits`]) with the DEEP
-    /// batch of this proof's AIR: 2W + C terms; 0 for parameters the AIR cannot use.
-    pub fn provable_security_bits(&self) -> u32 {
-        provable_security_bits(&self.workload, &self.params)
-    }
-
-    /// The state segment `index` ends in.
-    pub fn segment_end(&self, index: usize) -> &W::State {
-        self.boundaries.get(index).unwrap_or(&self.end)
-    }
-}
-
-/// [`StarkParams::provable_security_bits`] for `workload`'s AIR, whose DEEP batch has 2W + C
-/// terms; 0 for parameters the AIR cannot use.
-pub(crate) fn provable_security_bits<W: Workload>(workload: &W, params: &StarkParams) -> u32 {
-    segment_shape(workload, 0, params).map_or(0, |shape| {
-        params.provable_security_bits(workload.log_rows(), 2 * shape.width + shape.quotient_width)
-    })
-}
-
-/// The workload's tag and encoding: what every segment's transcript binds as its statement.
-pub(crate) fn context<W: Workload>(workload: &W) -> Vec<u8> {
-    let mut bytes = vec![W::TAG];
-    bytes.extend_from_slice(&workload.encode());
-    bytes
-}
-
-/// The sizes of segment `index`'s proof.
-pub(crate) fn segment_shape<W: Workload>(
-    workload: &W,
-    index: usize,
-    params: &StarkParams,
-) -> Result<SegmentShape, ParamsError> {
-    let air = workload.air(index);
-    let info = ConstraintInfo::of(&air)?;
-    SegmentShape::new(&air, &info, params)
-}
-
-/// The most bytes a proof of `workload` with `params` can have (every query at its own
-/// position, nothing shared), or `None` on overflow. The parameters must be valid.
-pub(crate) fn max_proof_len<W: Workload>(workload: &W, params: &StarkParams) -> Option<u64> {
-    let states = workload.state_len() as u64 * workload.segments() as u64;
-    max_segments_len(workload, params, workload.segments())?
-        .checked_add(crate::header_len::<W>() as u64)?
-        .checked_add(states)
-}
-
-/// The most bytes `count` segment proofs of `workload` can have, or `None` on overflow.
-pub(crate) fn max_segments_len<W: Workload>(
-    workload: &W,
-    params: &StarkParams,
-    count: usize,
-) -> Option<u64> {
-    segment_shape(workload, 0, params)
-        .ok()?
-        .max_encoded_len()?
-        .checked_mul(count as u64)
-}
 
 /// A rough upper estimate of the prover's peak memory in bytes when it proves `segments` of
 /// the workload's segments (all of them, or a part's): one segment's tables and trees, plus
@@ -115,12 +39,12 @@ pub fn estimate_peak_bytes<W: Workload>(
     params: &StarkParams,
     segments: usize,
 ) -> u64 {
-    let Ok(segment) = segment_shape(workload, 0, params) else {
+    let Ok(segment) = SegmentShape::of(workload, params) else {
         return u64::MAX;
     };
     let n = 1u64 << workload.log_rows();
     let lde = n << params.log_blowup;
-    let width = workload.air(0).width() as u64;
+    let width = segment.width as u64;
     let quotient_width = segment.quotient_width as u64;
     let (felt, ext, digest) = (Felt::BYTES as u64, Ext3::BYTES as u64, 32u64);
     let tables = 2 * width * n * felt                 // trace and its generation scratch
@@ -130,19 +54,16 @@ pub fn estimate_peak_bytes<W: Workload>(
         + n * ext                                     // out-of-domain weights
         + 2 * lde * felt; // LDE plan and its scratch
     let trees = 5 * lde * digest; // trace and quotient row trees, FRI layer trees
-    let proofs = segment
-        .max_encoded_len()
+    let proofs = max_segment_len(&segment)
         .unwrap_or(u64::MAX)
         .saturating_mul(segments as u64);
     tables.saturating_add(trees).saturating_add(proofs)
 }
 
-/// Proves `workload`, segment after segment.
-///
-/// `on_segment` is called with the number of segments done after each one.
+/// Proves the whole statement: [`prove_part`] of every segment.
 ///
 /// # Errors
-/// Invalid workload or parameters, or a backend failure.
+/// As [`prove_part`].
 pub fn prove_statement<W: Workload>(
     workload: &W,
     params: &StarkParams,
@@ -150,47 +71,42 @@ pub fn prove_statement<W: Workload>(
     times: &mut PhaseTimes,
     on_segment: &mut dyn FnMut(usize),
 ) -> Result<Proof<W>, ProverError> {
-    workload.validate()?;
-    params.validate(workload.log_rows())?;
-    let (mut states, segments) = prove_segments(
-        workload,
-        params,
-        0..workload.segments(),
-        workload.start(),
-        backend,
-        times,
-        on_segment,
-    )?;
-    let end = states.pop().expect("at least one segment");
-    Ok(Proof {
-        params: *params,
-        workload: workload.clone(),
-        end,
-        boundaries: states,
-        segments,
-    })
+    let all = 0..workload.segments();
+    prove_part(workload, params, all, backend, times, on_segment)
 }
 
-/// Proves segments `range` one after another from `start`: the state each ends in, and
-/// their proofs. The workload, parameters and range must be valid.
-pub(crate) fn prove_segments<W: Workload>(
+/// Proves segments `range` of `workload`, one after another: executes the segments before
+/// `range.start` to learn where it starts (counted as [`Phase::Trace`]), then proves each
+/// segment of the range.
+///
+/// `on_segment` is called with the number of the range's segments done after each one.
+///
+/// # Errors
+/// Invalid workload, parameters or range, or a backend failure.
+pub fn prove_part<W: Workload>(
     workload: &W,
     params: &StarkParams,
     range: Range<usize>,
-    mut start: W::State,
     backend: &dyn Backend,
     times: &mut PhaseTimes,
     on_segment: &mut dyn FnMut(usize),
-) -> Result<(Vec<W::State>, Vec<SegmentProof>), ProverError> {
+) -> Result<Proof<W>, ProverError> {
+    workload.validate()?;
+    params.validate(workload.log_rows())?;
+    check_segments(workload, range.start, range.len())?;
+    let mut start = times.time(Phase::Trace, || {
+        (0..range.start).fold(workload.start(), |state, i| workload.run(i, &state))
+    });
     let context = context(workload);
     let count = workload.segments();
     let mut segments = Vec::with_capacity(range.len());
-    let mut states = Vec::with_capacity(range.len());
+    let mut states = Vec::with_capacity(range.len() + 1);
+    states.push(start.clone());
     // One allocation, with room for the extension, holds every segment's trace and LDE in
     // turn: later segments reuse the pages the first one faulted in.
     let rows = 1usize << workload.log_rows();
     let mut table = RowBlocks::zeroed(0, 0, 0);
-    for (done, index) in range.enumerate() {
+    for (done, index) in range.clone().enumerate() {
         let air = workload.air(index);
         let end = times.time(Phase::Trace, || {
             if done == 0 {
@@ -207,24 +123,48 @@ pub(crate) fn prove_segments<W: Workload>(
             position: SegmentPosition { index, count },
             public_inputs: &public_inputs,
         };
-        let proof = crate::prove(&air, &mut table, &segment, params, backend, times)?;
-        segments.push(proof);
+        segments.push(crate::prove(
+            &air, &mut table, &segment, params, backend, times,
+        )?);
         states.push(end.clone());
         start = end;
         on_segment(done + 1);
     }
-    Ok((states, segments))
+    Ok(Proof {
+        params: *params,
+        workload: workload.clone(),
+        first: range.start,
+        states,
+        segments,
+    })
+}
+
+/// Segments `index` of `parts` near-equal, contiguous ranges of `segments` covers: the first
+/// `segments mod parts` ranges have one segment more than the others.
+///
+/// # Errors
+/// `parts` outside `1..=segments`, or `index` not below `parts`.
+pub fn part_range(
+    segments: usize,
+    parts: usize,
+    index: usize,
+) -> Result<Range<usize>, ParamsError> {
+    crate::check_range("parts", parts, 1, segments.max(1))?;
+    crate::check_range("part_index", index, 0, parts - 1)?;
+    let (size, extra) = (segments / parts, segments % parts);
+    let first = index * size + index.min(extra);
+    let len = size + usize::from(index < extra);
+    Ok(first..first + len)
 }
 
 /// The conjectured security a verifier requires unless told otherwise.
 pub const DEFAULT_MIN_SECURITY_BITS: u32 = 100;
 
-/// The largest proof a verifier accepts unless told otherwise: 1 GiB, judged by the most
-/// bytes the proof's header allows ([`Proof::max_len`]). Every proof of the shapes ballast
-/// ships and benchmarks is far below it (the default statement's header allows 8 MiB;
-/// 16 Fibonacci sequences × 2^20 rows at 219 queries, 1.6 MiB; a keccak-chain segment of
-/// 2^14 rows at 219 queries, 4.5 MiB), and so is any statement of up to about 200 such
-/// segments; larger ones need a larger cap, given explicitly.
+/// The largest proof a verifier accepts unless told otherwise: 1 GiB. The proofs of the
+/// shapes ballast ships and benchmarks are far below it, and so is any statement of up to
+/// about 200 segments of 2^14 keccak-chain rows at 219 queries
+/// (`workloads/tests/format.rs` checks both); larger ones need a larger cap, given
+/// explicitly.
 pub const DEFAULT_MAX_PROOF_BYTES: u64 = 1 << 30;
 
 /// What a verifier insists on beyond the proof's own validity.
@@ -238,7 +178,7 @@ pub struct VerifyPolicy {
     pub min_security_bits: u32,
     /// When set, the proof must use exactly these parameters.
     pub params: Option<StarkParams>,
-    /// Most bytes the proof's header may allow.
+    /// Most bytes the proof may have.
     pub max_proof_bytes: u64,
 }
 
@@ -276,14 +216,14 @@ impl VerifyPolicy {
         }
     }
 
-    /// Checks the most bytes a proof's header allows against the cap.
+    /// Checks a proof's length in bytes against the cap.
     ///
     /// # Errors
     /// [`VerifierError::TooLarge`] above the cap.
-    pub fn check_size(&self, max_len: u64) -> Result<(), VerifierError> {
-        if max_len > self.max_proof_bytes {
+    pub fn check_size(&self, len: u64) -> Result<(), VerifierError> {
+        if len > self.max_proof_bytes {
             return Err(VerifierError::TooLarge {
-                max_len,
+                len,
                 cap: self.max_proof_bytes,
             });
         }
@@ -291,71 +231,133 @@ impl VerifyPolicy {
     }
 }
 
-/// Verifies every segment against the states the proof names for it: the first starts at
-/// the workload's start, each ends where the next starts, and the last ends at the claimed
-/// outcome.
+/// Verifies a proof of a whole statement: it must cover every segment from segment 0
+/// ([`Proof::is_whole`]) and pass [`verify_part`].
+///
+/// # Errors
+/// [`VerifierError::NotWhole`] for a part, or the first check that fails.
+pub fn verify_statement<W: Workload>(
+    proof: &Proof<W>,
+    policy: &VerifyPolicy,
+) -> Result<(), VerifierError> {
+    if !proof.is_whole() {
+        return Err(VerifierError::NotWhole {
+            range: proof.range(),
+            segments: proof.workload.segments(),
+        });
+    }
+    verify_part(proof, policy)
+}
+
+/// Verifies the segments a proof covers, whole or part: the policy's parameters and cap,
+/// the range and the states' count, a first segment 0 that starts in the workload's start
+/// state, and every segment against the states the proof names for it.
 ///
 /// # Errors
 /// The first check that fails.
-pub fn verify_statement<W: Workload>(
+pub fn verify_part<W: Workload>(
     proof: &Proof<W>,
     policy: &VerifyPolicy,
 ) -> Result<(), VerifierError> {
     let Proof {
         params,
         workload,
-        boundaries,
+        first,
+        states,
         segments,
-        ..
     } = proof;
     workload.validate()?;
     policy.check_params(params, workload.log_rows())?;
-    policy.check_size(max_proof_len(workload, params).unwrap_or(u64::MAX))?;
-    let count = workload.segments();
-    if segments.len() != count || boundaries.len() + 1 != count {
-        return Err(VerifierError::Shape {
-            what: "segments",
-            expected: count,
-            got: segments.len(),
-        });
-    }
-    let mut ends = boundaries.clone();
-    ends.push(proof.end.clone());
-    verify_segments(
-        workload,
-        params,
-        policy,
-        0,
-        &workload.start(),
-        &ends,
-        segments,
-    )
+    check_segments(workload, *first, segments.len())?;
+    check_states(proof)?;
+    policy.check_size(proof.encoded_len())?;
+    check_start(proof)?;
+    verify_segments(workload, params, policy, *first, states, segments)
 }
 
-/// Verifies segments `first..first + proofs.len()`: the first starts in `start`, segment
-/// `first + i` ends in `ends[i]` and the next starts there. The shapes must match.
+/// One state more than segments.
+pub(crate) fn check_states<W: Workload>(proof: &Proof<W>) -> Result<(), VerifierError> {
+    if proof.states.len() != proof.segments.len() + 1 {
+        return Err(VerifierError::Shape {
+            what: "states",
+            expected: proof.segments.len() + 1,
+            got: proof.states.len(),
+        });
+    }
+    Ok(())
+}
+
+/// A proof covering segment 0 starts in the workload's start state.
+pub(crate) fn check_start<W: Workload>(proof: &Proof<W>) -> Result<(), VerifierError> {
+    if proof.first == 0 && proof.states.first() != Some(&proof.workload.start()) {
+        return Err(VerifierError::Start);
+    }
+    Ok(())
+}
+
+/// Verifies segments `first..first + proofs.len()` in parallel, segment `first + i` from
+/// `states[i]` to `states[i + 1]`; the first failure in segment order. The parameters must
+/// have passed the policy and there must be one state more than proofs.
 pub(crate) fn verify_segments<W: Workload>(
     workload: &W,
     params: &StarkParams,
     policy: &VerifyPolicy,
     first: usize,
-    start: &W::State,
-    ends: &[W::State],
+    states: &[W::State],
     proofs: &[SegmentProof],
 ) -> Result<(), VerifierError> {
+    use rayon::prelude::*;
     let context = context(workload);
     let count = workload.segments();
-    let starts = std::iter::once(start).chain(ends);
-    for (i, ((segment_proof, start), end)) in proofs.iter().zip(starts).zip(ends).enumerate() {
-        let index = first + i;
-        let air = workload.air(index);
-        let public_inputs = workload.public_inputs(index, start, end);
-        let segment = SegmentStatement {
-            context: &context,
-            position: SegmentPosition { index, count },
-            public_inputs: &public_inputs,
-        };
-        crate::verify(&air, segment_proof, &segment, params, policy)?;
+    let verdicts: Vec<Result<(), VerifierError>> = proofs
+        .par_iter()
+        .zip(states.par_windows(2))
+        .enumerate()
+        .map(|(i, (proof, ends))| {
+            let index = first + i;
+            let public_inputs = workload.public_inputs(index, &ends[0], &ends[1]);
+            let segment = SegmentStatement {
+                context: &context,
+                position: SegmentPosition { index, count },
+                public_inputs: &public_inputs,
+            };
+            crate::verify(&workload.air(index), proof, &segment, params, policy)
+        })
+        .collect();
+    verdicts.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_near_equal_contiguous_and_cover_everything() {
+        for segments in 1..=40 {
+            for parts in 1..=segments {
+                let ranges: Vec<_> = (0..parts)
+                    .map(|i| part_range(segments, parts, i).unwrap())
+                    .collect();
+                assert_eq!(ranges[0].start, 0);
+                assert_eq!(ranges[parts - 1].end, segments);
+                for pair in ranges.windows(2) {
+                    assert_eq!(pair[0].end, pair[1].start);
+                }
+                let (min, max) = (
+                    ranges.iter().map(Range::len).min().unwrap(),
+                    ranges.iter().map(Range::len).max().unwrap(),
+                );
+                assert!(min >= 1 && max - min <= 1, "{segments}/{parts}: {ranges:?}");
+            }
+        }
+        assert_eq!(part_range(10, 4, 0).unwrap(), 0..3);
+        assert_eq!(part_range(10, 4, 3).unwrap(), 8..10);
     }
-    Ok(())
+
+    #[test]
+    fn impossible_splits_are_refused() {
+        assert!(part_range(4, 0, 0).is_err());
+        assert!(part_range(4, 5, 0).is_err(), "more parts than segments");
+        assert!(part_range(4, 4, 4).is_err(), "index past the last part");
+    }
 }

@@ -8,6 +8,7 @@ use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
 use crate::deep::DeepComposer;
+use crate::layout::check_segment;
 use crate::proof::SegmentShape;
 use crate::protocol::{
     absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
@@ -45,7 +46,7 @@ fn verify_with_transcript<A: Air>(
     let log_rows = air.log_rows();
     let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
     let shape = SegmentShape::new(air, &info, params)?;
-    check_shape(proof, &shape)?;
+    check_segment(proof, &shape, segment)?;
     if statement.public_inputs.len() != air.num_public_inputs() {
         return Err(VerifierError::Shape {
             what: "public inputs",
@@ -144,62 +145,6 @@ fn verify_with_transcript<A: Air>(
     verify_queries(&fri, &positions, &values, &q.fri)
         .map_err(|source| VerifierError::Fri { segment, source })?;
     Ok(transcript)
-}
-
-/// Rejects a proof whose parts do not have the sizes the shape fixes, before any algebra.
-fn check_shape(proof: &SegmentProof, shape: &SegmentShape) -> Result<(), VerifierError> {
-    let expect = |what: &'static str, expected: usize, got: usize| {
-        if expected == got {
-            Ok(())
-        } else {
-            Err(VerifierError::Shape {
-                what,
-                expected,
-                got,
-            })
-        }
-    };
-    expect(
-        "out-of-domain trace values",
-        shape.width,
-        proof.ood.trace_z.len(),
-    )?;
-    expect(
-        "out-of-domain next-row values",
-        shape.width,
-        proof.ood.trace_zw.len(),
-    )?;
-    expect(
-        "out-of-domain quotient values",
-        shape.quotient_width,
-        proof.ood.quotient_z.len(),
-    )?;
-    expect(
-        "FRI layer roots",
-        shape.fri_arities().len(),
-        proof.fri_roots.len(),
-    )?;
-    expect(
-        "final polynomial coefficients",
-        1 << shape.log_final_poly_len,
-        proof.final_poly.len(),
-    )?;
-    let q = &proof.queries;
-    let opened = q.positions.len();
-    if !(1..=shape.num_queries).contains(&opened) {
-        return Err(VerifierError::Shape {
-            what: "query positions",
-            expected: shape.num_queries,
-            got: opened,
-        });
-    }
-    expect("trace row values", opened * shape.width, q.trace_rows.len())?;
-    expect(
-        "quotient row values",
-        opened * shape.quotient_width,
-        q.quotient_rows.len(),
-    )?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 mod fibonacci;
 mod keccak_chain;
 mod registry;
+mod tags;
 
 pub use fibonacci::{Fibonacci, FibonacciAir};
 pub use keccak_chain::{KeccakChain, KeccakChainAir, keccak_f};
-pub use registry::{AnyPart, AnyProof, Describe, MAX_HEADER_LEN};
+pub use registry::{AnyProof, Describe, thousands};
+pub use tags::{MAX_HEADER_LEN, Registered, WORKLOADS, bundle, decode, max_len};

@@ -1,18 +1,18 @@
-//! The workloads a proof file may hold, dispatched by the tag in its header.
+//! What a workload registers as: how it is shown to people ([`Describe`]), and a proof of it
+//! as one trait object ([`AnyProof`]).
 //!
-//! Adding a workload is one module implementing [`Workload`] and [`Describe`], and one line
-//! in the `registry!` invocation below.
+//! [`AnyProof`] is what a proof of any workload, whole or part, can do; it has one
+//! implementation, generic over every workload ([`Proof<W>`] for `W: Describe`).
+//! [`WORKLOADS`](crate::WORKLOADS) (`tags.rs`) is the table of tags that decoding dispatches
+//! on. Adding a workload is one module implementing [`Workload`] and [`Describe`], and one
+//! row in that table.
 
+use std::any::Any;
+use std::fmt::Debug;
 use std::ops::Range;
 
-use ballast_stark::{
-    BundleError, PART_MAGIC, Part, Proof, ProofFormatError, StarkParams, VerifierError,
-    VerifyPolicy, Workload, bundle, header_len, part_header_len, verify_part, verify_statement,
-    workload_tag,
-};
+use ballast_stark::{Proof, StarkParams, VerifierError, VerifyPolicy, Workload, verify_part};
 use serde_json::{Map, Value};
-
-use crate::{Fibonacci, KeccakChain};
 
 /// How a workload's statement is shown to people and written as JSON.
 pub trait Describe: Workload {
@@ -26,251 +26,114 @@ pub trait Describe: Workload {
     fn computation_json(&self) -> Map<String, Value>;
 }
 
-/// What a proof and a part of any workload share: decoding bounded by the header, the
-/// encoding, verification, and the parameters and shape. `$inner` is `Proof` or `Part`,
-/// `$header_len` its header's length, `$verify` its verifier.
-macro_rules! shared_methods {
-    ($inner:ident, $header_len:ident, $verify:ident, $what:literal,
-     $($variant:ident => $workload:ty),+) => {
-        #[doc = concat!("The most bytes the ", $what, " can have, from its header alone.")]
-        ///
-        /// # Errors
-        /// Bad magic, another version, an unknown workload or an invalid header.
-        pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-            match workload_tag(header)? {
-                $(
-                    <$workload>::TAG => {
-                        let len = $header_len::<$workload>().min(header.len());
-                        $inner::<$workload>::max_len(&header[..len])
-                    }
-                )+
-                tag => Err(ProofFormatError::UnknownWorkload(tag)),
-            }
-        }
-
-        #[doc = concat!("Decodes a ", $what, " of whichever workload its header names.")]
-        ///
-        /// # Errors
-        #[doc = concat!("As [`", stringify!($inner), "::from_bytes`], or an unknown workload tag.")]
-        pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
-            match workload_tag(bytes)? {
-                $(<$workload>::TAG => $inner::from_bytes(bytes).map(Self::$variant),)+
-                tag => Err(ProofFormatError::UnknownWorkload(tag)),
-            }
-        }
-
-        /// The canonical encoding.
-        pub fn to_bytes(&self) -> Vec<u8> {
-            match self {
-                $(Self::$variant(p) => p.to_bytes(),)+
-            }
-        }
-
-        #[doc = concat!("Verifies the ", $what, " ([`", stringify!($verify), "`]).")]
-        ///
-        /// # Errors
-        /// The first check that fails.
-        pub fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError> {
-            match self {
-                $(Self::$variant(p) => $verify(p, policy),)+
-            }
-        }
-
-        #[doc = concat!("The ", $what, "'s parameters.")]
-        pub fn params(&self) -> &StarkParams {
-            match self {
-                $(Self::$variant(p) => &p.params,)+
-            }
-        }
-
-        /// Provable security in bits, with the AIR's DEEP batch.
-        pub fn provable_security_bits(&self) -> u32 {
-            match self {
-                $(Self::$variant(p) => p.provable_security_bits(),)+
-            }
-        }
-
-        /// log2 of the rows per segment.
-        pub fn log_rows(&self) -> usize {
-            match self {
-                $(Self::$variant(p) => p.workload.log_rows(),)+
-            }
-        }
-
-        /// The workload's name.
-        pub fn workload_name(&self) -> &'static str {
-            match self {
-                $(Self::$variant(_) => <$workload>::NAME,)+
-            }
-        }
-    };
+/// A proof of any registered workload: the whole statement, or a part of it.
+pub trait AnyProof: Debug + Send + Sync {
+    /// The workload's tag ([`Workload::TAG`]).
+    fn tag(&self) -> u8;
+    /// The workload's name ([`Workload::NAME`]).
+    fn workload_name(&self) -> &'static str;
+    /// The canonical encoding.
+    fn to_bytes(&self) -> Vec<u8>;
+    /// Verifies the segments it covers ([`verify_part`]); a whole proof is thereby
+    /// verified as a statement.
+    ///
+    /// # Errors
+    /// The first check that fails.
+    fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError>;
+    /// The parameters.
+    fn params(&self) -> &StarkParams;
+    /// log2 of the rows per segment.
+    fn log_rows(&self) -> usize;
+    /// Provable security in bits, with the AIR's DEEP batch.
+    fn provable_security_bits(&self) -> u32;
+    /// The segments it covers.
+    fn range(&self) -> Range<usize>;
+    /// The statement's segments.
+    fn statement_segments(&self) -> usize;
+    /// The statement's digest, for a whole proof ([`Proof::statement_digest`]).
+    fn statement_digest(&self) -> Option<[u8; 32]>;
+    /// One line: what a whole proof proves, or the computation a part belongs to.
+    fn summary(&self) -> String;
+    /// The same as JSON: `workload`, a whole proof's `digest`, and the workload's fields.
+    fn json(&self) -> Value;
+    /// Whether it covers the whole statement ([`Proof::is_whole`]).
+    fn is_whole(&self) -> bool;
+    /// The proof itself, for [`bundle`](crate::bundle) to recover its type.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
 
-macro_rules! registry {
-    ($($variant:ident => $workload:ty),+ $(,)?) => {
-        /// A proof of any registered workload.
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub enum AnyProof {
-            $(
-                #[doc = concat!("A proof of [`", stringify!($workload), "`].")]
-                $variant(Proof<$workload>),
-            )+
+impl<W: Describe + Send + 'static> AnyProof for Proof<W> {
+    fn tag(&self) -> u8 {
+        W::TAG
+    }
+
+    fn workload_name(&self) -> &'static str {
+        W::NAME
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        Proof::to_bytes(self)
+    }
+
+    fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError> {
+        verify_part(self, policy)
+    }
+
+    fn params(&self) -> &StarkParams {
+        &self.params
+    }
+
+    fn log_rows(&self) -> usize {
+        self.workload.log_rows()
+    }
+
+    fn provable_security_bits(&self) -> u32 {
+        Proof::provable_security_bits(self)
+    }
+
+    fn range(&self) -> Range<usize> {
+        Proof::range(self)
+    }
+
+    fn statement_segments(&self) -> usize {
+        self.workload.segments()
+    }
+
+    fn statement_digest(&self) -> Option<[u8; 32]> {
+        Proof::statement_digest(self)
+    }
+
+    fn summary(&self) -> String {
+        match self.outcome() {
+            Some(end) => self.workload.summary(end),
+            None => self.workload.computation(),
         }
+    }
 
-        /// A part of any registered workload.
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub enum AnyPart {
-            $(
-                #[doc = concat!("A part of a [`", stringify!($workload), "`] statement.")]
-                $variant(Part<$workload>),
-            )+
+    fn json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("workload".into(), W::NAME.into());
+        match (self.outcome(), self.statement_digest()) {
+            (Some(end), Some(digest)) => {
+                map.insert("digest".into(), hex::encode(digest).into());
+                map.extend(self.workload.json(end));
+            }
+            _ => map.extend(self.workload.computation_json()),
         }
+        Value::Object(map)
+    }
 
-        /// The longest proof or part header of any registered workload: reading this many
-        /// bytes (or the whole file, if shorter) is enough for [`AnyProof::max_len`] and
-        /// [`AnyPart::max_len`].
-        pub const MAX_HEADER_LEN: usize = {
-            let mut max = 0;
-            $(
-                let len = part_header_len::<$workload>();
-                if len > max {
-                    max = len;
-                }
-            )+
-            max
-        };
+    fn is_whole(&self) -> bool {
+        Proof::is_whole(self)
+    }
 
-        impl AnyPart {
-            /// Whether `bytes` start like a part (rather than a proof).
-            pub fn is_part(bytes: &[u8]) -> bool {
-                bytes.starts_with(&PART_MAGIC)
-            }
-
-            shared_methods!(Part, part_header_len, verify_part, "part", $($variant => $workload),+);
-
-            /// The segments the part covers.
-            pub fn range(&self) -> Range<usize> {
-                match self {
-                    $(Self::$variant(p) => p.range(),)+
-                }
-            }
-
-            /// The number of segments of the statement the part belongs to.
-            pub fn statement_segments(&self) -> usize {
-                match self {
-                    $(Self::$variant(p) => p.workload.segments(),)+
-                }
-            }
-
-            /// The computation the part belongs to, in one line.
-            pub fn computation(&self) -> String {
-                match self {
-                    $(Self::$variant(p) => p.workload.computation(),)+
-                }
-            }
-
-            /// The computation as JSON: `workload` and the workload's own fields, without the
-            /// outcome.
-            pub fn computation_json(&self) -> Value {
-                let mut map = Map::new();
-                map.insert("workload".into(), self.workload_name().into());
-                match self {
-                    $(Self::$variant(p) => map.extend(p.workload.computation_json()),)+
-                }
-                Value::Object(map)
-            }
-
-            /// Joins named parts into the proof of their statement ([`bundle`]).
-            ///
-            /// # Errors
-            /// As [`bundle`]; parts of different workloads are foreign to one another.
-            pub fn bundle(
-                parts: Vec<(String, AnyPart)>,
-                policy: &VerifyPolicy,
-            ) -> Result<AnyProof, BundleError> {
-                let Some((reference, first)) = parts.first() else {
-                    return Err(BundleError::Empty);
-                };
-                match first {
-                    $(Self::$variant(_) => {
-                        let reference = reference.clone();
-                        let typed = parts
-                            .into_iter()
-                            .map(|(name, part)| match part {
-                                Self::$variant(p) => Ok((name, p)),
-                                #[allow(unreachable_patterns)]
-                                _ => Err(BundleError::Foreign {
-                                    part: name,
-                                    reference: reference.clone(),
-                                    what: "statement",
-                                }),
-                            })
-                            .collect::<Result<Vec<_>, _>>()?;
-                        bundle(typed, policy).map(AnyProof::$variant)
-                    })+
-                }
-            }
-        }
-
-        impl AnyProof {
-            shared_methods!(Proof, header_len, verify_statement, "proof", $($variant => $workload),+);
-
-            /// The statement's digest ([`Proof::statement_digest`]).
-            pub fn statement_digest(&self) -> [u8; 32] {
-                match self {
-                    $(Self::$variant(p) => p.statement_digest(),)+
-                }
-            }
-
-            /// The number of segments.
-            pub fn segments(&self) -> usize {
-                match self {
-                    $(Self::$variant(p) => p.workload.segments(),)+
-                }
-            }
-
-            /// What is proven, in one line.
-            pub fn summary(&self) -> String {
-                match self {
-                    $(Self::$variant(p) => p.workload.summary(&p.end),)+
-                }
-            }
-
-            /// The statement as JSON: `workload`, `digest` and the workload's own fields.
-            pub fn statement_json(&self) -> Value {
-                let mut map = Map::new();
-                map.insert("workload".into(), self.workload_name().into());
-                map.insert("digest".into(), hex::encode(self.statement_digest()).into());
-                match self {
-                    $(Self::$variant(p) => map.extend(p.workload.json(&p.end)),)+
-                }
-                Value::Object(map)
-            }
-        }
-
-        $(
-            impl From<Part<$workload>> for AnyPart {
-                fn from(part: Part<$workload>) -> Self {
-                    Self::$variant(part)
-                }
-            }
-
-            impl From<Proof<$workload>> for AnyProof {
-                fn from(proof: Proof<$workload>) -> Self {
-                    Self::$variant(proof)
-                }
-            }
-        )+
-    };
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
 }
 
-registry!(
-    Fibonacci => Fibonacci,
-    KeccakChain => KeccakChain,
-);
-
-/// 1048572 → "1,048,572".
-pub(crate) fn thousands(n: u64) -> String {
+/// 1048572 → "1,048,572": numbers as people read them.
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -280,4 +143,16 @@ pub(crate) fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_048_572), "1,048,572");
+    }
 }

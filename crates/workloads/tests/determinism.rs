@@ -77,10 +77,10 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "26136ef0b996ef4e152ef98d926ddbdbb0406ba120308d5374644c8ade7f95bc"
+        "4da4a462596d2cd74d432fa32f2ed5c251ff2c1315c2f3e51a30e54e60d2ead2"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "e40783da630f75941e6472d9806478f055ccc305724382a264550ca03e5de168"
+        "74e1a708067bb1ca4d8c2f93cdcf75addc3012c95a26be056a47c9ae38fde4ec"
     );
 }

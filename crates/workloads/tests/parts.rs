@@ -4,10 +4,11 @@
 mod common;
 
 use ballast_stark::{
-    BundleError, CpuBackend, Part, PhaseTimes, ProofFormatError, SegmentPosition, SegmentStatement,
-    StarkParams, VerifierError, Workload, bundle, part_range, prove_part, verify_part,
+    BundleError, CpuBackend, PhaseTimes, Proof, ProofFormatError, SegmentPosition,
+    SegmentStatement, StarkParams, VerifierError, Workload, bundle, part_range, prove_part,
+    verify_part, verify_statement,
 };
-use ballast_workloads::{AnyPart, Fibonacci, KeccakChain};
+use ballast_workloads::{Fibonacci, KeccakChain};
 
 fn params() -> StarkParams {
     StarkParams {
@@ -26,7 +27,7 @@ fn fib() -> Fibonacci {
     }
 }
 
-fn prove<W: Workload>(workload: &W, params: &StarkParams, parts: usize, index: usize) -> Part<W> {
+fn prove<W: Workload>(workload: &W, params: &StarkParams, parts: usize, index: usize) -> Proof<W> {
     let range = part_range(workload.segments(), parts, index).unwrap();
     prove_part(
         workload,
@@ -39,7 +40,7 @@ fn prove<W: Workload>(workload: &W, params: &StarkParams, parts: usize, index: u
     .expect("an honest part proves")
 }
 
-fn split<W: Workload>(workload: &W, parts: usize) -> Vec<(String, Part<W>)> {
+fn split<W: Workload>(workload: &W, parts: usize) -> Vec<(String, Proof<W>)> {
     (0..parts)
         .map(|i| (format!("part-{i}"), prove(workload, &params(), parts, i)))
         .collect()
@@ -52,8 +53,14 @@ fn check_bundles<W: Workload>(workload: W) {
         for (_, part) in &named {
             verify_part(part, &common::any_security()).expect("an honest part verifies");
             let bytes = part.to_bytes();
-            assert_eq!(&Part::<W>::from_bytes(&bytes).unwrap(), part);
-            assert!(Part::<W>::max_len(&bytes).unwrap() >= bytes.len() as u64);
+            assert_eq!(&Proof::<W>::from_bytes(&bytes).unwrap(), part);
+            assert_eq!(part.encoded_len(), bytes.len() as u64);
+            assert!(Proof::<W>::max_len(&bytes).unwrap() >= bytes.len() as u64);
+            // A part is not a statement's proof, unless it covers them all.
+            assert_eq!(
+                verify_statement(part, &common::any_security()).is_ok(),
+                parts == 1
+            );
         }
         // In any order: the bundle sorts them.
         named.reverse();
@@ -133,19 +140,31 @@ fn foreign_overlapping_missing_and_unchained_parts_are_refused_by_name() {
     );
     // A part whose shape is wrong is named as itself.
     let mut malformed = parts.clone();
-    malformed[1].1.ends.pop();
+    malformed[1].1.states.pop();
     assert!(matches!(
         bundle(malformed, &policy),
         Err(BundleError::Invalid { part, .. }) if part == "part-1"
     ));
-    // The bundled proof must fit the same cap its verifier applies.
-    let capped = ballast_stark::VerifyPolicy {
-        max_proof_bytes: 1000,
+    // The bundled proof must fit the same cap its verifier applies, and the floor.
+    let whole_len = common::prove(&w, &params()).encoded_len();
+    let capped = |max_proof_bytes| ballast_stark::VerifyPolicy {
+        max_proof_bytes,
         ..policy.clone()
     };
+    assert_eq!(
+        bundle(parts.clone(), &capped(whole_len - 1)),
+        Err(BundleError::TooLarge {
+            len: whole_len,
+            cap: whole_len - 1
+        })
+    );
+    assert!(bundle(parts.clone(), &capped(whole_len)).is_ok());
     assert!(matches!(
-        bundle(parts.clone(), &capped),
-        Err(BundleError::TooLarge { cap: 1000, .. })
+        bundle(parts.clone(), &ballast_stark::VerifyPolicy::default()),
+        Err(BundleError::Invalid {
+            part,
+            reason: VerifierError::InsufficientSecurity { .. }
+        }) if part == "part-0"
     ));
     assert_eq!(
         bundle::<Fibonacci>(vec![], &policy),
@@ -169,7 +188,7 @@ fn foreign_overlapping_missing_and_unchained_parts_are_refused_by_name() {
     // own (its segments are proven from the state it names), refused by the bundle.
     let mut unchained = parts.clone();
     let moved = &unchained[1].1;
-    let mut start = moved.start.clone();
+    let mut start = moved.states[0].clone();
     start[0] += ballast_field::Felt::new(1);
     unchained[1].1 = prove_part_from(&w, moved.first, moved.segments.len(), start);
     verify_part(&unchained[1].1, &policy).expect("a part from any state verifies on its own");
@@ -196,11 +215,11 @@ fn prove_part_from(
     first: usize,
     count: usize,
     start: Vec<ballast_field::Felt>,
-) -> Part<Fibonacci> {
+) -> Proof<Fibonacci> {
     let mut context = vec![Fibonacci::TAG];
     context.extend_from_slice(&w.encode());
-    let mut state = start.clone();
-    let (mut ends, mut segments) = (Vec::new(), Vec::new());
+    let mut state = start;
+    let (mut states, mut segments) = (vec![state.clone()], Vec::new());
     for index in first..first + count {
         let (mut trace, end) = w.trace_table(index, &state);
         let public_inputs = w.public_inputs(index, &state, &end);
@@ -222,15 +241,14 @@ fn prove_part_from(
             &mut PhaseTimes::default(),
         );
         segments.push(proof.expect("a trace from any start state proves"));
-        ends.push(end.clone());
+        states.push(end.clone());
         state = end;
     }
-    Part {
+    Proof {
         params: params(),
         workload: *w,
         first,
-        start,
-        ends,
+        states,
         segments,
     }
 }
@@ -239,12 +257,18 @@ fn prove_part_from(
 fn a_first_part_must_start_at_the_workloads_start() {
     let w = fib();
     let honest = prove(&w, &params(), 3, 0);
-    let mut start = honest.start.clone();
+    let mut start = honest.states[0].clone();
     start[1] += ballast_field::Felt::new(1);
-    let forged = prove_part_from(&w, 0, honest.segments.len(), start);
+    let forged = prove_part_from(&w, 0, honest.segments.len(), start.clone());
     assert_eq!(
         verify_part(&forged, &common::any_security()),
-        Err(VerifierError::PartStart)
+        Err(VerifierError::Start)
+    );
+    // The same for a whole proof: it is the part of every segment.
+    let whole = prove_part_from(&w, 0, w.segments, start);
+    assert_eq!(
+        verify_statement(&whole, &common::any_security()),
+        Err(VerifierError::Start)
     );
 }
 
@@ -254,34 +278,30 @@ fn truncated_or_extended_parts_do_not_decode() {
     let bytes = part.to_bytes();
     for len in 0..bytes.len() {
         assert!(
-            AnyPart::from_bytes(&bytes[..len]).is_err(),
+            ballast_workloads::decode(&bytes[..len]).is_err(),
             "a part cut to {len} bytes decoded"
         );
     }
     let mut longer = bytes.clone();
     longer.push(0);
-    assert!(matches!(
-        Part::<Fibonacci>::from_bytes(&longer),
-        Err(ProofFormatError::Length { .. })
-    ));
-    // A proof is not a part, nor a part a proof.
-    let whole = common::prove(&fib(), &params()).to_bytes();
     assert_eq!(
-        Part::<Fibonacci>::from_bytes(&whole),
-        Err(ProofFormatError::BadMagic)
+        Proof::<Fibonacci>::from_bytes(&longer),
+        Err(ProofFormatError::StatedLength {
+            stated: bytes.len() as u64,
+            got: bytes.len() as u64 + 1
+        })
     );
-    assert!(ballast_workloads::AnyProof::from_bytes(&bytes).is_err());
 }
 
 #[test]
 fn a_range_outside_the_statement_does_not_decode() {
     let part = prove(&fib(), &params(), 3, 2);
     let mut bytes = part.to_bytes();
-    let range_at = ballast_stark::header_len::<Fibonacci>();
+    let first = section(&part, "first segment");
     // first = 6, count = 2: past the statement's 7 segments.
-    bytes[range_at..range_at + 4].copy_from_slice(&6u32.to_le_bytes());
+    bytes[first].copy_from_slice(&6u32.to_le_bytes());
     assert!(matches!(
-        Part::<Fibonacci>::from_bytes(&bytes),
+        Proof::<Fibonacci>::from_bytes(&bytes),
         Err(ProofFormatError::Header(_))
     ));
 }
@@ -292,16 +312,23 @@ fn every_flipped_byte_is_rejected() {
     let bytes = part.to_bytes();
     let policy = common::any_security();
     // Every byte of the header and states, then a sample of the segments' bytes.
-    let states_end = ballast_stark::part_header_len::<Fibonacci>() + 3 * 4 * 8;
+    let states_end = section(&part, "states").end;
     let positions = (0..states_end).chain((states_end..bytes.len()).step_by(41));
     for at in positions {
         let mut flipped = bytes.clone();
         flipped[at] ^= 0x10;
-        if let Ok(decoded) = Part::<Fibonacci>::from_bytes(&flipped) {
+        if let Ok(decoded) = Proof::<Fibonacci>::from_bytes(&flipped) {
             assert!(
                 verify_part(&decoded, &policy).is_err(),
                 "byte {at} flipped and the part still verifies"
             );
         }
     }
+}
+
+/// Where the section `name` lies in `proof`'s encoding.
+fn section<W: Workload>(proof: &Proof<W>, name: &str) -> std::ops::Range<usize> {
+    let sections = proof.sections();
+    let found = sections.iter().find(|s| s.name == name);
+    found.expect("the layout has the section").range.clone()
 }

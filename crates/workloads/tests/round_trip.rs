@@ -2,33 +2,65 @@
 
 mod common;
 
-use ballast_stark::{Proof, ProofFormatError, StarkParams, Workload, verify_statement};
-use ballast_workloads::{AnyProof, Fibonacci, KeccakChain};
+use ballast_stark::{Proof, ProofFormatError, StarkParams, peek, verify_statement};
+use ballast_workloads::{Describe, Fibonacci, KeccakChain};
 
-fn check<W: Workload>(workload: W, params: StarkParams) {
+fn check<W: Describe + Send + 'static>(workload: W, params: StarkParams) {
     let proof = common::prove(&workload, &params);
     let end = (0..workload.segments()).fold(workload.start(), |s, i| workload.run(i, &s));
-    assert_eq!(proof.end, end, "the statement ends where the run ends");
+    assert_eq!(
+        proof.outcome(),
+        Some(&end),
+        "the statement ends where the run ends"
+    );
     verify_statement(&proof, &common::any_security()).expect("honest proof verifies");
     let bytes = proof.to_bytes();
+    assert_eq!(
+        peek(&bytes).unwrap().length,
+        bytes.len() as u64,
+        "the header states it"
+    );
+    assert_eq!(proof.encoded_len(), bytes.len() as u64);
     let decoded = Proof::<W>::from_bytes(&bytes).expect("own encoding decodes");
     assert_eq!(decoded, proof);
-    let any = AnyProof::from_bytes(&bytes).expect("the registry decodes it");
+    let any = ballast_workloads::decode(&bytes).expect("the registry decodes it");
     any.verify(&common::any_security()).unwrap();
     assert_eq!(any.statement_digest(), proof.statement_digest());
-    let max = AnyProof::max_len(&bytes).unwrap();
+    assert_eq!(any.to_bytes(), bytes);
+    let max = ballast_workloads::max_len(&bytes).unwrap();
     assert!(max >= bytes.len() as u64);
-    // Nothing may follow the proof, and nothing beyond the header's bound is read at all.
+    // Exactly the stated length: nothing may follow the proof, nothing may be missing.
     let mut longer = bytes.clone();
     longer.push(0);
-    assert!(matches!(
-        Proof::<W>::from_bytes(&longer),
-        Err(ProofFormatError::Length { .. })
-    ));
-    longer.resize(max as usize + 1, 0);
+    let stated = bytes.len() as u64;
     assert_eq!(
         Proof::<W>::from_bytes(&longer),
-        Err(ProofFormatError::TooLong { max, got: max + 1 })
+        Err(ProofFormatError::StatedLength {
+            stated,
+            got: stated + 1
+        })
+    );
+    assert_eq!(
+        Proof::<W>::from_bytes(&bytes[..bytes.len() - 1]),
+        Err(ProofFormatError::StatedLength {
+            stated,
+            got: stated - 1
+        })
+    );
+    // A stated length above the header's bound is refused whatever follows.
+    let mut overstated = bytes.clone();
+    let length = proof
+        .sections()
+        .into_iter()
+        .find(|s| s.name == "length")
+        .unwrap();
+    overstated[length.range].copy_from_slice(&(max + 1).to_le_bytes());
+    assert_eq!(
+        Proof::<W>::from_bytes(&overstated),
+        Err(ProofFormatError::TooLong {
+            max,
+            stated: max + 1
+        })
     );
 }
 

@@ -4,12 +4,13 @@
 mod common;
 
 use ballast_air::{Air, check_trace};
-use ballast_field::Felt;
+use ballast_field::{Ext3, Felt};
 use ballast_stark::{
-    CpuBackend, PhaseTimes, Proof, ProverError, SegmentPosition, SegmentStatement, StarkParams,
-    VerifierError, VerifyPolicy, Workload, prove, prove_unchecked, verify, verify_statement,
+    CpuBackend, PhaseTimes, Proof, ProverError, SegmentPosition, SegmentProof, SegmentStatement,
+    StarkParams, VerifierError, VerifyPolicy, Workload, prove, prove_unchecked, verify,
+    verify_statement,
 };
-use ballast_workloads::{AnyProof, Fibonacci, KeccakChain};
+use ballast_workloads::{Fibonacci, KeccakChain, decode};
 
 fn fibonacci() -> Fibonacci {
     Fibonacci {
@@ -28,14 +29,14 @@ fn chain() -> KeccakChain {
 }
 
 fn rejected(bytes: &[u8]) -> bool {
-    match AnyProof::from_bytes(bytes) {
+    match decode(bytes) {
         Err(_) => true,
         Ok(proof) => proof.verify(&common::any_security()).is_err(),
     }
 }
 
 /// Flips two bits at both ends of every section, and at both ends of every digest of a
-/// batch opening; each flip must be rejected.
+/// batch opening; each flip must be rejected. Every section of the layout must be there.
 fn every_section_is_checked<W: Workload>(workload: &W) {
     let proof = common::prove(workload, &StarkParams::testing());
     let bytes = proof.to_bytes();
@@ -63,43 +64,15 @@ fn every_section_is_checked<W: Workload>(workload: &W) {
                 );
             }
         }
-        kinds.insert(
-            section
-                .name
-                .split(' ')
-                .filter(|w| w.parse::<u32>().is_err())
-                .collect::<Vec<_>>()
-                .join(" "),
-        );
+        kinds.insert(section.name);
     }
-    for kind in [
-        "magic",
-        "version",
-        "params",
-        "workload",
-        "end state",
-        "boundary",
-        "segment trace root",
-        "segment quotient root",
-        "segment ood trace z",
-        "segment ood trace zw",
-        "segment ood quotient z",
-        "segment fri roots",
-        "segment final poly",
-        "segment pow nonce",
-        "segment query count",
-        "segment query positions",
-        "segment trace rows",
-        "segment trace opening",
-        "segment quotient rows",
-        "segment quotient opening",
-        "segment fri layer values",
-        "segment fri layer opening",
-    ] {
+    for row in ballast_stark::layout() {
         assert!(
-            kinds.contains(kind),
-            "{}: no section of kind {kind:?}",
-            W::NAME
+            kinds.contains(row.name),
+            "{}: no {} section {:?} in the proof",
+            W::NAME,
+            row.part,
+            row.name
         );
     }
 }
@@ -204,11 +177,11 @@ fn other_outcomes_boundaries_or_parameters_are_rejected() {
     let proof = common::prove(&chain(), &StarkParams::testing());
     parameters_and_order_are_bound(&proof);
     let mut forged = proof.clone();
-    forged.end[0] ^= 1;
+    forged.states.last_mut().unwrap()[0] ^= 1;
     assert_ne!(forged.statement_digest(), proof.statement_digest());
     assert!(verify_statement(&forged, &common::any_security()).is_err());
     let mut forged = proof.clone();
-    forged.boundaries[0][31] ^= 0x80;
+    forged.states[1][31] ^= 0x80;
     assert!(verify_statement(&forged, &common::any_security()).is_err());
     let mut forged = proof.clone();
     forged.workload.seed[0] ^= 1;
@@ -216,7 +189,7 @@ fn other_outcomes_boundaries_or_parameters_are_rejected() {
 
     // A segment verified as if it sat at another position in the chain.
     let w = chain();
-    let public_inputs = w.public_inputs(0, &proof.segment_start(0), proof.segment_end(0));
+    let public_inputs = w.public_inputs(0, &proof.states[0], &proof.states[1]);
     let context = [&[KeccakChain::TAG][..], &w.encode()].concat();
     let at = |index| SegmentStatement {
         context: &context,
@@ -267,14 +240,11 @@ fn truncated_and_random_bytes_give_errors_not_panics() {
         common::prove(&chain(), &StarkParams::testing()).to_bytes(),
     ] {
         for len in (0..bytes.len()).step_by(97).chain([bytes.len() - 1]) {
-            assert!(
-                AnyProof::from_bytes(&bytes[..len]).is_err(),
-                "prefix of {len} bytes"
-            );
+            assert!(decode(&bytes[..len]).is_err(), "prefix of {len} bytes");
         }
         let mut extended = bytes.clone();
         extended.push(0);
-        assert!(AnyProof::from_bytes(&extended).is_err());
+        assert!(decode(&extended).is_err());
     }
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut random = |len: usize| -> Vec<u8> {
@@ -288,23 +258,51 @@ fn truncated_and_random_bytes_give_errors_not_panics() {
             .collect()
     };
     for len in [0, 1, 4, 21, 100, 5000] {
-        assert!(AnyProof::from_bytes(&random(len)).is_err());
+        assert!(decode(&random(len)).is_err());
         // Random bodies behind a valid magic and version.
-        let mut body = b"BLST\x03\x00".to_vec();
+        let mut body = b"BLST\x04\x00".to_vec();
         body.extend(random(len));
-        assert!(AnyProof::from_bytes(&body).is_err());
+        assert!(decode(&body).is_err());
     }
-    // A header that claims a huge proof is refused before any allocation.
-    let mut huge = b"BLST\x03\x00\x01\x10\x00\x00\x02\x01".to_vec();
-    huge.extend_from_slice(&[1, 0xff, 0x0f, 0, 28, 0xff, 0xff, 0x0f, 0x00]);
-    assert!(AnyProof::from_bytes(&huge).is_err());
+    // A header that claims a huge proof (4,096 sequences × 2^28 rows, 2^20 segments) is
+    // refused before anything past it is read or allocated: a length above its bound, or
+    // any other length than the bytes'.
+    let huge = |length: u64| {
+        let mut bytes = b"BLST".to_vec();
+        bytes.extend(4u16.to_le_bytes());
+        bytes.extend(length.to_le_bytes());
+        bytes.extend([1, 16, 0, 0, 2, Fibonacci::TAG]);
+        bytes.extend(4096u32.to_le_bytes());
+        bytes.push(28);
+        bytes.extend((1u32 << 20).to_le_bytes());
+        bytes.extend(0u32.to_le_bytes());
+        bytes.extend((1u32 << 20).to_le_bytes());
+        bytes
+    };
+    let max = Proof::<Fibonacci>::max_len(&huge(0)).unwrap();
+    assert!(max > 1 << 40, "{max}");
+    assert_eq!(
+        decode(&huge(max + 1)).unwrap_err(),
+        ballast_stark::ProofFormatError::TooLong {
+            max,
+            stated: max + 1
+        }
+    );
+    assert_eq!(
+        decode(&huge(max)).unwrap_err(),
+        ballast_stark::ProofFormatError::StatedLength {
+            stated: max,
+            got: huge(max).len() as u64
+        }
+    );
 }
 
 /// A proof re-encoded consistently with one query position dropped, or another position
 /// substituted, is rejected for its positions: the prover cannot choose where it is queried.
 #[test]
 fn query_positions_must_be_the_transcripts() {
-    let proof = common::prove(&chain(), &StarkParams::testing());
+    let params = StarkParams::testing();
+    let proof = common::prove(&chain(), &params);
     let air = chain().air(0);
     let (width, quotient_width) = (
         air.width(),
@@ -315,6 +313,7 @@ fn query_positions_must_be_the_transcripts() {
     q.positions.remove(0);
     q.trace_rows.drain(..width);
     q.quotient_rows.drain(..quotient_width);
+    fit_openings(&mut dropped.segments[0], &params);
     assert_eq!(
         verify_statement(&dropped, &common::any_security()),
         Err(VerifierError::QueryPositions { segment: 0 })
@@ -326,28 +325,45 @@ fn query_positions_must_be_the_transcripts() {
     q.positions.pop();
     q.positions.insert(0, free);
     q.positions.sort_unstable();
+    fit_openings(&mut moved.segments[0], &params);
     assert_eq!(
         verify_statement(&moved, &common::any_security()),
         Err(VerifierError::QueryPositions { segment: 0 })
     );
 }
 
-/// The size cap judges the header's bound: a cap below it refuses the proof, one at it
+/// Resizes a keccak-chain segment's openings to what its changed positions call for, as a
+/// prover choosing its own positions would: the proof is well formed, only its positions are
+/// not the transcript's.
+fn fit_openings(segment: &mut SegmentProof, params: &StarkParams) {
+    let log_rows = chain().log_rows;
+    let log_lde = log_rows + params.log_blowup;
+    let positions = segment.queries.positions.clone();
+    let q = &mut segment.queries;
+    let opening = ballast_merkle::batch_opening_len(log_lde, &positions);
+    q.trace_nodes.resize(opening, [0; 32]);
+    q.quotient_nodes.resize(opening, [0; 32]);
+    let arities = ballast_fri::round_arities(log_rows - params.log_final_poly_len);
+    let plan = ballast_fri::QueryPlan::new(log_lde, &arities, &positions).unwrap();
+    for (layer, planned) in q.fri.iter_mut().zip(plan.layers()) {
+        layer.values.resize(planned.unknown_count(), Ext3::ZERO);
+        layer.nodes.resize(planned.opening_len(), [0; 32]);
+    }
+}
+
+/// The size cap judges the proof's length: a cap below it refuses the proof, one at it
 /// accepts.
 #[test]
 fn a_verifier_enforces_its_size_cap() {
     let proof = common::prove(&fibonacci(), &StarkParams::testing());
-    let max = Proof::<Fibonacci>::max_len(&proof.to_bytes()).unwrap();
+    let len = proof.to_bytes().len() as u64;
     let capped = |max_proof_bytes| VerifyPolicy {
         max_proof_bytes,
         ..common::any_security()
     };
     assert_eq!(
-        verify_statement(&proof, &capped(max - 1)),
-        Err(VerifierError::TooLarge {
-            max_len: max,
-            cap: max - 1
-        })
+        verify_statement(&proof, &capped(len - 1)),
+        Err(VerifierError::TooLarge { len, cap: len - 1 })
     );
-    verify_statement(&proof, &capped(max)).unwrap();
+    verify_statement(&proof, &capped(len)).unwrap();
 }

@@ -1,0 +1,135 @@
+//! Joining parts into the proof of their statement.
+//!
+//! A part on its own proves less than a statement: that *if* the computation is in the
+//! part's start state at its first segment, it runs through the part's later states. Only a
+//! part starting at segment 0 has its start state checked (it must be the workload's);
+//! [`bundle`] checks that each part starts where the one before it ends, and the result,
+//! verified as a whole, is the proof a single host writes, byte for byte.
+
+use std::ops::Range;
+
+use crate::proof::check_segments;
+use crate::statement::{check_start, check_states, verify_segments};
+use crate::{BundleError, Proof, VerifierError, VerifyPolicy, Workload};
+
+/// Joins `parts` (each with the name errors call it by, e.g. its file name) into the proof
+/// of their statement: byte for byte what [`prove_statement`](crate::prove_statement)
+/// writes.
+///
+/// Checks that every part proves the first part's statement with its parameters, that the
+/// parts cover every segment exactly once, that each starts where the one before it ends,
+/// and that the joined proof passes [`verify_statement`](crate::verify_statement) under
+/// `policy` — its floor, its required parameters and its cap. A bundle is a verdict.
+///
+/// # Errors
+/// The first problem found, naming the part.
+pub fn bundle<W: Workload>(
+    parts: Vec<(String, Proof<W>)>,
+    policy: &VerifyPolicy,
+) -> Result<Proof<W>, BundleError> {
+    let Some((reference, first)) = parts.first() else {
+        return Err(BundleError::Empty);
+    };
+    if let Some((name, part)) = parts.iter().find(|(_, p)| !p.same_statement(first)) {
+        return Err(BundleError::Foreign {
+            part: name.clone(),
+            reference: reference.clone(),
+            what: if part.workload == first.workload {
+                "parameter set"
+            } else {
+                "statement"
+            },
+        });
+    }
+    let invalid = |part: &String, reason: VerifierError| BundleError::Invalid {
+        part: part.clone(),
+        reason,
+    };
+    let (params, workload) = (first.params, first.workload.clone());
+    workload
+        .validate()
+        .map_err(VerifierError::from)
+        .and_then(|()| policy.check_params(&params, workload.log_rows()))
+        .map_err(|reason| invalid(reference, reason))?;
+    // Shapes first, so that a malformed part is named as itself, not as a neighbour's overlap.
+    for (name, part) in &parts {
+        check_segments(&part.workload, part.first, part.segments.len())
+            .map_err(VerifierError::from)
+            .and_then(|()| check_states(part))
+            .map_err(|reason| invalid(name, reason))?;
+    }
+    let mut parts = parts;
+    parts.sort_by_key(|(_, p)| (p.first, p.segments.len()));
+    let mut covered = 0;
+    for (k, (name, part)) in parts.iter().enumerate() {
+        let range = part.range();
+        let previous = k.checked_sub(1).map(|j| &parts[j]);
+        if range.start > covered {
+            return Err(BundleError::Missing {
+                range: covered..range.start,
+                after: previous.map(|(name, _)| name.clone()),
+            });
+        }
+        if let Some((previous_name, previous)) = previous {
+            if range.start < covered {
+                return Err(BundleError::Overlap {
+                    part: name.clone(),
+                    range,
+                    other: previous_name.clone(),
+                    other_range: previous.range(),
+                });
+            }
+            if previous.states.last() != part.states.first() {
+                return Err(BundleError::Chain {
+                    part: name.clone(),
+                    previous: previous_name.clone(),
+                });
+            }
+        }
+        covered = range.end;
+    }
+    if covered < workload.segments() {
+        return Err(BundleError::Missing {
+            range: covered..workload.segments(),
+            after: parts.last().map(|(name, _)| name.clone()),
+        });
+    }
+    let (names, whole) = join(parts);
+    let len = whole.encoded_len();
+    if len > policy.max_proof_bytes {
+        return Err(BundleError::TooLarge {
+            len,
+            cap: policy.max_proof_bytes,
+        });
+    }
+    check_start(&whole).map_err(|reason| invalid(&names[0].0, reason))?;
+    let verdicts: Vec<Result<(), BundleError>> = {
+        use rayon::prelude::*;
+        names
+            .par_iter()
+            .map(|(name, range)| {
+                let states = &whole.states[range.start..=range.end];
+                let segments = &whole.segments[range.clone()];
+                verify_segments(&workload, &params, policy, range.start, states, segments)
+                    .map_err(|reason| invalid(name, reason))
+            })
+            .collect()
+    };
+    verdicts.into_iter().collect::<Result<(), _>>()?;
+    Ok(whole)
+}
+
+/// The parts, in order and chained, as one proof from segment 0; and each part's name with
+/// the segments it brought.
+fn join<W: Workload>(parts: Vec<(String, Proof<W>)>) -> (Vec<(String, Range<usize>)>, Proof<W>) {
+    let mut names = Vec::with_capacity(parts.len());
+    let mut parts = parts.into_iter();
+    let (name, mut whole) = parts.next().expect("at least one part");
+    names.push((name, whole.range()));
+    for (name, part) in parts {
+        names.push((name, part.range()));
+        whole.states.extend(part.states.into_iter().skip(1));
+        whole.segments.extend(part.segments);
+    }
+    (names, whole)
+}

@@ -1,0 +1,760 @@
+//! The proof format's layout, written once: every section in order, what its items are, what
+//! fixes their number and which field of a proof holds them.
+//!
+//! Encoding and decoding (`codec.rs`), the exact length and the header's bound, the
+//! verifier's shape check ([`check_segment`]) and the table in docs/protocol.md §8 (checked
+//! against [`layout`] by a test) all read these tables; nothing else states the layout.
+//!
+//! A proof is [`HEADER`], then [`STATES`], then per segment [`SEGMENT`] followed by
+//! [`FRI_LAYER`] once per FRI round. Lengths are in items; little-endian throughout.
+
+use std::borrow::Cow;
+
+use ballast_field::{Ext3, Felt};
+use ballast_fri::{FriLayerOpening, QueryPlan};
+use ballast_merkle::{Digest, batch_opening_len};
+
+use crate::proof::SegmentShape;
+use crate::{SegmentProof, StarkParams, VerifierError};
+
+/// The first four bytes of every proof.
+pub const MAGIC: [u8; 4] = *b"BLST";
+
+/// What one item of a section is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Item {
+    /// A byte of an opaque run (the magic, the workload's encoding, the states).
+    Byte,
+    /// Little-endian integers of 1, 2, 4 and 8 bytes.
+    U8,
+    U16,
+    U32,
+    U64,
+    /// A canonical base-field element, 8 bytes.
+    Felt,
+    /// A canonical extension-field element, 3 × 8 bytes.
+    Ext,
+    /// A Keccak-256 digest, 32 bytes.
+    Digest,
+}
+
+impl Item {
+    /// Bytes per item.
+    pub const fn bytes(self) -> usize {
+        match self {
+            Item::Byte | Item::U8 => 1,
+            Item::U16 => 2,
+            Item::U32 => 4,
+            Item::U64 => 8,
+            Item::Felt => Felt::BYTES,
+            Item::Ext => Ext3::BYTES,
+            Item::Digest => 32,
+        }
+    }
+
+    /// Its name in the layout table.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Item::Byte => "byte",
+            Item::U8 => "u8",
+            Item::U16 => "u16",
+            Item::U32 => "u32",
+            Item::U64 => "u64",
+            Item::Felt => "felt",
+            Item::Ext => "ext",
+            Item::Digest => "digest",
+        }
+    }
+}
+
+/// What fixes a section's number of items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Count {
+    /// Exactly this many.
+    Exactly(usize),
+    /// The workload's tag and its encoding: 1 + E bytes.
+    Workload,
+    /// One state per boundary of the covered range: (count + 1)·S bytes.
+    States,
+    /// W, the trace's columns.
+    Width,
+    /// C, the quotient's base-field columns.
+    QuotientWidth,
+    /// R, the FRI rounds.
+    FriRounds,
+    /// 2^f, the final polynomial's coefficients.
+    FinalPoly,
+    /// q, the distinct query positions: the value of the section before.
+    Queries,
+    /// A trace row per query position.
+    TraceRows,
+    /// A quotient row per query position.
+    QuotientRows,
+    /// The batch opening of the query positions in the trace or quotient tree.
+    Opening,
+    /// The FRI layer's coset values the verifier cannot fold itself.
+    LayerValues,
+    /// The batch opening of the FRI layer's queried cosets.
+    LayerOpening,
+}
+
+impl Count {
+    /// How the layout table writes it.
+    pub const fn text(self) -> &'static str {
+        match self {
+            Count::Exactly(1) => "1",
+            Count::Exactly(4) => "4",
+            Count::Exactly(_) => "fixed",
+            Count::Workload => "1 + E",
+            Count::States => "(count + 1)·S",
+            Count::Width => "W",
+            Count::QuotientWidth => "C",
+            Count::FriRounds => "R",
+            Count::FinalPoly => "2^f",
+            Count::Queries => "q",
+            Count::TraceRows => "q·W",
+            Count::QuotientRows => "q·C",
+            Count::Opening => "≤ q·log₂ N",
+            Count::LayerValues => "≤ q·(a − 1)",
+            Count::LayerOpening => "≤ q·log₂(N_i/a)",
+        }
+    }
+}
+
+/// A section's items, borrowed from a proof or read from bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Values<'a> {
+    /// Integers ([`Item::U8`] … [`Item::U64`]).
+    Ints(Cow<'a, [u64]>),
+    /// Opaque bytes ([`Item::Byte`]).
+    Bytes(Cow<'a, [u8]>),
+    /// Base-field elements.
+    Felts(Cow<'a, [Felt]>),
+    /// Extension-field elements.
+    Exts(Cow<'a, [Ext3]>),
+    /// Digests.
+    Digests(Cow<'a, [Digest]>),
+}
+
+impl<'a> Values<'a> {
+    fn int(value: impl Into<u64>) -> Self {
+        Values::Ints(Cow::Owned(vec![value.into()]))
+    }
+
+    fn size(value: usize) -> Self {
+        Values::int(value as u64)
+    }
+
+    fn positions(values: &[usize]) -> Self {
+        Values::Ints(values.iter().map(|&v| v as u64).collect())
+    }
+
+    fn bytes(values: &'a [u8]) -> Self {
+        Values::Bytes(Cow::Borrowed(values))
+    }
+
+    fn felts(values: &'a [Felt]) -> Self {
+        Values::Felts(Cow::Borrowed(values))
+    }
+
+    fn exts(values: &'a [Ext3]) -> Self {
+        Values::Exts(Cow::Borrowed(values))
+    }
+
+    fn digests(values: &'a [Digest]) -> Self {
+        Values::Digests(Cow::Borrowed(values))
+    }
+
+    fn digest(value: &'a Digest) -> Self {
+        Values::digests(std::slice::from_ref(value))
+    }
+
+    /// How many items.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Ints(v) => v.len(),
+            Values::Bytes(v) => v.len(),
+            Values::Felts(v) => v.len(),
+            Values::Exts(v) => v.len(),
+            Values::Digests(v) => v.len(),
+        }
+    }
+
+    fn into_ints(self) -> Vec<u64> {
+        match self {
+            Values::Ints(v) => v.into_owned(),
+            other => panic!("{other:?} are not integers"),
+        }
+    }
+
+    fn into_int(self) -> u64 {
+        self.into_ints()[0]
+    }
+
+    fn into_size(self) -> usize {
+        usize::try_from(self.into_int()).expect("a u32 or smaller fits in usize")
+    }
+
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Values::Bytes(v) => v.into_owned(),
+            other => panic!("{other:?} are not bytes"),
+        }
+    }
+
+    fn into_felts(self) -> Vec<Felt> {
+        match self {
+            Values::Felts(v) => v.into_owned(),
+            other => panic!("{other:?} are not base-field elements"),
+        }
+    }
+
+    fn into_exts(self) -> Vec<Ext3> {
+        match self {
+            Values::Exts(v) => v.into_owned(),
+            other => panic!("{other:?} are not extension-field elements"),
+        }
+    }
+
+    fn into_digests(self) -> Vec<Digest> {
+        match self {
+            Values::Digests(v) => v.into_owned(),
+            other => panic!("{other:?} are not digests"),
+        }
+    }
+
+    fn into_digest(self) -> Digest {
+        self.into_digests()[0]
+    }
+}
+
+/// One section: its name, its items, what fixes their count, and the field of `T` that
+/// holds them (`layer` picks the FRI layer of a [`FRI_LAYER`] section).
+pub(crate) struct Section<T: 'static> {
+    pub name: &'static str,
+    pub item: Item,
+    pub count: Count,
+    pub get: for<'a> fn(&'a T, usize) -> Values<'a>,
+    pub set: fn(&mut T, usize, Values<'_>),
+}
+
+/// Everything before the segments, as it is on the wire: the header's fields and the states,
+/// unchecked (the decoder checks them, see `codec.rs`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub magic: Vec<u8>,
+    pub version: u16,
+    /// The proof's length in bytes, all of it.
+    pub length: u64,
+    pub params: StarkParams,
+    /// The workload's tag, then its encoding.
+    pub workload: Vec<u8>,
+    pub first: usize,
+    pub count: usize,
+    /// The states' encodings, one after another.
+    pub states: Vec<u8>,
+}
+
+/// The header: everything a reader needs to know the proof's length and bound it.
+pub(crate) const HEADER: [Section<Head>; 10] = [
+    Section {
+        name: "magic",
+        item: Item::Byte,
+        count: Count::Exactly(MAGIC.len()),
+        get: |h, _| Values::bytes(&h.magic),
+        set: |h, _, v| h.magic = v.into_bytes(),
+    },
+    Section {
+        name: "version",
+        item: Item::U16,
+        count: Count::Exactly(1),
+        get: |h, _| Values::int(h.version),
+        set: |h, _, v| h.version = v.into_int() as u16,
+    },
+    Section {
+        name: "length",
+        item: Item::U64,
+        count: Count::Exactly(1),
+        get: |h, _| Values::int(h.length),
+        set: |h, _, v| h.length = v.into_int(),
+    },
+    Section {
+        name: "log blowup",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |h, _| Values::size(h.params.log_blowup),
+        set: |h, _, v| h.params.log_blowup = v.into_size(),
+    },
+    Section {
+        name: "queries",
+        item: Item::U16,
+        count: Count::Exactly(1),
+        get: |h, _| Values::size(h.params.num_queries),
+        set: |h, _, v| h.params.num_queries = v.into_size(),
+    },
+    Section {
+        name: "pow bits",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |h, _| Values::int(h.params.pow_bits),
+        set: |h, _, v| h.params.pow_bits = v.into_int() as u32,
+    },
+    Section {
+        name: "log final poly len",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |h, _| Values::size(h.params.log_final_poly_len),
+        set: |h, _, v| h.params.log_final_poly_len = v.into_size(),
+    },
+    Section {
+        name: "workload",
+        item: Item::Byte,
+        count: Count::Workload,
+        get: |h, _| Values::bytes(&h.workload),
+        set: |h, _, v| h.workload = v.into_bytes(),
+    },
+    Section {
+        name: "first segment",
+        item: Item::U32,
+        count: Count::Exactly(1),
+        get: |h, _| Values::size(h.first),
+        set: |h, _, v| h.first = v.into_size(),
+    },
+    Section {
+        name: "segment count",
+        item: Item::U32,
+        count: Count::Exactly(1),
+        get: |h, _| Values::size(h.count),
+        set: |h, _, v| h.count = v.into_size(),
+    },
+];
+
+/// The state segment `first` starts in, then the state each segment ends in.
+pub(crate) const STATES: Section<Head> = Section {
+    name: "states",
+    item: Item::Byte,
+    count: Count::States,
+    get: |h, _| Values::bytes(&h.states),
+    set: |h, _, v| h.states = v.into_bytes(),
+};
+
+/// One segment's proof, before its FRI layers.
+pub(crate) const SEGMENT: [Section<SegmentProof>; 14] = [
+    Section {
+        name: "trace root",
+        item: Item::Digest,
+        count: Count::Exactly(1),
+        get: |p, _| Values::digest(&p.trace_root),
+        set: |p, _, v| p.trace_root = v.into_digest(),
+    },
+    Section {
+        name: "quotient root",
+        item: Item::Digest,
+        count: Count::Exactly(1),
+        get: |p, _| Values::digest(&p.quotient_root),
+        set: |p, _, v| p.quotient_root = v.into_digest(),
+    },
+    Section {
+        name: "ood trace z",
+        item: Item::Ext,
+        count: Count::Width,
+        get: |p, _| Values::exts(&p.ood.trace_z),
+        set: |p, _, v| p.ood.trace_z = v.into_exts(),
+    },
+    Section {
+        name: "ood trace zw",
+        item: Item::Ext,
+        count: Count::Width,
+        get: |p, _| Values::exts(&p.ood.trace_zw),
+        set: |p, _, v| p.ood.trace_zw = v.into_exts(),
+    },
+    Section {
+        name: "ood quotient z",
+        item: Item::Ext,
+        count: Count::QuotientWidth,
+        get: |p, _| Values::exts(&p.ood.quotient_z),
+        set: |p, _, v| p.ood.quotient_z = v.into_exts(),
+    },
+    Section {
+        name: "fri roots",
+        item: Item::Digest,
+        count: Count::FriRounds,
+        get: |p, _| Values::digests(&p.fri_roots),
+        set: |p, _, v| p.fri_roots = v.into_digests(),
+    },
+    Section {
+        name: "final poly",
+        item: Item::Ext,
+        count: Count::FinalPoly,
+        get: |p, _| Values::exts(&p.final_poly),
+        set: |p, _, v| p.final_poly = v.into_exts(),
+    },
+    Section {
+        name: "pow nonce",
+        item: Item::U64,
+        count: Count::Exactly(1),
+        get: |p, _| Values::int(p.pow_nonce),
+        set: |p, _, v| p.pow_nonce = v.into_int(),
+    },
+    // q, the number of positions: decoding makes room for that many.
+    Section {
+        name: "query count",
+        item: Item::U16,
+        count: Count::Exactly(1),
+        get: |p, _| Values::size(p.queries.positions.len()),
+        set: |p, _, v| p.queries.positions = vec![0; v.into_size()],
+    },
+    Section {
+        name: "query positions",
+        item: Item::U32,
+        count: Count::Queries,
+        get: |p, _| Values::positions(&p.queries.positions),
+        set: |p, _, v| {
+            p.queries.positions = v.into_ints().into_iter().map(|i| i as usize).collect();
+        },
+    },
+    Section {
+        name: "trace rows",
+        item: Item::Felt,
+        count: Count::TraceRows,
+        get: |p, _| Values::felts(&p.queries.trace_rows),
+        set: |p, _, v| p.queries.trace_rows = v.into_felts(),
+    },
+    Section {
+        name: "trace opening",
+        item: Item::Digest,
+        count: Count::Opening,
+        get: |p, _| Values::digests(&p.queries.trace_nodes),
+        set: |p, _, v| p.queries.trace_nodes = v.into_digests(),
+    },
+    Section {
+        name: "quotient rows",
+        item: Item::Felt,
+        count: Count::QuotientRows,
+        get: |p, _| Values::felts(&p.queries.quotient_rows),
+        set: |p, _, v| p.queries.quotient_rows = v.into_felts(),
+    },
+    Section {
+        name: "quotient opening",
+        item: Item::Digest,
+        count: Count::Opening,
+        get: |p, _| Values::digests(&p.queries.quotient_nodes),
+        set: |p, _, v| p.queries.quotient_nodes = v.into_digests(),
+    },
+];
+
+/// One FRI layer's openings, once per round (R of them) after [`SEGMENT`].
+pub(crate) const FRI_LAYER: [Section<SegmentProof>; 2] = [
+    Section {
+        name: "fri layer values",
+        item: Item::Ext,
+        count: Count::LayerValues,
+        get: |p, k| Values::exts(&p.queries.fri[k].values),
+        set: |p, k, v| p.queries.fri[k].values = v.into_exts(),
+    },
+    Section {
+        name: "fri layer opening",
+        item: Item::Digest,
+        count: Count::LayerOpening,
+        get: |p, k| Values::digests(&p.queries.fri[k].nodes),
+        set: |p, k, v| p.queries.fri[k].nodes = v.into_digests(),
+    },
+];
+
+/// Bytes of the header of a workload whose encoding is `workload_len` bytes.
+pub const fn header_len(workload_len: usize) -> usize {
+    let mut len = 0;
+    let mut i = 0;
+    while i < HEADER.len() {
+        let count = match HEADER[i].count {
+            Count::Exactly(n) => n,
+            Count::Workload => 1 + workload_len,
+            _ => panic!("the header's counts are fixed"),
+        };
+        len += count * HEADER[i].item.bytes();
+        i += 1;
+    }
+    len
+}
+
+/// A segment's sections in order: [`SEGMENT`], then [`FRI_LAYER`] for each of `rounds`
+/// layers, with the layer.
+pub(crate) fn segment_sections(
+    rounds: usize,
+) -> impl Iterator<Item = (&'static Section<SegmentProof>, Option<usize>)> {
+    SEGMENT
+        .iter()
+        .map(|s| (s, None))
+        .chain((0..rounds).flat_map(|layer| FRI_LAYER.iter().map(move |s| (s, Some(layer)))))
+}
+
+/// What a segment's counts resolve against: its shape, and once its positions are known
+/// (they follow `query count`), their plan.
+pub(crate) struct Sizes<'a> {
+    pub shape: &'a SegmentShape,
+    pub arities: Vec<usize>,
+    plan: Option<QueryPlan>,
+    positions: Vec<usize>,
+}
+
+impl<'a> Sizes<'a> {
+    /// The counts of a segment of `shape`.
+    pub fn new(shape: &'a SegmentShape) -> Self {
+        Self {
+            shape,
+            arities: shape.fri_arities(),
+            plan: None,
+            positions: Vec::new(),
+        }
+    }
+
+    /// Items of `count` in layer `layer` of the segment whose positions are
+    /// [`set_positions`](Self::set_positions); `q` before they are planned.
+    ///
+    /// # Panics
+    /// For an opening's or a layer's count before the positions are planned.
+    pub fn exact(&self, count: Count, q: usize, layer: usize) -> usize {
+        let shape = self.shape;
+        match count {
+            Count::Exactly(n) => n,
+            Count::Width => shape.width,
+            Count::QuotientWidth => shape.quotient_width,
+            Count::FriRounds => self.arities.len(),
+            Count::FinalPoly => 1 << shape.log_final_poly_len,
+            Count::Queries => q,
+            Count::TraceRows => q * shape.width,
+            Count::QuotientRows => q * shape.quotient_width,
+            Count::Opening => batch_opening_len(shape.log_lde(), &self.positions),
+            Count::LayerValues => self.planned(layer).unknown_count(),
+            Count::LayerOpening => self.planned(layer).opening_len(),
+            Count::Workload | Count::States => panic!("{count:?} is not a segment's count"),
+        }
+    }
+
+    /// The most items of `count` in layer `layer` of any segment of the shape: every query
+    /// at its own position, nothing shared.
+    pub fn max(&self, count: Count, layer: usize) -> u64 {
+        let shape = self.shape;
+        let q = shape.num_queries as u64;
+        let log_len = shape.log_lde() - self.arities[..layer].iter().sum::<usize>();
+        let log_arity = self.arities.get(layer).copied().unwrap_or(0);
+        match count {
+            Count::Opening => q * shape.log_lde() as u64,
+            Count::LayerValues => q * ((1 << log_arity) - 1),
+            Count::LayerOpening => q * (log_len - log_arity) as u64,
+            other => self.exact(other, shape.num_queries, layer) as u64,
+        }
+    }
+
+    /// Plans the queries at `positions`, after checking they are 1..=num_queries strictly
+    /// increasing positions of the LDE domain.
+    ///
+    /// # Errors
+    /// Why they are not.
+    pub fn set_positions(&mut self, positions: &[usize]) -> Result<(), String> {
+        let num_queries = self.shape.num_queries;
+        if !(1..=num_queries).contains(&positions.len()) {
+            return Err(format!(
+                "{} positions, must be 1..={num_queries}",
+                positions.len()
+            ));
+        }
+        let plan = QueryPlan::new(self.shape.log_lde(), &self.arities, positions)
+            .map_err(|e| e.to_string())?;
+        self.plan = Some(plan);
+        self.positions = positions.to_vec();
+        Ok(())
+    }
+
+    fn planned(&self, layer: usize) -> &ballast_fri::PlannedLayer {
+        &self
+            .plan
+            .as_ref()
+            .expect("the positions are planned")
+            .layers()[layer]
+    }
+}
+
+/// The most bytes a segment of `shape` can have, or `None` on overflow.
+pub(crate) fn max_segment_len(shape: &SegmentShape) -> Option<u64> {
+    let sizes = Sizes::new(shape);
+    segment_sections(sizes.arities.len()).try_fold(0u64, |total, (section, layer)| {
+        sizes
+            .max(section.count, layer.unwrap_or(0))
+            .checked_mul(section.item.bytes() as u64)?
+            .checked_add(total)
+    })
+}
+
+/// Bytes of `values` of `section` as encoded.
+pub(crate) fn encoded_len<T>(section: &Section<T>, values: &Values<'_>) -> u64 {
+    (values.len() * section.item.bytes()) as u64
+}
+
+/// Rejects a segment proof whose sections do not have the sizes its shape and query
+/// positions fix, before any algebra: the check the decoder makes of bytes, made of a proof
+/// built in memory.
+///
+/// # Errors
+/// [`VerifierError::Shape`] naming the first section of another size, or
+/// [`VerifierError::QueryPositions`] for positions no transcript draws.
+pub(crate) fn check_segment(
+    proof: &SegmentProof,
+    shape: &SegmentShape,
+    segment: usize,
+) -> Result<(), VerifierError> {
+    let mut sizes = Sizes::new(shape);
+    let rounds = sizes.arities.len();
+    if proof.queries.fri.len() != rounds {
+        return Err(VerifierError::Shape {
+            what: "fri layers",
+            expected: rounds,
+            got: proof.queries.fri.len(),
+        });
+    }
+    let q = proof.queries.positions.len();
+    for (section, layer) in segment_sections(rounds) {
+        let layer = layer.unwrap_or(0);
+        let expected = sizes.exact(section.count, q, layer);
+        let got = (section.get)(proof, layer).len();
+        if got != expected {
+            return Err(VerifierError::Shape {
+                what: section.name,
+                expected,
+                got,
+            });
+        }
+        if section.count == Count::Queries {
+            sizes
+                .set_positions(&proof.queries.positions)
+                .map_err(|_| VerifierError::QueryPositions { segment })?;
+        }
+    }
+    Ok(())
+}
+
+/// One row of the layout as docs/protocol.md §8 tabulates it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutRow {
+    /// Where it is: `header`, `states`, `segment` (once per segment) or `fri layer` (once per
+    /// FRI round of each segment).
+    pub part: &'static str,
+    /// The section's name, as [`Section`](crate::Section)s and shape errors call it.
+    pub name: &'static str,
+    /// What one item is: `byte`, `u8` … `u64`, `felt`, `ext` or `digest`.
+    pub item: &'static str,
+    /// How many items: a number, or the formula docs/protocol.md §8 explains.
+    pub count: &'static str,
+}
+
+/// Every section of the proof format, in order.
+pub fn layout() -> Vec<LayoutRow> {
+    fn row<T>(part: &'static str, s: &Section<T>) -> LayoutRow {
+        LayoutRow {
+            part,
+            name: s.name,
+            item: s.item.name(),
+            count: s.count.text(),
+        }
+    }
+    let header = HEADER.iter().map(|s| row("header", s));
+    let states = std::iter::once(row("states", &STATES));
+    let segment = SEGMENT.iter().map(|s| row("segment", s));
+    let layer = FRI_LAYER.iter().map(|s| row("fri layer", s));
+    header.chain(states).chain(segment).chain(layer).collect()
+}
+
+/// An empty FRI layer opening for each of `rounds` rounds: what decoding fills.
+pub(crate) fn empty_layers(rounds: usize) -> Vec<FriLayerOpening> {
+    vec![FriLayerOpening::default(); rounds]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_section_reads_back_what_it_holds() {
+        let mut p = SegmentProof {
+            trace_root: [1; 32],
+            quotient_root: [2; 32],
+            fri_roots: vec![[3; 32]],
+            final_poly: vec![Ext3::ONE],
+            pow_nonce: 9,
+            ..SegmentProof::default()
+        };
+        p.queries.positions = vec![4, 7];
+        p.queries.trace_rows = vec![Felt::new(5)];
+        p.queries.fri = empty_layers(1);
+        p.queries.fri[0].values = vec![Ext3::ONE];
+        p.queries.fri[0].nodes = vec![[6; 32]];
+        let mut copy = SegmentProof {
+            queries: crate::QueryOpenings {
+                fri: empty_layers(1),
+                ..Default::default()
+            },
+            ..SegmentProof::default()
+        };
+        for (section, layer) in segment_sections(1) {
+            let layer = layer.unwrap_or(0);
+            let values = (section.get)(&p, layer).into_owned_values();
+            (section.set)(&mut copy, layer, values);
+        }
+        assert_eq!(copy, p);
+        let mut head = Head {
+            magic: MAGIC.to_vec(),
+            version: 7,
+            length: 1 << 40,
+            workload: vec![1, 2],
+            first: 3,
+            count: 4,
+            states: vec![5; 6],
+            ..Head::default()
+        };
+        head.params.pow_bits = 11;
+        let mut read = Head::default();
+        for section in HEADER.iter().chain([&STATES]) {
+            (section.set)(&mut read, 0, (section.get)(&head, 0).into_owned_values());
+        }
+        assert_eq!(read, head);
+    }
+
+    /// docs/protocol.md §8 tabulates exactly [`layout`], in order.
+    #[test]
+    fn the_protocol_documents_this_layout() {
+        let doc = include_str!("../../../docs/protocol.md");
+        let documented: Vec<&str> = doc
+            .lines()
+            .skip_while(|l| !l.starts_with("<!-- layout:"))
+            .skip(3)
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        let rows: Vec<String> = layout()
+            .iter()
+            .map(|r| format!("| {} | {} | {} | {} |", r.part, r.name, r.item, r.count))
+            .collect();
+        assert_eq!(
+            documented,
+            rows,
+            "docs/protocol.md §8 should read:\n{}",
+            rows.join("\n")
+        );
+    }
+
+    #[test]
+    fn the_header_is_fixed_by_the_workloads_encoding() {
+        assert_eq!(header_len(9), 4 + 2 + 8 + 1 + 2 + 1 + 1 + (1 + 9) + 4 + 4);
+    }
+
+    impl Values<'_> {
+        fn into_owned_values(self) -> Values<'static> {
+            match self {
+                Values::Ints(v) => Values::Ints(Cow::Owned(v.into_owned())),
+                Values::Bytes(v) => Values::Bytes(Cow::Owned(v.into_owned())),
+                Values::Felts(v) => Values::Felts(Cow::Owned(v.into_owned())),
+                Values::Exts(v) => Values::Exts(Cow::Owned(v.into_owned())),
+                Values::Digests(v) => Values::Digests(Cow::Owned(v.into_owned())),
+            }
+        }
+    }
+}
