@@ -1,4 +1,5 @@
-//! Errors of the prover, the verifier and the proof format.
+//! Errors of the prover, the verifier and the proof format (a parameter's own error,
+//! [`ParamsError`], is `params.rs`'s).
 
 use std::ops::Range;
 
@@ -6,44 +7,7 @@ use ballast_air::AirError;
 use ballast_fri::FriError;
 use thiserror::Error;
 
-use crate::StarkParams;
-
-/// A parameter outside what ballast supports.
-#[derive(Debug, Error, PartialEq, Eq)]
-pub enum ParamsError {
-    /// This error occurs when a parameter is outside its supported range.
-    #[error("{name} is {value}, must be in {min}..={max}")]
-    OutOfRange {
-        /// The parameter's name.
-        name: &'static str,
-        /// The value given.
-        value: usize,
-        /// Smallest allowed value.
-        min: usize,
-        /// Largest allowed value.
-        max: usize,
-    },
-    /// This error occurs when a security target exceeds what the hash function supports.
-    #[error("a {target}-bit target exceeds the {max} bits Keccak-256 collision resistance allows")]
-    TargetTooHigh {
-        /// The requested target.
-        target: u32,
-        /// The largest reachable target.
-        max: u32,
-    },
-    /// This error occurs when an AIR is malformed (no constraints, a bad periodic column).
-    #[error("invalid AIR: {0}")]
-    Air(#[from] AirError),
-    /// This error occurs when an AIR's constraints are of higher degree than the blowup
-    /// can accommodate.
-    #[error("constraints of degree {degree} need a blowup of at least {min_blowup}")]
-    DegreeTooHigh {
-        /// The AIR's constraint degree.
-        degree: usize,
-        /// The smallest blowup that works.
-        min_blowup: usize,
-    },
-}
+use crate::{ParamsError, StarkParams};
 
 /// A backend failure (device errors, resources).
 #[derive(Debug, Error)]

@@ -19,7 +19,7 @@ macro_rules! lanes {
             use ballast_field::packed::$isa::{Halves, Packed, ProductSum};
             use ballast_field::{Ext3, Felt};
 
-            use crate::quotient::Task;
+            use crate::task::Task;
 
             const LANES: usize = Packed::LANES;
 
@@ -96,9 +96,7 @@ macro_rules! lanes {
                     task.air.eval(&frame, &mut values);
                     let inverses = [&z.every, &z.transition, &z.first, &z.last];
                     let mut q = [zero; 3];
-                    for ((coeffs, values), inv) in
-                        task.composition.coeffs.iter().zip(&values.0).zip(inverses)
-                    {
+                    for ((coeffs, values), inv) in task.coeffs.iter().zip(&values.0).zip(inverses) {
                         let inv = Packed::load(&inv[j..]);
                         for (q, s) in q.iter_mut().zip(fold(coeffs, values)) {
                             *q = q.add(s.mul(inv));

@@ -11,6 +11,7 @@ mod layout;
 mod ood;
 mod params;
 mod periodic;
+mod policy;
 mod proof;
 mod protocol;
 mod prover;
@@ -18,6 +19,7 @@ mod quotient;
 mod security;
 mod statement;
 mod stats;
+mod task;
 #[cfg(test)]
 mod test_air;
 mod verifier;
@@ -26,22 +28,21 @@ mod workload;
 pub use backend::{Backend, CpuBackend};
 pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
-pub use error::{
-    BackendError, BundleError, ParamsError, ProofFormatError, ProverError, VerifierError,
-};
+pub use error::{BackendError, BundleError, ProofFormatError, ProverError, VerifierError};
 pub use layout::{LayoutRow, MAGIC, layout};
 pub use ood::OodValues;
 pub use params::{
     EXTENSION_FIELD_BITS, HASH_COLLISION_BITS, LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS,
-    MAX_QUERIES, StarkParams, check_range,
+    MAX_QUERIES, ParamsError, StarkParams, check_range,
 };
+pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolicy};
 pub use proof::{Proof, QueryOpenings, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
 pub use prover::{prove, prove_unchecked};
 pub use security::{Analysis, Circuit, Regime, Round};
 pub use statement::{
-    DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, MAX_SEGMENTS, VerifyPolicy,
-    estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part, verify_statement,
+    MAX_SEGMENTS, estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part,
+    verify_statement,
 };
 pub use stats::{Phase, PhaseTimes};
 pub use verifier::verify;

@@ -1,9 +1,46 @@
 //! Soundness parameters, their validation and the security they buy.
 
+use ballast_air::AirError;
 use ballast_field::TWO_ADICITY;
 use ballast_transcript::Transcript;
+use thiserror::Error;
 
-use crate::ParamsError;
+/// A parameter outside what ballast supports.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ParamsError {
+    /// This error occurs when a parameter is outside its supported range.
+    #[error("{name} is {value}, must be in {min}..={max}")]
+    OutOfRange {
+        /// The parameter's name.
+        name: &'static str,
+        /// The value given.
+        value: usize,
+        /// Smallest allowed value.
+        min: usize,
+        /// Largest allowed value.
+        max: usize,
+    },
+    /// This error occurs when a security target exceeds what the hash function supports.
+    #[error("a {target}-bit target exceeds the {max} bits Keccak-256 collision resistance allows")]
+    TargetTooHigh {
+        /// The requested target.
+        target: u32,
+        /// The largest reachable target.
+        max: u32,
+    },
+    /// This error occurs when an AIR is malformed (no constraints, a bad periodic column).
+    #[error("invalid AIR: {0}")]
+    Air(#[from] AirError),
+    /// This error occurs when an AIR's constraints are of higher degree than the blowup
+    /// can accommodate.
+    #[error("constraints of degree {degree} need a blowup of at least {min_blowup}")]
+    DegreeTooHigh {
+        /// The AIR's constraint degree.
+        degree: usize,
+        /// The smallest blowup that works.
+        min_blowup: usize,
+    },
+}
 
 /// log2 of the extension field's size, rounded down (|F_p^3| ≈ 2^192).
 pub const EXTENSION_FIELD_BITS: u32 = 191;

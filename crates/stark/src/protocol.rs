@@ -198,19 +198,3 @@ pub(crate) fn query_positions(t: &mut Transcript, count: usize, log_lde: usize) 
     positions.dedup();
     positions
 }
-
-/// ω^(n−1), the trace domain's last point.
-pub(crate) fn last_point(log_rows: usize) -> Felt {
-    Felt::two_adic_root(log_rows).inverse()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn last_point_is_omega_to_n_minus_one() {
-        let w = Felt::two_adic_root(5);
-        assert_eq!(last_point(5), w.pow(31));
-    }
-}

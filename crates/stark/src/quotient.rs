@@ -10,15 +10,15 @@
 //! with probability about (#constraints)/|F| over α, it is not a polynomial at all and FRI
 //! rejects.
 
-use ballast_air::{Air, ConstraintBuilder, ConstraintInfo, Domain, Frame};
+use ballast_air::{Air, ConstraintInfo, Domain};
 use ballast_cpu::Kernels;
-use ballast_field::{Ext3, Felt, RowBlocks, batch_inverse};
-use ballast_ntt::{LdePlan, coset_points};
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_ntt::LdePlan;
 use rayon::prelude::*;
 
 #[cfg(target_arch = "x86_64")]
 use crate::lanes::{avx2, avx512};
-use crate::protocol::last_point;
+use crate::task::{Geometry, Task};
 
 /// Quotient points evaluated per parallel task: a multiple of every path's lane count.
 const POINTS_PER_TASK: usize = 1 << 9;
@@ -91,7 +91,7 @@ impl Composition {
             .enumerate()
             .for_each(|(task, chunk)| {
                 let task = Task {
-                    composition: self,
+                    coeffs: &self.coeffs,
                     air,
                     lde,
                     public_inputs,
@@ -143,130 +143,9 @@ impl Composition {
     }
 }
 
-/// Where the quotient points sit in the LDE, and the zerofiers' fixed parts.
-pub(crate) struct Geometry {
-    log_q: usize,
-    /// LDE rows between consecutive quotient points.
-    stride: usize,
-    /// LDE rows between a point and its next row.
-    blowup: usize,
-    omega_last: Felt,
-    /// 1/(x^n − 1), which depends on t mod 2^log_chunks only.
-    vanishing_inv: Vec<Felt>,
-}
-
-/// One parallel task: the quotient at points `start .. start + chunk.len()`.
-pub(crate) struct Task<'a, A> {
-    pub(crate) composition: &'a Composition,
-    pub(crate) air: &'a A,
-    pub(crate) lde: &'a RowBlocks,
-    pub(crate) public_inputs: &'a [Felt],
-    pub(crate) periodic: &'a [Vec<Felt>],
-    pub(crate) geometry: &'a Geometry,
-    pub(crate) start: usize,
-}
-
-/// The zerofier inverses of a task's points: 1/Z for each domain.
-pub(crate) struct Zerofiers {
-    pub(crate) every: Vec<Felt>,
-    pub(crate) transition: Vec<Felt>,
-    pub(crate) first: Vec<Felt>,
-    pub(crate) last: Vec<Felt>,
-}
-
-impl<A: Air> Task<'_, A> {
-    pub(crate) fn zerofiers(&self, len: usize) -> Zerofiers {
-        let g = self.geometry;
-        let xs = coset_points(LdePlan::SHIFT, g.log_q, self.start, len);
-        let mask = g.vanishing_inv.len() - 1;
-        let every: Vec<Felt> = (0..len)
-            .map(|j| g.vanishing_inv[(self.start + j) & mask])
-            .collect();
-        let transition = xs
-            .iter()
-            .zip(&every)
-            .map(|(&x, &inv)| (x - g.omega_last) * inv)
-            .collect();
-        Zerofiers {
-            every,
-            transition,
-            first: invert(xs.iter().map(|&x| x - Felt::ONE)),
-            last: invert(xs.iter().map(|&x| x - g.omega_last)),
-        }
-    }
-
-    /// The LDE row of quotient point `t`, and of its next row.
-    #[inline]
-    pub(crate) fn rows_of(&self, t: usize) -> (usize, usize) {
-        let mask = self.lde.height() - 1;
-        let row = t * self.geometry.stride;
-        (row, (row + self.geometry.blowup) & mask)
-    }
-
-    /// The task one point at a time.
-    fn evaluate_scalar(&self, chunk: &mut [Ext3]) {
-        let z = self.zerofiers(chunk.len());
-        let width = self.lde.width();
-        let (mut current, mut next) = (vec![Felt::ZERO; width], vec![Felt::ZERO; width]);
-        let mut periodic_row = vec![Felt::ZERO; self.periodic.len()];
-        for (j, q) in chunk.iter_mut().enumerate() {
-            let t = self.start + j;
-            let (row, next_row) = self.rows_of(t);
-            self.lde.read_row(row, &mut current);
-            self.lde.read_row(next_row, &mut next);
-            for (slot, column) in periodic_row.iter_mut().zip(self.periodic) {
-                *slot = column[t % column.len()];
-            }
-            let frame = Frame {
-                current: &current,
-                next: &next,
-                periodic: &periodic_row,
-                public_inputs: self.public_inputs,
-            };
-            let mut folder = Folder::new(&self.composition.coeffs);
-            self.air.eval(&frame, &mut folder);
-            let [every, transition, first, last] = folder.sums;
-            *q = every.scale(z.every[j])
-                + transition.scale(z.transition[j])
-                + first.scale(z.first[j])
-                + last.scale(z.last[j]);
-        }
-    }
-}
-
-/// The prover's builder at one point: each constraint's value times its power of α, summed
-/// per domain as it is asserted.
-struct Folder<'a> {
-    coeffs: &'a [Vec<Ext3>; Domain::COUNT],
-    used: [usize; Domain::COUNT],
-    sums: [Ext3; Domain::COUNT],
-}
-
-impl<'a> Folder<'a> {
-    fn new(coeffs: &'a [Vec<Ext3>; Domain::COUNT]) -> Self {
-        Self {
-            coeffs,
-            used: [0; Domain::COUNT],
-            sums: [Ext3::ZERO; Domain::COUNT],
-        }
-    }
-}
-
-impl ConstraintBuilder for Folder<'_> {
-    type Expr = Felt;
-
-    #[inline(always)]
-    fn assert_zero(&mut self, domain: Domain, value: Felt) {
-        let d = domain.index();
-        self.sums[d] += self.coeffs[d][self.used[d]].scale(value);
-        self.used[d] += 1;
-    }
-}
-
-/// Inverses of non-zero base-field values (points of g·H_q are never 1 or ω^(n−1)).
-fn invert(values: impl Iterator<Item = Felt>) -> Vec<Felt> {
-    let values: Vec<Felt> = values.collect();
-    batch_inverse(&values).expect("coset points avoid the trace domain")
+/// ω^(n−1), the trace domain's last point.
+pub(crate) fn last_point(log_rows: usize) -> Felt {
+    Felt::two_adic_root(log_rows).inverse()
 }
 
 #[cfg(test)]
@@ -274,6 +153,12 @@ mod tests {
     use super::*;
     use crate::periodic::PeriodicPolys;
     use crate::test_air::CounterAir;
+
+    #[test]
+    fn last_point_is_omega_to_n_minus_one() {
+        let w = Felt::two_adic_root(5);
+        assert_eq!(last_point(5), w.pow(31));
+    }
 
     #[test]
     fn every_path_evaluates_the_same_quotient() {

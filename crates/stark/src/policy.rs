@@ -1,0 +1,78 @@
+//! What a verifier insists on beyond a proof's own validity: a security floor, a size cap,
+//! and optionally the exact parameters.
+
+use crate::{StarkParams, VerifierError};
+
+/// The conjectured security a verifier requires unless told otherwise.
+pub const DEFAULT_MIN_SECURITY_BITS: u32 = 100;
+
+/// The largest proof a verifier accepts unless told otherwise: 1 GiB. The proofs of the
+/// shapes ballast ships and benchmarks are far below it, and so is any statement of up to
+/// about 200 segments of 2^14 keccak-chain rows at 219 queries
+/// (`workloads/tests/format.rs` checks both); larger ones need a larger cap, given
+/// explicitly.
+pub const DEFAULT_MAX_PROOF_BYTES: u64 = 1 << 30;
+
+/// What a verifier insists on beyond the proof's own validity.
+///
+/// The proof names its own parameters and size, so a verifier must set a floor and a cap:
+/// the default requires [`DEFAULT_MIN_SECURITY_BITS`] and at most
+/// [`DEFAULT_MAX_PROOF_BYTES`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyPolicy {
+    /// Least conjectured security the proof's parameters must give.
+    pub min_security_bits: u32,
+    /// When set, the proof must use exactly these parameters.
+    pub params: Option<StarkParams>,
+    /// Most bytes the proof may have.
+    pub max_proof_bytes: u64,
+}
+
+impl Default for VerifyPolicy {
+    fn default() -> Self {
+        Self {
+            min_security_bits: DEFAULT_MIN_SECURITY_BITS,
+            params: None,
+            max_proof_bytes: DEFAULT_MAX_PROOF_BYTES,
+        }
+    }
+}
+
+impl VerifyPolicy {
+    /// Checks parameters for a trace of 2^`log_rows` rows against the floor and, when set,
+    /// the required parameters.
+    ///
+    /// # Errors
+    /// Invalid parameters, too little security, or other parameters than required.
+    pub fn check_params(&self, params: &StarkParams, log_rows: usize) -> Result<(), VerifierError> {
+        params.validate(log_rows)?;
+        let security = params.conjectured_security_bits(log_rows);
+        if security < self.min_security_bits {
+            return Err(VerifierError::InsufficientSecurity {
+                got: security,
+                required: self.min_security_bits,
+            });
+        }
+        match self.params {
+            Some(expected) if expected != *params => Err(VerifierError::ParamsMismatch {
+                expected,
+                got: *params,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks a proof's length in bytes against the cap.
+    ///
+    /// # Errors
+    /// [`VerifierError::TooLarge`] above the cap.
+    pub fn check_size(&self, len: u64) -> Result<(), VerifierError> {
+        if len > self.max_proof_bytes {
+            return Err(VerifierError::TooLarge {
+                len,
+                cap: self.max_proof_bytes,
+            });
+        }
+        Ok(())
+    }
+}
