@@ -7,7 +7,9 @@
 //! threads of a launch. Buffers carry guard words on both sides, checked after every launch,
 //! and buffers the kernels are meant to fill ([`Launcher::alloc_uninit`]) start out poisoned,
 //! so that a word a kernel fails to write cannot pass for a correct 0.
-//! Skips, saying so, when no C++ compiler is on PATH.
+//!
+//! Without a C++ compiler on PATH every test prints "skipping: no C++ compiler …" and passes,
+//! unless `BALLAST_REQUIRE_CXX=1` (which CI sets), which turns the skip into a failure.
 
 mod common;
 
@@ -170,6 +172,9 @@ fn compiler() -> Option<String> {
 
 /// Builds and loads the emulated kernels once per test process; `None` (after saying so)
 /// without a compiler.
+///
+/// # Panics
+/// Without a compiler when `BALLAST_REQUIRE_CXX=1`.
 fn emulator() -> Option<&'static Emulator> {
     static EMULATOR: OnceLock<Option<Emulator>> = OnceLock::new();
     let emulator = EMULATOR.get_or_init(|| {
@@ -213,6 +218,10 @@ fn emulator() -> Option<&'static Emulator> {
         })
     });
     if emulator.is_none() {
+        assert!(
+            std::env::var_os("BALLAST_REQUIRE_CXX").is_none_or(|v| v != "1"),
+            "BALLAST_REQUIRE_CXX=1 but no C++ compiler ($CXX, c++ or g++) on PATH"
+        );
         // Written to the stream itself, not through `eprintln!`, which the test harness
         // captures: a skip must be visible.
         static ONCE: Once = Once::new();
