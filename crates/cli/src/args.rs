@@ -20,8 +20,8 @@ pub enum Command {
     Prove(ProveArgs),
     /// Check a proof; exit 0 if valid, 1 if invalid, 2 if unreadable.
     Verify(VerifyArgs),
-    /// Join parts proven by separate workers (`prove --parts`) into the whole proof, verified
-    /// as `verify` would.
+    /// Join parts proven by separate workers (`prove --parts`) into the whole proof; its
+    /// segments are checked, but only `verify` judges it against a security floor.
     Bundle(BundleArgs),
     /// Report the build, the allocator policy in effect, threads and CUDA devices.
     Doctor(DoctorArgs),
@@ -129,9 +129,11 @@ pub enum BackendChoice {
     Cuda,
 }
 
-/// What `cli verify` and `cli bundle` require of a proof beyond its validity.
+/// Flags of `cli verify`.
 #[derive(Args)]
-pub struct PolicyArgs {
+pub struct VerifyArgs {
+    /// The proof file.
+    pub proof: PathBuf,
     /// Reject proofs whose parameters give less conjectured security than this.
     #[arg(long, default_value_t = ballast_stark::DEFAULT_MIN_SECURITY_BITS)]
     pub min_security_bits: u32,
@@ -140,27 +142,6 @@ pub struct PolicyArgs {
     #[arg(long, value_name = "BYTES", default_value_t = ballast_stark::DEFAULT_MAX_PROOF_BYTES,
           hide_default_value = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_proof_bytes: u64,
-}
-
-impl PolicyArgs {
-    /// The verifier's policy these flags ask for.
-    pub fn policy(&self) -> ballast_stark::VerifyPolicy {
-        ballast_stark::VerifyPolicy {
-            min_security_bits: self.min_security_bits,
-            max_proof_bytes: self.max_proof_bytes,
-            params: None,
-        }
-    }
-}
-
-/// Flags of `cli verify`.
-#[derive(Args)]
-pub struct VerifyArgs {
-    /// The proof file.
-    pub proof: PathBuf,
-    /// The security floor and the size cap.
-    #[command(flatten)]
-    pub policy: PolicyArgs,
     /// Reject the proof unless it proves exactly this statement: the 64-hex-digit digest
     /// `cli prove` prints.
     #[arg(long, value_parser = parse_digest, value_name = "DIGEST")]
@@ -179,9 +160,6 @@ pub struct BundleArgs {
     /// The parts, in any order: together they must cover every segment exactly once.
     #[arg(required = true, value_name = "PART")]
     pub parts: Vec<PathBuf>,
-    /// The security floor and the size cap the bundled proof must meet, as `cli verify`'s.
-    #[command(flatten)]
-    pub policy: PolicyArgs,
     /// Where to write the proof (atomically).
     #[arg(short, long, default_value = "proof.bin")]
     pub output: PathBuf,

@@ -41,7 +41,11 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
     let path = args.proof.display().to_string();
     let started = Instant::now();
-    let policy = args.policy.policy();
+    let policy = VerifyPolicy {
+        min_security_bits: args.min_security_bits,
+        max_proof_bytes: args.max_proof_bytes,
+        ..VerifyPolicy::default()
+    };
     let (kind, verdict) = match read(&args.proof, policy.max_proof_bytes)? {
         Err(reason) => ("proof", Err(reason)),
         Ok((proof, bytes)) => {
