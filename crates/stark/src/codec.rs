@@ -15,11 +15,13 @@ use std::ops::Range;
 use ballast_field::{Ext3, Felt};
 
 use crate::layout::{
-    Count, HEADER, Head, Item, MAGIC, STATES, Section as LayoutSection, Sizes, Values,
-    empty_layers, encoded_len, header_len, max_segment_len, segment_sections,
+    Count, HEADER, Head, Item, MAGIC, STATES, Section as LayoutSection, header_len,
+    segment_sections,
 };
 use crate::proof::{SegmentShape, check_segments, context};
 use crate::protocol::PROTOCOL_VERSION;
+use crate::sizes::{Sizes, empty_layers, encoded_len, max_segment_len};
+use crate::values::Values;
 use crate::{Proof, ProofFormatError, QueryOpenings, SegmentProof, Workload};
 
 /// A named byte range of an encoded proof.

@@ -1,21 +1,18 @@
 //! The proof format's layout, written once: every section in order, what its items are, what
 //! fixes their number and which field of a proof holds them.
 //!
-//! Encoding and decoding (`codec.rs`), the exact length and the header's bound, the
-//! verifier's shape check ([`check_segment`]) and the table in docs/protocol.md §8 (checked
-//! against [`layout`] by a test) all read these tables; nothing else states the layout.
+//! Encoding and decoding (`codec.rs`), the exact length and the header's bound (`sizes.rs`),
+//! the verifier's shape check (`sizes.rs`, `check_segment`) and the table in
+//! docs/protocol.md §8 (checked against [`layout`] by a test) all read these tables; nothing
+//! else states the layout.
 //!
 //! A proof is [`HEADER`], then [`STATES`], then per segment [`SEGMENT`] followed by
 //! [`FRI_LAYER`] once per FRI round. Lengths are in items; little-endian throughout.
 
-use std::borrow::Cow;
-
 use ballast_field::{Ext3, Felt};
-use ballast_fri::{FriLayerOpening, QueryPlan};
-use ballast_merkle::{Digest, batch_opening_len};
 
-use crate::proof::SegmentShape;
-use crate::{SegmentProof, StarkParams, VerifierError};
+use crate::values::Values;
+use crate::{SegmentProof, StarkParams};
 
 /// The first four bytes of every proof.
 pub const MAGIC: [u8; 4] = *b"BLST";
@@ -118,113 +115,6 @@ impl Count {
             Count::LayerValues => "≤ q·(a − 1)",
             Count::LayerOpening => "≤ q·log₂(N_i/a)",
         }
-    }
-}
-
-/// A section's items, borrowed from a proof or read from bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Values<'a> {
-    /// Integers ([`Item::U8`] … [`Item::U64`]).
-    Ints(Cow<'a, [u64]>),
-    /// Opaque bytes ([`Item::Byte`]).
-    Bytes(Cow<'a, [u8]>),
-    /// Base-field elements.
-    Felts(Cow<'a, [Felt]>),
-    /// Extension-field elements.
-    Exts(Cow<'a, [Ext3]>),
-    /// Digests.
-    Digests(Cow<'a, [Digest]>),
-}
-
-impl<'a> Values<'a> {
-    fn int(value: impl Into<u64>) -> Self {
-        Values::Ints(Cow::Owned(vec![value.into()]))
-    }
-
-    fn size(value: usize) -> Self {
-        Values::int(value as u64)
-    }
-
-    fn positions(values: &[usize]) -> Self {
-        Values::Ints(values.iter().map(|&v| v as u64).collect())
-    }
-
-    fn bytes(values: &'a [u8]) -> Self {
-        Values::Bytes(Cow::Borrowed(values))
-    }
-
-    fn felts(values: &'a [Felt]) -> Self {
-        Values::Felts(Cow::Borrowed(values))
-    }
-
-    fn exts(values: &'a [Ext3]) -> Self {
-        Values::Exts(Cow::Borrowed(values))
-    }
-
-    fn digests(values: &'a [Digest]) -> Self {
-        Values::Digests(Cow::Borrowed(values))
-    }
-
-    fn digest(value: &'a Digest) -> Self {
-        Values::digests(std::slice::from_ref(value))
-    }
-
-    /// How many items.
-    pub fn len(&self) -> usize {
-        match self {
-            Values::Ints(v) => v.len(),
-            Values::Bytes(v) => v.len(),
-            Values::Felts(v) => v.len(),
-            Values::Exts(v) => v.len(),
-            Values::Digests(v) => v.len(),
-        }
-    }
-
-    fn into_ints(self) -> Vec<u64> {
-        match self {
-            Values::Ints(v) => v.into_owned(),
-            other => panic!("{other:?} are not integers"),
-        }
-    }
-
-    fn into_int(self) -> u64 {
-        self.into_ints()[0]
-    }
-
-    fn into_size(self) -> usize {
-        usize::try_from(self.into_int()).expect("a u32 or smaller fits in usize")
-    }
-
-    fn into_bytes(self) -> Vec<u8> {
-        match self {
-            Values::Bytes(v) => v.into_owned(),
-            other => panic!("{other:?} are not bytes"),
-        }
-    }
-
-    fn into_felts(self) -> Vec<Felt> {
-        match self {
-            Values::Felts(v) => v.into_owned(),
-            other => panic!("{other:?} are not base-field elements"),
-        }
-    }
-
-    fn into_exts(self) -> Vec<Ext3> {
-        match self {
-            Values::Exts(v) => v.into_owned(),
-            other => panic!("{other:?} are not extension-field elements"),
-        }
-    }
-
-    fn into_digests(self) -> Vec<Digest> {
-        match self {
-            Values::Digests(v) => v.into_owned(),
-            other => panic!("{other:?} are not digests"),
-        }
-    }
-
-    fn into_digest(self) -> Digest {
-        self.into_digests()[0]
     }
 }
 
@@ -488,151 +378,6 @@ pub(crate) fn segment_sections(
         .chain((0..rounds).flat_map(|layer| FRI_LAYER.iter().map(move |s| (s, Some(layer)))))
 }
 
-/// What a segment's counts resolve against: its shape, and once its positions are known
-/// (they follow `query count`), their plan.
-pub(crate) struct Sizes<'a> {
-    pub shape: &'a SegmentShape,
-    pub arities: Vec<usize>,
-    plan: Option<QueryPlan>,
-    positions: Vec<usize>,
-}
-
-impl<'a> Sizes<'a> {
-    /// The counts of a segment of `shape`.
-    pub fn new(shape: &'a SegmentShape) -> Self {
-        Self {
-            shape,
-            arities: shape.fri_arities(),
-            plan: None,
-            positions: Vec::new(),
-        }
-    }
-
-    /// Items of `count` in layer `layer` of the segment whose positions are
-    /// [`set_positions`](Self::set_positions); `q` before they are planned.
-    ///
-    /// # Panics
-    /// For an opening's or a layer's count before the positions are planned.
-    pub fn exact(&self, count: Count, q: usize, layer: usize) -> usize {
-        let shape = self.shape;
-        match count {
-            Count::Exactly(n) => n,
-            Count::Width => shape.width,
-            Count::QuotientWidth => shape.quotient_width,
-            Count::FriRounds => self.arities.len(),
-            Count::FinalPoly => 1 << shape.log_final_poly_len,
-            Count::Queries => q,
-            Count::TraceRows => q * shape.width,
-            Count::QuotientRows => q * shape.quotient_width,
-            Count::Opening => batch_opening_len(shape.log_lde(), &self.positions),
-            Count::LayerValues => self.planned(layer).unknown_count(),
-            Count::LayerOpening => self.planned(layer).opening_len(),
-            Count::Workload | Count::States => panic!("{count:?} is not a segment's count"),
-        }
-    }
-
-    /// The most items of `count` in layer `layer` of any segment of the shape: every query
-    /// at its own position, nothing shared.
-    pub fn max(&self, count: Count, layer: usize) -> u64 {
-        let shape = self.shape;
-        let q = shape.num_queries as u64;
-        let log_len = shape.log_lde() - self.arities[..layer].iter().sum::<usize>();
-        let log_arity = self.arities.get(layer).copied().unwrap_or(0);
-        match count {
-            Count::Opening => q * shape.log_lde() as u64,
-            Count::LayerValues => q * ((1 << log_arity) - 1),
-            Count::LayerOpening => q * (log_len - log_arity) as u64,
-            other => self.exact(other, shape.num_queries, layer) as u64,
-        }
-    }
-
-    /// Plans the queries at `positions`, after checking they are 1..=num_queries strictly
-    /// increasing positions of the LDE domain.
-    ///
-    /// # Errors
-    /// Why they are not.
-    pub fn set_positions(&mut self, positions: &[usize]) -> Result<(), String> {
-        let num_queries = self.shape.num_queries;
-        if !(1..=num_queries).contains(&positions.len()) {
-            return Err(format!(
-                "{} positions, must be 1..={num_queries}",
-                positions.len()
-            ));
-        }
-        let plan = QueryPlan::new(self.shape.log_lde(), &self.arities, positions)
-            .map_err(|e| e.to_string())?;
-        self.plan = Some(plan);
-        self.positions = positions.to_vec();
-        Ok(())
-    }
-
-    fn planned(&self, layer: usize) -> &ballast_fri::PlannedLayer {
-        &self
-            .plan
-            .as_ref()
-            .expect("the positions are planned")
-            .layers()[layer]
-    }
-}
-
-/// The most bytes a segment of `shape` can have, or `None` on overflow.
-pub(crate) fn max_segment_len(shape: &SegmentShape) -> Option<u64> {
-    let sizes = Sizes::new(shape);
-    segment_sections(sizes.arities.len()).try_fold(0u64, |total, (section, layer)| {
-        sizes
-            .max(section.count, layer.unwrap_or(0))
-            .checked_mul(section.item.bytes() as u64)?
-            .checked_add(total)
-    })
-}
-
-/// Bytes of `values` of `section` as encoded.
-pub(crate) fn encoded_len<T>(section: &Section<T>, values: &Values<'_>) -> u64 {
-    (values.len() * section.item.bytes()) as u64
-}
-
-/// Rejects a segment proof whose sections do not have the sizes its shape and query
-/// positions fix, before any algebra: the check the decoder makes of bytes, made of a proof
-/// built in memory.
-///
-/// # Errors
-/// [`VerifierError::Shape`] naming the first section of another size, or
-/// [`VerifierError::QueryPositions`] for positions no transcript draws.
-pub(crate) fn check_segment(
-    proof: &SegmentProof,
-    shape: &SegmentShape,
-    segment: usize,
-) -> Result<(), VerifierError> {
-    let mut sizes = Sizes::new(shape);
-    let rounds = sizes.arities.len();
-    if proof.queries.fri.len() != rounds {
-        return Err(VerifierError::Shape {
-            what: "fri layers",
-            expected: rounds,
-            got: proof.queries.fri.len(),
-        });
-    }
-    let q = proof.queries.positions.len();
-    for (section, layer) in segment_sections(rounds) {
-        let layer = layer.unwrap_or(0);
-        let expected = sizes.exact(section.count, q, layer);
-        let got = (section.get)(proof, layer).len();
-        if got != expected {
-            return Err(VerifierError::Shape {
-                what: section.name,
-                expected,
-                got,
-            });
-        }
-        if section.count == Count::Queries {
-            sizes
-                .set_positions(&proof.queries.positions)
-                .map_err(|_| VerifierError::QueryPositions { segment })?;
-        }
-    }
-    Ok(())
-}
-
 /// One row of the layout as docs/protocol.md §8 tabulates it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutRow {
@@ -664,14 +409,12 @@ pub fn layout() -> Vec<LayoutRow> {
     header.chain(states).chain(segment).chain(layer).collect()
 }
 
-/// An empty FRI layer opening for each of `rounds` rounds: what decoding fills.
-pub(crate) fn empty_layers(rounds: usize) -> Vec<FriLayerOpening> {
-    vec![FriLayerOpening::default(); rounds]
-}
-
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
+    use crate::sizes::empty_layers;
 
     #[test]
     fn every_section_reads_back_what_it_holds() {

@@ -17,11 +17,13 @@ mod protocol;
 mod prover;
 mod quotient;
 mod security;
+mod sizes;
 mod statement;
 mod stats;
 mod task;
 #[cfg(test)]
 mod test_air;
+mod values;
 mod verifier;
 mod workload;
 

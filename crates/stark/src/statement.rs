@@ -20,9 +20,9 @@ use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 
 use crate::backend::Backend;
-use crate::layout::max_segment_len;
 use crate::proof::{SegmentShape, check_segments, context};
 use crate::protocol::SegmentPosition;
+use crate::sizes::max_segment_len;
 use crate::{
     ParamsError, Phase, PhaseTimes, Proof, ProverError, SegmentProof, SegmentStatement,
     StarkParams, VerifierError, VerifyPolicy, Workload,

@@ -8,13 +8,13 @@ use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
 use crate::deep::DeepComposer;
-use crate::layout::check_segment;
 use crate::proof::SegmentShape;
 use crate::protocol::{
     absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
     query_positions,
 };
 use crate::quotient::Composition;
+use crate::sizes::check_segment;
 use crate::{SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy};
 
 /// Checks that `proof` shows a trace exists that satisfies `air` with the segment's public
