@@ -81,6 +81,6 @@ fn golden_proof_digests() {
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "74e1a708067bb1ca4d8c2f93cdcf75addc3012c95a26be056a47c9ae38fde4ec"
+        "5e609d360661fc9575291d072e19c1f87a0c52903bb5c206ddcb4d42cad4fd8e"
     );
 }
