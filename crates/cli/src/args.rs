@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use ballast_stark::Regime;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// ballast: a reproducible STARK prover with its allocator policy compiled in.
@@ -23,14 +24,16 @@ pub enum Command {
     /// Join parts proven by separate workers (`prove --parts`) into the whole proof; its
     /// segments are checked, but only `verify` judges it against a security floor.
     Bundle(BundleArgs),
+    /// Show a statement's security round by round without proving it, as a soundcalc TOML
+    /// (github.com/ethereum/soundcalc) whose comments give ballast's figures.
+    Security(SecurityArgs),
     /// Report the build, the allocator policy in effect, threads and CUDA devices.
     Doctor(DoctorArgs),
 }
 
-/// Flags of `cli prove`.
+/// The statement and its parameters: what `prove` proves and `security` analyses.
 #[derive(Args)]
-#[command(after_long_help = WORKLOADS_HELP)]
-pub struct ProveArgs {
+pub struct StatementArgs {
     /// What to prove: the Keccak-256 hash chain or multi-sequence Fibonacci (see below).
     #[arg(long, value_enum, default_value_t = WorkloadChoice::KeccakChain)]
     pub workload: WorkloadChoice,
@@ -54,16 +57,29 @@ pub struct ProveArgs {
     /// Blowup factor of the low-degree extension: 2, 4, 8 or 16.
     #[arg(long, default_value_t = 2, value_parser = parse_blowup)]
     pub blowup: usize,
-    /// FRI queries; by default derived from --security-bits.
+    /// FRI queries; by default the fewest that reach --security-bits.
     #[arg(long, conflicts_with = "security_bits")]
     pub queries: Option<usize>,
     /// Proof-of-work grinding bits.
     #[arg(long, default_value_t = 16)]
     pub pow_bits: u32,
-    /// Target conjectured security in bits, from which the number of queries is derived
-    /// [default: 100].
+    /// Target security in bits, judged in --regime, from which the number of queries is
+    /// derived [default: 128].
     #[arg(long)]
     pub security_bits: Option<u32>,
+    /// How --security-bits is judged: `jbr` (provable, up to the Johnson bound), `udr`
+    /// (provable, unique decoding) or `conjectured` (the ethSTARK conjecture).
+    #[arg(long, default_value = "jbr", value_parser = parse_regime)]
+    pub regime: Regime,
+}
+
+/// Flags of `cli prove`.
+#[derive(Args)]
+#[command(after_long_help = WORKLOADS_HELP)]
+pub struct ProveArgs {
+    /// The statement and its parameters.
+    #[command(flatten)]
+    pub statement: StatementArgs,
     /// Where to write the proof (atomically) [default: proof.bin, or part-I.bin with
     /// --parts].
     #[arg(short, long)]
@@ -99,10 +115,13 @@ Workloads:
                           j starting at (j, j + 1), for --segments segments of 2^--log-rows rows.
 
 Examples:
-  cli prove                                         the embedded keccak-chain statement
+  cli prove                                         the embedded keccak-chain statement, 128
+                                                    bits provable (blowup 2, 227 queries)
   cli prove --steps 10000 --log-rows 14             10,000 hashes in segments of 682
   cli prove --seed <64 hex digits> --segments 8
   cli prove --workload fibonacci --sequences 16 --log-rows 19 --segments 4
+  cli prove --blowup 4                              128 bits provable with 113 queries
+  cli security --blowup 8 --soundcalc ballast.toml  the figures, and a TOML for soundcalc
 
 Scale-out (docs/deploy.md):
   cli prove --segments 64 --parts 8 --part-index 3 -o part-3.bin
@@ -134,9 +153,13 @@ pub enum BackendChoice {
 pub struct VerifyArgs {
     /// The proof file.
     pub proof: PathBuf,
-    /// Reject proofs whose parameters give less conjectured security than this.
+    /// Reject proofs whose parameters give less security than this, judged in --regime.
     #[arg(long, default_value_t = ballast_stark::DEFAULT_MIN_SECURITY_BITS)]
     pub min_security_bits: u32,
+    /// How --min-security-bits is judged: `jbr` (provable, up to the Johnson bound), `udr`
+    /// (provable, unique decoding) or `conjectured`.
+    #[arg(long, default_value = "jbr", value_parser = parse_regime)]
+    pub regime: Regime,
     /// Refuse a proof of more bytes than this, judged by the length its header states
     /// before the rest is read [default: 1 GiB, every proof of the shipped shapes].
     #[arg(long, value_name = "BYTES", default_value_t = ballast_stark::DEFAULT_MAX_PROOF_BYTES,
@@ -168,6 +191,19 @@ pub struct BundleArgs {
     pub threads: Option<u16>,
 }
 
+/// Flags of `cli security`.
+#[derive(Args)]
+#[command(after_long_help = WORKLOADS_HELP)]
+pub struct SecurityArgs {
+    /// The statement and its parameters, as `cli prove` takes them.
+    #[command(flatten)]
+    pub statement: StatementArgs,
+    /// Write the soundcalc TOML to this file (atomically) and print the figures as a
+    /// table, instead of printing the TOML.
+    #[arg(long, value_name = "FILE")]
+    pub soundcalc: Option<PathBuf>,
+}
+
 /// Flags of `cli doctor`.
 #[derive(Args)]
 pub struct DoctorArgs {
@@ -182,6 +218,11 @@ pub fn parse_digest(value: &str) -> Result<[u8; 32], String> {
     hex::decode_to_slice(value, &mut digest)
         .map_err(|_| format!("expected 64 hexadecimal digits, got {value:?}"))?;
     Ok(digest)
+}
+
+/// `jbr`, `udr` or `conjectured`.
+fn parse_regime(value: &str) -> Result<Regime, String> {
+    value.parse()
 }
 
 /// Accepts 2, 4, 8 or 16 and returns its log2.

@@ -32,7 +32,7 @@ pub fn run(args: &BundleArgs) -> Result<()> {
     let unjudged = VerifyPolicy {
         min_security_bits: 0,
         max_proof_bytes: u64::MAX,
-        params: None,
+        ..VerifyPolicy::default()
     };
     let proof = ballast_workloads::bundle(parts, &unjudged).map_err(|e| anyhow!(e))?;
     let bytes = proof.to_bytes();

@@ -17,6 +17,8 @@ mod output;
 mod prove;
 mod read;
 mod resources;
+mod security;
+mod statement;
 mod summary;
 mod verify;
 
@@ -45,7 +47,7 @@ fn main() -> ExitCode {
         args::Command::Prove(a) => a.threads,
         args::Command::Verify(a) => a.threads,
         args::Command::Bundle(a) => a.threads,
-        args::Command::Doctor(_) => None,
+        args::Command::Security(_) | args::Command::Doctor(_) => None,
     };
     if let Some(n) = threads
         && let Err(err) = rayon::ThreadPoolBuilder::new()
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         args::Command::Prove(a) => prove::run(&a).map(|()| ExitCode::SUCCESS),
         args::Command::Verify(a) => verify::run(&a),
         args::Command::Bundle(a) => bundle::run(&a).map(|()| ExitCode::SUCCESS),
+        args::Command::Security(a) => security::run(&a).map(|()| ExitCode::SUCCESS),
         args::Command::Doctor(a) => doctor::run(&a).map(|()| ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|err| {

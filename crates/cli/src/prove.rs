@@ -8,10 +8,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use ballast_cuda::{CudaBackend, CudaError};
 use ballast_stark::{
-    Backend, CpuBackend, ParamsError, PhaseTimes, StarkParams, Workload, estimate_peak_bytes,
-    part_range, prove_part,
+    Backend, Circuit, CpuBackend, PhaseTimes, estimate_peak_bytes, part_range, prove_part,
 };
-use ballast_workloads::{AnyProof, Describe, Fibonacci, KeccakChain, thousands};
+use ballast_workloads::{AnyProof, Describe, thousands};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -19,13 +18,8 @@ use sha2::{Digest, Sha256};
 use crate::args::{BackendChoice, ProveArgs, WorkloadChoice};
 use crate::output::{check_writable, print, write_atomic};
 use crate::resources::{human_bytes, physical_memory, usage};
-use crate::summary::{self, ParamsJson, PartJson};
-
-/// The default security target when neither --queries nor --security-bits is given.
-const DEFAULT_SECURITY_BITS: u32 = 100;
-
-/// The embedded statement's seed: Keccak-256("ballast").
-const DEFAULT_SEED: &str = "ballast";
+use crate::statement::{fibonacci, flag_error, keccak_chain, params};
+use crate::summary::{self, ParamsJson, PartJson, SecurityJson, soundcalc_json};
 
 /// The environment variables a scheduler sets to a worker's index: a Kubernetes Indexed
 /// Job's, then a Slurm job array's.
@@ -40,6 +34,10 @@ struct ProveReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     part: Option<PartReport>,
     params: ParamsJson,
+    /// The security of each regime, round by round.
+    security: SecurityJson,
+    /// The statement's parameters in soundcalc's circuit configuration (its TOML keys).
+    soundcalc: serde_json::Value,
     backend: &'static str,
     /// The GPU's name when the backend is CUDA.
     device: Option<String>,
@@ -79,9 +77,9 @@ struct PartChoice {
 /// Runs `cli prove`.
 pub fn run(args: &ProveArgs) -> Result<()> {
     let part = part_choice(args, |name| std::env::var_os(name))?;
-    match args.workload {
-        WorkloadChoice::KeccakChain => prove(args, &keccak_chain(args)?, part),
-        WorkloadChoice::Fibonacci => prove(args, &fibonacci(args)?, part),
+    match args.statement.workload {
+        WorkloadChoice::KeccakChain => prove(args, &keccak_chain(&args.statement)?, part),
+        WorkloadChoice::Fibonacci => prove(args, &fibonacci(&args.statement)?, part),
     }
 }
 
@@ -133,62 +131,12 @@ fn part_choice(
     Ok(Some(PartChoice { index, parts }))
 }
 
-/// The chain the flags describe.
-fn keccak_chain(args: &ProveArgs) -> Result<KeccakChain> {
-    if args.sequences.is_some() {
-        bail!(
-            "--sequences is a fibonacci flag; keccak-chain takes --seed, --steps, --log-rows, --segments"
-        );
-    }
-    let seed = args.seed.unwrap_or_else(|| {
-        use sha3::{Digest as _, Keccak256};
-        Keccak256::digest(DEFAULT_SEED).into()
-    });
-    let log_rows = args.log_rows.unwrap_or(14);
-    let mut chain = KeccakChain {
-        seed,
-        steps: 1,
-        log_rows,
-    };
-    chain.validate().map_err(flag_error)?;
-    chain.steps = match (args.steps, args.segments) {
-        (Some(_), Some(_)) => bail!("give --steps or --segments, not both"),
-        (Some(steps), None) => steps,
-        (None, segments) => {
-            let segments = segments.unwrap_or(4);
-            if segments == 0 {
-                bail!("invalid --segments: 0, must be at least 1");
-            }
-            (segments as u64).saturating_mul(chain.steps_per_segment())
-        }
-    };
-    chain.validate().map_err(flag_error)?;
-    Ok(chain)
-}
-
-/// The Fibonacci run the flags describe.
-fn fibonacci(args: &ProveArgs) -> Result<Fibonacci> {
-    if args.seed.is_some() || args.steps.is_some() {
-        bail!(
-            "--seed and --steps are keccak-chain flags; fibonacci takes --sequences, --log-rows, --segments"
-        );
-    }
-    let w = Fibonacci {
-        sequences: args.sequences.unwrap_or(16),
-        log_rows: args.log_rows.unwrap_or(19),
-        segments: args.segments.unwrap_or(4),
-    };
-    w.validate().map_err(flag_error)?;
-    Ok(w)
-}
-
 fn prove<W: Describe + Send + 'static>(
     args: &ProveArgs,
     workload: &W,
     part: Option<PartChoice>,
 ) -> Result<()> {
-    let params = params(args, workload.log_rows())?;
-    params.validate(workload.log_rows()).map_err(flag_error)?;
+    let (params, circuit) = params(&args.statement, workload)?;
     let range = match part {
         None => 0..workload.segments(),
         Some(PartChoice { index, parts }) => {
@@ -257,6 +205,8 @@ fn prove<W: Describe + Send + 'static>(
             parts: choice.parts,
         }),
         params: ParamsJson::of(&*proven),
+        security: SecurityJson::of(&circuit),
+        soundcalc: soundcalc_json(&circuit),
         backend: chosen.backend.name(),
         device: chosen.device,
         threads: rayon::current_num_threads(),
@@ -280,7 +230,7 @@ fn prove<W: Describe + Send + 'static>(
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(path, &json)?;
     }
-    print(&human_summary(&report, &*proven, &times))
+    print(&human_summary(&report, &*proven, &circuit, &times))
 }
 
 /// The backend the proof runs on, and the GPU's name when it is CUDA.
@@ -326,50 +276,6 @@ fn choose_backend(choice: BackendChoice, estimate: u64) -> Result<Chosen> {
     }
 }
 
-/// Parameters from the flags: --queries directly, or derived from --security-bits.
-fn params(args: &ProveArgs, log_rows: usize) -> Result<StarkParams> {
-    let log_final_poly_len = StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(log_rows);
-    let params = match args.queries {
-        Some(num_queries) => StarkParams {
-            log_blowup: args.blowup,
-            num_queries,
-            pow_bits: args.pow_bits,
-            log_final_poly_len,
-        },
-        None => StarkParams {
-            log_final_poly_len,
-            ..StarkParams::for_security(
-                args.security_bits.unwrap_or(DEFAULT_SECURITY_BITS),
-                args.blowup,
-                args.pow_bits,
-            )
-            .map_err(flag_error)?
-        },
-    };
-    Ok(params)
-}
-
-/// Names the flag behind a parameter error.
-fn flag_error(err: ParamsError) -> anyhow::Error {
-    let flag = match &err {
-        ParamsError::OutOfRange { name, .. } => match *name {
-            "sequences" => "--sequences",
-            "segments" => "--segments",
-            "steps" => "--steps or --segments",
-            "log_rows" => "--log-rows",
-            "num_queries" => "--queries",
-            "pow_bits" => "--pow-bits",
-            "log_blowup" => "--blowup",
-            "log_rows + log_blowup" => "--log-rows with --blowup",
-            _ => "parameters",
-        },
-        ParamsError::TargetTooHigh { .. } => "--security-bits",
-        ParamsError::DegreeTooHigh { .. } => "--blowup",
-        ParamsError::Air(_) => "workload",
-    };
-    anyhow::anyhow!("invalid {flag}: {err}")
-}
-
 fn progress_bar(segments: usize) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -385,11 +291,17 @@ fn progress_bar(segments: usize) -> ProgressBar {
     bar
 }
 
-fn human_summary(r: &ProveReport, proven: &dyn AnyProof, times: &PhaseTimes) -> String {
+fn human_summary(
+    r: &ProveReport,
+    proven: &dyn AnyProof,
+    circuit: &Circuit,
+    times: &PhaseTimes,
+) -> String {
     let mut out = String::new();
     let index_of = r.part.as_ref().map(|c| (c.index, c.parts));
     out.push_str(&summary::covered(proven, index_of));
     let _ = writeln!(out, "parameters: {}", summary::params(&r.params));
+    out.push_str(&summary::security(circuit));
     let device = r
         .device
         .as_ref()

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::args::VerifyArgs;
 use crate::output::{check_writable, print, write_atomic};
 use crate::read::read;
-use crate::summary::{self, ParamsJson, PartJson};
+use crate::summary::{self, ParamsJson, PartJson, SecurityJson, soundcalc_json};
 
 #[derive(Serialize)]
 struct VerifyReport {
@@ -29,6 +29,12 @@ struct VerifyReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     part: Option<PartJson>,
     params: Option<ParamsJson>,
+    /// The security of each regime, round by round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    security: Option<SecurityJson>,
+    /// The proof's parameters in soundcalc's circuit configuration (its TOML keys).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    soundcalc: Option<serde_json::Value>,
     verify_seconds: f64,
     /// The CPU kernels' SIMD path.
     cpu_path: &'static str,
@@ -43,6 +49,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let policy = VerifyPolicy {
         min_security_bits: args.min_security_bits,
+        regime: args.regime,
         max_proof_bytes: args.max_proof_bytes,
         ..VerifyPolicy::default()
     };
@@ -55,6 +62,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     };
     let verify_seconds = started.elapsed().as_secs_f64();
     let valid = verdict.as_ref().ok();
+    let circuit = valid.and_then(|(p, _)| p.circuit().ok());
     let report = VerifyReport {
         command: "verify",
         kind,
@@ -67,6 +75,8 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .filter(|(p, _)| !p.is_whole())
             .map(|(p, _)| PartJson::new(&**p)),
         params: valid.map(|(p, _)| ParamsJson::of(&**p)),
+        security: circuit.as_ref().map(SecurityJson::of),
+        soundcalc: circuit.as_ref().map(soundcalc_json),
         verify_seconds,
         cpu_path: ballast_cpu::active().name(),
     };
@@ -88,6 +98,9 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             }
             let params = report.params.as_ref().expect("a valid file has parameters");
             let _ = writeln!(out, "parameters: {}", summary::params(params));
+            if let Some(circuit) = &circuit {
+                out.push_str(&summary::security(circuit));
+            }
             let _ = writeln!(out, "verified in {:.1} ms", verify_seconds * 1e3);
             print(&out)?;
             Ok(ExitCode::SUCCESS)

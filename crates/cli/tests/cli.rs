@@ -102,7 +102,22 @@ fn prove_then_verify_round_trips_with_a_report() {
     );
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(json["statement"]["segments"], 2);
-    assert_eq!(json["params"]["conjectured_security_bits"], 100);
+    // The default target: 128 bits provable up to the Johnson bound, round by round, and the
+    // statement in soundcalc's terms.
+    assert_eq!(json["params"]["provable_security_bits"], 128);
+    assert_eq!(json["security"]["jbr"]["bits"], 128);
+    assert_eq!(json["security"]["hash_bits"], 128);
+    assert!(
+        json["security"]["jbr"]["rounds"]["query phase"]
+            .as_f64()
+            .unwrap()
+            >= 128.0
+    );
+    assert!(json["security"]["udr"]["bits"].as_u64().unwrap() < 128);
+    assert_eq!(json["soundcalc"]["trace_length"], 256);
+    assert_eq!(json["soundcalc"]["rho"], 0.5);
+    assert_eq!(json["soundcalc"]["num_queries"], json["params"]["queries"]);
+    assert_eq!(json["soundcalc"]["power_batching"], true);
     assert_eq!(
         json["proof_bytes"].as_u64().unwrap(),
         std::fs::metadata(&proof).unwrap().len()
@@ -200,12 +215,95 @@ fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
 
-    // The proof is valid but below the verifier's security floor.
+    // The proof is valid but below the verifier's security floor, judged in the
+    // unique-decoding regime; the error names both figures.
     let out = run(cli()
-        .args(["verify", "--min-security-bits", "120"])
+        .args(["verify", "--min-security-bits", "128", "--regime", "udr"])
         .arg(&proof));
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("120 required"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("bits of udr security (128 conjectured), 128 required"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn security_states_a_statement_in_soundcalc_terms_without_proving_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // The TOML on stdout, with ballast's figures as comments.
+    let out = run(cli().args(["security", "--blowup", "4"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let toml = stdout(&out);
+    for line in [
+        "# ballast, jbr: 128 bits",
+        "protocol_family = \"FRI_STARK\"",
+        "field = \"Goldilocks^3\"",
+        "trace_length = 16384",
+        "rho = 0.25",
+        "num_columns = 2353",
+        "batch_size = 4712",
+        "num_queries = 113",
+        "fri_folding_factors = [8, 8, 8, 4]",
+        "fri_early_stop_degree = 32",
+        "grinding_query_phase = 16",
+        "gap_to_radius = ",
+    ] {
+        assert!(toml.contains(line), "{line:?} missing from\n{toml}");
+    }
+    // --soundcalc writes the same TOML and prints the round-by-round table.
+    let file = dir.path().join("ballast.toml");
+    let out = run(cli()
+        .args(["security", "--blowup", "4", "--soundcalc"])
+        .arg(&file));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), toml);
+    assert!(stdout(&out).contains("128 bits provable up to the Johnson bound"));
+    assert!(stdout(&out).contains("query phase"));
+    // The prover's report carries the same keys and values.
+    let report = dir.path().join("report.json");
+    let out = run(cli()
+        .args([
+            "prove",
+            "--log-rows",
+            "6",
+            "--steps",
+            "2",
+            "--blowup",
+            "4",
+            "--report",
+        ])
+        .arg(&report)
+        .arg("-o")
+        .arg(dir.path().join("p.bin")));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let out = run(cli().args([
+        "security",
+        "--log-rows",
+        "6",
+        "--steps",
+        "2",
+        "--blowup",
+        "4",
+    ]));
+    let toml = stdout(&out);
+    for (key, value) in json["soundcalc"].as_object().unwrap() {
+        assert!(
+            toml.contains(&format!("{key} = {value}")),
+            "{key} = {value} in\n{toml}"
+        );
+    }
+    // A target beyond the hash, or an unknown regime, is a one-line error.
+    for (args, message) in [
+        (vec!["--security-bits", "129"], "exceeds the 128 bits"),
+        (vec!["--regime", "list"], "is not a regime"),
+    ] {
+        let out = run(cli().arg("security").args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
 }
 
 #[test]
@@ -713,7 +811,8 @@ fn parts_from_either_scheduler_bundle_into_the_single_host_bytes() {
         .arg("-o")
         .arg(&bundled));
     assert!(out.status.success(), "{}", stderr(&out));
-    // A bundle is not a verdict: it says so, and the verifier's floor refuses these 28 bits.
+    // A bundle is not a verdict: it says so, and the verifier's floor refuses these 15
+    // provable bits.
     assert!(
         stdout(&out).contains("verdict:    none"),
         "{}",
@@ -722,7 +821,8 @@ fn parts_from_either_scheduler_bundle_into_the_single_host_bytes() {
     let out = run(cli().arg("verify").arg(&bundled));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("proof offers 28 bits of conjectured security, 100 required"),
+        stderr(&out)
+            .contains("proof offers 15 bits of jbr security (28 conjectured), 100 required"),
         "{}",
         stderr(&out)
     );

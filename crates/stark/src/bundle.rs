@@ -49,7 +49,7 @@ pub fn bundle<W: Workload>(
     workload
         .validate()
         .map_err(VerifierError::from)
-        .and_then(|()| policy.check_params(&params, workload.log_rows()))
+        .and_then(|()| policy.check_params(&workload.air(0), &params))
         .map_err(|reason| invalid(reference, reason))?;
     // Shapes first, so that a malformed part is named as itself, not as a neighbour's overlap.
     for (name, part) in &parts {

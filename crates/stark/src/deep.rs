@@ -5,9 +5,10 @@
 //! f(x) = Σ_k γ^k·(T_k(x) − T_k(z))/(x − z) + Σ_c γ^(W+c)·(Q_c(x) − Q_c(z))/(x − z)
 //!      + γ^W'·Σ_k γ^k·(T_k(x) − T_k(zω))/(x − zω)
 //!
-//! Each quotient is a polynomial of degree < n − 1 exactly when the claimed value is the
-//! polynomial's value at that point, so a low-degree f binds the out-of-domain claims to the
-//! commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
+//! Each quotient is a polynomial (of degree < n − 1) exactly when the claimed value is the
+//! polynomial's value at that point; FRI tests f against the code of degree < n, so a claimed
+//! value that is not the polynomial's leaves f far from that code, and the out-of-domain
+//! claims are bound to the commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
 //! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
 
 use ballast_cpu::Kernels;

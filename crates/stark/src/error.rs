@@ -7,6 +7,8 @@ use ballast_air::AirError;
 use ballast_fri::FriError;
 use thiserror::Error;
 
+use crate::Regime;
+
 use crate::{ParamsError, StarkParams};
 
 /// A backend failure (device errors, resources).
@@ -50,10 +52,16 @@ pub enum VerifierError {
     #[error(transparent)]
     Params(#[from] ParamsError),
     /// This error occurs when the proof's parameters give less security than required.
-    #[error("proof offers {got} bits of conjectured security, {required} required")]
+    #[error(
+        "proof offers {got} bits of {regime} security ({conjectured} conjectured), {required} required"
+    )]
     InsufficientSecurity {
-        /// Bits the proof's parameters give.
+        /// Bits the proof's parameters give in the regime the floor is judged in.
         got: u32,
+        /// That regime.
+        regime: Regime,
+        /// Bits they give by the ethSTARK conjecture, for comparison.
+        conjectured: u32,
         /// Bits the verifier requires.
         required: u32,
     },

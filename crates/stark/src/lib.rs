@@ -34,14 +34,14 @@ pub use error::{BackendError, BundleError, ProofFormatError, ProverError, Verifi
 pub use layout::{LayoutRow, MAGIC, layout};
 pub use ood::OodValues;
 pub use params::{
-    EXTENSION_FIELD_BITS, HASH_COLLISION_BITS, LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS,
-    MAX_QUERIES, ParamsError, StarkParams, check_range,
+    LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS, MAX_QUERIES, ParamsError, StarkParams,
+    check_range,
 };
 pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolicy};
 pub use proof::{Proof, QueryOpenings, SegmentProof};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
 pub use prover::{prove, prove_unchecked};
-pub use security::{Analysis, Circuit, Regime, Round};
+pub use security::{Analysis, Circuit, HASH_COLLISION_BITS, Regime, Round};
 pub use statement::{
     MAX_SEGMENTS, estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part,
     verify_statement,

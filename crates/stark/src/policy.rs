@@ -1,9 +1,12 @@
 //! What a verifier insists on beyond a proof's own validity: a security floor, a size cap,
 //! and optionally the exact parameters.
 
-use crate::{StarkParams, VerifierError};
+use ballast_air::Air;
 
-/// The conjectured security a verifier requires unless told otherwise.
+use crate::{Circuit, Regime, StarkParams, VerifierError};
+
+/// The security a verifier requires unless told otherwise: 100 bits provable, up to the
+/// Johnson bound.
 pub const DEFAULT_MIN_SECURITY_BITS: u32 = 100;
 
 /// The largest proof a verifier accepts unless told otherwise: 1 GiB. The proofs of the
@@ -16,12 +19,15 @@ pub const DEFAULT_MAX_PROOF_BYTES: u64 = 1 << 30;
 /// What a verifier insists on beyond the proof's own validity.
 ///
 /// The proof names its own parameters and size, so a verifier must set a floor and a cap:
-/// the default requires [`DEFAULT_MIN_SECURITY_BITS`] and at most
-/// [`DEFAULT_MAX_PROOF_BYTES`].
+/// the default requires [`DEFAULT_MIN_SECURITY_BITS`] of provable (JBR) security and at
+/// most [`DEFAULT_MAX_PROOF_BYTES`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyPolicy {
-    /// Least conjectured security the proof's parameters must give.
+    /// Least security, in `regime`, the proof's parameters must give (capped at the
+    /// hash's 128 bits).
     pub min_security_bits: u32,
+    /// How the floor is judged.
+    pub regime: Regime,
     /// When set, the proof must use exactly these parameters.
     pub params: Option<StarkParams>,
     /// Most bytes the proof may have.
@@ -32,6 +38,7 @@ impl Default for VerifyPolicy {
     fn default() -> Self {
         Self {
             min_security_bits: DEFAULT_MIN_SECURITY_BITS,
+            regime: Regime::Jbr,
             params: None,
             max_proof_bytes: DEFAULT_MAX_PROOF_BYTES,
         }
@@ -39,17 +46,19 @@ impl Default for VerifyPolicy {
 }
 
 impl VerifyPolicy {
-    /// Checks parameters for a trace of 2^`log_rows` rows against the floor and, when set,
-    /// the required parameters.
+    /// Checks parameters for segments proving `air` against the floor and, when set, the
+    /// required parameters.
     ///
     /// # Errors
     /// Invalid parameters, too little security, or other parameters than required.
-    pub fn check_params(&self, params: &StarkParams, log_rows: usize) -> Result<(), VerifierError> {
-        params.validate(log_rows)?;
-        let security = params.conjectured_security_bits(log_rows);
-        if security < self.min_security_bits {
+    pub fn check_params<A: Air>(&self, air: &A, params: &StarkParams) -> Result<(), VerifierError> {
+        let circuit = Circuit::of(air, params)?;
+        let got = circuit.analyse(self.regime).capped();
+        if got < self.min_security_bits {
             return Err(VerifierError::InsufficientSecurity {
-                got: security,
+                got,
+                regime: self.regime,
+                conjectured: circuit.analyse(Regime::Conjectured).capped(),
                 required: self.min_security_bits,
             });
         }

@@ -99,17 +99,6 @@ impl<W: Workload> Proof<W> {
         Some(keccak256(HashDomain::Statement, &bytes))
     }
 
-    /// Provable security in bits ([`StarkParams::provable_security_bits`]) with the DEEP
-    /// batch of this proof's AIR: 2W + C terms; 0 for parameters the AIR cannot use.
-    pub fn provable_security_bits(&self) -> u32 {
-        SegmentShape::of(&self.workload, &self.params).map_or(0, |shape| {
-            self.params.provable_security_bits(
-                self.workload.log_rows(),
-                2 * shape.width + shape.quotient_width,
-            )
-        })
-    }
-
     /// Whether the proof and `other` belong to one statement with one parameter set.
     pub fn same_statement(&self, other: &Self) -> bool {
         self.params == other.params && self.workload == other.workload

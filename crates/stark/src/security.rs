@@ -24,8 +24,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::StarkParams;
-use crate::params::HASH_COLLISION_BITS;
+use ballast_air::{Air, ConstraintInfo};
+
+use crate::proof::SegmentShape;
+use crate::{ParamsError, StarkParams};
+
+/// Keccak-256 offers 128-bit collision resistance, which caps every security claim.
+pub const HASH_COLLISION_BITS: u32 = 128;
 
 /// The points each committed polynomial is opened at: z and z·ω.
 const OPENING_POINTS: f64 = 2.0;
@@ -138,6 +143,23 @@ fn bits(error: f64) -> f64 {
 }
 
 impl Circuit {
+    /// The circuit of a segment proving `air` with `params`.
+    ///
+    /// # Errors
+    /// Parameters the AIR cannot use, or a malformed AIR.
+    pub fn of<A: Air>(air: &A, params: &StarkParams) -> Result<Self, ParamsError> {
+        let info = ConstraintInfo::of(air)?;
+        let shape = SegmentShape::new(air, &info, params)?;
+        Ok(Self {
+            log_rows: air.log_rows(),
+            columns: shape.width,
+            constraints: info.constraints.len(),
+            max_degree: info.max_degree() as usize,
+            batch_size: 2 * shape.width + shape.quotient_width,
+            params: *params,
+        })
+    }
+
     /// The FRI rounds' folding factors, as soundcalc's `fri_folding_factors`.
     pub fn fri_folding_factors(&self) -> Vec<usize> {
         ballast_fri::round_arities(self.log_rows - self.params.log_final_poly_len)
@@ -388,7 +410,17 @@ mod tests {
     /// `zkVM.load_from_toml(path).get_circuits()[0].get_security_levels()`.
     type Pin = (&'static [u32], u32, &'static [u32], u32);
 
-    const KECCAK_PINS: [((usize, usize, u32), Pin); 8] = [
+    const KECCAK_PINS: [((usize, usize, u32), Pin); 9] = [
+        // The default, StarkParams::default().
+        (
+            (1, 227, 16),
+            (
+                &[166, 179, 182, 185, 188, 110, 180, 175],
+                110,
+                &[128, 140, 143, 146, 149, 128, 172, 167],
+                128,
+            ),
+        ),
         (
             (1, 84, 16),
             (

@@ -193,7 +193,7 @@ pub fn verify_part<W: Workload>(
         segments,
     } = proof;
     workload.validate()?;
-    policy.check_params(params, workload.log_rows())?;
+    policy.check_params(&workload.air(0), params)?;
     check_segments(workload, *first, segments.len())?;
     check_states(proof)?;
     policy.check_size(proof.encoded_len())?;

@@ -11,7 +11,9 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::ops::Range;
 
-use ballast_stark::{Proof, StarkParams, VerifierError, VerifyPolicy, Workload, verify_part};
+use ballast_stark::{
+    Circuit, ParamsError, Proof, StarkParams, VerifierError, VerifyPolicy, Workload, verify_part,
+};
 use serde_json::{Map, Value};
 
 /// How a workload's statement is shown to people and written as JSON.
@@ -44,8 +46,12 @@ pub trait AnyProof: Debug + Send + Sync {
     fn params(&self) -> &StarkParams;
     /// log2 of the rows per segment.
     fn log_rows(&self) -> usize;
-    /// Provable security in bits, with the AIR's DEEP batch.
-    fn provable_security_bits(&self) -> u32;
+    /// What the soundness analysis reads of it ([`Circuit::analyse`] gives its security in
+    /// each regime).
+    ///
+    /// # Errors
+    /// Parameters its AIR cannot use.
+    fn circuit(&self) -> Result<Circuit, ParamsError>;
     /// The segments it covers.
     fn range(&self) -> Range<usize>;
     /// The statement's segments.
@@ -87,8 +93,9 @@ impl<W: Describe + Send + 'static> AnyProof for Proof<W> {
         self.workload.log_rows()
     }
 
-    fn provable_security_bits(&self) -> u32 {
-        Proof::provable_security_bits(self)
+    fn circuit(&self) -> Result<Circuit, ParamsError> {
+        // Every segment of a statement has its AIR's shape.
+        Circuit::of(&self.workload.air(0), &self.params)
     }
 
     fn range(&self) -> Range<usize> {

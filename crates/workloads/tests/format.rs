@@ -20,10 +20,14 @@ fn bound<W: Workload>(workload: W, params: StarkParams) -> u64 {
 
 #[test]
 fn shipped_shapes_fit_far_below_the_default_cap() {
-    let chain = |segments: u64| KeccakChain {
-        seed: [0; 32],
-        steps: segments * 512,
-        log_rows: 14,
+    let chain = |segments: u64| {
+        let mut chain = KeccakChain {
+            seed: [0; 32],
+            steps: 1,
+            log_rows: 14,
+        };
+        chain.steps = segments * chain.steps_per_segment();
+        chain
     };
     let sixteen = Fibonacci {
         sequences: 16,
@@ -41,7 +45,7 @@ fn shipped_shapes_fit_far_below_the_default_cap() {
         bound(sixteen, StarkParams::lambda_vm_bench()),
         bound(sixteen, blowup4),
     ] {
-        assert!(max < DEFAULT_MAX_PROOF_BYTES / 64, "{max}");
+        assert!(max < DEFAULT_MAX_PROOF_BYTES / 32, "{max}");
     }
     let wide = StarkParams::lambda_vm_bench();
     assert!(bound(chain(200), wide) < DEFAULT_MAX_PROOF_BYTES);

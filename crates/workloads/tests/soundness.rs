@@ -6,9 +6,9 @@ mod common;
 use ballast_air::{Air, check_trace};
 use ballast_field::{Ext3, Felt};
 use ballast_stark::{
-    CpuBackend, PhaseTimes, Proof, ProverError, SegmentPosition, SegmentProof, SegmentStatement,
-    StarkParams, VerifierError, VerifyPolicy, Workload, prove, prove_unchecked, verify,
-    verify_statement,
+    CpuBackend, PhaseTimes, Proof, ProverError, Regime, SegmentPosition, SegmentProof,
+    SegmentStatement, StarkParams, VerifierError, VerifyPolicy, Workload, prove, prove_unchecked,
+    verify, verify_statement,
 };
 use ballast_workloads::{Fibonacci, KeccakChain, decode};
 
@@ -223,14 +223,33 @@ fn other_outcomes_boundaries_or_parameters_are_rejected() {
 fn a_verifier_enforces_its_security_floor() {
     let params = StarkParams::testing();
     let proof = common::prove(&chain(), &params);
-    // The default policy requires 100 bits; the test parameters give 8.
+    // The default policy requires 100 bits provable (JBR); the test parameters give 3 (8
+    // conjectured), and the error names both.
+    let refused = verify_statement(&proof, &VerifyPolicy::default());
     assert_eq!(
-        verify_statement(&proof, &VerifyPolicy::default()),
+        refused,
         Err(VerifierError::InsufficientSecurity {
-            got: 8,
+            got: 3,
+            regime: Regime::Jbr,
+            conjectured: 8,
             required: 100
         })
     );
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "proof offers 3 bits of jbr security (8 conjectured), 100 required"
+    );
+    // Judged by the conjecture instead, a floor of 8 accepts them and 9 does not.
+    let conjectured = |min_security_bits| VerifyPolicy {
+        min_security_bits,
+        regime: Regime::Conjectured,
+        ..VerifyPolicy::default()
+    };
+    assert_eq!(verify_statement(&proof, &conjectured(8)), Ok(()));
+    assert!(verify_statement(&proof, &conjectured(9)).is_err());
+    // The default parameters reach the default floor.
+    let default = common::prove(&chain(), &StarkParams::default());
+    assert_eq!(verify_statement(&default, &VerifyPolicy::default()), Ok(()));
 }
 
 #[test]
