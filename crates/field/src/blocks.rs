@@ -9,6 +9,8 @@
 //! The allocation may be larger than the rows in use: the prover reserves room for the
 //! low-degree extension once and extends the trace in place ([`RowBlocks::set_height`]).
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::Felt;
@@ -362,13 +364,13 @@ pub struct ColumnsMut<'a> {
     len: usize,
     width: usize,
     height: usize,
-    columns: std::ops::Range<usize>,
+    columns: Range<usize>,
     _table: std::marker::PhantomData<&'a mut [Felt]>,
 }
 
 impl ColumnsMut<'_> {
     /// The columns this task owns.
-    pub fn columns(&self) -> std::ops::Range<usize> {
+    pub fn columns(&self) -> Range<usize> {
         self.columns.clone()
     }
 
@@ -378,27 +380,14 @@ impl ColumnsMut<'_> {
     /// # Panics
     /// If `out` is not `rows` values per column or the allocation has no row `rows − 1`.
     pub fn read(&self, rows: usize, out: &mut [Felt]) {
-        assert_eq!(
-            out.len(),
-            rows * self.columns.len(),
-            "rows values per column"
-        );
-        self.check_rows(rows);
-        for r0 in (0..rows).step_by(BLOCK_ROWS) {
-            let run = BLOCK_ROWS.min(rows - r0);
-            let base = r0 / BLOCK_ROWS * self.width * BLOCK_ROWS;
-            self.prefetch_ahead(base);
-            for (j, c) in self.columns.clone().enumerate() {
-                let out = &mut out[j * rows + r0..j * rows + r0 + run];
-                // SAFETY: `check_rows` bounds the run by the allocation; column `c` is this
-                // task's, which no other task accesses while `par_column_groups_mut` runs
-                // (its borrow of the table is unique), and `out` is this task's own buffer.
-                unsafe {
-                    let from = self.data.0.add(base + c * BLOCK_ROWS);
-                    copy_run(from, out.as_mut_ptr(), run);
-                }
-            }
-        }
+        let data = self.data;
+        self.for_each_run(rows, out.len(), |at, to| {
+            let run = to.len();
+            // SAFETY: `for_each_run` bounds the run by the allocation and gives this task's
+            // columns only, which no other task accesses while `par_column_groups_mut` runs
+            // (its borrow of the table is unique); `out` is this task's own buffer.
+            unsafe { copy_run(data.0.add(at), out[to].as_mut_ptr(), run) }
+        });
     }
 
     /// `values` (column after column, `rows` values each) as rows `0 .. rows` of this
@@ -407,23 +396,33 @@ impl ColumnsMut<'_> {
     /// # Panics
     /// As [`read`](Self::read).
     pub fn write(&mut self, rows: usize, values: &[Felt]) {
-        assert_eq!(
-            values.len(),
-            rows * self.columns.len(),
-            "rows values per column"
+        let data = self.data;
+        self.for_each_run(rows, values.len(), |at, from| {
+            let run = from.len();
+            // SAFETY: as in `read`; `&mut self` keeps this task's writes exclusive.
+            unsafe { copy_run(values[from].as_ptr(), data.0.add(at), run) }
+        });
+    }
+
+    /// Calls `f(at, range)` for each block's run of each of this task's columns over rows
+    /// `0 .. rows`: `at` is the run's offset in the table, `range` its place in a buffer
+    /// of `len` values holding the columns one after another.
+    ///
+    /// # Panics
+    /// If `len` is not `rows` values per column or the allocation has no row `rows − 1`.
+    #[inline(always)]
+    fn for_each_run(&self, rows: usize, len: usize, mut f: impl FnMut(usize, Range<usize>)) {
+        assert_eq!(len, rows * self.columns.len(), "rows values per column");
+        assert!(
+            rows.div_ceil(BLOCK_ROWS) * BLOCK_ROWS * self.width <= self.len,
+            "{rows} rows are outside the allocation"
         );
-        self.check_rows(rows);
         for r0 in (0..rows).step_by(BLOCK_ROWS) {
             let run = BLOCK_ROWS.min(rows - r0);
             let base = r0 / BLOCK_ROWS * self.width * BLOCK_ROWS;
             self.prefetch_ahead(base);
             for (j, c) in self.columns.clone().enumerate() {
-                let values = &values[j * rows + r0..j * rows + r0 + run];
-                // SAFETY: as in `read`; `&mut self` keeps this task's writes exclusive.
-                unsafe {
-                    let to = self.data.0.add(base + c * BLOCK_ROWS);
-                    copy_run(values.as_ptr(), to, run);
-                }
+                f(base + c * BLOCK_ROWS, j * rows + r0..j * rows + r0 + run);
             }
         }
     }
@@ -436,13 +435,6 @@ impl ColumnsMut<'_> {
         for c in self.columns.clone() {
             prefetch_at(self.data.0.wrapping_add(ahead + c * BLOCK_ROWS));
         }
-    }
-
-    fn check_rows(&self, rows: usize) {
-        assert!(
-            rows.div_ceil(BLOCK_ROWS) * BLOCK_ROWS * self.width <= self.len,
-            "{rows} rows are outside the allocation"
-        );
     }
 
     /// Rows this task may address: the table's height in use.
