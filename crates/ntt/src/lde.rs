@@ -78,8 +78,9 @@ impl LdePlan {
     /// evaluations on g·H' in natural order. The allocation grows only if it has no room.
     ///
     /// Columns are extended a group at a time, each group read into a scratch buffer the
-    /// size of its extension (block by block, one run per block), transformed, and written
-    /// back over the same columns: no second copy of the table.
+    /// size of its extension (block by block, one run per block; the buffers are reused
+    /// across the groups a task runs), transformed, and written back over the same columns:
+    /// no second copy of the table.
     ///
     /// # Panics
     /// If the table's height is not 2^`log_n`.
@@ -91,19 +92,25 @@ impl LdePlan {
         let kernels = Kernels::active();
         // About 1 MiB of extension per task: the group stays in the core's cache.
         let group = ((1usize << 17) / lde_rows).clamp(1, 16);
-        table.par_column_groups_mut(group, |mut columns| {
+        let scratch = || Scratch {
+            raw: vec![Felt::ZERO; group * n],
+            out: vec![Felt::ZERO; group * lde_rows],
+            block: vec![Felt::ZERO; n],
+        };
+        table.par_column_groups_mut_with(group, scratch, |scratch, mut columns| {
             let count = columns.columns().len();
-            let mut raw = vec![Felt::ZERO; count * n];
-            let mut out = vec![Felt::ZERO; count * lde_rows];
-            let mut block = vec![Felt::ZERO; n];
-            columns.read(n, &mut raw);
+            let (raw, out) = (
+                &mut scratch.raw[..count * n],
+                &mut scratch.out[..count * lde_rows],
+            );
+            columns.read(n, raw);
             for (raw, out) in raw.chunks_exact_mut(n).zip(out.chunks_exact_mut(lde_rows)) {
                 if form == ColumnForm::Evaluations {
                     dif_on(kernels, raw, &self.inverse);
                 }
-                self.extend_column(kernels, raw, out, &mut block);
+                self.extend_column(kernels, raw, out, &mut scratch.block);
             }
-            columns.write(lde_rows, &out);
+            columns.write(lde_rows, out);
         });
     }
 
@@ -156,6 +163,14 @@ impl LdePlan {
             }
         }
     }
+}
+
+/// One task's buffers for [`LdePlan::extend_in_place`], reused across its groups: the
+/// group's columns as read, their extensions, and one coset's transform.
+struct Scratch {
+    raw: Vec<Felt>,
+    out: Vec<Felt>,
+    block: Vec<Felt>,
 }
 
 /// What the columns handed to [`LdePlan::extend_in_place`] hold.
@@ -256,6 +271,28 @@ mod tests {
         for t in [0u64, 1, 5, 4095, 65_535] {
             let x = LdePlan::SHIFT * zeta.pow(t);
             assert_eq!(lde[t as usize], evaluate_poly(&coeffs, x), "point {t}");
+        }
+    }
+
+    #[test]
+    fn a_wide_table_extends_column_by_column() {
+        // 37 columns: groups of 16 and a short last one, all run by one task on one thread,
+        // which reuses its buffers from group to group.
+        let (log_n, log_blowup) = (5, 1);
+        let columns: Vec<Vec<Felt>> = (0..37u64)
+            .map(|c| (0..32u64).map(|r| Felt::new(c * 977 + r * r + 5)).collect())
+            .collect();
+        let plan = LdePlan::new(log_n, log_blowup);
+        let mut wide = RowBlocks::from_columns(&columns);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| plan.extend_in_place(&mut wide, ColumnForm::Evaluations));
+        for (c, column) in columns.iter().enumerate() {
+            let mut alone = RowBlocks::from_columns(std::slice::from_ref(column));
+            plan.extend_in_place(&mut alone, ColumnForm::Evaluations);
+            assert_eq!(wide.column(c), alone.column(0), "column {c}");
         }
     }
 
