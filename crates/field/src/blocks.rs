@@ -301,9 +301,8 @@ fn prefetch_at(at: *const Felt) {
 /// Blocks ahead of the one being read that a group of columns prefetches.
 const PREFETCH_BLOCKS: usize = 8;
 
-/// `len` zeros from a zeroed allocation (calloc): fresh pages are neither written nor
-/// faulted in until the table is, so they are touched first by the (parallel) stages that
-/// fill them rather than by one thread writing zeros.
+/// `len` zeros from a zeroed allocation (calloc): fresh pages are not written by one thread
+/// writing zeros; they come zeroed from the kernel when mapped in ([`prefault`]).
 fn zeroed_felts(len: usize) -> Vec<Felt> {
     let mut words = std::mem::ManuallyDrop::new(vec![0u64; len]);
     let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
