@@ -69,7 +69,7 @@ pub struct StatementArgs {
     pub security_bits: Option<u32>,
     /// How --security-bits is judged: `jbr` (provable, up to the Johnson bound), `udr`
     /// (provable, unique decoding) or `conjectured` (the ethSTARK conjecture).
-    #[arg(long, default_value = "jbr", value_parser = parse_regime)]
+    #[arg(long, default_value = "jbr", value_parser = str::parse::<Regime>)]
     pub regime: Regime,
 }
 
@@ -158,7 +158,7 @@ pub struct VerifyArgs {
     pub min_security_bits: u32,
     /// How --min-security-bits is judged: `jbr` (provable, up to the Johnson bound), `udr`
     /// (provable, unique decoding) or `conjectured`.
-    #[arg(long, default_value = "jbr", value_parser = parse_regime)]
+    #[arg(long, default_value = "jbr", value_parser = str::parse::<Regime>)]
     pub regime: Regime,
     /// Refuse a proof of more bytes than this, judged by the length its header states
     /// before the rest is read [default: 1 GiB, every proof of the shipped shapes].
@@ -218,11 +218,6 @@ pub fn parse_digest(value: &str) -> Result<[u8; 32], String> {
     hex::decode_to_slice(value, &mut digest)
         .map_err(|_| format!("expected 64 hexadecimal digits, got {value:?}"))?;
     Ok(digest)
-}
-
-/// `jbr`, `udr` or `conjectured`.
-fn parse_regime(value: &str) -> Result<Regime, String> {
-    value.parse()
 }
 
 /// Accepts 2, 4, 8 or 16 and returns its log2.

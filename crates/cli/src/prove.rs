@@ -136,7 +136,8 @@ fn prove<W: Describe + Send + 'static>(
     workload: &W,
     part: Option<PartChoice>,
 ) -> Result<()> {
-    let (params, circuit) = params(&args.statement, workload)?;
+    let circuit = params(&args.statement, workload)?;
+    let params = circuit.params;
     let range = match part {
         None => 0..workload.segments(),
         Some(PartChoice { index, parts }) => {

@@ -25,7 +25,7 @@ pub fn run(args: &SecurityArgs) -> Result<()> {
 }
 
 fn report<W: Describe>(args: &SecurityArgs, workload: &W) -> Result<()> {
-    let (_, circuit) = params(&args.statement, workload)?;
+    let circuit = params(&args.statement, workload)?;
     let toml = toml(workload, &circuit);
     match &args.soundcalc {
         Some(path) => {

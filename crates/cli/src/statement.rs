@@ -64,9 +64,10 @@ pub fn fibonacci(args: &StatementArgs) -> Result<Fibonacci> {
     Ok(w)
 }
 
-/// The parameters and their circuit: --queries as given, or the fewest queries with which
-/// the workload's segments reach --security-bits in --regime.
-pub fn params<W: Workload>(args: &StatementArgs, workload: &W) -> Result<(StarkParams, Circuit)> {
+/// The circuit of the workload's segments with the parameters the flags ask for (its
+/// `params`): --queries as given, or the fewest queries with which the segments reach
+/// --security-bits in --regime.
+pub fn params<W: Workload>(args: &StatementArgs, workload: &W) -> Result<Circuit> {
     let log_rows = workload.log_rows();
     let params = StarkParams {
         log_blowup: args.blowup,
@@ -77,7 +78,7 @@ pub fn params<W: Workload>(args: &StatementArgs, workload: &W) -> Result<(StarkP
     let air = workload.air(0);
     let circuit = Circuit::of(&air, &params).map_err(flag_error)?;
     if args.queries.is_some() {
-        return Ok((params, circuit));
+        return Ok(circuit);
     }
     let target = args.security_bits.unwrap_or(DEFAULT_SECURITY_BITS);
     if target > HASH_COLLISION_BITS {
@@ -87,14 +88,7 @@ pub fn params<W: Workload>(args: &StatementArgs, workload: &W) -> Result<(StarkP
         );
     }
     let Some(num_queries) = circuit.min_queries(target, args.regime, MAX_QUERIES) else {
-        let most = Circuit {
-            params: StarkParams {
-                num_queries: MAX_QUERIES,
-                ..params
-            },
-            ..circuit
-        }
-        .analyse(args.regime);
+        let most = circuit.with_queries(MAX_QUERIES).analyse(args.regime);
         let binding = most.binding().map_or("", |r| r.name.as_str()).to_owned();
         bail!(
             "invalid --security-bits: no number of queries up to {MAX_QUERIES} reaches {target} \
@@ -105,11 +99,7 @@ pub fn params<W: Workload>(args: &StatementArgs, workload: &W) -> Result<(StarkP
             most.total
         );
     };
-    let params = StarkParams {
-        num_queries,
-        ..params
-    };
-    Ok((params, Circuit { params, ..circuit }))
+    Ok(circuit.with_queries(num_queries))
 }
 
 /// Names the flag behind a parameter error.

@@ -27,11 +27,8 @@ impl ParamsJson {
     /// parameters its AIR cannot use).
     pub fn of(proof: &dyn AnyProof) -> Self {
         let p = proof.params();
-        let bits = |regime| {
-            proof
-                .circuit()
-                .map_or(0, |c: Circuit| c.analyse(regime).capped())
-        };
+        let circuit = proof.circuit().ok();
+        let bits = |regime| circuit.as_ref().map_or(0, |c| c.analyse(regime).capped());
         Self {
             blowup: 1 << p.log_blowup,
             queries: p.num_queries,

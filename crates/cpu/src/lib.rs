@@ -4,6 +4,28 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
+/// Asks the CPU to bring the cache line holding `values[index]` into its caches, for reads
+/// far apart that the hardware prefetchers would not foresee. A hint: an index past the end
+/// reads nothing and cannot fault.
+#[inline(always)]
+pub fn prefetch<T>(values: &[T], index: usize) {
+    // `wrapping_add` keeps the address computation defined past the end.
+    prefetch_at(values.as_ptr().wrapping_add(index));
+}
+
+/// [`prefetch`] of the line at `at`, any address.
+#[inline(always)]
+pub fn prefetch_at<T>(at: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(at.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 /// The environment variable that forces a path.
 pub const ENV: &str = "BALLAST_CPU";
 

@@ -11,6 +11,7 @@
 
 use std::ops::Range;
 
+use ballast_cpu::prefetch_at;
 use rayon::prelude::*;
 
 use crate::Felt;
@@ -31,12 +32,10 @@ impl RowBlocks {
     /// A table of zeros with room for `capacity` rows (at least `height`).
     pub fn zeroed(width: usize, height: usize, capacity: usize) -> Self {
         let blocks = capacity.max(height).div_ceil(BLOCK_ROWS);
-        let mut data = zeroed_felts(blocks * BLOCK_ROWS * width);
-        prefault(&mut data);
         Self {
             width,
             height,
-            data,
+            data: zeroed_felts(blocks * BLOCK_ROWS * width),
         }
     }
 
@@ -276,40 +275,20 @@ impl RowBlocks {
     }
 }
 
-/// Asks the CPU to bring the cache line holding `values[index]` into its caches, where the
-/// hardware prefetchers would not: the next block's runs, rows 8·width values apart. A hint:
-/// an index past the end reads nothing and cannot fault.
-#[inline(always)]
-pub fn prefetch(values: &[Felt], index: usize) {
-    // `wrapping_add` keeps the address computation defined past the end.
-    prefetch_at(values.as_ptr().wrapping_add(index));
-}
-
-/// [`prefetch`] of the line at `at`, any address.
-#[inline(always)]
-fn prefetch_at(at: *const Felt) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing and cannot fault, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(at.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = at;
-}
-
 /// Blocks ahead of the one being read that a group of columns prefetches.
 const PREFETCH_BLOCKS: usize = 8;
 
-/// `len` zeros from a zeroed allocation (calloc): fresh pages are not written by one thread
-/// writing zeros; they come zeroed from the kernel when mapped in ([`prefault`]).
+/// `len` zeros from a zeroed allocation (calloc), its pages mapped in ([`prefault`]): they
+/// are not written by one thread writing zeros but come zeroed from the kernel.
 fn zeroed_felts(len: usize) -> Vec<Felt> {
     let mut words = std::mem::ManuallyDrop::new(vec![0u64; len]);
     let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
     // SAFETY: `Felt` is `repr(transparent)` over `u64` (same size and alignment, so the
     // allocation's layout is the same), zero is a canonical `Felt`, and `words` is never
     // used or dropped again: the new vector owns the allocation.
-    unsafe { Vec::from_raw_parts(ptr.cast::<Felt>(), len, capacity) }
+    let mut felts = unsafe { Vec::from_raw_parts(ptr.cast::<Felt>(), len, capacity) };
+    prefault(&mut felts);
+    felts
 }
 
 /// Maps `values`' fresh pages in, in parallel, without writing them: one
@@ -322,7 +301,8 @@ fn prefault(values: &mut [Felt]) {
     {
         /// Bytes per call: a few dozen calls per table, spread over the threads.
         const STRETCH: usize = 8 << 20;
-        let page = 4096;
+        // SAFETY: `sysconf` reads a constant of the system; it has no preconditions.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
         values
             .par_chunks_mut(STRETCH / std::mem::size_of::<Felt>())
             .for_each(|stretch| {
@@ -595,17 +575,30 @@ mod tests {
 
     #[test]
     fn groups_share_a_task_s_scratch_and_write_their_own_columns() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
         let mut table = RowBlocks::zeroed(11, 16, 16);
-        table.par_column_groups_mut_with(4, Vec::new, |seen: &mut Vec<usize>, mut cols| {
-            // The scratch carries the columns of the groups this task ran before.
-            assert!(seen.iter().all(|&c| c < cols.columns().start));
-            seen.extend(cols.columns());
-            let values: Vec<Felt> = cols
-                .columns()
-                .flat_map(|c| (0..16).map(move |r| Felt::new((c * 100 + r) as u64)))
-                .collect();
-            cols.write(16, &values);
+        let reused = AtomicUsize::new(0);
+        // One thread: its task runs group after group, with few scratch values among them.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            table.par_column_groups_mut_with(2, Vec::new, |seen: &mut Vec<usize>, mut cols| {
+                // The scratch carries the columns of the groups this task ran before.
+                assert!(seen.iter().all(|&c| c < cols.columns().start));
+                if !seen.is_empty() {
+                    reused.fetch_add(1, Ordering::Relaxed);
+                }
+                seen.extend(cols.columns());
+                let values: Vec<Felt> = cols
+                    .columns()
+                    .flat_map(|c| (0..16).map(move |r| Felt::new((c * 100 + r) as u64)))
+                    .collect();
+                cols.write(16, &values);
+            });
         });
+        assert!(reused.into_inner() > 0, "no group reused a scratch value");
         for c in 0..11 {
             let column: Vec<Felt> = (0..16).map(|r| Felt::new((c * 100 + r) as u64)).collect();
             assert_eq!(table.column(c), column);

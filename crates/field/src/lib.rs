@@ -8,8 +8,9 @@ mod ext;
 mod felt;
 pub mod packed;
 
+pub use ballast_cpu::prefetch;
 pub use batch::{batch_inverse, inverse_differences};
-pub use blocks::{BLOCK_ROWS, BlockRunMut, ColumnsMut, RowBlocks, prefetch};
+pub use blocks::{BLOCK_ROWS, BlockRunMut, ColumnsMut, RowBlocks};
 pub use dot::{ExtBaseSum, dot_block_rows, dot_ext_base};
 pub use element::{Algebra, FieldElement};
 pub use ext::Ext3;

@@ -61,20 +61,6 @@ fn word(prefix: u8, message: &[u8], at: usize, total: usize) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
-/// Asks for the cache line of `words[index]`: a hint that reads nothing and cannot fault,
-/// whatever the index.
-#[inline(always)]
-fn prefetch(words: &[u64], index: usize) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch cannot fault; `wrapping_add` keeps the address computation defined.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(words.as_ptr().wrapping_add(index).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (words, index);
-}
-
 /// One sponge for both instruction sets; `$lanes` supplies the register operations.
 macro_rules! sponge {
     ($isa:ident, $feature:literal) => {
@@ -216,7 +202,7 @@ macro_rules! sponge {
                     // the runs are read in order, 16 ahead prefetched.
                     let x = |c: usize| -> Lanes {
                         if c < width {
-                            super::prefetch(block, 8 * (c + 16));
+                            ballast_cpu::prefetch(block, 8 * (c + 16));
                             Lanes::load(&block[8 * c + COUNT * half..])
                         } else if c == width {
                             Lanes::splat(0x01)

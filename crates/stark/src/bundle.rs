@@ -110,7 +110,7 @@ pub fn bundle<W: Workload>(
             .map(|(name, range)| {
                 let states = &whole.states[range.start..=range.end];
                 let segments = &whole.segments[range.clone()];
-                verify_segments(&workload, &params, policy, range.start, states, segments)
+                verify_segments(&workload, &params, range.start, states, segments)
                     .map_err(|reason| invalid(name, reason))
             })
             .collect()

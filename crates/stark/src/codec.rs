@@ -15,7 +15,7 @@ use std::ops::Range;
 use ballast_field::{Ext3, Felt};
 
 use crate::layout::{
-    Count, HEADER, Head, Item, MAGIC, STATES, Section as LayoutSection, header_len,
+    Count, HEADER, Head, Item, MAGIC, STATES, Section as LayoutSection, header_count, header_len,
     segment_sections,
 };
 use crate::proof::{SegmentShape, check_segments, context};
@@ -71,7 +71,7 @@ pub fn peek(bytes: &[u8]) -> Result<Prefix, ProofFormatError> {
     let mut d = Decoder { bytes, pos: 0 };
     let mut head = Head::default();
     for section in HEADER.iter().take_while(|s| s.count != Count::Workload) {
-        d.read(section, &mut head, 0, head_count(section.count, 0))?;
+        d.read(section, &mut head, 0, header_count(section.count, 0))?;
     }
     if head.version != PROTOCOL_VERSION {
         return Err(ProofFormatError::UnsupportedVersion {
@@ -84,15 +84,6 @@ pub fn peek(bytes: &[u8]) -> Result<Prefix, ProofFormatError> {
         length: head.length,
         tag,
     })
-}
-
-/// A header section's count, for a workload whose encoding is `workload_len` bytes.
-fn head_count(count: Count, workload_len: usize) -> usize {
-    match count {
-        Count::Exactly(n) => n,
-        Count::Workload => 1 + workload_len,
-        other => panic!("{other:?} is not a header count"),
-    }
 }
 
 impl<W: Workload> Proof<W> {
@@ -155,13 +146,13 @@ impl<W: Workload> Proof<W> {
     /// Bad magic, an unsupported version, another workload, an invalid header, another
     /// length than stated, invalid query positions or a non-canonical field element.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
-        let prefix = peek(bytes)?;
         let mut d = Decoder { bytes, pos: 0 };
         let header = decode_header::<W>(&mut d)?;
-        check_len(&header, prefix.length)?;
-        if bytes.len() as u64 != prefix.length {
+        let stated = header.head.length;
+        check_len(&header, stated)?;
+        if bytes.len() as u64 != stated {
             return Err(ProofFormatError::StatedLength {
-                stated: prefix.length,
+                stated,
                 got: bytes.len() as u64,
             });
         }
@@ -203,7 +194,6 @@ impl<W: Workload> Proof<W> {
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes) for the header.
     pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-        peek(header)?;
         let header = decode_header::<W>(&mut Decoder {
             bytes: header,
             pos: 0,
@@ -249,17 +239,18 @@ impl<W: Workload> Header<W> {
     }
 }
 
-/// Reads the header and checks it: the workload's tag and encoding, the parameters against
-/// its AIR, and a range of at least one segment within the statement. The magic and the
-/// version must have passed [`peek`].
+/// Reads the header and checks it: the magic and the version ([`peek`]), the workload's tag
+/// and encoding, the parameters against its AIR, and a range of at least one segment within
+/// the statement.
 fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFormatError> {
+    peek(&d.bytes[d.pos..])?;
     let mut head = Head::default();
     for section in &HEADER {
         d.read(
             section,
             &mut head,
             0,
-            head_count(section.count, W::ENCODED_LEN),
+            header_count(section.count, W::ENCODED_LEN),
         )?;
     }
     let tag = head.workload[0];

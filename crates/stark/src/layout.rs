@@ -351,17 +351,21 @@ pub(crate) const FRI_LAYER: [Section<SegmentProof>; 2] = [
     },
 ];
 
+/// A header section's count, for a workload whose encoding is `workload_len` bytes.
+pub(crate) const fn header_count(count: Count, workload_len: usize) -> usize {
+    match count {
+        Count::Exactly(n) => n,
+        Count::Workload => 1 + workload_len,
+        _ => panic!("the header's counts are fixed"),
+    }
+}
+
 /// Bytes of the header of a workload whose encoding is `workload_len` bytes.
 pub const fn header_len(workload_len: usize) -> usize {
     let mut len = 0;
     let mut i = 0;
     while i < HEADER.len() {
-        let count = match HEADER[i].count {
-            Count::Exactly(n) => n,
-            Count::Workload => 1 + workload_len,
-            _ => panic!("the header's counts are fixed"),
-        };
-        len += count * HEADER[i].item.bytes();
+        len += header_count(HEADER[i].count, workload_len) * HEADER[i].item.bytes();
         i += 1;
     }
     len

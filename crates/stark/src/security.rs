@@ -110,8 +110,6 @@ pub struct Round {
 /// A regime's verdict on a circuit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
-    /// The regime.
-    pub regime: Regime,
     /// Every round, in protocol order.
     pub rounds: Vec<Round>,
     /// The weakest round's bits, rounded down (0 for parameters the analysis does not cover).
@@ -122,6 +120,22 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The verdict of `rounds`: the weakest round's bits, rounded down, or 0 where the
+    /// analysis does not cover the parameters (`valid` false).
+    fn new(rounds: Vec<Round>, valid: bool, johnson: Option<(u32, f64)>) -> Self {
+        let weakest = rounds.iter().map(|r| r.bits).fold(f64::INFINITY, f64::min);
+        let total = if valid {
+            weakest.max(0.0).floor() as u32
+        } else {
+            0
+        };
+        Self {
+            rounds,
+            total,
+            johnson,
+        }
+    }
+
     /// The round that binds: the one with the fewest bits.
     pub fn binding(&self) -> Option<&Round> {
         self.rounds.iter().min_by(|a, b| a.bits.total_cmp(&b.bits))
@@ -135,7 +149,7 @@ impl Analysis {
 
 /// |F_p^3| as soundcalc computes it: p converted to f64, cubed.
 fn field_size() -> f64 {
-    (0xFFFF_FFFF_0000_0001u64 as f64).powf(3.0)
+    (ballast_field::Felt::MODULUS as f64).powf(3.0)
 }
 
 fn bits(error: f64) -> f64 {
@@ -251,21 +265,7 @@ impl Circuit {
         });
         // The out-of-domain points must stay within the decoding radius.
         let valid = n + OPENING_POINTS < (1.0 - delta) * domain;
-        let weakest = rounds.iter().map(|r| r.bits).fold(f64::INFINITY, f64::min);
-        Analysis {
-            regime: if m.is_some() {
-                Regime::Jbr
-            } else {
-                Regime::Udr
-            },
-            rounds,
-            total: if valid {
-                weakest.max(0.0).floor() as u32
-            } else {
-                0
-            },
-            johnson,
-        }
+        Analysis::new(rounds, valid, johnson)
     }
 
     /// The ethSTARK conjecture: each query worth log2 of the blowup, plus grinding; the
@@ -284,29 +284,24 @@ impl Circuit {
                 bits: field_size().log2() - log_domain - (self.batch_size as f64).log2(),
             },
         ];
-        let weakest = rounds.iter().map(|r| r.bits).fold(f64::INFINITY, f64::min);
-        Analysis {
-            regime: Regime::Conjectured,
-            rounds,
-            total: weakest.max(0.0).floor() as u32,
-            johnson: None,
+        Analysis::new(rounds, true, None)
+    }
+
+    /// The same circuit with `num_queries` queries.
+    pub fn with_queries(&self, num_queries: usize) -> Circuit {
+        Circuit {
+            params: StarkParams {
+                num_queries,
+                ..self.params
+            },
+            ..*self
         }
     }
 
     /// The fewest queries (at most `max_queries`) with which `regime`'s figure reaches
     /// `target` bits, the other parameters unchanged; `None` if no count does.
     pub fn min_queries(&self, target: u32, regime: Regime, max_queries: usize) -> Option<usize> {
-        let with = |q: usize| {
-            Circuit {
-                params: StarkParams {
-                    num_queries: q,
-                    ..self.params
-                },
-                ..*self
-            }
-            .analyse(regime)
-            .total
-        };
+        let with = |q| self.with_queries(q).analyse(regime).total;
         // The figure never falls as queries are added: search the smallest count that reaches
         // the target.
         if with(max_queries) < target {
@@ -555,17 +550,7 @@ mod tests {
         let circuit = keccak(2, 1, 16);
         for regime in Regime::ALL {
             let q = circuit.min_queries(128, regime, 1024).unwrap();
-            let with = |q| {
-                Circuit {
-                    params: StarkParams {
-                        num_queries: q,
-                        ..circuit.params
-                    },
-                    ..circuit
-                }
-                .analyse(regime)
-                .total
-            };
+            let with = |q| circuit.with_queries(q).analyse(regime).total;
             assert!(with(q) >= 128 && with(q - 1) < 128, "{regime}: {q}");
         }
         assert_eq!(circuit.min_queries(200, Regime::Jbr, 1024), None);

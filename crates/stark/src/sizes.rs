@@ -16,7 +16,8 @@ pub(crate) struct Sizes<'a> {
     pub shape: &'a SegmentShape,
     pub arities: Vec<usize>,
     plan: Option<QueryPlan>,
-    positions: Vec<usize>,
+    /// Nodes of the batch opening of the trace (and of the quotient) at the positions.
+    opening: usize,
 }
 
 impl<'a> Sizes<'a> {
@@ -26,7 +27,7 @@ impl<'a> Sizes<'a> {
             shape,
             arities: shape.fri_arities(),
             plan: None,
-            positions: Vec::new(),
+            opening: batch_opening_len(shape.log_lde(), &[]),
         }
     }
 
@@ -46,7 +47,7 @@ impl<'a> Sizes<'a> {
             Count::Queries => q,
             Count::TraceRows => q * shape.width,
             Count::QuotientRows => q * shape.quotient_width,
-            Count::Opening => batch_opening_len(shape.log_lde(), &self.positions),
+            Count::Opening => self.opening,
             Count::LayerValues => self.planned(layer).unknown_count(),
             Count::LayerOpening => self.planned(layer).opening_len(),
             Count::Workload | Count::States => panic!("{count:?} is not a segment's count"),
@@ -84,7 +85,7 @@ impl<'a> Sizes<'a> {
         let plan = QueryPlan::new(self.shape.log_lde(), &self.arities, positions)
             .map_err(|e| e.to_string())?;
         self.plan = Some(plan);
-        self.positions = positions.to_vec();
+        self.opening = batch_opening_len(self.shape.log_lde(), positions);
         Ok(())
     }
 

@@ -23,6 +23,7 @@ use crate::backend::Backend;
 use crate::proof::{SegmentShape, check_segments, context};
 use crate::protocol::SegmentPosition;
 use crate::sizes::max_segment_len;
+use crate::verifier::verify_with_transcript;
 use crate::{
     ParamsError, Phase, PhaseTimes, Proof, ProverError, SegmentProof, SegmentStatement,
     StarkParams, VerifierError, VerifyPolicy, Workload,
@@ -198,7 +199,7 @@ pub fn verify_part<W: Workload>(
     check_states(proof)?;
     policy.check_size(proof.encoded_len())?;
     check_start(proof)?;
-    verify_segments(workload, params, policy, *first, states, segments)
+    verify_segments(workload, params, *first, states, segments)
 }
 
 /// One state more than segments.
@@ -223,11 +224,11 @@ pub(crate) fn check_start<W: Workload>(proof: &Proof<W>) -> Result<(), VerifierE
 
 /// Verifies segments `first..first + proofs.len()` in parallel, segment `first + i` from
 /// `states[i]` to `states[i + 1]`; the first failure in segment order. The parameters must
-/// have passed the policy and there must be one state more than proofs.
+/// have passed the policy (checked once, on segment 0's AIR, whose shape every segment
+/// shares) and there must be one state more than proofs.
 pub(crate) fn verify_segments<W: Workload>(
     workload: &W,
     params: &StarkParams,
-    policy: &VerifyPolicy,
     first: usize,
     states: &[W::State],
     proofs: &[SegmentProof],
@@ -247,7 +248,7 @@ pub(crate) fn verify_segments<W: Workload>(
                 position: SegmentPosition { index, count },
                 public_inputs: &public_inputs,
             };
-            crate::verify(&workload.air(index), proof, &segment, params, policy)
+            verify_with_transcript(&workload.air(index), proof, &segment, params).map(|_| ())
         })
         .collect();
     verdicts.into_iter().collect()

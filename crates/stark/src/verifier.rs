@@ -35,8 +35,9 @@ pub fn verify<A: Air>(
     verify_with_transcript(air, proof, segment, params).map(|_| ())
 }
 
-/// [`verify`], also returning the final transcript.
-fn verify_with_transcript<A: Air>(
+/// [`verify`] without the policy check (for parameters that already passed it), also
+/// returning the final transcript.
+pub(crate) fn verify_with_transcript<A: Air>(
     air: &A,
     proof: &SegmentProof,
     statement: &SegmentStatement<'_>,

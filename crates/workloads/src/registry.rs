@@ -32,8 +32,6 @@ pub trait Describe: Workload {
 pub trait AnyProof: Debug + Send + Sync {
     /// The workload's tag ([`Workload::TAG`]).
     fn tag(&self) -> u8;
-    /// The workload's name ([`Workload::NAME`]).
-    fn workload_name(&self) -> &'static str;
     /// The canonical encoding.
     fn to_bytes(&self) -> Vec<u8>;
     /// Verifies the segments it covers ([`verify_part`]); a whole proof is thereby
@@ -44,8 +42,6 @@ pub trait AnyProof: Debug + Send + Sync {
     fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError>;
     /// The parameters.
     fn params(&self) -> &StarkParams;
-    /// log2 of the rows per segment.
-    fn log_rows(&self) -> usize;
     /// What the soundness analysis reads of it ([`Circuit::analyse`] gives its security in
     /// each regime).
     ///
@@ -73,10 +69,6 @@ impl<W: Describe + Send + 'static> AnyProof for Proof<W> {
         W::TAG
     }
 
-    fn workload_name(&self) -> &'static str {
-        W::NAME
-    }
-
     fn to_bytes(&self) -> Vec<u8> {
         Proof::to_bytes(self)
     }
@@ -87,10 +79,6 @@ impl<W: Describe + Send + 'static> AnyProof for Proof<W> {
 
     fn params(&self) -> &StarkParams {
         &self.params
-    }
-
-    fn log_rows(&self) -> usize {
-        self.workload.log_rows()
     }
 
     fn circuit(&self) -> Result<Circuit, ParamsError> {

@@ -56,13 +56,15 @@ pub const MAX_HEADER_LEN: usize = {
     max
 };
 
+/// The row of the workload tagged `tag`.
+fn row(tag: u8) -> Option<&'static Registered> {
+    WORKLOADS.iter().find(|w| w.tag == tag)
+}
+
 /// The row of the workload `bytes` name.
 fn registered(bytes: &[u8]) -> Result<&'static Registered, ProofFormatError> {
     let tag = peek(bytes)?.tag;
-    WORKLOADS
-        .iter()
-        .find(|w| w.tag == tag)
-        .ok_or(ProofFormatError::UnknownWorkload(tag))
+    row(tag).ok_or(ProofFormatError::UnknownWorkload(tag))
 }
 
 /// Decodes a proof of whichever workload its header names ([`Proof::from_bytes`]).
@@ -94,10 +96,7 @@ pub fn bundle(
     let Some((_, first)) = parts.first() else {
         return Err(BundleError::Empty);
     };
-    let row = WORKLOADS
-        .iter()
-        .find(|w| w.tag == first.tag())
-        .expect("every proof's workload is registered");
+    let row = row(first.tag()).expect("every proof's workload is registered");
     (row.bundle)(parts, policy)
 }
 

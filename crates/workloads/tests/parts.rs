@@ -297,7 +297,7 @@ fn truncated_or_extended_parts_do_not_decode() {
 fn a_range_outside_the_statement_does_not_decode() {
     let part = prove(&fib(), &params(), 3, 2);
     let mut bytes = part.to_bytes();
-    let first = section(&part, "first segment");
+    let first = common::section(&part, "first segment");
     // first = 6, count = 2: past the statement's 7 segments.
     bytes[first].copy_from_slice(&6u32.to_le_bytes());
     assert!(matches!(
@@ -312,7 +312,7 @@ fn every_flipped_byte_is_rejected() {
     let bytes = part.to_bytes();
     let policy = common::any_security();
     // Every byte of the header and states, then a sample of the segments' bytes.
-    let states_end = section(&part, "states").end;
+    let states_end = common::section(&part, "states").end;
     let positions = (0..states_end).chain((states_end..bytes.len()).step_by(41));
     for at in positions {
         let mut flipped = bytes.clone();
@@ -324,11 +324,4 @@ fn every_flipped_byte_is_rejected() {
             );
         }
     }
-}
-
-/// Where the section `name` lies in `proof`'s encoding.
-fn section<W: Workload>(proof: &Proof<W>, name: &str) -> std::ops::Range<usize> {
-    let sections = proof.sections();
-    let found = sections.iter().find(|s| s.name == name);
-    found.expect("the layout has the section").range.clone()
 }

@@ -49,12 +49,7 @@ fn check<W: Describe + Send + 'static>(workload: W, params: StarkParams) {
     );
     // A stated length above the header's bound is refused whatever follows.
     let mut overstated = bytes.clone();
-    let length = proof
-        .sections()
-        .into_iter()
-        .find(|s| s.name == "length")
-        .unwrap();
-    overstated[length.range].copy_from_slice(&(max + 1).to_le_bytes());
+    overstated[common::section(&proof, "length")].copy_from_slice(&(max + 1).to_le_bytes());
     assert_eq!(
         Proof::<W>::from_bytes(&overstated),
         Err(ProofFormatError::TooLong {

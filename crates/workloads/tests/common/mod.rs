@@ -24,3 +24,11 @@ pub fn any_security() -> VerifyPolicy {
         ..VerifyPolicy::default()
     }
 }
+
+/// Where the section `name` lies in `proof`'s encoding.
+#[allow(dead_code)] // not every test binary tampers with sections
+pub fn section<W: Workload>(proof: &Proof<W>, name: &str) -> std::ops::Range<usize> {
+    let sections = proof.sections();
+    let found = sections.iter().find(|s| s.name == name);
+    found.expect("the layout has the section").range.clone()
+}
