@@ -5,9 +5,13 @@ mod check;
 mod error;
 mod info;
 pub mod lanes;
+mod program;
+mod symbolic;
 
 pub use air::{Air, ConstraintBuilder, Domain, Frame, PeriodicColumn};
 pub use ballast_field::Algebra;
 pub use check::check_trace;
 pub use error::AirError;
 pub use info::{ConstraintInfo, Degree};
+pub use program::{ConstraintProgram, Instruction, Operand, ProgramError};
+pub use symbolic::{Leaf, Node, Symbolic, SymbolicAir};
