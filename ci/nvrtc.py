@@ -1,17 +1,16 @@
 #!/usr/bin/env python3
-"""A small driver of NVRTC's C API (libnvrtc) through ctypes: CUDA C to PTX and to cubins.
+"""A small driver of NVRTC's C API (libnvrtc) through ctypes: CUDA C to PTX.
 
 Used by ci/check-kernels.sh; standard library only. Every `*.cuh` next to a source is handed
 to NVRTC as an in-memory header, so no include path (and no checkout path) reaches the
 compiler: the output depends only on the sources, the options below and the NVRTC build.
 
     nvrtc.py --lib LIBNVRTC version
-    nvrtc.py --lib LIBNVRTC ptx --out-dir DIR SOURCE.cu...
-    nvrtc.py --lib LIBNVRTC cubin --arch sm_90 SOURCE.cu...
+    nvrtc.py --lib LIBNVRTC ptx --isa 7.0 --out-dir DIR SOURCE.cu...
 
-`ptx` writes DIR/<name>.ptx for each source. `cubin` compiles for a real architecture with
-`--ptxas-options=-v`, prints ptxas's register and spill lines, and exits 1 if any kernel
-spills.
+`ptx` writes DIR/<name>.ptx for each source, declaring PTX ISA `--isa` instead of the
+version this NVRTC writes: the lowest ISA that has what the kernels use, so that the
+oldest drivers load them (ci/ptxas.py checks that ptxas accepts them at it).
 """
 
 import argparse
@@ -23,8 +22,7 @@ import sys
 # The PTX the repository commits: compute_80 runs on every GPU from Ampere on (the driver
 # JIT-compiles it for sm_90, sm_120, ...). No line info, no debug info: the PTX carries no
 # paths or timestamps, so repeated compiles are byte-identical.
-COMMON_OPTIONS = ["-default-device", "--std=c++17"]
-PTX_OPTIONS = ["--gpu-architecture=compute_80", *COMMON_OPTIONS]
+PTX_OPTIONS = ["--gpu-architecture=compute_80", "-default-device", "--std=c++17"]
 
 
 class Nvrtc:
@@ -44,9 +42,8 @@ class Nvrtc:
         self.check(self.lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
         return major.value, minor.value
 
-    def compile(self, source, options, output):
-        """Compiles `source` (a Path) with `options`; returns (log, output bytes), where
-        output is "ptx" or "cubin"."""
+    def compile(self, source, options):
+        """Compiles `source` (a Path) with `options`; returns (log, PTX bytes)."""
         headers = sorted(source.parent.glob("*.cuh"))
         header_texts = (ctypes.c_char_p * len(headers))(*[h.read_bytes() for h in headers])
         header_names = (ctypes.c_char_p * len(headers))(*[h.name.encode() for h in headers])
@@ -69,11 +66,7 @@ class Nvrtc:
             log = log.rstrip(b"\0").decode(errors="replace")
             if result != 0:
                 self.check(result, f"compiling {source.name}:\n{log}")
-            if output == "ptx":
-                data = self._read(program, "nvrtcGetPTXSize", "nvrtcGetPTX").rstrip(b"\0")
-            else:
-                data = self._read(program, "nvrtcGetCUBINSize", "nvrtcGetCUBIN")
-            return log, data
+            return log, self._read(program, "nvrtcGetPTXSize", "nvrtcGetPTX").rstrip(b"\0")
         finally:
             self.lib.nvrtcDestroyProgram(ctypes.byref(program))
 
@@ -89,38 +82,14 @@ def ptx(nvrtc, args):
     out_dir = pathlib.Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     for source in map(pathlib.Path, args.sources):
-        log, data = nvrtc.compile(source, PTX_OPTIONS, "ptx")
+        log, data = nvrtc.compile(source, PTX_OPTIONS)
         if log.strip():
             print(f"{source.name}: {log.strip()}", file=sys.stderr)
-        (out_dir / f"{source.stem}.ptx").write_bytes(data)
-    return 0
-
-
-# ptxas -v prints, per kernel: "Compiling entry function 'name' for 'sm_90'", then
-# "N bytes stack frame, N bytes spill stores, N bytes spill loads" and "Used N registers, ...".
-SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
-
-
-def cubin(nvrtc, args):
-    options = [f"--gpu-architecture={args.arch}", *COMMON_OPTIONS, "--ptxas-options=-v"]
-    spilled = []
-    for source in map(pathlib.Path, args.sources):
-        log, _ = nvrtc.compile(source, options, "cubin")
-        kernel = "?"
-        for line in log.splitlines():
-            line = line.strip()
-            entry = re.search(r"Compiling entry function '(\w+)'", line)
-            if entry:
-                kernel = entry.group(1)
-            elif "registers" in line or "spill" in line:
-                detail = re.sub(r"^ptxas\s+(info\s*:|\.)\s*", "", line)
-                print(f"  {args.arch:7} {kernel:24} {detail}")
-                m = SPILLS.search(line)
-                if m and (int(m.group(1)) or int(m.group(2))):
-                    spilled.append(f"{source.name}:{kernel}")
-    if spilled:
-        print(f"nvrtc.py: register spills on {args.arch}: {', '.join(spilled)}", file=sys.stderr)
-        return 1
+        text, count = re.subn(rb"^\.version \d+\.\d+$", b".version " + args.isa.encode(),
+                              data, count=1, flags=re.MULTILINE)
+        if count != 1:
+            raise RuntimeError(f"{source.name}: NVRTC wrote no .version line")
+        (out_dir / f"{source.stem}.ptx").write_bytes(text)
     return 0
 
 
@@ -130,11 +99,9 @@ def main():
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("version")
     p = commands.add_parser("ptx")
+    p.add_argument("--isa", required=True, help="the PTX ISA version to declare, e.g. 7.0")
     p.add_argument("--out-dir", required=True)
     p.add_argument("sources", nargs="+")
-    c = commands.add_parser("cubin")
-    c.add_argument("--arch", required=True)
-    c.add_argument("sources", nargs="+")
     args = parser.parse_args()
 
     nvrtc = Nvrtc(args.lib)
@@ -142,7 +109,7 @@ def main():
         if args.command == "version":
             print("%d.%d" % nvrtc.version())
             return 0
-        return {"ptx": ptx, "cubin": cubin}[args.command](nvrtc, args)
+        return ptx(nvrtc, args)
     except RuntimeError as err:
         print(f"nvrtc.py: {err}", file=sys.stderr)
         return 1

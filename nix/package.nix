@@ -44,8 +44,8 @@
       cargoExtraArgs = "--locked -p cli";
       # The tests run once, in the nextest and jemalloc-conf checks.
       doCheck = false;
-      # cudarc dlopen()s libcuda at run time: put the NixOS driver directory
-      # (/run/opengl-driver/lib) in the binary's RUNPATH.
+      # The CUDA backend dlopen()s libcuda at run time: put the NixOS driver
+      # directory (/run/opengl-driver/lib) in the binary's RUNPATH.
       nativeBuildInputs = [pkgs.autoAddDriverRunpath];
       # No stripAllList: stdenv strips debug info only (strip -S), so .symtab
       # keeps `_rjem_malloc_conf` for ci/check-malloc-conf-symbol.sh.

@@ -40,7 +40,7 @@ pub enum Instruction {
     /// `dst ← −a`.
     Neg(u32, Operand),
     /// Constraint `index` (on `domain`) has the value `a`: its domain's sum gains
-    /// coefficient[index]·a.
+    /// the coefficient of constraint `index` times a.
     Assert {
         /// The constraint's index, in assertion order.
         index: u32,
@@ -238,7 +238,7 @@ impl ConstraintProgram {
             .collect()
     }
 
-    /// Σ coefficients[i]·C_i per domain ([`Domain::ALL`] order): what the prover's
+    /// Σ_i c_i·C_i (c_i = `coefficients[i]`) per domain ([`Domain::ALL`] order): what the prover's
     /// composition needs of a row, and what the device's interpreter computes.
     pub fn fold(&self, frame: &Frame<'_, Felt>, coefficients: &[Ext3]) -> [Ext3; Domain::COUNT] {
         let mut sums = [Ext3::ZERO; Domain::COUNT];

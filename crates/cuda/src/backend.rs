@@ -1,109 +1,104 @@
 //! The [`Backend`] over any [`Launcher`], and the CUDA backend built on it.
 //!
-//! [`KernelBackend`] runs the launch sequences ([`extend_and_commit`],
-//! [`commit_fri_layer`]) for the accelerated stages and keeps the LDE tables of the
-//! last shape on the executor, as [`ballast_stark::CpuBackend`] keeps its plan. Calls are serialised: one device, one
-//! stream, and the prover commits one thing at a time anyway.
+//! [`KernelBackend`] proves each segment on its executor ([`DeviceSegment`]) and keeps the
+//! segment's buffers ([`Workspace`]) for the next segment of the same shape, as
+//! [`ballast_stark::CpuBackend`] keeps its plan: after the first segment, no buffer is
+//! allocated or filled. Segments are proven one at a time: one device, one stream.
 
 use std::sync::Mutex;
 
-use ballast_field::{Ext3, RowBlocks};
-use ballast_merkle::MerkleTree;
-use ballast_ntt::ColumnForm;
-use ballast_stark::{Backend, BackendError, PhaseTimes};
+use ballast_backend::{Backend, BackendError, DeviceCounters, Geometry, SegmentAir, SegmentProver};
+use ballast_field::RowBlocks;
 
+use crate::counted::{Counted, CountedBuffer};
 use crate::kernels::Launcher;
-use crate::lde::{LdeTables, extend_and_commit};
-use crate::merkle::commit_fri_layer;
+use crate::lde::LOG_TILE;
+use crate::segment::{DeviceSegment, Key, Workspace, backend_error};
 use crate::{CudaDevice, CudaError, DeviceInfo};
 
-/// A [`Backend`] that runs the LDE and the Merkle hashing through a [`Launcher`].
+/// A [`Backend`] that proves segments by launching the kernels on a [`Launcher`].
 pub struct KernelBackend<L: Launcher> {
-    state: Mutex<State<L>>,
-}
-
-struct State<L: Launcher> {
-    launcher: L,
-    /// The tables of the last shape extended; segments of one statement share it.
-    tables: Option<LdeTables<L::Buffer>>,
+    launcher: Counted<L>,
+    workspace: Mutex<Option<Workspace<CountedBuffer<L::Buffer>>>>,
+    log_tile: usize,
 }
 
 impl<L: Launcher> KernelBackend<L> {
     /// A backend running on `launcher`.
     pub fn new(launcher: L) -> Self {
+        Self::with_tile(launcher, LOG_TILE)
+    }
+
+    /// A backend whose transform passes hold tiles of at most 2^`log_tile` words (tests use
+    /// small tiles to run transforms of several passes on small tables).
+    pub fn with_tile(launcher: L, log_tile: usize) -> Self {
         Self {
-            state: Mutex::new(State {
-                launcher,
-                tables: None,
-            }),
+            launcher: Counted::new(launcher),
+            workspace: Mutex::new(None),
+            log_tile: log_tile.clamp(1, LOG_TILE),
         }
     }
 
-    fn commit(
-        &self,
-        table: &mut RowBlocks,
-        log_blowup: usize,
-        form: ColumnForm,
-        times: &mut PhaseTimes,
-    ) -> Result<MerkleTree, BackendError> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let State { launcher, tables } = &mut *state;
-        // Before the table cache is consulted: a bad height must neither evict the cached
-        // tables nor reach `trailing_zeros` (64 for a height of 0).
-        let height = table.height();
-        if !height.is_power_of_two() {
-            return Err(to_backend::<L>(CudaError::Input(format!(
-                "a matrix of height {height} to extend, need a power of two (at least 1)"
-            ))));
-        }
-        let log_n = height.trailing_zeros() as usize;
-        let tables = match tables {
-            Some(t) if t.log_n() == log_n && t.log_blowup() == log_blowup => t,
-            _ => {
-                // Free the old tables before allocating the new ones.
-                *tables = None;
-                tables.insert(
-                    LdeTables::upload(launcher, log_n, log_blowup).map_err(to_backend::<L>)?,
-                )
-            }
-        };
-        extend_and_commit(launcher, tables, table, form, times).map_err(to_backend::<L>)
+    /// The launcher it runs on.
+    pub fn launcher(&self) -> &L {
+        self.launcher.inner()
+    }
+
+    /// Buffers allocated on the executor so far.
+    pub fn allocations(&self) -> u64 {
+        self.launcher.allocations()
     }
 }
 
-fn to_backend<L: Launcher>(err: CudaError) -> BackendError {
-    BackendError {
-        backend: L::NAME,
-        message: err.to_string(),
-    }
-}
-
-impl<L> Backend for KernelBackend<L>
-where
-    L: Launcher + Send,
-    L::Buffer: Send,
-{
+impl<L: Launcher> Backend for KernelBackend<L> {
     fn name(&self) -> &'static str {
         L::NAME
     }
 
-    fn extend_and_commit(
-        &self,
-        table: &mut RowBlocks,
-        form: ColumnForm,
-        log_blowup: usize,
-        times: &mut PhaseTimes,
-    ) -> Result<MerkleTree, BackendError> {
-        self.commit(table, log_blowup, form, times)
+    fn trace_table(&self, width: usize, log_rows: usize, _log_blowup: usize) -> RowBlocks {
+        // The device extends a copy: the host holds the trace alone.
+        let rows = 1usize << log_rows;
+        RowBlocks::zeroed(width, rows, rows)
     }
 
-    fn commit_fri_layer(
-        &self,
-        evals: &[Ext3],
-        log_arity: usize,
-    ) -> Result<MerkleTree, BackendError> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        commit_fri_layer(&state.launcher, evals, log_arity).map_err(to_backend::<L>)
+    fn begin<'a>(
+        &'a self,
+        table: &'a mut RowBlocks,
+        air: &'a dyn SegmentAir,
+        geometry: Geometry,
+    ) -> Result<Box<dyn SegmentProver + 'a>, BackendError> {
+        if table.width() != geometry.width || table.height() != 1 << geometry.log_rows {
+            return Err(backend_error::<L>(CudaError::Input(format!(
+                "a trace of {} × {} rows to prove as {} × 2^{}",
+                table.width(),
+                table.height(),
+                geometry.width,
+                geometry.log_rows
+            ))));
+        }
+        let key = Key {
+            geometry,
+            air_id: air.id().to_owned(),
+            log_tile: self.log_tile,
+        };
+        let mut workspace = self.workspace.lock().unwrap_or_else(|e| e.into_inner());
+        if workspace.as_ref().is_none_or(|w| w.key != key) {
+            // Free the old buffers before allocating the new ones.
+            *workspace = None;
+            let program = air.program().map_err(|e| BackendError {
+                backend: L::NAME,
+                message: e.to_string(),
+            })?;
+            *workspace =
+                Some(Workspace::new(&self.launcher, key, &program).map_err(backend_error::<L>)?);
+        }
+        let segment = DeviceSegment::new(&self.launcher, workspace, table, geometry)
+            .map_err(backend_error::<L>)?;
+        Ok(Box::new(segment))
+    }
+
+    fn counters(&self) -> Option<DeviceCounters> {
+        Some(self.launcher.counters())
     }
 }
 
@@ -130,6 +125,11 @@ impl CudaBackend {
     pub fn device(&self) -> &DeviceInfo {
         &self.info
     }
+
+    /// The device's launcher: for its memory figures.
+    pub fn launcher(&self) -> &CudaDevice {
+        self.inner.launcher()
+    }
 }
 
 impl Backend for CudaBackend {
@@ -137,21 +137,20 @@ impl Backend for CudaBackend {
         self.inner.name()
     }
 
-    fn extend_and_commit(
-        &self,
-        table: &mut RowBlocks,
-        form: ColumnForm,
-        log_blowup: usize,
-        times: &mut PhaseTimes,
-    ) -> Result<MerkleTree, BackendError> {
-        self.inner.extend_and_commit(table, form, log_blowup, times)
+    fn trace_table(&self, width: usize, log_rows: usize, log_blowup: usize) -> RowBlocks {
+        self.inner.trace_table(width, log_rows, log_blowup)
     }
 
-    fn commit_fri_layer(
-        &self,
-        evals: &[Ext3],
-        log_arity: usize,
-    ) -> Result<MerkleTree, BackendError> {
-        self.inner.commit_fri_layer(evals, log_arity)
+    fn begin<'a>(
+        &'a self,
+        table: &'a mut RowBlocks,
+        air: &'a dyn SegmentAir,
+        geometry: Geometry,
+    ) -> Result<Box<dyn SegmentProver + 'a>, BackendError> {
+        self.inner.begin(table, air, geometry)
+    }
+
+    fn counters(&self) -> Option<DeviceCounters> {
+        self.inner.counters()
     }
 }

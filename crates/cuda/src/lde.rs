@@ -1,273 +1,275 @@
-//! The coset low-degree extension on the device, and matrices to and from it.
+//! Transforms and the coset low-degree extension on the device, in passes of several
+//! radix-2 stages in shared memory (`kernels/ntt.cu`).
 //!
-//! The values are [`LdePlan`]'s exactly: the same twiddles and coset scales, computed on the
-//! host once per shape, and the same transforms, one radix-2 stage per launch. Where the CPU
-//! runs B transforms of size n per column and interleaves their outputs, the device runs
-//! them interleaved in place (stride B), so the LDE comes out in natural order.
+//! The values are [`LdePlan`](ballast_ntt::LdePlan)'s exactly: the same inverse DIF, the
+//! same coset scales, the same forward DIT per coset, so the same field elements in the
+//! same places. The tables (twiddles, coset scales) are computed on the device once per
+//! shape.
 
-use ballast_field::{Felt, RowBlocks};
-use ballast_merkle::MerkleTree;
-use ballast_ntt::{ColumnForm, LdePlan, bit_reverse};
-use ballast_stark::{Phase, PhaseTimes};
-use rayon::prelude::*;
+use ballast_field::Felt;
+use ballast_ntt::LdePlan;
 
 use crate::CudaError;
-use crate::kernels::{Arg, Kernel, Launcher, run};
-use crate::merkle::commit_rows;
+use crate::kernels::{Arg, Grid, Kernel, Launcher};
 
-/// The tables an extension of 2^`log_n` rows by 2^`log_blowup` reads, uploaded once per
-/// shape: the same values [`LdePlan`] computes.
-pub struct LdeTables<B> {
-    log_n: usize,
-    log_blowup: usize,
-    /// Forward twiddles, stage by stage (`ballast_ntt::Twiddles::forward`).
-    forward: B,
-    /// Inverse twiddles, without the 1/n.
-    inverse: B,
+/// log2 of the largest tile a pass holds in shared memory: 2^11 words, 16 KiB.
+pub const LOG_TILE: usize = 11;
+
+/// Where a pass reads (`kernels/ntt.cu`'s layouts).
+pub(crate) enum Source<'a, B> {
+    /// Columns one after another.
+    Columns(&'a B),
+    /// The host's row-blocked table (`RowBlocks`), as uploaded.
+    RowBlocks(&'a B),
+}
+
+impl<B> Clone for Source<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B> Copy for Source<'_, B> {}
+
+/// The passes of a size-2^`log_n` transform with tiles of at most 2^`log_tile` words, bottom
+/// up: (first stage, stages). Stages are split evenly; a transform of size 1 is one pass of
+/// no stage (a copy).
+pub(crate) fn passes(log_n: usize, log_tile: usize) -> Vec<(usize, usize)> {
+    let tile = log_tile.min(log_n);
+    let count = log_n.div_ceil(tile.max(1)).max(1);
+    let mut out = Vec::with_capacity(count);
+    let mut first = 0;
+    for k in 0..count {
+        let stages = (log_n - first).div_ceil(count - k);
+        out.push((first, stages));
+        first += stages;
+    }
+    out
+}
+
+/// The tables of the extension of columns of 2^`log_n` rows by 2^`log_blowup`, on the device.
+pub(crate) struct LdeTables<B> {
+    pub(crate) log_n: usize,
+    pub(crate) log_blowup: usize,
+    /// The forward transform's twiddles, size 2^log_n.
+    pub(crate) forward: B,
+    /// The inverse transform's twiddles (no 1/n), size 2^`log_inverse`.
+    pub(crate) inverse: B,
+    pub(crate) log_inverse: usize,
     /// `scales[v·n + p] = (g·ζ^v)^br(p) / n`.
-    scales: B,
+    pub(crate) scales: B,
+    /// log2 of the tile the passes use.
+    pub(crate) log_tile: usize,
 }
 
 impl<B> LdeTables<B> {
-    /// Computes the tables on the host and uploads them.
+    /// Computes the tables on the device: forward twiddles for 2^`log_n`, inverse twiddles
+    /// for transforms up to 2^`log_inverse` (≥ `log_n`), and the coset scales.
     ///
     /// # Errors
-    /// If the extended domain exceeds the field's 2^32 subgroup, or the upload fails.
-    pub fn upload<L: Launcher<Buffer = B>>(
+    /// If the extended domain exceeds the field's 2^32 subgroup, or the device fails.
+    pub(crate) fn new<L: Launcher<Buffer = B>>(
         launcher: &L,
         log_n: usize,
         log_blowup: usize,
+        log_inverse: usize,
+        log_tile: usize,
     ) -> Result<Self, CudaError> {
         let log_lde = log_n + log_blowup;
-        if log_lde > ballast_field::TWO_ADICITY {
+        if log_lde.max(log_inverse) > ballast_field::TWO_ADICITY {
             return Err(CudaError::TooLarge {
                 what: "log2 of the extended domain",
-                size: log_lde as u64,
+                size: log_lde.max(log_inverse) as u64,
                 max: ballast_field::TWO_ADICITY as u64,
             });
         }
+        let twiddles = |log_size: usize, inverse: bool| -> Result<B, CudaError> {
+            let count = (1u64 << log_size) - 1;
+            let table = launcher.alloc(count.max(1) as usize)?;
+            let root = Felt::two_adic_root(log_size);
+            let root = if inverse { root.inverse() } else { root };
+            if count > 0 {
+                launcher.launch(
+                    Kernel::NttTwiddles,
+                    Grid::items(count)?,
+                    &[
+                        Arg::Buffer(&table),
+                        Arg::Word(count),
+                        Arg::Word(log_size as u64),
+                        Arg::Word(root.as_u64()),
+                    ],
+                )?;
+            }
+            Ok(table)
+        };
+        let forward = twiddles(log_n, false)?;
+        let inverse = twiddles(log_inverse, true)?;
+        let count = 1u64 << log_lde;
+        let scales = launcher.alloc(count as usize)?;
+        launcher.launch(
+            Kernel::LdeScales,
+            Grid::items(count)?,
+            &[
+                Arg::Buffer(&scales),
+                Arg::Word(count),
+                Arg::Word(log_n as u64),
+                Arg::Word(LdePlan::SHIFT.as_u64()),
+                Arg::Word(Felt::two_adic_root(log_lde).as_u64()),
+                Arg::Word(Felt::new(1 << log_n).inverse().as_u64()),
+            ],
+        )?;
         Ok(Self {
             log_n,
             log_blowup,
-            forward: launcher.upload(&twiddle_table(log_n, false))?,
-            inverse: launcher.upload(&twiddle_table(log_n, true))?,
-            scales: launcher.upload(&coset_scales(log_n, log_blowup))?,
+            forward,
+            inverse,
+            log_inverse,
+            scales,
+            log_tile,
         })
     }
-
-    /// log2 of the column height these tables serve.
-    pub fn log_n(&self) -> usize {
-        self.log_n
-    }
-
-    /// log2 of the blowup factor.
-    pub fn log_blowup(&self) -> usize {
-        self.log_blowup
-    }
 }
 
-/// Twiddles for every stage of a size-2^`log_n` transform: the stage spanning h elements
-/// reads `table[h − 1 .. 2h − 1]` = w_{2h}^j (or its inverse). Never empty, so that no
-/// zero-length buffer is allocated.
-fn twiddle_table(log_n: usize, inverse: bool) -> Vec<u64> {
-    let mut table = Vec::with_capacity((1usize << log_n).max(1));
-    for log_span in 1..=log_n {
-        let root = Felt::two_adic_root(log_span);
-        let root = if inverse { root.inverse() } else { root };
-        table.extend(root.powers(1 << (log_span - 1)).iter().map(|w| w.as_u64()));
-    }
-    if table.is_empty() {
-        table.push(0);
-    }
-    table
-}
-
-/// `scales[v·n + p] = (g·ζ^v)^br(p) / n` for each of the 2^`log_blowup` cosets g·ζ^v·H.
-fn coset_scales(log_n: usize, log_blowup: usize) -> Vec<u64> {
-    let n = 1usize << log_n;
-    let zeta = Felt::two_adic_root(log_n + log_blowup);
-    let n_inv = Felt::new(n as u64).inverse();
-    let mut scales = vec![0u64; n << log_blowup];
-    scales
-        .par_chunks_exact_mut(n)
-        .enumerate()
-        .for_each(|(v, block)| {
-            let powers = (LdePlan::SHIFT * zeta.pow(v as u64)).powers(n);
-            for (p, slot) in block.iter_mut().enumerate() {
-                *slot = (powers[bit_reverse(p, log_n)] * n_inv).as_u64();
-            }
-        });
-    scales
-}
-
-/// The table's rows in use, column after column, as words: the device's layout.
-fn words_of(table: &RowBlocks) -> Vec<u64> {
-    (0..table.width())
-        .into_par_iter()
-        .flat_map_iter(|c| (0..table.height()).map(move |r| table.get(r, c).as_u64()))
-        .collect()
-}
-
-/// Uploads a table column after column.
-///
-/// # Errors
-/// If the upload fails.
-pub fn upload_matrix<L: Launcher>(launcher: &L, table: &RowBlocks) -> Result<L::Buffer, CudaError> {
-    launcher.upload(&words_of(table))
-}
-
-/// Downloads a `width` × `height` matrix stored column after column into `table`, which
-/// takes that shape (its allocation grows only if it has no room).
-///
-/// # Errors
-/// If the download fails or an element is not canonical.
-pub fn download_matrix<L: Launcher>(
+/// One pass of a transform over `width` columns of 2^`log_n` values.
+#[allow(clippy::too_many_arguments)]
+fn pass<L: Launcher>(
     launcher: &L,
-    buffer: &L::Buffer,
-    table: &mut RowBlocks,
+    src: Source<'_, L::Buffer>,
+    scaled: Option<(&L::Buffer, usize)>,
+    dst: &L::Buffer,
+    extension: Option<usize>,
+    twiddles: &L::Buffer,
     width: usize,
-    height: usize,
+    log_n: usize,
+    (first, stages): (usize, usize),
+    dit: bool,
+    log_tile: usize,
+    coset: usize,
 ) -> Result<(), CudaError> {
-    let words = launcher.download(buffer, width * height)?;
-    if let Some(&word) = words
-        .par_iter()
-        .find_any(|&&w| Felt::from_canonical(w).is_none())
-    {
-        return Err(CudaError::BadOutput(format!(
-            "the non-canonical field element {word:#x}"
-        )));
-    }
-    table.reshape(width, height);
-    table.par_column_groups_mut(1, |mut column| {
-        let c = column.columns().start;
-        let values: Vec<Felt> = words[c * height..(c + 1) * height]
-            .iter()
-            .map(|&w| Felt::new(w))
-            .collect();
-        column.write(height, &values);
-    });
-    Ok(())
+    // kernels/ntt.cu's LAYOUT_* values.
+    const COLUMNS: u64 = 0;
+    const ROW_BLOCKS: u64 = 1;
+    const SCALED: u64 = 2;
+    const EXTENSION: u64 = 3;
+    let tile = log_tile.min(log_n);
+    let (src, src_layout) = match (src, scaled) {
+        (Source::RowBlocks(b), _) => (b, ROW_BLOCKS),
+        (Source::Columns(b), Some(_)) => (b, SCALED),
+        (Source::Columns(b), None) => (b, COLUMNS),
+    };
+    let scales = scaled.map_or(twiddles, |(s, _)| s);
+    let (dst_layout, log_blowup) = match extension {
+        Some(log_blowup) => (EXTENSION, log_blowup),
+        None => (COLUMNS, 0),
+    };
+    let size = 1u32 << tile;
+    let grid = Grid::blocks(
+        (width as u64) << (log_n - tile),
+        (size / 2).clamp(1, 256),
+        size,
+    )?;
+    launcher.launch(
+        Kernel::NttPass,
+        grid,
+        &[
+            Arg::Buffer(src),
+            Arg::Buffer(dst),
+            Arg::Buffer(twiddles),
+            Arg::Buffer(scales),
+            Arg::Word(log_n as u64),
+            Arg::Word(first as u64),
+            Arg::Word(stages as u64),
+            Arg::Word(u64::from(dit)),
+            Arg::Word(tile as u64),
+            Arg::Word(src_layout),
+            Arg::Word(dst_layout),
+            Arg::Word(width as u64),
+            Arg::Word(coset as u64),
+            Arg::Word(log_blowup as u64),
+        ],
+    )
 }
 
-/// Extends the columns of `input` (height 2^`tables.log_n()`) to the coset g·H' on the
-/// device, leaving the LDE there: [`upload_matrix`] then [`extend_uploaded`].
-///
-/// # Errors
-/// If the height does not match the tables, or the device fails.
-pub fn extend<L: Launcher>(
-    launcher: &L,
-    tables: &LdeTables<L::Buffer>,
-    input: &RowBlocks,
-    form: ColumnForm,
-) -> Result<L::Buffer, CudaError> {
-    let n = 1usize << tables.log_n;
-    if input.height() != n {
-        return Err(CudaError::Input(format!(
-            "{} rows to extend with tables for {n}",
-            input.height()
-        )));
-    }
-    let columns = upload_matrix(launcher, input)?;
-    extend_uploaded(launcher, tables, &columns, input.width(), form)
-}
-
-/// Extends `width` columns of height 2^`tables.log_n()`, already on the device (and
-/// overwritten when given as evaluations), into a new buffer: 2^`log_blowup` × height rows,
-/// column after column, in the order [`LdePlan::extend_in_place`] leaves them.
-///
-/// The sequence: for evaluations, the inverse DIF stages (half = n/2 … 1) turn each column
-/// into n × its coefficients, bit-reversed; `lde_scatter` spreads them, scaled per coset,
-/// over the LDE columns with stride B; the forward DIT stages (half = 1 … n/2) then
-/// evaluate the B interleaved cosets at once, leaving position u·B + v = T(g·ζ^(u·B + v)).
+/// The inverse DIF of `width` columns of 2^`log_n` values (evaluations on H in natural order
+/// in, n × the coefficients in bit-reversed order out, in `dst`, column after column).
 ///
 /// # Errors
 /// If the device fails.
-pub fn extend_uploaded<L: Launcher>(
+pub(crate) fn inverse<L: Launcher>(
     launcher: &L,
     tables: &LdeTables<L::Buffer>,
-    columns: &L::Buffer,
+    src: Source<'_, L::Buffer>,
+    dst: &L::Buffer,
     width: usize,
-    form: ColumnForm,
-) -> Result<L::Buffer, CudaError> {
-    let (log_n, log_blowup) = (tables.log_n, tables.log_blowup);
-    let n = 1u64 << log_n;
-    let width = width as u64;
-    let butterflies = width * n / 2;
-    if form == ColumnForm::Evaluations {
-        for log_half in (0..log_n).rev() {
-            run(
+    log_n: usize,
+) -> Result<(), CudaError> {
+    debug_assert!(log_n <= tables.log_inverse);
+    for (k, &stages) in passes(log_n, tables.log_tile).iter().rev().enumerate() {
+        let from = if k == 0 { src } else { Source::Columns(dst) };
+        pass(
+            launcher,
+            from,
+            None,
+            dst,
+            None,
+            &tables.inverse,
+            width,
+            log_n,
+            stages,
+            false,
+            tables.log_tile,
+            0,
+        )?;
+    }
+    Ok(())
+}
+
+/// The coset extension of `width` raw columns (n × coefficients, bit-reversed, in `raw`)
+/// into `lde`: column c of 2^(log_n + log_blowup) rows at c·N, natural order, position
+/// u·B + v holding T(g·ζ^(u·B + v)). `scratch` (`width`·n words) holds a coset between
+/// passes when there are several.
+///
+/// # Errors
+/// If the device fails.
+pub(crate) fn extend<L: Launcher>(
+    launcher: &L,
+    tables: &LdeTables<L::Buffer>,
+    raw: &L::Buffer,
+    scratch: &L::Buffer,
+    lde: &L::Buffer,
+    width: usize,
+) -> Result<(), CudaError> {
+    let plan = passes(tables.log_n, tables.log_tile);
+    let last = plan.len() - 1;
+    for coset in 0..1usize << tables.log_blowup {
+        for (k, &stages) in plan.iter().enumerate() {
+            let (src, scaled) = if k == 0 {
+                (Source::Columns(raw), Some((&tables.scales, coset)))
+            } else {
+                (Source::Columns(scratch), None)
+            };
+            let (dst, extension) = if k == last {
+                (lde, Some(tables.log_blowup))
+            } else {
+                (scratch, None)
+            };
+            pass(
                 launcher,
-                Kernel::NttDifStage,
-                butterflies,
-                &[
-                    Arg::Buffer(columns),
-                    Arg::Buffer(&tables.inverse),
-                    Arg::Word(butterflies),
-                    Arg::Word(log_n as u64),
-                    Arg::Word(0),
-                    Arg::Word(log_half as u64),
-                ],
+                src,
+                scaled,
+                dst,
+                extension,
+                &tables.forward,
+                width,
+                tables.log_n,
+                stages,
+                true,
+                tables.log_tile,
+                coset,
             )?;
         }
     }
-    let lde_len = width * (n << log_blowup);
-    // lde_scatter writes every one of its `lde_len` words before the stages read them.
-    let lde = launcher.alloc_uninit(lde_len as usize)?;
-    run(
-        launcher,
-        Kernel::LdeScatter,
-        lde_len,
-        &[
-            Arg::Buffer(columns),
-            Arg::Buffer(&tables.scales),
-            Arg::Buffer(&lde),
-            Arg::Word(lde_len),
-            Arg::Word(log_n as u64),
-            Arg::Word(log_blowup as u64),
-        ],
-    )?;
-    let butterflies = butterflies << log_blowup;
-    for log_half in 0..log_n {
-        run(
-            launcher,
-            Kernel::NttDitStage,
-            butterflies,
-            &[
-                Arg::Buffer(&lde),
-                Arg::Buffer(&tables.forward),
-                Arg::Word(butterflies),
-                Arg::Word(log_n as u64),
-                Arg::Word(log_blowup as u64),
-                Arg::Word(log_half as u64),
-            ],
-        )?;
-    }
-    Ok(lde)
-}
-
-/// [`extend`] then [`commit_rows`], with the LDE kept on the device between them and
-/// downloaded once into `table`, whose rows held the input: what
-/// [`ballast_stark::Backend::extend_and_commit`] does. The host keeps the LDE because the
-/// constraints, the DEEP composition and the openings read it there. The upload and the
-/// transforms count as [`Phase::Lde`], the hashing and both downloads as [`Phase::Tree`]
-/// (the device runs the stages in order on one stream, so the split is approximate).
-///
-/// # Errors
-/// As [`extend`] and [`commit_rows`].
-pub fn extend_and_commit<L: Launcher>(
-    launcher: &L,
-    tables: &LdeTables<L::Buffer>,
-    table: &mut RowBlocks,
-    form: ColumnForm,
-    times: &mut PhaseTimes,
-) -> Result<MerkleTree, CudaError> {
-    let lde = times.time(Phase::Lde, || extend(launcher, tables, table, form))?;
-    let (width, height) = (table.width(), table.height() << tables.log_blowup);
-    times.time(Phase::Tree, || {
-        let tree = commit_rows(launcher, &lde, width, height)?;
-        download_matrix(launcher, &lde, table, width, height)?;
-        Ok(tree)
-    })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -275,26 +277,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tables_hold_the_documented_values() {
-        let (log_n, log_blowup) = (3, 2);
-        let scales = coset_scales(log_n, log_blowup);
-        let zeta = Felt::two_adic_root(log_n + log_blowup);
-        let n_inv = Felt::new(8).inverse();
-        for v in 0..4usize {
-            for p in 0..8usize {
-                let expected =
-                    (LdePlan::SHIFT * zeta.pow(v as u64)).pow(bit_reverse(p, log_n) as u64) * n_inv;
-                assert_eq!(scales[v * 8 + p], expected.as_u64(), "v {v}, p {p}");
+    fn passes_split_the_stages_evenly_within_a_tile() {
+        assert_eq!(passes(14, 11), [(0, 7), (7, 7)]);
+        assert_eq!(passes(16, 11), [(0, 8), (8, 8)]);
+        assert_eq!(passes(23, 11), [(0, 8), (8, 8), (16, 7)]);
+        assert_eq!(passes(5, 11), [(0, 5)]);
+        assert_eq!(passes(5, 2), [(0, 2), (2, 2), (4, 1)]);
+        assert_eq!(passes(0, 11), [(0, 0)]);
+        for log_n in 0..30 {
+            for log_tile in 1..12 {
+                let p = passes(log_n, log_tile);
+                assert_eq!(p.iter().map(|&(_, s)| s).sum::<usize>(), log_n);
+                assert!(p.iter().all(|&(_, s)| s <= log_tile.min(log_n)));
             }
         }
-        let forward = twiddle_table(3, false);
-        assert_eq!(forward.len(), 7);
-        let w8: Vec<u64> = Felt::two_adic_root(3)
-            .powers(4)
-            .iter()
-            .map(|w| w.as_u64())
-            .collect();
-        assert_eq!(forward[3..7], w8[..]);
-        assert_eq!(twiddle_table(0, true), vec![0]);
     }
 }

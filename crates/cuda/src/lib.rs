@@ -1,18 +1,18 @@
 #![doc = include_str!("../README.md")]
 
 mod backend;
+mod counted;
 mod device;
+mod driver;
 mod error;
 mod kernels;
 mod lde;
 mod merkle;
+mod segment;
 
 pub use backend::{CudaBackend, KernelBackend};
-pub use ballast_ntt::ColumnForm;
-pub use device::{CudaDevice, DeviceInfo, MIN_DRIVER_CUDA_VERSION, probe};
-pub use error::CudaError;
-pub use kernels::{Arg, Kernel, Launcher, MERKLE_PTX, Module, NTT_PTX, THREADS_PER_BLOCK, grid};
-pub use lde::{
-    LdeTables, download_matrix, extend, extend_and_commit, extend_uploaded, upload_matrix,
+pub use device::{
+    CudaDevice, DeviceBuffer, DeviceInfo, DeviceMark, MIN_DRIVER_CUDA_VERSION, PTX_ISA, probe,
 };
-pub use merkle::{commit_fri_layer, commit_rows};
+pub use error::CudaError;
+pub use kernels::{Arg, Grid, Kernel, Launcher, Module, THREADS_PER_BLOCK};

@@ -1,39 +1,58 @@
-//! Merkle trees on the device: row leaves of a matrix, FRI layer leaves, and the
-//! levels above them, one launch per level.
+//! Merkle trees on the device: row leaves of a column-major table, FRI layer leaves, and
+//! the levels above them, one launch per level. A tree stays where it was built; only its
+//! root and the nodes of batch openings come back.
 //!
-//! A whole tree lives in one buffer, level after level (the layout `kernels/merkle.cu`
-//! describes), and comes back to the host in one download as a [`MerkleTree`].
+//! A whole tree lives in a buffer, level after level (`kernels/merkle.cu`): the L leaves at
+//! digest 0, the L/2 nodes above them at digest L, and so on up to the root at 2L − 2.
 
-use ballast_field::{Ext3, Felt};
-use ballast_merkle::{Digest, MerkleTree};
-use rayon::prelude::*;
+use ballast_merkle::{Digest, batch_opening_nodes};
 
 use crate::CudaError;
-use crate::kernels::{Arg, Kernel, Launcher, run};
+use crate::kernels::{Arg, Grid, Kernel, Launcher};
 
 /// Words per digest: 32 bytes as four little-endian `u64`s.
-const DIGEST_WORDS: usize = 4;
+pub(crate) const DIGEST_WORDS: usize = 4;
 
-/// Digests in a tree over `leaves` leaves: 2·leaves − 1.
-fn tree_digests(leaves: usize) -> usize {
-    2 * leaves - 1
+/// Digests in a tree over 2^`height` leaves.
+pub(crate) fn tree_digests(height: usize) -> usize {
+    (2 << height) - 1
 }
 
-/// Builds the inner levels over the leaves at the start of `tree` and downloads the tree.
-fn finish_tree<L: Launcher>(
+/// Where node `index` at `depth` (0: the leaves) of a tree of the given height sits, in
+/// digests from the tree's start.
+pub(crate) fn node_at(height: usize, depth: usize, index: usize) -> usize {
+    // The levels below `depth` hold 2^height + 2^(height−1) + … = 2^(height+1) − 2^(height+1−depth).
+    (2 << height) - (2 << height >> depth) + index
+}
+
+/// The digest whose bytes are four little-endian words.
+pub(crate) fn digest_of(words: &[u64]) -> Digest {
+    let mut digest = [0u8; 32];
+    for (chunk, word) in digest.chunks_exact_mut(8).zip(words) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    digest
+}
+
+/// Builds the levels above the leaves at digest `start` of `tree` (2^`height` of them) and
+/// returns the root.
+///
+/// # Errors
+/// If the device fails.
+pub(crate) fn finish_tree<L: Launcher>(
     launcher: &L,
     tree: &L::Buffer,
-    leaves: usize,
-) -> Result<MerkleTree, CudaError> {
-    let mut below = 0u64;
-    let mut width = leaves as u64;
+    start: usize,
+    height: usize,
+) -> Result<Digest, CudaError> {
+    let mut below = start as u64;
+    let mut width = 1u64 << height;
     while width > 1 {
         let above = below + width;
         width /= 2;
-        run(
-            launcher,
+        launcher.launch(
             Kernel::MerkleLevel,
-            width,
+            Grid::items(width)?,
             &[
                 Arg::Buffer(tree),
                 Arg::Word(width),
@@ -43,95 +62,88 @@ fn finish_tree<L: Launcher>(
         )?;
         below = above;
     }
-    let words = launcher.download(tree, tree_digests(leaves) * DIGEST_WORDS)?;
-    let mut levels = Vec::with_capacity(leaves.trailing_zeros() as usize + 1);
-    let mut rest = &words[..];
-    let mut width = leaves;
-    while width >= 1 {
-        let (level, tail) = rest.split_at(width * DIGEST_WORDS);
-        levels.push(level.chunks_exact(DIGEST_WORDS).map(digest_of).collect());
-        rest = tail;
-        width /= 2;
-    }
-    MerkleTree::from_levels(levels).map_err(|e| CudaError::BadOutput(e.to_string()))
+    let mut root = [0u64; DIGEST_WORDS];
+    launcher.download(tree, below as usize * DIGEST_WORDS, &mut root)?;
+    Ok(digest_of(&root))
 }
 
-/// The digest whose bytes are four little-endian words.
-fn digest_of(words: &[u64]) -> Digest {
-    let mut digest = [0u8; 32];
-    for (chunk, word) in digest.chunks_exact_mut(8).zip(words) {
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
-    digest
-}
-
-/// The tree whose leaf j hashes row j of the `width` × `height` matrix in `matrix`
-/// ([`MerkleTree::commit_rows`]).
+/// The tree whose leaf j hashes row j of the `width` × 2^`height` column-major table
+/// (`MerkleTree::commit_rows`), into `tree`; its root.
 ///
 /// # Errors
-/// If the height is not a power of two, or the device fails.
-pub fn commit_rows<L: Launcher>(
+/// If the device fails.
+pub(crate) fn commit_rows<L: Launcher>(
     launcher: &L,
-    matrix: &L::Buffer,
+    table: &L::Buffer,
     width: usize,
     height: usize,
-) -> Result<MerkleTree, CudaError> {
-    if !height.is_power_of_two() {
-        return Err(CudaError::Input(format!(
-            "{height} rows to commit, need a power of two"
-        )));
-    }
-    // The leaf launch and finish_tree's level launches write every digest of the tree.
-    let tree = launcher.alloc_uninit(tree_digests(height) * DIGEST_WORDS)?;
-    run(
-        launcher,
+    tree: &L::Buffer,
+) -> Result<Digest, CudaError> {
+    let rows = 1u64 << height;
+    launcher.launch(
         Kernel::MerkleRowLeaves,
-        height as u64,
+        Grid::items(rows)?,
         &[
-            Arg::Buffer(matrix),
-            Arg::Buffer(&tree),
-            Arg::Word(height as u64),
+            Arg::Buffer(table),
+            Arg::Buffer(tree),
+            Arg::Word(rows),
             Arg::Word(width as u64),
-            Arg::Word(height as u64),
+            Arg::Word(rows),
         ],
     )?;
-    finish_tree(launcher, &tree, height)
+    finish_tree(launcher, tree, 0, height)
 }
 
-/// A FRI layer's tree in cosets of 2^`log_arity`: with s = len/2^`log_arity`, leaf r hashes
-/// `evals[r]`, `evals[r + s]`, … (`ballast_fri::commit_layer`).
+/// The tree over a FRI layer of 2^`log_len` extension elements (at word `layer_at` of
+/// `layers`) in cosets of 2^`log_arity` (`ballast_fri::commit_layer`), at digest `tree_at`
+/// of `trees`; its root.
 ///
 /// # Errors
-/// If the length is not a power of two of at least 2^`log_arity`, or the device fails.
-pub fn commit_fri_layer<L: Launcher>(
+/// If the device fails.
+pub(crate) fn commit_layer<L: Launcher>(
     launcher: &L,
-    evals: &[Ext3],
+    layers: &L::Buffer,
+    layer_at: usize,
+    log_len: usize,
     log_arity: usize,
-) -> Result<MerkleTree, CudaError> {
-    let len = evals.len();
-    if !len.is_power_of_two() || len >> log_arity == 0 {
-        return Err(CudaError::Input(format!(
-            "a FRI layer of {len} values cannot be cut into cosets of 2^{log_arity}"
-        )));
-    }
-    let words: Vec<u64> = evals
-        .par_iter()
-        .flat_map_iter(|e| e.coeffs().map(Felt::as_u64))
-        .collect();
-    let evals = launcher.upload(&words)?;
-    let leaves = len >> log_arity;
-    // The leaf launch and finish_tree's level launches write every digest of the tree.
-    let tree = launcher.alloc_uninit(tree_digests(leaves) * DIGEST_WORDS)?;
-    run(
-        launcher,
+    trees: &L::Buffer,
+    tree_at: usize,
+) -> Result<Digest, CudaError> {
+    let leaves = 1u64 << (log_len - log_arity);
+    launcher.launch(
         Kernel::MerkleFriLayerLeaves,
-        leaves as u64,
+        Grid::items(leaves)?,
         &[
-            Arg::Buffer(&evals),
-            Arg::Buffer(&tree),
-            Arg::Word(leaves as u64),
+            Arg::At(layers, layer_at),
+            Arg::At(trees, tree_at * DIGEST_WORDS),
+            Arg::Word(leaves),
             Arg::Word(1 << log_arity),
         ],
     )?;
-    finish_tree(launcher, &tree, leaves)
+    finish_tree(launcher, trees, tree_at, log_len - log_arity)
+}
+
+/// Where the nodes of the batch opening of `leaves` in a tree of the given height, starting
+/// at digest `tree_at`, sit, in digests: what to gather.
+pub(crate) fn opening_nodes(height: usize, leaves: &[usize], tree_at: usize) -> Vec<u64> {
+    batch_opening_nodes(height, leaves)
+        .into_iter()
+        .map(|(depth, index)| (tree_at + node_at(height, depth, index)) as u64)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_sit_level_after_level() {
+        // Height 3: leaves 0..8, then 8..12, 12..14, and the root at 14.
+        assert_eq!(node_at(3, 0, 5), 5);
+        assert_eq!(node_at(3, 1, 0), 8);
+        assert_eq!(node_at(3, 2, 1), 13);
+        assert_eq!(node_at(3, 3, 0), 14);
+        assert_eq!(tree_digests(3), 15);
+        assert_eq!(node_at(0, 0, 0), 0);
+    }
 }

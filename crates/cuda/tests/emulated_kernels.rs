@@ -1,12 +1,15 @@
 //! The real `kernels/*.cu`, built for the host with a C++ compiler and the shim in
-//! `kernels/emu/`, driven by the crate's own launch sequences and compared with the CPU
-//! code: LDE columns, row trees, FRI layer trees, the backend calls and whole proofs.
+//! `kernels/emu/`, driven by the crate's own backend ([`KernelBackend`]) and compared with
+//! the CPU backend: whole proofs of both workloads, byte for byte, at several shapes,
+//! blowups from 2 to 16, several segments, parts and bundles; what the backend counts; and
+//! the emulator's own checks (races in shared memory, words no kernel wrote, writes outside
+//! a buffer).
 //!
-//! This checks the kernels' logic on machines without a GPU. Each emulated launch runs every
-//! thread of the grid in turn, which is faithful because no kernel shares data between the
-//! threads of a launch. Buffers carry guard words on both sides, checked after every launch,
-//! and buffers the kernels are meant to fill ([`Launcher::alloc_uninit`]) start out poisoned,
-//! so that a word a kernel fails to write cannot pass for a correct 0.
+//! Every kernel the device runs runs here. Threads of a block that cooperate are fibers that
+//! meet at `__syncthreads()` and warp shuffles, and shared memory is checked word by word
+//! (`kernels/emu/shim.h`). Buffers carry guard words on both sides, checked after every
+//! launch, and start out poisoned, so that a word a kernel fails to write cannot pass for a
+//! correct 0.
 //!
 //! Without a C++ compiler on PATH every test prints "skipping: no C++ compiler …" and passes,
 //! unless `BALLAST_REQUIRE_CXX=1` (which CI sets), which turns the skip into a failure.
@@ -16,17 +19,26 @@ mod common;
 use std::cell::UnsafeCell;
 use std::ffi::{CString, c_char, c_int, c_uint};
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
+use std::time::{Duration, Instant};
 
-use ballast_cuda::{Arg, ColumnForm, CudaError, Kernel, KernelBackend, Launcher, grid};
-use ballast_field::{Felt, RowBlocks};
-use ballast_stark::{Backend, CpuBackend, PhaseTimes};
+use ballast_cuda::{Arg, CudaError, Grid, Kernel, KernelBackend, Launcher};
+use ballast_field::Felt;
 
-/// `ballast_emu_launch(kernel, grid, block, args, num_args)` in `kernels/emu/launch.cpp`.
-type LaunchFn = unsafe extern "C" fn(*const c_char, c_uint, c_uint, *const u64, c_uint) -> c_int;
+/// `ballast_emu_launch(kernel, grid, block, shared_words, args, num_args, error, error_len)`
+/// in `kernels/emu/launch.cpp`.
+type LaunchFn = unsafe extern "C" fn(
+    *const c_char,
+    c_uint,
+    c_uint,
+    c_uint,
+    *const u64,
+    c_uint,
+    *mut c_char,
+    c_uint,
+) -> c_int;
 
 /// `ballast_emu_gl_{add,sub,mul}(a, b)`: the kernels' field operations.
 type FieldFn = unsafe extern "C" fn(u64, u64) -> u64;
@@ -35,9 +47,9 @@ type FieldFn = unsafe extern "C" fn(u64, u64) -> u64;
 const GUARD: usize = 16;
 const GUARD_WORD: u64 = 0xdead_beef_0bad_f00d;
 
-/// What an [`Launcher::alloc_uninit`] buffer holds until a kernel writes it: 0xA5 bytes.
-/// A zero-filled buffer would hide a skipped write wherever the expected word is 0 (zero
-/// columns, edge values); this word is no value the comparisons with the CPU expect.
+/// What a new buffer holds until a kernel writes it: 0xA5 bytes. A zero-filled buffer would
+/// hide a skipped write wherever the expected word is 0; this word is no value the
+/// comparisons with the CPU expect.
 const POISON_WORD: u64 = 0xa5a5_a5a5_a5a5_a5a5;
 
 /// Host memory standing in for a device buffer: guard words, the data, guard words.
@@ -45,30 +57,50 @@ struct EmuBuffer {
     words: UnsafeCell<Vec<u64>>,
 }
 
+// SAFETY: the emulator runs one launch at a time per backend, each on the calling thread;
+// a buffer is never touched by two threads at once.
+unsafe impl Sync for EmuBuffer {}
+
 impl EmuBuffer {
-    fn new(data: &[u64]) -> Self {
+    fn new(len: usize) -> Self {
         let mut words = vec![GUARD_WORD; GUARD];
-        words.extend_from_slice(data);
+        words.extend(std::iter::repeat_n(POISON_WORD, len));
         words.extend(std::iter::repeat_n(GUARD_WORD, GUARD));
         Self {
             words: UnsafeCell::new(words),
         }
     }
 
-    /// The address of the data, as a kernel receives it.
-    fn address(&self) -> u64 {
-        // SAFETY: a raw pointer into the Vec, which is never resized after construction;
-        // no Rust reference to its contents is alive while a kernel runs.
-        unsafe { (*self.words.get()).as_mut_ptr().add(GUARD) as u64 }
+    fn len(&self) -> usize {
+        // SAFETY: no kernel is running; launches are synchronous.
+        unsafe { (*self.words.get()).len() - 2 * GUARD }
     }
 
-    fn snapshot(&self) -> Vec<u64> {
-        // SAFETY: no kernel is running; launches are synchronous.
-        unsafe { (*self.words.get()).clone() }
+    /// The address of data word `offset`, as a kernel receives it.
+    fn address(&self, offset: usize) -> u64 {
+        // SAFETY: a raw pointer into the Vec, which is never resized after construction; no
+        // Rust reference to its contents is alive while a kernel runs.
+        unsafe { (*self.words.get()).as_mut_ptr().add(GUARD + offset) as u64 }
+    }
+
+    /// Copies `words` in from data word `offset` (the range is checked by the caller).
+    fn write(&self, offset: usize, words: &[u64]) {
+        // SAFETY: no kernel is running (launches are synchronous) and no other reference to
+        // the contents is alive during the copy.
+        let data = unsafe { &mut *self.words.get() };
+        data[GUARD + offset..GUARD + offset + words.len()].copy_from_slice(words);
+    }
+
+    /// Copies data words from `offset` out into `out` (the range is checked by the caller).
+    fn read(&self, offset: usize, out: &mut [u64]) {
+        // SAFETY: as in `write`.
+        let data = unsafe { &*self.words.get() };
+        out.copy_from_slice(&data[GUARD + offset..GUARD + offset + out.len()]);
     }
 
     fn guards_intact(&self) -> bool {
-        let words = self.snapshot();
+        // SAFETY: no kernel is running.
+        let words = unsafe { &*self.words.get() };
         let (head, rest) = words.split_at(GUARD);
         let tail = &rest[rest.len() - GUARD..];
         head.iter().chain(tail).all(|&w| w == GUARD_WORD)
@@ -85,51 +117,77 @@ struct Emulator {
     field: [FieldFn; 3],
 }
 
+fn range(buffer: &EmuBuffer, offset: usize, len: usize) -> Result<(), CudaError> {
+    if offset + len > buffer.len() {
+        return Err(CudaError::Input(format!(
+            "words {offset}..{} of a buffer of {}",
+            offset + len,
+            buffer.len()
+        )));
+    }
+    Ok(())
+}
+
 impl Launcher for Emulator {
     type Buffer = EmuBuffer;
+    type Mark = Instant;
     const NAME: &'static str = "emulated";
 
-    fn upload(&self, words: &[u64]) -> Result<EmuBuffer, CudaError> {
-        Ok(EmuBuffer::new(words))
-    }
-
     fn alloc(&self, len: usize) -> Result<EmuBuffer, CudaError> {
-        Ok(EmuBuffer::new(&vec![0; len]))
+        Ok(EmuBuffer::new(len))
     }
 
-    fn alloc_uninit(&self, len: usize) -> Result<EmuBuffer, CudaError> {
-        Ok(EmuBuffer::new(&vec![POISON_WORD; len]))
+    fn buffer_len(buffer: &EmuBuffer) -> usize {
+        buffer.len()
     }
 
-    fn download(&self, buffer: &EmuBuffer, len: usize) -> Result<Vec<u64>, CudaError> {
-        Ok(buffer.snapshot()[GUARD..GUARD + len].to_vec())
+    fn upload(&self, words: &[u64], buffer: &EmuBuffer, offset: usize) -> Result<(), CudaError> {
+        range(buffer, offset, words.len())?;
+        buffer.write(offset, words);
+        Ok(())
+    }
+
+    fn download(
+        &self,
+        buffer: &EmuBuffer,
+        offset: usize,
+        out: &mut [u64],
+    ) -> Result<(), CudaError> {
+        range(buffer, offset, out.len())?;
+        buffer.read(offset, out);
+        Ok(())
     }
 
     fn launch(
         &self,
         kernel: Kernel,
-        threads: u64,
+        grid: Grid,
         args: &[Arg<'_, EmuBuffer>],
     ) -> Result<(), CudaError> {
-        let (blocks, block) = grid(threads)?;
         let words: Vec<u64> = args
             .iter()
             .map(|a| match a {
-                Arg::Buffer(b) => b.address(),
+                Arg::Buffer(b) => b.address(0),
+                Arg::At(b, offset) => b.address(*offset),
                 Arg::Word(w) => *w,
             })
             .collect();
         let name = CString::new(kernel.name()).expect("kernel names have no NUL");
+        let mut error = vec![0 as c_char; 512];
         // SAFETY: the library was built from kernels/emu/launch.cpp, whose entry point has
-        // this signature; `words` outlives the call, and every buffer address points at a
-        // live EmuBuffer. Out-of-bounds writes would hit the guard words, checked below.
+        // this signature; `words` and `error` outlive the call, and every buffer address
+        // points into a live EmuBuffer. Out-of-bounds writes would hit the guard words,
+        // checked below.
         let status = unsafe {
             (self.launch)(
                 name.as_ptr(),
-                blocks,
-                block,
+                grid.blocks,
+                grid.threads,
+                grid.shared_words,
                 words.as_ptr(),
                 words.len() as c_uint,
+                error.as_mut_ptr(),
+                error.len() as c_uint,
             )
         };
         let fail = |message: String| {
@@ -141,10 +199,15 @@ impl Launcher for Emulator {
         match status {
             0 => {}
             1 => return fail(format!("no kernel {}", kernel.name())),
-            _ => return fail(format!("{} takes another argument count", kernel.name())),
+            2 => return fail(format!("{} takes another argument count", kernel.name())),
+            _ => {
+                // SAFETY: launch.cpp wrote a NUL-terminated message into `error`.
+                let message = unsafe { std::ffi::CStr::from_ptr(error.as_ptr()) };
+                return fail(format!("{}: {}", kernel.name(), message.to_string_lossy()));
+            }
         }
         for arg in args {
-            if let Arg::Buffer(b) = arg {
+            if let Arg::Buffer(b) | Arg::At(b, _) = arg {
                 assert!(
                     b.guards_intact(),
                     "{} wrote outside a buffer",
@@ -153,6 +216,18 @@ impl Launcher for Emulator {
             }
         }
         Ok(())
+    }
+
+    fn mark(&self) -> Result<Instant, CudaError> {
+        Ok(Instant::now())
+    }
+
+    fn elapsed(&self, from: &Instant, to: &Instant) -> Result<Duration, CudaError> {
+        Ok(to.duration_since(*from))
+    }
+
+    fn grind_batch(&self) -> u64 {
+        1 << 10
     }
 }
 
@@ -170,6 +245,51 @@ fn compiler() -> Option<String> {
     })
 }
 
+/// Builds `kernels/emu/launch.cpp` from the kernel sources in `kernels` into `library`.
+fn build(cxx: &str, kernels: &Path, library: &Path) {
+    let out = Command::new(cxx)
+        .args(["-std=c++17", "-O2", "-shared", "-fPIC"])
+        .args(["-Wall", "-Wextra", "-Wno-unknown-pragmas"])
+        .arg("-o")
+        .arg(library)
+        .arg(kernels.join("emu/launch.cpp"))
+        .output()
+        .expect("the compiler runs");
+    assert!(
+        out.status.success(),
+        "{cxx} could not build the kernels:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let warnings = String::from_utf8_lossy(&out.stderr);
+    assert!(warnings.trim().is_empty(), "{cxx} warns:\n{warnings}");
+}
+
+/// Loads a library built by [`build`].
+fn load(library: &Path) -> Emulator {
+    // SAFETY: loading runs no initialisers beyond the C++ runtime's.
+    let library = unsafe { libloading::Library::new(library) }.expect("the library loads");
+    // SAFETY: the symbol is launch.cpp's extern "C" entry point with this signature, and
+    // `Emulator` keeps the library loaded as long as the pointer is used.
+    let launch = *unsafe { library.get::<LaunchFn>(b"ballast_emu_launch\0") }
+        .expect("the entry point exists");
+    let field = [
+        &b"ballast_emu_gl_add\0"[..],
+        b"ballast_emu_gl_sub\0",
+        b"ballast_emu_gl_mul\0",
+    ]
+    // SAFETY: launch.cpp's extern "C" field operations, all with this signature.
+    .map(|name| *unsafe { library.get::<FieldFn>(name) }.expect("the entry point exists"));
+    Emulator {
+        _library: Arc::new(library),
+        launch,
+        field,
+    }
+}
+
+fn kernels_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
+}
+
 /// Builds and loads the emulated kernels once per test process; `None` (after saying so)
 /// without a compiler.
 ///
@@ -179,43 +299,11 @@ fn emulator() -> Option<&'static Emulator> {
     static EMULATOR: OnceLock<Option<Emulator>> = OnceLock::new();
     let emulator = EMULATOR.get_or_init(|| {
         let cxx = compiler()?;
-        let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
         let dir = tempfile::tempdir().expect("a temporary directory");
         let library = dir.path().join("libballast_emu.so");
-        let out = Command::new(&cxx)
-            .args(["-std=c++17", "-O2", "-shared", "-fPIC"])
-            .args(["-Wall", "-Wextra", "-Wno-unknown-pragmas"])
-            .arg("-o")
-            .arg(&library)
-            .arg(kernels.join("emu/launch.cpp"))
-            .output()
-            .expect("the compiler runs");
-        assert!(
-            out.status.success(),
-            "{cxx} could not build the kernels:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let warnings = String::from_utf8_lossy(&out.stderr);
-        assert!(warnings.trim().is_empty(), "{cxx} warns:\n{warnings}");
-        // SAFETY: loading runs no initialisers beyond the C++ runtime's. The file may go
-        // once it is mapped.
-        let library = unsafe { libloading::Library::new(&library) }.expect("the library loads");
-        // SAFETY: the symbol is launch.cpp's extern "C" entry point with this signature,
-        // and `Emulator` keeps the library loaded as long as the pointer is used.
-        let launch = *unsafe { library.get::<LaunchFn>(b"ballast_emu_launch\0") }
-            .expect("the entry point exists");
-        let field = [
-            &b"ballast_emu_gl_add\0"[..],
-            b"ballast_emu_gl_sub\0",
-            b"ballast_emu_gl_mul\0",
-        ]
-        // SAFETY: launch.cpp's extern "C" field operations, all with this signature.
-        .map(|name| *unsafe { library.get::<FieldFn>(name) }.expect("the entry point exists"));
-        Some(Emulator {
-            _library: Arc::new(library),
-            launch,
-            field,
-        })
+        build(&cxx, &kernels_dir(), &library);
+        // The file may go once it is mapped.
+        Some(load(&library))
     });
     if emulator.is_none() {
         assert!(
@@ -251,7 +339,13 @@ fn field_operations_match_felt_on_edge_values() {
         p - 2,
         p - 1,
     ];
-    values.extend(common::sample(40, 3).iter().map(|f| f.as_u64()));
+    let mut state = 3u64;
+    values.extend((0..40).map(|_| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        state % p
+    }));
     let mut pairs: Vec<(u64, u64)> = values
         .iter()
         .flat_map(|&a| values.iter().map(move |&b| (a, b)))
@@ -271,140 +365,101 @@ fn field_operations_match_felt_on_edge_values() {
 }
 
 #[test]
-fn lde_columns_match_the_cpu_plan() {
-    if let Some(emu) = emulator() {
-        common::check_lde(emu);
-    }
-}
-
-#[test]
-fn row_trees_match_commit_rows() {
-    if let Some(emu) = emulator() {
-        common::check_row_trees(emu);
-    }
-}
-
-#[test]
-fn fri_layer_trees_match_commit_layer() {
-    if let Some(emu) = emulator() {
-        common::check_fri_layers(emu);
-    }
-}
-
-#[test]
-fn backend_calls_match_the_cpu_backend() {
-    if let Some(emu) = emulator() {
-        common::check_backend(&KernelBackend::new(emu.clone()));
-    }
-}
-
-#[test]
-fn proofs_are_byte_identical_to_the_cpu_backend() {
-    if let Some(emu) = emulator() {
-        common::check_proofs(&KernelBackend::new(emu.clone()));
-    }
-}
-
-/// An [`Emulator`] that counts its uploads, to see whether the backend re-uploads its tables.
-struct CountingUploads {
-    emulator: Emulator,
-    uploads: Arc<AtomicUsize>,
-}
-
-impl Launcher for CountingUploads {
-    type Buffer = EmuBuffer;
-    const NAME: &'static str = Emulator::NAME;
-
-    fn upload(&self, words: &[u64]) -> Result<EmuBuffer, CudaError> {
-        self.uploads.fetch_add(1, Ordering::Relaxed);
-        self.emulator.upload(words)
-    }
-
-    fn alloc(&self, len: usize) -> Result<EmuBuffer, CudaError> {
-        self.emulator.alloc(len)
-    }
-
-    fn alloc_uninit(&self, len: usize) -> Result<EmuBuffer, CudaError> {
-        self.emulator.alloc_uninit(len)
-    }
-
-    fn download(&self, buffer: &EmuBuffer, len: usize) -> Result<Vec<u64>, CudaError> {
-        self.emulator.download(buffer, len)
-    }
-
-    fn launch(
-        &self,
-        kernel: Kernel,
-        threads: u64,
-        args: &[Arg<'_, EmuBuffer>],
-    ) -> Result<(), CudaError> {
-        self.emulator.launch(kernel, threads, args)
-    }
-}
-
-#[test]
-fn heights_that_are_not_powers_of_two_are_refused_and_keep_the_cached_tables() {
+fn fibonacci_proofs_are_byte_identical_to_the_cpu_backend() {
     let Some(emu) = emulator() else { return };
-    let uploads = Arc::new(AtomicUsize::new(0));
-    let backend = KernelBackend::new(CountingUploads {
-        emulator: emu.clone(),
-        uploads: Arc::clone(&uploads),
-    });
-    let good = common::matrix(2, 4, 1);
-    backend
-        .extend_and_commit(
-            &mut good.clone(),
-            ColumnForm::Evaluations,
-            1,
-            &mut PhaseTimes::default(),
-        )
-        .unwrap();
-    for height in [0, 3, 12] {
-        let bad = RowBlocks::zeroed(2, height, height);
-        let before = uploads.load(Ordering::Relaxed);
-        for form in [ColumnForm::Evaluations, ColumnForm::Raw] {
-            let result =
-                backend.extend_and_commit(&mut bad.clone(), form, 1, &mut PhaseTimes::default());
-            let err = result.expect_err("a height that is not a power of two");
-            assert_eq!(err.backend, "emulated");
-            assert_eq!(
-                err.message,
-                format!(
-                    "invalid input: a matrix of height {height} to extend, need a power of two \
-                     (at least 1)"
-                )
-            );
-        }
-        assert_eq!(
-            uploads.load(Ordering::Relaxed),
-            before,
-            "height {height}: nothing may be uploaded"
-        );
+    let backend = KernelBackend::new(emu.clone());
+    for case in common::fibonacci_cases() {
+        common::check_proof(&backend, &case);
     }
-    // The tables of the good shape survived: committing it again uploads only the matrix.
-    let before = uploads.load(Ordering::Relaxed);
-    let mut got = good.clone();
-    let got_tree = backend
-        .extend_and_commit(
-            &mut got,
-            ColumnForm::Evaluations,
-            1,
-            &mut PhaseTimes::default(),
+}
+
+#[test]
+fn keccak_chain_proofs_are_byte_identical_to_the_cpu_backend() {
+    let Some(emu) = emulator() else { return };
+    let backend = KernelBackend::new(emu.clone());
+    for case in common::keccak_cases() {
+        common::check_proof(&backend, &case);
+    }
+}
+
+#[test]
+fn transforms_of_several_passes_give_the_same_proofs() {
+    // Tiles of 2^2 words: every transform of the shapes above runs in several passes, and
+    // the quotient's inverse transform in more.
+    let Some(emu) = emulator() else { return };
+    let backend = KernelBackend::with_tile(emu.clone(), 2);
+    for case in common::fibonacci_cases() {
+        common::check_proof(&backend, &case);
+    }
+    common::check_proof(&backend, &common::keccak_cases()[1]);
+}
+
+#[test]
+fn parts_proven_on_the_device_bundle_into_the_cpu_proof() {
+    let Some(emu) = emulator() else { return };
+    let backend = KernelBackend::new(emu.clone());
+    common::check_parts(&backend, &common::fibonacci_cases()[0], 3);
+    common::check_parts(&backend, &common::keccak_cases()[0], 2);
+}
+
+#[test]
+fn later_segments_allocate_nothing_and_transfers_stay_within_bounds() {
+    let Some(emu) = emulator() else { return };
+    common::check_counters(&KernelBackend::new(emu.clone()));
+}
+
+#[test]
+fn a_missing_barrier_fails_the_launch() {
+    // The transform pass with its first barrier (after the tile is loaded) removed: the
+    // first stage reads words other threads wrote since the last barrier.
+    let Some(_) = emulator() else { return };
+    let cxx = compiler().expect("a compiler, since the emulator was built");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("kernels");
+    std::fs::create_dir_all(copy.join("emu")).unwrap();
+    for entry in std::fs::read_dir(kernels_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, copy.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    for name in ["launch.cpp", "shim.h"] {
+        std::fs::copy(
+            kernels_dir().join("emu").join(name),
+            copy.join("emu").join(name),
         )
         .unwrap();
-    assert_eq!(
-        uploads.load(Ordering::Relaxed) - before,
-        1,
-        "only the matrix"
+    }
+    let ntt = std::fs::read_to_string(copy.join("ntt.cu")).unwrap();
+    let barrier = "        tile[e] = value;\n    }\n    __syncthreads();\n";
+    assert!(
+        ntt.contains(barrier),
+        "ntt.cu's load loop ends with a barrier"
     );
-    let mut expected = good.clone();
-    let expected_tree = CpuBackend::new()
-        .extend_and_commit(
-            &mut expected,
-            ColumnForm::Evaluations,
-            1,
-            &mut PhaseTimes::default(),
-        )
-        .unwrap();
-    assert!(got == expected && got_tree.root() == expected_tree.root());
+    std::fs::write(
+        copy.join("ntt.cu"),
+        ntt.replace(barrier, "        tile[e] = value;\n    }\n"),
+    )
+    .unwrap();
+    let library = dir.path().join("libbroken.so");
+    build(&cxx, &copy, &library);
+    let broken = KernelBackend::new(load(&library));
+    let case = &common::fibonacci_cases()[1];
+    let result = ballast_stark::prove_statement(
+        &case.workload,
+        &case.params,
+        &broken,
+        &mut ballast_stark::PhaseTimes::default(),
+        &mut |_| {},
+    );
+    // Thread 0 runs first up to the next barrier, so it reads words the threads after it
+    // have not loaded yet; run in another order, it would read words they wrote since the
+    // last barrier. Either is caught.
+    let err = result.expect_err("a race fails the proof").to_string();
+    assert!(
+        err.contains("ntt_pass")
+            && (err.contains("no thread of the block wrote")
+                || err.contains("since the last barrier")),
+        "{err}"
+    );
 }

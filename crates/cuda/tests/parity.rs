@@ -1,6 +1,7 @@
 //! The CUDA backend on a real device against the CPU: the same checks as
-//! `emulated_kernels.rs` (LDE columns, row trees, FRI layer trees, backend calls, whole
-//! proofs), plus an ignored throughput measurement that `ci/gpu-check.sh` runs.
+//! `emulated_kernels.rs` (whole proofs of both workloads at several shapes and blowups,
+//! parts and bundles, what the backend counts), and the device's own: the memory pool's
+//! release threshold read back, its high-water mark.
 //!
 //! Without a usable device every test prints "skipping: no CUDA device: <reason>" and
 //! passes, unless `BALLAST_REQUIRE_GPU=1`, which turns the skip into a failure.
@@ -9,12 +10,8 @@ mod common;
 
 use std::io::Write as _;
 use std::sync::Once;
-use std::time::{Duration, Instant};
 
-use ballast_cuda::{
-    ColumnForm, CudaBackend, CudaDevice, Launcher, LdeTables, commit_rows, extend_uploaded,
-    upload_matrix,
-};
+use ballast_cuda::{CudaBackend, CudaDevice, KernelBackend};
 
 /// Prints `message` on the test process's stderr once. It is written to the stream itself,
 /// not through `eprintln!`, which the test harness captures: a skip must be visible.
@@ -44,102 +41,49 @@ fn device() -> Option<CudaDevice> {
 }
 
 #[test]
-fn lde_columns_match_the_cpu_plan() {
-    if let Some(device) = device() {
-        common::check_lde(&device);
-    }
-}
-
-#[test]
-fn row_trees_match_commit_rows() {
-    if let Some(device) = device() {
-        common::check_row_trees(&device);
-    }
-}
-
-#[test]
-fn fri_layer_trees_match_commit_layer() {
-    if let Some(device) = device() {
-        common::check_fri_layers(&device);
-    }
-}
-
-#[test]
-fn backend_calls_match_the_cpu_backend() {
-    if device().is_some() {
-        common::check_backend(&CudaBackend::new().unwrap());
-    }
-}
-
-#[test]
 fn proofs_are_byte_identical_to_the_cpu_backend() {
-    if device().is_some() {
-        common::check_proofs(&CudaBackend::new().unwrap());
+    if device().is_none() {
+        return;
+    }
+    let backend = CudaBackend::new().unwrap();
+    for case in common::fibonacci_cases() {
+        common::check_proof(&backend, &case);
+    }
+    for case in common::keccak_cases() {
+        common::check_proof(&backend, &case);
+    }
+    let small_tiles = KernelBackend::with_tile(device().unwrap(), 2);
+    common::check_proof(&small_tiles, &common::keccak_cases()[1]);
+}
+
+#[test]
+fn parts_proven_on_the_device_bundle_into_the_cpu_proof() {
+    if device().is_none() {
+        return;
+    }
+    let backend = CudaBackend::new().unwrap();
+    common::check_parts(&backend, &common::fibonacci_cases()[0], 3);
+    common::check_parts(&backend, &common::keccak_cases()[0], 2);
+}
+
+#[test]
+fn later_segments_allocate_nothing_and_transfers_stay_within_bounds() {
+    if let Some(device) = device() {
+        common::check_counters(&KernelBackend::new(device));
     }
 }
 
-/// The fastest of three timed runs of `f`, after one warm-up.
-fn fastest<T>(mut f: impl FnMut() -> T) -> Duration {
-    f();
-    (0..3)
-        .map(|_| {
-            let started = Instant::now();
-            f();
-            started.elapsed()
-        })
-        .min()
-        .expect("three runs")
-}
-
-/// Kernel throughput on one large trace: the LDE (from columns already on the device) and
-/// the row tree over it (including downloading its levels). Prints one line per stage;
-/// asserts nothing about speed.
 #[test]
-#[ignore = "a measurement: ci/gpu-check.sh runs it on a GPU host"]
-fn throughput() {
+fn the_memory_pool_never_hands_memory_back() {
     let Some(device) = device() else { return };
-    let (width, log_n, log_blowup) = (32, 20, 1);
-    let input = common::matrix(width, log_n, 1);
-    let tables = LdeTables::upload(&device, log_n, log_blowup).unwrap();
-    let columns = upload_matrix(&device, &input).unwrap();
-    let height = 1usize << (log_n + log_blowup);
-    let elements = (width * height) as f64;
-
-    // Raw form: the input columns are only read, so every run does the same work. The
-    // evaluation form adds log_n DIF stages on the (B times smaller) input.
-    let lde_time = fastest(|| {
-        let lde = extend_uploaded(&device, &tables, &columns, width, ColumnForm::Raw).unwrap();
-        device.download(&lde, 1).unwrap(); // waits for the kernels
-    });
-    // Each DIT stage reads and writes every LDE element once; the scatter reads one input
-    // word and one scale per output word and writes it.
-    let traffic = elements * 8.0 * (2.0 * log_n as f64 + 3.0);
-    println!(
-        "throughput: lde {width} columns x 2^{log_n} rows x {}: {:.3} ms, {:.1} GB/s of LDE output, ~{:.0} GB/s of memory traffic",
-        1 << log_blowup,
-        lde_time.as_secs_f64() * 1e3,
-        elements * 8.0 / lde_time.as_secs_f64() / 1e9,
-        traffic / lde_time.as_secs_f64() / 1e9
-    );
-
-    let lde = extend_uploaded(&device, &tables, &columns, width, ColumnForm::Raw).unwrap();
-    let tree_time = fastest(|| commit_rows(&device, &lde, width, height).unwrap());
-    let hashes = height - 1; // height/2 leaves and height/2 − 1 nodes
-    println!(
-        "throughput: merkle {} leaves of {} bytes + {} nodes: {:.3} ms, {:.3e} hashes/s (incl. downloading {} MiB of levels)",
-        height / 2,
-        1 + 16 * width,
-        height / 2 - 1,
-        tree_time.as_secs_f64() * 1e3,
-        hashes as f64 / tree_time.as_secs_f64(),
-        (hashes * 32) >> 20
-    );
-
-    let download_time = fastest(|| device.download(&lde, width * height).unwrap());
-    println!(
-        "throughput: download of the LDE ({} MiB): {:.3} ms, {:.1} GB/s",
-        (width * height * 8) >> 20,
-        download_time.as_secs_f64() * 1e3,
-        elements * 8.0 / download_time.as_secs_f64() / 1e9
-    );
+    // Read back from the driver after setting it when the device was opened.
+    assert_eq!(device.info().pool_release_threshold, u64::MAX);
+    let backend = KernelBackend::new(device.clone());
+    common::check_proof(&backend, &common::keccak_cases()[0]);
+    let (used, reserved) = device
+        .pool_high_water()
+        .unwrap()
+        .expect("devices the backend opens have memory pools");
+    println!("memory pool high-water mark: {used} bytes used, {reserved} bytes reserved");
+    assert!(used > 0 && reserved >= used);
 }

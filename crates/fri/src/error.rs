@@ -40,3 +40,9 @@ pub enum FriError {
     #[error("fri query positions: {0}")]
     Positions(String),
 }
+
+impl From<std::convert::Infallible> for FriError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}

@@ -12,18 +12,144 @@ use crate::{FriError, FriLayerOpening, QueryPlan, fold_pair, round_arities};
 /// Leaves hashed per parallel task.
 const LEAVES_PER_TASK: usize = 1 << 9;
 
-/// One committed layer: its evaluations (kept for openings) and their tree.
+/// Where a FRI prover's layers live. [`commit_phase`] drives it round by round: commit the
+/// current layer, fold it with the challenge the transcript draws from that commitment, and
+/// at the end hand over the last layer, which is small.
+pub trait FriLayers {
+    /// Why a step failed.
+    type Error;
+
+    /// Commits the current layer in cosets of 2^`log_arity` values ([`commit_layer`]'s
+    /// tree) and returns the root.
+    ///
+    /// # Errors
+    /// If the storage fails.
+    fn commit_layer(&mut self, log_arity: usize) -> Result<Digest, Self::Error>;
+
+    /// Folds the current layer `log_arity` times, with β, β², β⁴, …: the next layer.
+    ///
+    /// # Errors
+    /// If the storage fails.
+    fn fold(&mut self, beta: Ext3, log_arity: usize) -> Result<(), Self::Error>;
+
+    /// The last layer's values, natural order.
+    ///
+    /// # Errors
+    /// If the storage fails.
+    fn last_layer(&mut self) -> Result<Vec<Ext3>, Self::Error>;
+}
+
+/// What the commit phase sends: each round's layer root and the final polynomial.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FriCommitment {
+    /// The committed layers' roots, in order.
+    pub layer_roots: Vec<Digest>,
+    /// The final polynomial's coefficients.
+    pub final_poly: Vec<Ext3>,
+}
+
+/// One committed layer of [`HostLayers`]: its values (kept for openings) and their tree.
 struct Layer {
     evals: Vec<Ext3>,
     log_arity: usize,
     tree: MerkleTree,
 }
 
-/// The prover's state after the commit phase.
-pub struct FriCommitment {
+/// FRI layers in this process's memory: the CPU's.
+pub struct HostLayers {
     log_domain: usize,
+    current: Vec<Ext3>,
+    /// 1/(2x) for the first half of the current layer's domain; empty until the first fold.
+    inv_two_x: Vec<Felt>,
     layers: Vec<Layer>,
-    final_poly: Vec<Ext3>,
+}
+
+impl HostLayers {
+    /// Layers starting from `evals`, the input's values on g·H_N in natural order.
+    ///
+    /// # Panics
+    /// If `evals.len()` is not a power of two.
+    pub fn new(evals: Vec<Ext3>) -> Self {
+        assert!(evals.len().is_power_of_two(), "a layer of 2^k values");
+        Self {
+            log_domain: evals.len().trailing_zeros() as usize,
+            current: evals,
+            inv_two_x: Vec::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// The openings of every committed layer for queries at the input `positions`
+    /// (`plan` places them in each layer): the values the verifier cannot fold itself, and
+    /// each tree's batch opening of the queried cosets.
+    ///
+    /// # Panics
+    /// If the plan is not for these layers.
+    pub fn open(&self, plan: &QueryPlan) -> Vec<FriLayerOpening> {
+        assert_eq!(
+            plan.layers().len(),
+            self.layers.len(),
+            "a plan for these layers"
+        );
+        self.layers
+            .iter()
+            .zip(plan.layers())
+            .map(|(layer, planned)| {
+                let stride = layer.evals.len() >> layer.log_arity;
+                FriLayerOpening {
+                    values: planned
+                        .unknown_slots()
+                        .map(|(leaf, slot)| layer.evals[leaf + slot * stride])
+                        .collect(),
+                    nodes: layer.tree.open_batch(planned.leaves()),
+                }
+            })
+            .collect()
+    }
+
+    /// log2 of the input's size.
+    pub fn log_domain(&self) -> usize {
+        self.log_domain
+    }
+}
+
+impl FriLayers for HostLayers {
+    type Error = std::convert::Infallible;
+
+    fn commit_layer(&mut self, log_arity: usize) -> Result<Digest, Self::Error> {
+        let tree = commit_layer(&self.current, log_arity);
+        let root = tree.root();
+        self.layers.push(Layer {
+            evals: Vec::new(),
+            log_arity,
+            tree,
+        });
+        Ok(root)
+    }
+
+    fn fold(&mut self, beta: Ext3, log_arity: usize) -> Result<(), Self::Error> {
+        if self.inv_two_x.is_empty() {
+            self.inv_two_x = inverse_twice_points(self.current.len());
+        }
+        let mut beta = beta;
+        let mut folded = fold_once(&self.current, beta, &self.inv_two_x);
+        for _ in 1..log_arity {
+            self.inv_two_x = square_points(&self.inv_two_x);
+            beta = beta.square();
+            folded = fold_once(&folded, beta, &self.inv_two_x);
+        }
+        self.inv_two_x = square_points(&self.inv_two_x);
+        let layer = self
+            .layers
+            .last_mut()
+            .expect("a layer is committed before it folds");
+        layer.evals = std::mem::replace(&mut self.current, folded);
+        Ok(())
+    }
+
+    fn last_layer(&mut self) -> Result<Vec<Ext3>, Self::Error> {
+        Ok(self.current.clone())
+    }
 }
 
 /// Commits a layer here, in this process (a backend may commit it elsewhere, to the same
@@ -58,56 +184,53 @@ pub fn commit_layer(evals: &[Ext3], log_arity: usize) -> MerkleTree {
     MerkleTree::from_leaves(leaves)
 }
 
-/// Runs the commit phase on `evals`, the input's values on g·H_N in natural order.
+/// Runs the commit phase on `layers`, whose current layer is the input's values on g·H_N
+/// (N = 2^`log_domain`) in natural order.
 ///
 /// The N/2^`log_blowup` − 2^`log_final_poly_len` degree gap is closed by binary folds,
-/// grouped into rounds ([`round_arities`]). Each round commits its layer (`commit_tree`,
-/// leaf r = the coset of positions r + i·len/a, see [`commit_layer`]), absorbs the root,
-/// draws β and folds a times over with β, β², β⁴, …. The final polynomial's coefficients are
-/// absorbed last.
+/// grouped into rounds ([`round_arities`]). Each round commits its layer (leaf r = the coset
+/// of positions r + i·len/a, see [`commit_layer`]), absorbs the root, draws β and folds a
+/// times over with β, β², β⁴, …. The final polynomial's coefficients, interpolated from the
+/// last layer, are absorbed last.
 ///
 /// # Errors
 /// [`FriError::DegreeTooHigh`] when the input is not of degree < N/2^`log_blowup` (the
-/// statement was false), or the error `commit_tree` returns.
+/// statement was false), or the error a layer step returns.
 ///
 /// # Panics
-/// If `evals.len()` is not a power of two at least 2^(`log_blowup` + `log_final_poly_len`).
-pub fn commit<E: From<FriError>>(
-    evals: Vec<Ext3>,
+/// If 2^`log_domain` is less than 2^(`log_blowup` + `log_final_poly_len`), or the last
+/// layer is not as long as the rounds leave it.
+pub fn commit_phase<L, E>(
+    layers: &mut L,
+    log_domain: usize,
     log_blowup: usize,
     log_final_poly_len: usize,
     transcript: &mut Transcript,
-    mut commit_tree: impl FnMut(&[Ext3], usize) -> Result<MerkleTree, E>,
-) -> Result<FriCommitment, E> {
-    let final_domain = 1usize << (log_blowup + log_final_poly_len);
+) -> Result<FriCommitment, E>
+where
+    L: FriLayers + ?Sized,
+    E: From<FriError> + From<L::Error>,
+{
+    let log_final_domain = log_blowup + log_final_poly_len;
     assert!(
-        evals.len().is_power_of_two() && evals.len() >= final_domain,
-        "fri input of {} values is too small",
-        evals.len()
+        log_domain >= log_final_domain,
+        "fri input of 2^{log_domain} values is too small"
     );
-    let log_domain = evals.len().trailing_zeros() as usize;
-    let folds = (evals.len() / final_domain).trailing_zeros() as usize;
-    let mut shift = LdePlan::SHIFT;
-    let mut inv_two_x = inverse_twice_points(evals.len());
-    let mut evals = evals;
-    let mut layers = Vec::new();
+    let folds = log_domain - log_final_domain;
+    let mut layer_roots = Vec::new();
     for log_arity in round_arities(folds) {
-        let tree = commit_tree(&evals, log_arity)?;
-        let mut beta = round_challenge(transcript, &tree.root());
-        let mut folded = fold_once(&evals, beta, &inv_two_x);
-        for _ in 1..log_arity {
-            inv_two_x = square_points(&inv_two_x);
-            beta = beta.square();
-            folded = fold_once(&folded, beta, &inv_two_x);
-        }
-        inv_two_x = square_points(&inv_two_x);
-        shift = shift.pow(1 << log_arity);
-        layers.push(Layer {
-            evals: std::mem::replace(&mut evals, folded),
-            log_arity,
-            tree,
-        });
+        let root = layers.commit_layer(log_arity)?;
+        let beta = round_challenge(transcript, &root);
+        layers.fold(beta, log_arity)?;
+        layer_roots.push(root);
     }
+    let evals = layers.last_layer()?;
+    assert_eq!(
+        evals.len(),
+        1 << log_final_domain,
+        "the last layer's length"
+    );
+    let shift = LdePlan::SHIFT.pow(1 << folds);
     let mut coeffs = interpolate_coset(&evals, shift);
     let final_len = 1usize << log_final_poly_len;
     if coeffs[final_len..].iter().any(|&c| c != Ext3::ZERO) {
@@ -116,8 +239,7 @@ pub fn commit<E: From<FriError>>(
     coeffs.truncate(final_len);
     absorb_final_poly(transcript, &coeffs);
     Ok(FriCommitment {
-        log_domain,
-        layers,
+        layer_roots,
         final_poly: coeffs,
     })
 }
@@ -160,42 +282,4 @@ fn inverse_twice_points(len: usize) -> Vec<Felt> {
             }
         });
     out
-}
-
-impl FriCommitment {
-    /// The committed layer roots, in order.
-    pub fn layer_roots(&self) -> Vec<Digest> {
-        self.layers.iter().map(|l| l.tree.root()).collect()
-    }
-
-    /// The final polynomial's coefficients.
-    pub fn final_poly(&self) -> &[Ext3] {
-        &self.final_poly
-    }
-
-    /// The openings of every layer for queries at the input `positions` (strictly
-    /// increasing): the values the verifier cannot fold itself, and each tree's batch
-    /// opening of the queried cosets.
-    ///
-    /// # Panics
-    /// If the positions are not strictly increasing positions of the input domain.
-    pub fn open(&self, positions: &[usize]) -> Vec<FriLayerOpening> {
-        let arities: Vec<usize> = self.layers.iter().map(|l| l.log_arity).collect();
-        let plan =
-            QueryPlan::new(self.log_domain, &arities, positions).expect("valid query positions");
-        self.layers
-            .iter()
-            .zip(plan.layers())
-            .map(|(layer, planned)| {
-                let stride = layer.evals.len() >> layer.log_arity;
-                FriLayerOpening {
-                    values: planned
-                        .unknown_slots()
-                        .map(|(leaf, slot)| layer.evals[leaf + slot * stride])
-                        .collect(),
-                    nodes: layer.tree.open_batch(planned.leaves()),
-                }
-            })
-            .collect()
-    }
 }

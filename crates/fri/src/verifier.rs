@@ -29,7 +29,7 @@ pub struct FriVerifierInput {
 }
 
 impl FriVerifierInput {
-    /// Replays [`commit`](crate::commit) for an input of 2^`log_domain` values: absorbs each
+    /// Replays [`commit_phase`](crate::commit_phase) for an input of 2^`log_domain` values: absorbs each
     /// layer root and draws its challenge, then absorbs the final polynomial.
     ///
     /// # Errors
@@ -182,7 +182,7 @@ fn expect(what: &'static str, expected: usize, got: usize) -> Result<(), FriErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{FriCommitment, commit, commit_layer};
+    use crate::{HostLayers, commit_phase};
 
     const LOG_BLOWUP: usize = 1;
     const LOG_FINAL: usize = 2;
@@ -198,16 +198,37 @@ mod tests {
             .collect()
     }
 
-    fn prove(evals: Vec<Ext3>) -> Result<(FriCommitment, Transcript), FriError> {
+    /// The commit phase's messages and the layers the prover keeps for openings.
+    struct Proven {
+        layers: HostLayers,
+        commitment: crate::FriCommitment,
+    }
+
+    impl Proven {
+        fn layer_roots(&self) -> Vec<Digest> {
+            self.commitment.layer_roots.clone()
+        }
+        fn final_poly(&self) -> &[Ext3] {
+            &self.commitment.final_poly
+        }
+        fn open(&self, positions: &[usize]) -> Vec<FriLayerOpening> {
+            let arities = round_arities(self.layers.log_domain() - LOG_BLOWUP - LOG_FINAL);
+            let plan = QueryPlan::new(self.layers.log_domain(), &arities, positions).unwrap();
+            self.layers.open(&plan)
+        }
+    }
+
+    fn prove(evals: Vec<Ext3>) -> Result<(Proven, Transcript), FriError> {
         let mut t = Transcript::new(b"fri-test");
-        let c = commit(evals, LOG_BLOWUP, LOG_FINAL, &mut t, |e, log_arity| {
-            Ok::<_, FriError>(commit_layer(e, log_arity))
-        })?;
-        Ok((c, t))
+        let log_domain = evals.len().trailing_zeros() as usize;
+        let mut layers = HostLayers::new(evals);
+        let commitment =
+            commit_phase::<_, FriError>(&mut layers, log_domain, LOG_BLOWUP, LOG_FINAL, &mut t)?;
+        Ok((Proven { layers, commitment }, t))
     }
 
     fn verifier_input(
-        c: &FriCommitment,
+        c: &Proven,
         log_domain: usize,
         final_poly: Vec<Ext3>,
     ) -> (FriVerifierInput, Transcript) {

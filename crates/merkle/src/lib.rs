@@ -6,4 +6,4 @@ mod tree;
 
 pub use error::MerkleError;
 pub use hash::{Digest, compress, hash_leaf, hash_leaves, hash_row};
-pub use tree::{MerkleTree, batch_opening_len, check_indices, verify_batch};
+pub use tree::{MerkleTree, batch_opening_len, batch_opening_nodes, check_indices, verify_batch};

@@ -131,11 +131,10 @@ impl MerkleTree {
     /// If `indices` are not strictly increasing leaf indices.
     pub fn open_batch(&self, indices: &[usize]) -> Vec<Digest> {
         check_indices(self.height(), indices).expect("valid leaf indices");
-        let mut nodes = Vec::new();
-        walk(self.height(), indices, |depth, index| {
-            nodes.push(self.levels[depth][index]);
-        });
-        nodes
+        batch_opening_nodes(self.height(), indices)
+            .into_iter()
+            .map(|(depth, index)| self.levels[depth][index])
+            .collect()
     }
 }
 
@@ -170,6 +169,15 @@ pub fn batch_opening_len(height: usize, indices: &[usize]) -> usize {
     let mut count = 0;
     walk(height, indices, |_, _| count += 1);
     count
+}
+
+/// Where the nodes of the batch opening of `indices` sit: (depth, index) pairs, depth 0
+/// being the leaves, in the opening's order. For a tree kept elsewhere (a device), which
+/// gathers just these. The indices must pass [`check_indices`].
+pub fn batch_opening_nodes(height: usize, indices: &[usize]) -> Vec<(usize, usize)> {
+    let mut nodes = Vec::new();
+    walk(height, indices, |depth, index| nodes.push((depth, index)));
+    nodes
 }
 
 /// Calls `sibling(depth, index)` for every node a batch opening of `indices` carries, in

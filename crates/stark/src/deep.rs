@@ -11,125 +11,94 @@
 //! claims are bound to the commitments. Grouping by denominator, f(x) = (A(x) + B(x) − a)/(x − z) + γ^W'·(A(x) − b)/(x − zω)
 //! with A = Σ_k γ^k·T_k and B = Σ_c γ^(W+c)·Q_c.
 
+use ballast_backend::{DeepCoefficients, OodValues};
 use ballast_cpu::Kernels;
-use ballast_field::{
-    BLOCK_ROWS, Ext3, Felt, RowBlocks, dot_block_rows, dot_ext_base, inverse_differences,
-};
+use ballast_field::{BLOCK_ROWS, Ext3, Felt, RowBlocks, dot_block_rows, inverse_differences};
 use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
-use crate::OodValues;
 #[cfg(target_arch = "x86_64")]
 use crate::dots::{avx2, avx512};
 
 /// LDE points combined per parallel task.
 const POINTS_PER_TASK: usize = 1 << 10;
 
-/// The DEEP coefficients and constants, shared by prover (all points) and verifier
-/// (query points).
-pub(crate) struct DeepComposer {
-    trace_coeffs: Vec<Ext3>,
-    quotient_coeffs: Vec<Ext3>,
-    next_row_coeff: Ext3,
-    at_z: Ext3,
-    at_zw: Ext3,
+/// The DEEP constants for γ, shared by prover (all points, on the backend) and verifier
+/// (query points, [`DeepCoefficients::evaluate`]).
+pub(crate) fn deep_coefficients(
+    ood: &OodValues,
     z: Ext3,
-    zw: Ext3,
+    log_rows: usize,
+    gamma: Ext3,
+) -> DeepCoefficients {
+    let width = ood.trace_z.len();
+    let all = gamma.powers(width + ood.quotient_z.len() + 1);
+    let (trace, rest) = all.split_at(width);
+    let (quotient, next) = rest.split_at(ood.quotient_z.len());
+    let dot = |coeffs: &[Ext3], values: &[Ext3]| {
+        coeffs
+            .iter()
+            .zip(values)
+            .fold(Ext3::ZERO, |acc, (&c, &v)| acc + c * v)
+    };
+    DeepCoefficients {
+        at_z: dot(trace, &ood.trace_z) + dot(quotient, &ood.quotient_z),
+        at_zw: dot(trace, &ood.trace_zw),
+        trace: trace.to_vec(),
+        quotient: quotient.to_vec(),
+        next_row: next[0],
+        z,
+        zw: z * Ext3::from(Felt::two_adic_root(log_rows)),
+    }
 }
 
-impl DeepComposer {
-    pub(crate) fn new(ood: &OodValues, z: Ext3, log_rows: usize, gamma: Ext3) -> Self {
-        let width = ood.trace_z.len();
-        let all = gamma.powers(width + ood.quotient_z.len() + 1);
-        let (trace_coeffs, rest) = all.split_at(width);
-        let (quotient_coeffs, next) = rest.split_at(ood.quotient_z.len());
-        let dot = |coeffs: &[Ext3], values: &[Ext3]| {
-            coeffs
-                .iter()
-                .zip(values)
-                .fold(Ext3::ZERO, |acc, (&c, &v)| acc + c * v)
-        };
-        Self {
-            at_z: dot(trace_coeffs, &ood.trace_z) + dot(quotient_coeffs, &ood.quotient_z),
-            at_zw: dot(trace_coeffs, &ood.trace_zw),
-            trace_coeffs: trace_coeffs.to_vec(),
-            quotient_coeffs: quotient_coeffs.to_vec(),
-            next_row_coeff: next[0],
-            z,
-            zw: z * Ext3::from(Felt::two_adic_root(log_rows)),
-        }
-    }
+/// f on the whole LDE domain g·H' (natural order), on the host. Each task combines a run of
+/// blocks, each block's rows at once ([`dot_block_rows`]), so the tables are read in place.
+pub(crate) fn evaluate_all(
+    deep: &DeepCoefficients,
+    trace: &RowBlocks,
+    quotient: &RowBlocks,
+) -> Vec<Ext3> {
+    evaluate_all_on(Kernels::active(), deep, trace, quotient)
+}
 
-    /// f at one point, from the rows opened there and 1/(x − z), 1/(x − zω).
-    fn combine(
-        &self,
-        trace_row: &[Felt],
-        quotient_row: &[Felt],
-        inv_z: Ext3,
-        inv_zw: Ext3,
-    ) -> Ext3 {
-        let a = dot_ext_base(&self.trace_coeffs, trace_row);
-        let b = dot_ext_base(&self.quotient_coeffs, quotient_row);
-        (a + b - self.at_z) * inv_z + self.next_row_coeff * (a - self.at_zw) * inv_zw
-    }
-
-    /// f at the point x, for a verifier query.
-    pub(crate) fn evaluate(&self, trace_row: &[Felt], quotient_row: &[Felt], x: Felt) -> Ext3 {
-        let x = Ext3::from(x);
-        // z and zω lie outside g·H' (draw_ood_point), so x − z ≠ 0.
-        self.combine(
-            trace_row,
-            quotient_row,
-            (x - self.z).inverse(),
-            (x - self.zw).inverse(),
-        )
-    }
-
-    /// f on the whole LDE domain g·H' (natural order). Each task combines a run of blocks,
-    /// each block's rows at once ([`dot_block_rows`]), so the tables are read in place.
-    pub(crate) fn evaluate_all(&self, trace: &RowBlocks, quotient: &RowBlocks) -> Vec<Ext3> {
-        self.evaluate_all_on(Kernels::active(), trace, quotient)
-    }
-
-    fn evaluate_all_on(
-        &self,
-        kernels: Kernels,
-        trace: &RowBlocks,
-        quotient: &RowBlocks,
-    ) -> Vec<Ext3> {
-        let len = trace.height();
-        let log_len = len.trailing_zeros() as usize;
-        let mut out = vec![Ext3::ZERO; len];
-        out.par_chunks_mut(POINTS_PER_TASK)
-            .enumerate()
-            .for_each(|(task, chunk)| {
-                let start = task * POINTS_PER_TASK;
-                let xs = coset_points(LdePlan::SHIFT, log_len, start, chunk.len());
-                let inv_z = inverse_differences(&xs, self.z).expect("z is outside the LDE coset");
-                let inv_zw =
-                    inverse_differences(&xs, self.zw).expect("zω is outside the LDE coset");
-                for (i, points) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
-                    let b = (start + i * BLOCK_ROWS) / BLOCK_ROWS;
-                    let (a, q) = ballast_cpu::dispatch!(
-                        kernels,
-                        isa => (
-                            isa::dot_block_rows(&self.trace_coeffs, trace.block(b)),
-                            isa::dot_block_rows(&self.quotient_coeffs, quotient.block(b)),
-                        ),
-                        _ => (
-                            dot_block_rows(&self.trace_coeffs, trace.block(b)),
-                            dot_block_rows(&self.quotient_coeffs, quotient.block(b)),
-                        ),
-                    );
-                    for (k, f) in points.iter_mut().enumerate() {
-                        let j = i * BLOCK_ROWS + k;
-                        *f = (a[k] + q[k] - self.at_z) * inv_z[j]
-                            + self.next_row_coeff * (a[k] - self.at_zw) * inv_zw[j];
-                    }
+fn evaluate_all_on(
+    kernels: Kernels,
+    deep: &DeepCoefficients,
+    trace: &RowBlocks,
+    quotient: &RowBlocks,
+) -> Vec<Ext3> {
+    let len = trace.height();
+    let log_len = len.trailing_zeros() as usize;
+    let mut out = vec![Ext3::ZERO; len];
+    out.par_chunks_mut(POINTS_PER_TASK)
+        .enumerate()
+        .for_each(|(task, chunk)| {
+            let start = task * POINTS_PER_TASK;
+            let xs = coset_points(LdePlan::SHIFT, log_len, start, chunk.len());
+            let inv_z = inverse_differences(&xs, deep.z).expect("z is outside the LDE coset");
+            let inv_zw = inverse_differences(&xs, deep.zw).expect("zω is outside the LDE coset");
+            for (i, points) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
+                let b = (start + i * BLOCK_ROWS) / BLOCK_ROWS;
+                let (a, q) = ballast_cpu::dispatch!(
+                    kernels,
+                    isa => (
+                        isa::dot_block_rows(&deep.trace, trace.block(b)),
+                        isa::dot_block_rows(&deep.quotient, quotient.block(b)),
+                    ),
+                    _ => (
+                        dot_block_rows(&deep.trace, trace.block(b)),
+                        dot_block_rows(&deep.quotient, quotient.block(b)),
+                    ),
+                );
+                for (k, f) in points.iter_mut().enumerate() {
+                    let j = i * BLOCK_ROWS + k;
+                    *f = (a[k] + q[k] - deep.at_z) * inv_z[j]
+                        + deep.next_row * (a[k] - deep.at_zw) * inv_zw[j];
                 }
-            });
-        out
-    }
+            }
+        });
+    out
 }
 
 #[cfg(test)]
@@ -156,11 +125,17 @@ mod tests {
             trace_zw: (100..137).map(ext).collect(),
             quotient_z: (200..206).map(ext).collect(),
         };
-        let deep = DeepComposer::new(&ood, ext(987_654_321), 11, ext(123_457));
-        let scalar = deep.evaluate_all_on(Kernels::Scalar, &trace, &quotient);
+        let deep = deep_coefficients(&ood, ext(987_654_321), 11, ext(123_457));
+        let scalar = evaluate_all_on(Kernels::Scalar, &deep, &trace, &quotient);
         for kernels in Kernels::supported() {
-            let got = deep.evaluate_all_on(kernels, &trace, &quotient);
+            let got = evaluate_all_on(kernels, &deep, &trace, &quotient);
             assert!(got == scalar, "{} path", kernels.path());
+        }
+        // The verifier's point-by-point form agrees with the table's.
+        let zeta = Felt::two_adic_root(12);
+        for j in [0usize, 1, 2047, 4095] {
+            let x = LdePlan::SHIFT * zeta.pow(j as u64);
+            assert_eq!(deep.evaluate(&trace.row(j), &quotient.row(j), x), scalar[j]);
         }
     }
 }

@@ -9,17 +9,7 @@ use thiserror::Error;
 
 use crate::Regime;
 
-use crate::{ParamsError, StarkParams};
-
-/// A backend failure (device errors, resources).
-#[derive(Debug, Error)]
-#[error("{backend} backend: {message}")]
-pub struct BackendError {
-    /// The backend's name.
-    pub backend: &'static str,
-    /// What went wrong.
-    pub message: String,
-}
+use crate::{BackendError, ParamsError, StarkParams};
 
 /// Why proving failed.
 #[derive(Debug, Error)]

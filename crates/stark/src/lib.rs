@@ -19,7 +19,6 @@ mod quotient;
 mod security;
 mod sizes;
 mod statement;
-mod stats;
 mod task;
 #[cfg(test)]
 mod test_air;
@@ -27,12 +26,15 @@ mod values;
 mod verifier;
 mod workload;
 
-pub use backend::{Backend, CpuBackend};
+pub use backend::CpuBackend;
+pub use ballast_backend::{
+    Backend, BackendError, CompositionInput, DeepCoefficients, DeviceCounters, Geometry, OodValues,
+    Openings, Phase, PhaseTimes, SegmentAir, SegmentProver,
+};
 pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
-pub use error::{BackendError, BundleError, ProofFormatError, ProverError, VerifierError};
+pub use error::{BundleError, ProofFormatError, ProverError, VerifierError};
 pub use layout::{LayoutRow, MAGIC, layout};
-pub use ood::OodValues;
 pub use params::{
     LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS, MAX_QUERIES, ParamsError, StarkParams,
     check_range,
@@ -46,6 +48,5 @@ pub use statement::{
     MAX_SEGMENTS, estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part,
     verify_statement,
 };
-pub use stats::{Phase, PhaseTimes};
 pub use verifier::verify;
 pub use workload::Workload;

@@ -16,17 +16,6 @@ const TASK: usize = 1 << 12;
 /// each block is read a run of this many columns at a time.
 const COLUMNS_PER_PASS: usize = 32;
 
-/// The claimed values of every committed polynomial at z (and of the trace at z·ω).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OodValues {
-    /// Trace column k at z.
-    pub trace_z: Vec<Ext3>,
-    /// Trace column k at z·ω (the next row).
-    pub trace_zw: Vec<Ext3>,
-    /// Quotient column c at z: chunk c / 3, base coordinate c mod 3.
-    pub quotient_z: Vec<Ext3>,
-}
-
 /// The trace polynomials at z and at z·ω, from their LDE on g·H' (natural order, 2^`log_blowup`
 /// rows per trace row): rows u·2^log_blowup hold T(g·ω^u), the trace on the coset g·H.
 ///

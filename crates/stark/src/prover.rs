@@ -1,15 +1,15 @@
 //! Proving one table: trace → LDE → commit → constraints → composition → DEEP → FRI →
-//! queries.
+//! queries, the protocol's steps in order; the backend does the work of each on the data it
+//! holds ([`Backend`]), the transcript stays here.
 
-use ballast_air::{Air, ConstraintInfo, check_trace};
-use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_ntt::{ColumnForm, LdePlan, split_into_chunks};
+use ballast_air::{Air, ConstraintInfo, ConstraintProgram, ProgramError, check_trace};
+use ballast_backend::{Backend, CompositionInput, Geometry, SegmentAir};
+use ballast_field::{Ext3, RowBlocks};
+use ballast_fri::QueryPlan;
 use ballast_transcript::Transcript;
 use tracing::info_span;
 
-use crate::backend::Backend;
-use crate::deep::DeepComposer;
-use crate::ood::{raw_at, trace_at};
+use crate::deep::deep_coefficients;
 use crate::periodic::PeriodicPolys;
 use crate::proof::SegmentShape;
 use crate::protocol::{
@@ -18,13 +18,13 @@ use crate::protocol::{
 };
 use crate::quotient::Composition;
 use crate::{
-    OodValues, Phase, PhaseTimes, ProverError, QueryOpenings, SegmentProof, SegmentStatement,
-    StarkParams,
+    Phase, PhaseTimes, ProverError, QueryOpenings, SegmentProof, SegmentStatement, StarkParams,
 };
 
 /// Proves that the trace in `table` satisfies `air` with the segment's public inputs,
-/// refusing a trace that does not. The table is extended in place: on return it holds the
-/// trace's low-degree extension, and its allocation can take the next segment's trace.
+/// refusing a trace that does not. The backend may extend the table in place (the CPU's
+/// does): on return its contents are unspecified, and its allocation can take the next
+/// segment's trace.
 ///
 /// The prover checks the identity the verifier checks at the out-of-domain point: a trace
 /// that violates a constraint fails it except with probability about 2^-160, so an honest
@@ -77,7 +77,6 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let log_rows = air.log_rows();
     let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
     let shape = SegmentShape::new(air, &info, params)?;
-    let log_chunks = shape.log_quotient_chunks;
     if segment.public_inputs.len() != air.num_public_inputs() {
         return Err(ballast_air::AirError::PublicInputs {
             expected: air.num_public_inputs(),
@@ -94,130 +93,133 @@ pub(crate) fn prove_with_transcript<A: Air>(
         }
         .into());
     }
+    let geometry = Geometry {
+        width: air.width(),
+        log_rows,
+        log_blowup: params.log_blowup,
+        log_quotient_chunks: shape.log_quotient_chunks,
+        log_final_poly_len: params.log_final_poly_len,
+        num_queries: params.num_queries,
+    };
     let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows);
+    let constraints = AirSegment { air, info: &info };
 
     // 0 ----- bind the statement: version, AIR, shape, parameters, public inputs, fingerprint
     let mut transcript = bind(air, &info, segment, params);
+    let mut prover = backend.begin(table, &constraints, geometry)?;
 
-    // 1 ----- extend the trace in place and commit it; draw α
-    let trace_tree =
-        backend.extend_and_commit(table, ColumnForm::Evaluations, params.log_blowup, times)?;
-    let lde: &RowBlocks = table;
+    // 1 ----- extend the trace and commit it; draw α
+    let trace_root = prover.commit_trace(times)?;
     // Soundness: a violated constraint vanishes from the α-combination for at most T + B
     // values of α: error ≤ (T + B)/|F| < 2^-170.
-    let alpha = draw_alpha(&mut transcript, &trace_tree.root());
+    let alpha = draw_alpha(&mut transcript, &trace_root);
 
     // 2 ----- evaluate the composition, split it into chunks, commit them; draw z
-    let composition = Composition::new(&info, alpha);
-    let quotient_raw = times.time(Phase::Quotient, || {
-        let evals = composition.evaluate(
-            air,
-            lde,
-            segment.public_inputs,
-            &periodic.on_quotient_coset(log_chunks),
-            params.log_blowup,
-            log_chunks,
-        );
-        quotient_columns(&evals, log_rows, log_chunks)
-    });
-    let mut quotient_lde = RowBlocks::from_columns(&quotient_raw);
-    let quotient_tree =
-        backend.extend_and_commit(&mut quotient_lde, ColumnForm::Raw, params.log_blowup, times)?;
+    let coefficients = alpha.powers(info.constraints.len());
+    let quotient_root = prover.commit_quotient(
+        &CompositionInput {
+            coefficients: &coefficients,
+            public_inputs: segment.public_inputs,
+            periodic: &periodic.on_quotient_coset(shape.log_quotient_chunks),
+        },
+        times,
+    )?;
     // Soundness: a false out-of-domain identity holds for ≲ d·n values of z: < 2^-160.
-    let z = draw_ood_point(
-        &mut transcript,
-        &quotient_tree.root(),
-        log_rows,
-        params.log_blowup,
-    );
+    let z = draw_ood_point(&mut transcript, &quotient_root, log_rows, params.log_blowup);
 
     // 3 ----- out-of-domain evaluations; draw γ
-    let ood = times.time(Phase::OutOfDomain, || {
-        let (trace_z, trace_zw) = trace_at(lde, params.log_blowup, z);
-        OodValues {
-            trace_z,
-            trace_zw,
-            quotient_z: raw_at(&quotient_raw, z),
-        }
-    });
-    drop(quotient_raw);
+    let ood = prover.out_of_domain(z, times)?;
     if check {
-        times.time(Phase::Check, || {
-            if ood_identity_holds(air, &info, &composition, &ood, segment.public_inputs, z) {
-                return Ok(());
-            }
-            let trace = LdePlan::new(log_rows, params.log_blowup).restrict(lde);
-            check_trace(air, &trace, segment.public_inputs)?;
-            Err(ProverError::OodIdentity)
-        })?;
+        let composition = Composition::new(&info, alpha);
+        let holds = times.time(Phase::Check, || {
+            ood_identity_holds(air, &info, &composition, &ood, segment.public_inputs, z)
+        });
+        if !holds {
+            let trace = prover.trace()?;
+            times.time(Phase::Check, || {
+                check_trace(air, &trace, segment.public_inputs)
+            })?;
+            return Err(ProverError::OodIdentity);
+        }
     }
     // Soundness: batching 2W + C quotients with powers of γ keeps a far one far except for
     // ≲ (2W + C)·N/|F| values of γ: < 2^-150.
     let gamma = draw_gamma(&mut transcript, &ood);
 
     // 4 ----- DEEP composition over the LDE domain
-    let deep = DeepComposer::new(&ood, z, log_rows, gamma);
-    let f = times.time(Phase::Deep, || deep.evaluate_all(lde, &quotient_lde));
+    prover.deep(&deep_coefficients(&ood, z, log_rows, gamma), times)?;
 
     // 5 ----- FRI commit phase (each round's β errs with probability ≲ (a − 1)·N/|F|;
     //         queries below carry the bits: docs/protocol.md §6)
     let fri = times.time(Phase::Fri, || {
-        ballast_fri::commit(
-            f,
+        ballast_fri::commit_phase::<_, ProverError>(
+            &mut *prover,
+            shape.log_lde(),
             params.log_blowup,
             params.log_final_poly_len,
             &mut transcript,
-            |layer, log_arity| {
-                backend
-                    .commit_fri_layer(layer, log_arity)
-                    .map_err(ProverError::from)
-            },
         )
     })?;
 
     // 6 ----- proof of work: the smallest valid nonce
-    let pow_nonce = times.time(Phase::Grind, || transcript.grind(params.pow_bits));
+    let pow_nonce = prover.grind(&transcript, params.pow_bits, times)?;
     absorb_pow_nonce(&mut transcript, pow_nonce);
 
     // 7 ----- draw query positions and open every commitment there (each query of a δ-far
     //         function passes with probability ≤ 1 − δ; a repeated position is opened once)
     let positions = query_positions(&mut transcript, params.num_queries, shape.log_lde());
-    let rows =
-        |lde: &RowBlocks| -> Vec<Felt> { positions.iter().flat_map(|&j| lde.row(j)).collect() };
-    let queries = times.time(Phase::Queries, || QueryOpenings {
-        trace_rows: rows(lde),
-        trace_nodes: trace_tree.open_batch(&positions),
-        quotient_rows: rows(&quotient_lde),
-        quotient_nodes: quotient_tree.open_batch(&positions),
-        fri: fri.open(&positions),
-        positions: positions.clone(),
-    });
+    let plan = QueryPlan::new(shape.log_lde(), &shape.fri_arities(), &positions)?;
+    let openings = prover.open(&positions, &plan, times)?;
 
     // 8 ----- assemble the proof
     let proof = SegmentProof {
-        trace_root: trace_tree.root(),
-        quotient_root: quotient_tree.root(),
+        trace_root,
+        quotient_root,
         ood,
-        fri_roots: fri.layer_roots(),
-        final_poly: fri.final_poly().to_vec(),
+        fri_roots: fri.layer_roots,
+        final_poly: fri.final_poly,
         pow_nonce,
-        queries,
+        queries: QueryOpenings {
+            positions,
+            trace_rows: openings.trace_rows,
+            trace_nodes: openings.trace_nodes,
+            quotient_rows: openings.quotient_rows,
+            quotient_nodes: openings.quotient_nodes,
+            fri: openings.fri,
+        },
     };
     Ok((proof, transcript))
 }
 
-/// The quotient's base-coordinate chunks in raw form: column 3j + c is coordinate c of
-/// chunk j.
-fn quotient_columns(evals: &[Ext3], log_rows: usize, log_chunks: usize) -> Vec<Vec<Felt>> {
-    let mut columns: Vec<Vec<Felt>> = vec![Vec::new(); Ext3::DEGREE << log_chunks];
-    for coordinate in 0..Ext3::DEGREE {
-        let values: Vec<Felt> = evals.iter().map(|e| e.coeffs()[coordinate]).collect();
-        for (j, chunk) in split_into_chunks(&values, log_rows, log_chunks)
-            .into_iter()
-            .enumerate()
-        {
-            columns[Ext3::DEGREE * j + coordinate] = chunk;
-        }
+/// A segment's AIR as backends see it: compiled into a program for a device, or evaluated
+/// on the host by the composition compiled for `A`.
+struct AirSegment<'a, A> {
+    air: &'a A,
+    info: &'a ConstraintInfo,
+}
+
+impl<A: Air> SegmentAir for AirSegment<'_, A> {
+    fn id(&self) -> &str {
+        self.air.id()
     }
-    columns
+
+    fn program(&self) -> Result<ConstraintProgram, ProgramError> {
+        ConstraintProgram::of(self.air)
+    }
+
+    fn composition_on_host(
+        &self,
+        lde: &RowBlocks,
+        geometry: &Geometry,
+        input: &CompositionInput<'_>,
+    ) -> Vec<Ext3> {
+        Composition::from_coefficients(self.info, input.coefficients).evaluate(
+            self.air,
+            lde,
+            input.public_inputs,
+            input.periodic,
+            geometry.log_blowup,
+            geometry.log_quotient_chunks,
+        )
+    }
 }

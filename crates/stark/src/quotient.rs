@@ -31,13 +31,14 @@ pub(crate) struct Composition {
 impl Composition {
     /// Assigns α^i to constraint i.
     pub(crate) fn new(info: &ConstraintInfo, alpha: Ext3) -> Self {
+        Self::from_coefficients(info, &alpha.powers(info.constraints.len()))
+    }
+
+    /// Assigns `coefficients[i]` to constraint i.
+    pub(crate) fn from_coefficients(info: &ConstraintInfo, coefficients: &[Ext3]) -> Self {
         let mut coeffs: [Vec<Ext3>; Domain::COUNT] = Default::default();
-        for (&(domain, _), power) in info
-            .constraints
-            .iter()
-            .zip(alpha.powers(info.constraints.len()))
-        {
-            coeffs[domain.index()].push(power);
+        for (&(domain, _), &c) in info.constraints.iter().zip(coefficients) {
+            coeffs[domain.index()].push(c);
         }
         Self { coeffs }
     }

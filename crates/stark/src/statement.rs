@@ -19,13 +19,12 @@ use std::ops::Range;
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 
-use crate::backend::Backend;
 use crate::proof::{SegmentShape, check_segments, context};
 use crate::protocol::SegmentPosition;
 use crate::sizes::max_segment_len;
 use crate::verifier::verify_with_transcript;
 use crate::{
-    ParamsError, Phase, PhaseTimes, Proof, ProverError, SegmentProof, SegmentStatement,
+    Backend, ParamsError, Phase, PhaseTimes, Proof, ProverError, SegmentProof, SegmentStatement,
     StarkParams, VerifierError, VerifyPolicy, Workload,
 };
 
@@ -103,15 +102,15 @@ pub fn prove_part<W: Workload>(
     let mut segments = Vec::with_capacity(range.len());
     let mut states = Vec::with_capacity(range.len() + 1);
     states.push(start.clone());
-    // One allocation, with room for the extension, holds every segment's trace and LDE in
-    // turn: later segments reuse the pages the first one faulted in.
+    // One allocation, with the room the backend needs (the CPU's extends in place), holds
+    // every segment's trace in turn: later segments reuse the pages the first one faulted in.
     let rows = 1usize << workload.log_rows();
     let mut table = RowBlocks::zeroed(0, 0, 0);
     for (done, index) in range.clone().enumerate() {
         let air = workload.air(index);
         let end = times.time(Phase::Trace, || {
             if done == 0 {
-                table = RowBlocks::zeroed(air.width(), rows, rows << params.log_blowup);
+                table = backend.trace_table(air.width(), workload.log_rows(), params.log_blowup);
             } else {
                 table.reshape(air.width(), rows);
                 table.fill_zero();

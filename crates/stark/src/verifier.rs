@@ -7,7 +7,7 @@ use ballast_merkle::{hash_row, verify_batch};
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
-use crate::deep::DeepComposer;
+use crate::deep::deep_coefficients;
 use crate::proof::SegmentShape;
 use crate::protocol::{
     absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
@@ -79,7 +79,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
     let gamma = draw_gamma(&mut transcript, ood);
 
     // 4 ----- DEEP composition coefficients
-    let deep = DeepComposer::new(ood, z, log_rows, gamma);
+    let deep = deep_coefficients(ood, z, log_rows, gamma);
 
     // 5 ----- FRI commit phase: replay the folding challenges
     let log_lde = shape.log_lde();

@@ -75,6 +75,11 @@ impl PhaseTimes {
         out
     }
 
+    /// Adds `spent` to `phase`: time measured elsewhere (a device's events).
+    pub fn add(&mut self, phase: Phase, spent: Duration) {
+        self.spent[phase as usize] += spent;
+    }
+
     /// Time spent in `phase`.
     pub fn get(&self, phase: Phase) -> Duration {
         self.spent[phase as usize]
@@ -84,4 +89,16 @@ impl PhaseTimes {
     pub fn iter(&self) -> impl Iterator<Item = (Phase, Duration)> + '_ {
         Phase::ALL.into_iter().map(|p| (p, self.get(p)))
     }
+}
+
+/// What a device backend counted: its memory's high-water mark and the bytes it moved
+/// between host and device, each way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceCounters {
+    /// The most device memory the backend held at once, in bytes.
+    pub device_peak_bytes: u64,
+    /// Bytes copied from the host to the device.
+    pub pcie_up_bytes: u64,
+    /// Bytes copied from the device to the host.
+    pub pcie_down_bytes: u64,
 }

@@ -1,0 +1,879 @@
+//! One segment proven on the device: every step of [`SegmentProver`] as launches on the
+//! data the device holds. The trace goes up once; what comes down is what the proof or the
+//! transcript needs: roots, the out-of-domain sums, the last FRI layer, the grinding
+//! nonce, and the opened rows, values and nodes.
+//!
+//! The buffers live in a [`Workspace`] that the backend keeps from segment to segment: it
+//! is allocated for the first segment of a shape and reused, untouched by any allocation or
+//! fill, by every later one of the same shape.
+
+use std::sync::MutexGuard;
+use std::time::Duration;
+
+use ballast_air::ConstraintProgram;
+use ballast_backend::{
+    BackendError, CompositionInput, DeepCoefficients, Geometry, OodValues, Openings, Phase,
+    PhaseTimes, SegmentProver,
+};
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_fri::{FriLayerOpening, FriLayers, QueryPlan, round_arities};
+use ballast_merkle::Digest;
+use ballast_ntt::LdePlan;
+use ballast_transcript::Transcript;
+
+use crate::CudaError;
+use crate::kernels::{Arg, Grid, Kernel, Launcher, THREADS_PER_BLOCK};
+use crate::lde::{self, LdeTables, Source};
+use crate::merkle::{self, DIGEST_WORDS, digest_of, tree_digests};
+
+/// Threads of the composition's launch at most: each holds a set of registers.
+const COMPOSITION_THREADS: u64 = 1 << 16;
+/// Threads per block of the column sums at most (a multiple of a warp).
+const SUM_THREADS: u32 = 256;
+
+/// What sizes a workspace: the geometry, the program and the FRI schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Key {
+    pub(crate) geometry: Geometry,
+    pub(crate) air_id: String,
+    pub(crate) log_tile: usize,
+}
+
+/// A segment's device buffers, kept for the next segment of the same [`Key`].
+pub(crate) struct Workspace<B> {
+    pub(crate) key: Key,
+    tables: LdeTables<B>,
+    program_len: usize,
+    program: B,
+    constants: B,
+    registers: B,
+    composition_threads: u64,
+    /// The trace as the host holds it (row blocks), uploaded.
+    trace: B,
+    /// Raw columns between the inverse transform and the extension: the trace's, then the
+    /// quotient's chunks.
+    raw: B,
+    scratch: B,
+    lde: B,
+    trace_tree: B,
+    /// The composition's three coordinate columns on the quotient coset.
+    quotient_values: B,
+    chunk_scales: B,
+    quotient_lde: B,
+    quotient_tree: B,
+    /// Barycentric weights, then the powers of z for the raw columns.
+    weights: B,
+    sums: B,
+    deep_coefficients: B,
+    deep_constants: B,
+    /// Every FRI layer, one after another, three words a value.
+    layers: B,
+    /// Every FRI layer's tree, one after another.
+    layer_trees: B,
+    grind_state: B,
+    grind_found: B,
+    /// Per-segment inputs: periodic columns, their offsets, public inputs, coefficients.
+    inputs: Inputs<B>,
+    /// The openings' indices and gathered words, grown as needed.
+    indices: B,
+    gathered: B,
+}
+
+/// A buffer whose contents change per segment, with its capacity; it grows (rarely: the
+/// first segments) when a segment needs more.
+pub(crate) struct Growable<B> {
+    buffer: B,
+    len: usize,
+}
+
+impl<B> Growable<B> {
+    fn new<L: Launcher<Buffer = B>>(launcher: &L, len: usize) -> Result<Self, CudaError> {
+        Ok(Self {
+            buffer: launcher.alloc(len.max(1))?,
+            len: len.max(1),
+        })
+    }
+
+    /// The buffer, with room for `len` words.
+    fn with<L: Launcher<Buffer = B>>(&mut self, launcher: &L, len: usize) -> Result<&B, CudaError> {
+        if len > self.len {
+            *self = Self::new(launcher, len)?;
+        }
+        Ok(&self.buffer)
+    }
+
+    /// Uploads `words` into it.
+    fn upload<L: Launcher<Buffer = B>>(
+        &mut self,
+        launcher: &L,
+        words: &[u64],
+    ) -> Result<&B, CudaError> {
+        let buffer = self.with(launcher, words.len())?;
+        launcher.upload(words, buffer, 0)?;
+        Ok(buffer)
+    }
+}
+
+/// The per-segment inputs of the composition.
+struct Inputs<B> {
+    periodic: Growable<B>,
+    periodic_at: Growable<B>,
+    public_inputs: Growable<B>,
+    coefficients: Growable<B>,
+}
+
+impl<B> Workspace<B> {
+    /// Buffers for segments of `key`'s shape, with `program` uploaded.
+    pub(crate) fn new<L: Launcher<Buffer = B>>(
+        launcher: &L,
+        key: Key,
+        program: &ConstraintProgram,
+    ) -> Result<Self, CudaError> {
+        let g = key.geometry;
+        let (n, lde_rows, q) = (
+            1usize << g.log_rows,
+            1usize << g.log_lde(),
+            1usize << g.log_quotient(),
+        );
+        let (w, cq) = (g.width, g.quotient_width());
+        let tables = LdeTables::new(
+            launcher,
+            g.log_rows,
+            g.log_blowup,
+            g.log_quotient(),
+            key.log_tile,
+        )?;
+        let words: Vec<u64> = program.words();
+        let program_buffer = launcher.alloc(words.len())?;
+        launcher.upload(&words, &program_buffer, 0)?;
+        let constants: Vec<u64> = program.constants().iter().map(|c| c.as_u64()).collect();
+        let constants_buffer = launcher.alloc(constants.len())?;
+        launcher.upload(&constants, &constants_buffer, 0)?;
+        // Every thread of the grid has its registers, those past the last point too.
+        let composition_threads = (q as u64)
+            .min(COMPOSITION_THREADS)
+            .next_multiple_of(u64::from(THREADS_PER_BLOCK));
+        let multiple_passes = lde::passes(g.log_rows, key.log_tile).len() > 1;
+        // The FRI layers: N values, then N/a, …, down to the last layer.
+        let folds = g.log_lde() - (g.log_blowup + g.log_final_poly_len);
+        let (mut layer_words, mut tree_words, mut log_len) = (3 * lde_rows, 0, g.log_lde());
+        for log_arity in round_arities(folds) {
+            tree_words += DIGEST_WORDS * tree_digests(log_len - log_arity);
+            log_len -= log_arity;
+            layer_words += 3 << log_len;
+        }
+        Ok(Self {
+            tables,
+            program_len: words.len(),
+            program: program_buffer,
+            constants: constants_buffer,
+            registers: launcher.alloc(program.registers() * composition_threads as usize)?,
+            composition_threads,
+            // A block of eight rows at least: the host's table is in blocks of eight.
+            trace: launcher.alloc(w * n.max(8))?,
+            raw: launcher.alloc(w.max(cq) * n)?,
+            scratch: launcher.alloc(if multiple_passes { w.max(cq) * n } else { 1 })?,
+            lde: launcher.alloc(w * lde_rows)?,
+            trace_tree: launcher.alloc(DIGEST_WORDS * tree_digests(g.log_lde()))?,
+            quotient_values: launcher.alloc(3 * q)?,
+            chunk_scales: launcher.alloc(1 << g.log_quotient_chunks)?,
+            quotient_lde: launcher.alloc(cq * lde_rows)?,
+            quotient_tree: launcher.alloc(DIGEST_WORDS * tree_digests(g.log_lde()))?,
+            weights: launcher.alloc(3 * n)?,
+            sums: launcher.alloc(3 * (2 * w).max(cq))?,
+            deep_coefficients: launcher.alloc(3 * (w + cq))?,
+            deep_constants: launcher.alloc(15)?,
+            layers: launcher.alloc(layer_words)?,
+            layer_trees: launcher.alloc(tree_words)?,
+            grind_state: launcher.alloc(4)?,
+            grind_found: launcher.alloc(1)?,
+            inputs: Inputs {
+                periodic: Growable::new(launcher, 1)?,
+                periodic_at: Growable::new(launcher, 2)?,
+                public_inputs: Growable::new(launcher, 1)?,
+                coefficients: Growable::new(launcher, 3 * program.domains().len())?,
+            },
+            // The openings' largest gathers: a row of the wider table per query, or a
+            // batch opening's nodes (at most a path per query).
+            indices: launcher.alloc(g.num_queries * g.log_lde().max(8))?,
+            gathered: launcher
+                .alloc(g.num_queries * (w.max(cq).max(DIGEST_WORDS * g.log_lde()).max(3 * 8)))?,
+            key,
+        })
+    }
+}
+
+/// One FRI layer committed on the device.
+#[derive(Clone, Copy)]
+struct Layer {
+    /// Word offset in `layers`.
+    at: usize,
+    log_len: usize,
+    log_arity: usize,
+    /// Digest offset in `layer_trees`.
+    tree_at: usize,
+}
+
+/// One segment being proven on the device.
+pub(crate) struct DeviceSegment<'a, L: Launcher> {
+    pub(crate) launcher: &'a L,
+    pub(crate) ws: MutexGuard<'a, Option<Workspace<L::Buffer>>>,
+    /// The host's trace: what `trace()` returns if the proof fails.
+    pub(crate) table: &'a RowBlocks,
+    pub(crate) geometry: Geometry,
+    layers: Vec<Layer>,
+    /// Where the next layer goes in `layers` and `layer_trees`.
+    next_layer_at: usize,
+    next_tree_at: usize,
+    /// The current layer's log2 length and the shift of its domain.
+    current_log_len: usize,
+    current_shift: Felt,
+}
+
+/// A device failure as the protocol sees it.
+pub(crate) fn backend_error<L: Launcher>(err: CudaError) -> BackendError {
+    BackendError {
+        backend: L::NAME,
+        message: err.to_string(),
+    }
+}
+
+/// Times `f`'s launches with marks before and after, adding the time to `phase`.
+fn timed<L: Launcher, T>(
+    launcher: &L,
+    times: &mut PhaseTimes,
+    phase: Phase,
+    f: impl FnOnce() -> Result<T, CudaError>,
+) -> Result<T, CudaError> {
+    let start = launcher.mark()?;
+    let out = f()?;
+    let end = launcher.mark()?;
+    times.add(phase, launcher.elapsed(&start, &end)?);
+    Ok(out)
+}
+
+impl<'a, L: Launcher> DeviceSegment<'a, L> {
+    /// Starts a segment: uploads the trace into the workspace.
+    pub(crate) fn new(
+        launcher: &'a L,
+        ws: MutexGuard<'a, Option<Workspace<L::Buffer>>>,
+        table: &'a RowBlocks,
+        geometry: Geometry,
+    ) -> Result<Self, CudaError> {
+        let segment = Self {
+            launcher,
+            ws,
+            table,
+            geometry,
+            layers: Vec::new(),
+            next_layer_at: 0,
+            next_tree_at: 0,
+            current_log_len: geometry.log_lde(),
+            current_shift: LdePlan::SHIFT,
+        };
+        let words = table.width() * table.blocks() * ballast_field::BLOCK_ROWS;
+        let trace = Felt::slice_as_u64(table.as_slice());
+        launcher.upload(&trace[..words], &segment.ws().trace, 0)?;
+        Ok(segment)
+    }
+
+    fn ws(&self) -> &Workspace<L::Buffer> {
+        self.ws
+            .as_ref()
+            .expect("the backend sets the workspace before a segment begins")
+    }
+
+    fn ws_mut(&mut self) -> &mut Workspace<L::Buffer> {
+        self.ws
+            .as_mut()
+            .expect("the backend sets the workspace before a segment begins")
+    }
+
+    fn commit_trace_on_device(&mut self, times: &mut PhaseTimes) -> Result<Digest, CudaError> {
+        let (launcher, g) = (self.launcher, self.geometry);
+        let ws = self.ws();
+        timed(launcher, times, Phase::Lde, || {
+            lde::inverse(
+                launcher,
+                &ws.tables,
+                Source::RowBlocks(&ws.trace),
+                &ws.raw,
+                g.width,
+                g.log_rows,
+            )?;
+            lde::extend(launcher, &ws.tables, &ws.raw, &ws.scratch, &ws.lde, g.width)
+        })?;
+        timed(launcher, times, Phase::Tree, || {
+            merkle::commit_rows(launcher, &ws.lde, g.width, g.log_lde(), &ws.trace_tree)
+        })
+    }
+
+    fn commit_quotient_on_device(
+        &mut self,
+        input: &CompositionInput<'_>,
+        times: &mut PhaseTimes,
+    ) -> Result<Digest, CudaError> {
+        let (launcher, g) = (self.launcher, self.geometry);
+        let log_q = g.log_quotient();
+        let q = 1u64 << log_q;
+        // The per-segment inputs: periodic columns (concatenated, with each one's offset
+        // and length), public inputs, α's powers.
+        let mut periodic = Vec::new();
+        let mut periodic_at = Vec::with_capacity(2 * input.periodic.len());
+        for column in input.periodic {
+            periodic_at.extend([periodic.len() as u64, column.len() as u64]);
+            periodic.extend(column.iter().map(|v| v.as_u64()));
+        }
+        let public: Vec<u64> = input.public_inputs.iter().map(|v| v.as_u64()).collect();
+        let coefficients = ext_words(input.coefficients);
+        let ws = self.ws_mut();
+        ws.inputs.periodic.upload(launcher, &periodic)?;
+        ws.inputs.periodic_at.upload(launcher, &periodic_at)?;
+        ws.inputs.public_inputs.upload(launcher, &public)?;
+        ws.inputs.coefficients.upload(launcher, &coefficients)?;
+        let chunk_scales = chunk_scales(g);
+        launcher.upload(&chunk_scales, &ws.chunk_scales, 0)?;
+        let ws = self.ws();
+        timed(launcher, times, Phase::Quotient, || {
+            let threads = ws.composition_threads;
+            launcher.launch(
+                Kernel::Composition,
+                Grid::items(threads)?,
+                &[
+                    Arg::Buffer(&ws.program),
+                    Arg::Word(ws.program_len as u64),
+                    Arg::Buffer(&ws.lde),
+                    Arg::Word(g.log_lde() as u64),
+                    Arg::Buffer(&ws.inputs.periodic.buffer),
+                    Arg::Buffer(&ws.inputs.periodic_at.buffer),
+                    Arg::Buffer(&ws.inputs.public_inputs.buffer),
+                    Arg::Buffer(&ws.constants),
+                    Arg::Buffer(&ws.inputs.coefficients.buffer),
+                    Arg::Buffer(&ws.registers),
+                    Arg::Buffer(&ws.quotient_values),
+                    Arg::Word(q),
+                    Arg::Word(g.log_rows as u64),
+                    Arg::Word(g.log_blowup as u64),
+                    Arg::Word(g.log_quotient_chunks as u64),
+                    Arg::Word(LdePlan::SHIFT.as_u64()),
+                    Arg::Word(Felt::two_adic_root(log_q).as_u64()),
+                    Arg::Word(Felt::two_adic_root(g.log_rows).inverse().as_u64()),
+                ],
+            )?;
+            // Split into chunks (ntt's split_into_chunks): the inverse transform of each
+            // coordinate column, then each chunk's raw form.
+            lde::inverse(
+                launcher,
+                &ws.tables,
+                Source::Columns(&ws.quotient_values),
+                &ws.quotient_values,
+                3,
+                log_q,
+            )?;
+            let count = (g.quotient_width() as u64) << g.log_rows;
+            launcher.launch(
+                Kernel::SplitChunks,
+                Grid::items(count)?,
+                &[
+                    Arg::Buffer(&ws.quotient_values),
+                    Arg::Buffer(&ws.raw),
+                    Arg::Buffer(&ws.chunk_scales),
+                    Arg::Word(count),
+                    Arg::Word(g.log_rows as u64),
+                    Arg::Word(g.log_quotient_chunks as u64),
+                    Arg::Word(LdePlan::SHIFT.inverse().as_u64()),
+                ],
+            )
+        })?;
+        timed(launcher, times, Phase::Lde, || {
+            lde::extend(
+                launcher,
+                &ws.tables,
+                &ws.raw,
+                &ws.scratch,
+                &ws.quotient_lde,
+                g.quotient_width(),
+            )
+        })?;
+        timed(launcher, times, Phase::Tree, || {
+            merkle::commit_rows(
+                launcher,
+                &ws.quotient_lde,
+                g.quotient_width(),
+                g.log_lde(),
+                &ws.quotient_tree,
+            )
+        })
+    }
+
+    fn out_of_domain_on_device(
+        &mut self,
+        z: Ext3,
+        times: &mut PhaseTimes,
+    ) -> Result<OodValues, CudaError> {
+        let (launcher, g) = (self.launcher, self.geometry);
+        let ws = self.ws();
+        let (n, w, cq) = (1u64 << g.log_rows, g.width, g.quotient_width());
+        let z_coset = z * Ext3::from(LdePlan::SHIFT.inverse());
+        // A block per column; a thread per row of the column up to SUM_THREADS, in warps.
+        let threads = (n.next_multiple_of(32)).min(u64::from(SUM_THREADS)) as u32;
+        let column_sums =
+            |columns: &L::Buffer, rows: u64, step: u64, count: usize, shifted: bool| {
+                launcher.launch(
+                    Kernel::ColumnSums,
+                    Grid::blocks(count as u64, threads, 3 * threads / 32)?,
+                    &[
+                        Arg::Buffer(columns),
+                        Arg::Word(rows),
+                        Arg::Word(step),
+                        Arg::Buffer(&ws.weights),
+                        Arg::Word(n),
+                        Arg::Word(u64::from(shifted)),
+                        Arg::Buffer(&ws.sums),
+                    ],
+                )
+            };
+        let mut trace_sums = vec![0u64; 6 * w];
+        let mut quotient_sums = vec![0u64; 3 * cq];
+        timed(launcher, times, Phase::OutOfDomain, || {
+            // The trace at z and zω: barycentric sums over its rows on g·H (every B-th LDE row).
+            let [z0, z1, z2] = z_coset.coeffs().map(Felt::as_u64);
+            launcher.launch(
+                Kernel::OodWeights,
+                Grid::items(n)?,
+                &[
+                    Arg::Buffer(&ws.weights),
+                    Arg::Word(n),
+                    Arg::Word(Felt::two_adic_root(g.log_rows).as_u64()),
+                    Arg::Word(z0),
+                    Arg::Word(z1),
+                    Arg::Word(z2),
+                ],
+            )?;
+            column_sums(&ws.lde, 1 << g.log_lde(), 1 << g.log_blowup, w, true)?;
+            launcher.download(&ws.sums, 0, &mut trace_sums)?;
+            // The quotient's chunks at z, from their raw form: (1/n)·Σ_q raw[q]·z^br(q).
+            let [z0, z1, z2] = z.coeffs().map(Felt::as_u64);
+            launcher.launch(
+                Kernel::RawPowers,
+                Grid::items(n)?,
+                &[
+                    Arg::Buffer(&ws.weights),
+                    Arg::Word(n),
+                    Arg::Word(g.log_rows as u64),
+                    Arg::Word(Felt::new(n).inverse().as_u64()),
+                    Arg::Word(z0),
+                    Arg::Word(z1),
+                    Arg::Word(z2),
+                ],
+            )?;
+            column_sums(&ws.raw, n, 1, cq, false)?;
+            launcher.download(&ws.sums, 0, &mut quotient_sums)
+        })?;
+        // The barycentric factor (z'^n − 1)/n, as ood.rs's trace_at applies it.
+        let factor = (z_coset.pow(n) - Ext3::ONE) * Ext3::from(Felt::new(n).inverse());
+        let ext = |words: &[u64]| -> Result<Vec<Ext3>, CudaError> { ext_values(words) };
+        let trace = ext(&trace_sums)?;
+        let (at_z, at_zw) = trace.split_at(w);
+        Ok(OodValues {
+            trace_z: at_z.iter().map(|&s| s * factor).collect(),
+            trace_zw: at_zw.iter().map(|&s| s * factor).collect(),
+            quotient_z: ext(&quotient_sums)?,
+        })
+    }
+
+    fn deep_on_device(
+        &mut self,
+        d: &DeepCoefficients,
+        times: &mut PhaseTimes,
+    ) -> Result<(), CudaError> {
+        let (launcher, g) = (self.launcher, self.geometry);
+        let ws = self.ws();
+        let mut coefficients = ext_words(&d.trace);
+        coefficients.extend(ext_words(&d.quotient));
+        launcher.upload(&coefficients, &ws.deep_coefficients, 0)?;
+        let constants = ext_words(&[d.at_z, d.at_zw, d.z, d.zw, d.next_row]);
+        launcher.upload(&constants, &ws.deep_constants, 0)?;
+        let count = 1u64 << g.log_lde();
+        timed(launcher, times, Phase::Deep, || {
+            launcher.launch(
+                Kernel::DeepFunction,
+                Grid::items(count)?,
+                &[
+                    Arg::Buffer(&ws.lde),
+                    Arg::Word(g.width as u64),
+                    Arg::Buffer(&ws.quotient_lde),
+                    Arg::Word(g.quotient_width() as u64),
+                    Arg::Buffer(&ws.deep_coefficients),
+                    Arg::At(&ws.deep_coefficients, 3 * g.width),
+                    Arg::Buffer(&ws.deep_constants),
+                    Arg::Buffer(&ws.layers),
+                    Arg::Word(count),
+                    Arg::Word(LdePlan::SHIFT.as_u64()),
+                    Arg::Word(Felt::two_adic_root(g.log_lde()).as_u64()),
+                ],
+            )
+        })?;
+        self.layers.clear();
+        self.next_layer_at = 0;
+        self.next_tree_at = 0;
+        self.current_log_len = g.log_lde();
+        self.current_shift = LdePlan::SHIFT;
+        Ok(())
+    }
+
+    fn grind_on_device(&mut self, transcript: &Transcript, bits: u32) -> Result<u64, CudaError> {
+        let launcher = self.launcher;
+        let ws = self.ws();
+        let state = transcript.state();
+        let words: Vec<u64> = state
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        launcher.upload(&words, &ws.grind_state, 0)?;
+        let batch = launcher.grind_batch();
+        let mut start = 0u64;
+        loop {
+            launcher.launch(
+                Kernel::FillWords,
+                Grid::items(1)?,
+                &[
+                    Arg::Buffer(&ws.grind_found),
+                    Arg::Word(1),
+                    Arg::Word(u64::MAX),
+                ],
+            )?;
+            launcher.launch(
+                Kernel::Grind,
+                Grid::items(batch)?,
+                &[
+                    Arg::Buffer(&ws.grind_state),
+                    Arg::Word(start),
+                    Arg::Word(batch),
+                    Arg::Word(u64::from(bits)),
+                    Arg::Buffer(&ws.grind_found),
+                ],
+            )?;
+            let mut found = [0u64];
+            launcher.download(&ws.grind_found, 0, &mut found)?;
+            if found[0] != u64::MAX {
+                return Ok(found[0]);
+            }
+            start = start.checked_add(batch).ok_or_else(|| {
+                CudaError::BadOutput(format!("no nonce of {bits} grinding bits in 2^64 tries"))
+            })?;
+        }
+    }
+
+    /// Gathers `count` items of `words` words each at `indices` (in items) of `src`.
+    fn gather(
+        &mut self,
+        src: impl Fn(&Workspace<L::Buffer>) -> &L::Buffer,
+        indices: &[u64],
+        words: usize,
+    ) -> Result<Vec<u64>, CudaError> {
+        let launcher = self.launcher;
+        let count = indices.len() * words;
+        let mut out = vec![0u64; count];
+        if count == 0 {
+            return Ok(out);
+        }
+        self.grow_gather(indices.len(), count)?;
+        let ws = self.ws();
+        launcher.upload(indices, &ws.indices, 0)?;
+        launcher.launch(
+            Kernel::GatherItems,
+            Grid::items(count as u64)?,
+            &[
+                Arg::Buffer(src(ws)),
+                Arg::Buffer(&ws.indices),
+                Arg::Word(words as u64),
+                Arg::Word(count as u64),
+                Arg::Buffer(&ws.gathered),
+            ],
+        )?;
+        launcher.download(&ws.gathered, 0, &mut out)?;
+        Ok(out)
+    }
+
+    /// Rows `positions` of a column-major table of `width` columns × the LDE's rows.
+    fn gather_rows(
+        &mut self,
+        table: impl Fn(&Workspace<L::Buffer>) -> &L::Buffer,
+        width: usize,
+        positions: &[u64],
+    ) -> Result<Vec<Felt>, CudaError> {
+        let launcher = self.launcher;
+        let count = positions.len() * width;
+        self.grow_gather(positions.len(), count)?;
+        let ws = self.ws();
+        launcher.upload(positions, &ws.indices, 0)?;
+        launcher.launch(
+            Kernel::GatherRows,
+            Grid::items(count as u64)?,
+            &[
+                Arg::Buffer(table(ws)),
+                Arg::Word(1 << self.geometry.log_lde()),
+                Arg::Word(width as u64),
+                Arg::Buffer(&ws.indices),
+                Arg::Word(count as u64),
+                Arg::Buffer(&ws.gathered),
+            ],
+        )?;
+        let mut out = vec![0u64; count];
+        launcher.download(&ws.gathered, 0, &mut out)?;
+        felts(&out)
+    }
+
+    /// Makes room for `indices` indices and `words` gathered words.
+    fn grow_gather(&mut self, indices: usize, words: usize) -> Result<(), CudaError> {
+        let launcher = self.launcher;
+        let ws = self.ws_mut();
+        if indices > L::buffer_len(&ws.indices) {
+            ws.indices = launcher.alloc(indices)?;
+        }
+        if words > L::buffer_len(&ws.gathered) {
+            ws.gathered = launcher.alloc(words)?;
+        }
+        Ok(())
+    }
+
+    fn open_on_device(
+        &mut self,
+        positions: &[usize],
+        plan: &QueryPlan,
+    ) -> Result<Openings, CudaError> {
+        let g = self.geometry;
+        let at: Vec<u64> = positions.iter().map(|&p| p as u64).collect();
+        let trace_rows = self.gather_rows(|ws| &ws.lde, g.width, &at)?;
+        let quotient_rows = self.gather_rows(|ws| &ws.quotient_lde, g.quotient_width(), &at)?;
+        let nodes = merkle::opening_nodes(g.log_lde(), positions, 0);
+        let trace_nodes = digests(&self.gather(|ws| &ws.trace_tree, &nodes, DIGEST_WORDS)?);
+        let quotient_nodes = digests(&self.gather(|ws| &ws.quotient_tree, &nodes, DIGEST_WORDS)?);
+        if plan.layers().len() != self.layers.len() {
+            return Err(CudaError::Input(format!(
+                "a query plan of {} layers for {} committed",
+                plan.layers().len(),
+                self.layers.len()
+            )));
+        }
+        let mut fri = Vec::with_capacity(plan.layers().len());
+        for (layer, planned) in self.layers.clone().into_iter().zip(plan.layers()) {
+            let stride = 1usize << (layer.log_len - layer.log_arity);
+            let values: Vec<u64> = planned
+                .unknown_slots()
+                .map(|(leaf, slot)| (layer.at / 3 + leaf + slot * stride) as u64)
+                .collect();
+            let nodes = merkle::opening_nodes(
+                layer.log_len - layer.log_arity,
+                planned.leaves(),
+                layer.tree_at,
+            );
+            fri.push(FriLayerOpening {
+                values: ext_values(&self.gather(|ws| &ws.layers, &values, 3)?)?,
+                nodes: digests(&self.gather(|ws| &ws.layer_trees, &nodes, DIGEST_WORDS)?),
+            });
+        }
+        Ok(Openings {
+            trace_rows,
+            trace_nodes,
+            quotient_rows,
+            quotient_nodes,
+            fri,
+        })
+    }
+}
+
+/// `2^-c·g^-(j·n)` for each chunk j: ntt's split_into_chunks's chunk scales.
+fn chunk_scales(g: Geometry) -> Vec<u64> {
+    let shift_inv = LdePlan::SHIFT.inverse();
+    let scale = Felt::new(1 << g.log_quotient_chunks).inverse();
+    (0..1u64 << g.log_quotient_chunks)
+        .map(|j| (scale * shift_inv.pow(j << g.log_rows)).as_u64())
+        .collect()
+}
+
+/// Extension elements as words, three each.
+fn ext_words(values: &[Ext3]) -> Vec<u64> {
+    values
+        .iter()
+        .flat_map(|v| v.coeffs().map(Felt::as_u64))
+        .collect()
+}
+
+/// Words from the device as field elements; a non-canonical word is a device fault.
+fn felts(words: &[u64]) -> Result<Vec<Felt>, CudaError> {
+    words
+        .iter()
+        .map(|&w| {
+            Felt::from_canonical(w).ok_or_else(|| {
+                CudaError::BadOutput(format!("the non-canonical field element {w:#x}"))
+            })
+        })
+        .collect()
+}
+
+/// Words from the device as extension elements, three each.
+fn ext_values(words: &[u64]) -> Result<Vec<Ext3>, CudaError> {
+    Ok(felts(words)?
+        .chunks_exact(3)
+        .map(|c| Ext3::new([c[0], c[1], c[2]]))
+        .collect())
+}
+
+/// Words from the device as digests, four each.
+fn digests(words: &[u64]) -> Vec<Digest> {
+    words.chunks_exact(DIGEST_WORDS).map(digest_of).collect()
+}
+
+impl<L: Launcher> SegmentProver for DeviceSegment<'_, L> {
+    fn commit_trace(&mut self, times: &mut PhaseTimes) -> Result<Digest, BackendError> {
+        self.commit_trace_on_device(times)
+            .map_err(backend_error::<L>)
+    }
+
+    fn commit_quotient(
+        &mut self,
+        input: &CompositionInput<'_>,
+        times: &mut PhaseTimes,
+    ) -> Result<Digest, BackendError> {
+        self.commit_quotient_on_device(input, times)
+            .map_err(backend_error::<L>)
+    }
+
+    fn out_of_domain(
+        &mut self,
+        z: Ext3,
+        times: &mut PhaseTimes,
+    ) -> Result<OodValues, BackendError> {
+        self.out_of_domain_on_device(z, times)
+            .map_err(backend_error::<L>)
+    }
+
+    fn trace(&mut self) -> Result<RowBlocks, BackendError> {
+        // The device never changes the host's trace.
+        Ok(self.table.clone())
+    }
+
+    fn deep(
+        &mut self,
+        coefficients: &DeepCoefficients,
+        times: &mut PhaseTimes,
+    ) -> Result<(), BackendError> {
+        self.deep_on_device(coefficients, times)
+            .map_err(backend_error::<L>)
+    }
+
+    fn grind(
+        &mut self,
+        transcript: &Transcript,
+        bits: u32,
+        times: &mut PhaseTimes,
+    ) -> Result<u64, BackendError> {
+        let launcher = self.launcher;
+        let start = launcher.mark().map_err(backend_error::<L>)?;
+        let nonce = self
+            .grind_on_device(transcript, bits)
+            .map_err(backend_error::<L>)?;
+        let end = launcher.mark().map_err(backend_error::<L>)?;
+        add_time::<L>(launcher, times, Phase::Grind, &start, &end)?;
+        Ok(nonce)
+    }
+
+    fn open(
+        &mut self,
+        positions: &[usize],
+        plan: &QueryPlan,
+        times: &mut PhaseTimes,
+    ) -> Result<Openings, BackendError> {
+        let launcher = self.launcher;
+        let start = launcher.mark().map_err(backend_error::<L>)?;
+        let openings = self
+            .open_on_device(positions, plan)
+            .map_err(backend_error::<L>)?;
+        let end = launcher.mark().map_err(backend_error::<L>)?;
+        add_time::<L>(launcher, times, Phase::Queries, &start, &end)?;
+        Ok(openings)
+    }
+}
+
+/// Adds the time between two marks to `phase`.
+fn add_time<L: Launcher>(
+    launcher: &L,
+    times: &mut PhaseTimes,
+    phase: Phase,
+    start: &L::Mark,
+    end: &L::Mark,
+) -> Result<(), BackendError> {
+    let spent: Duration = launcher.elapsed(start, end).map_err(backend_error::<L>)?;
+    times.add(phase, spent);
+    Ok(())
+}
+
+impl<L: Launcher> FriLayers for DeviceSegment<'_, L> {
+    type Error = BackendError;
+
+    fn commit_layer(&mut self, log_arity: usize) -> Result<Digest, BackendError> {
+        let launcher = self.launcher;
+        let (at, tree_at, log_len) = (self.next_layer_at, self.next_tree_at, self.current_log_len);
+        let ws = self.ws();
+        let root = merkle::commit_layer(
+            launcher,
+            &ws.layers,
+            at,
+            log_len,
+            log_arity,
+            &ws.layer_trees,
+            tree_at,
+        )
+        .map_err(backend_error::<L>)?;
+        self.layers.push(Layer {
+            at,
+            log_len,
+            log_arity,
+            tree_at,
+        });
+        self.next_tree_at += tree_digests(log_len - log_arity);
+        Ok(root)
+    }
+
+    fn fold(&mut self, beta: Ext3, log_arity: usize) -> Result<(), BackendError> {
+        let launcher = self.launcher;
+        let (at, log_len, shift) = (self.next_layer_at, self.current_log_len, self.current_shift);
+        let count = 1u64 << (log_len - log_arity);
+        let next_at = at + (3 << log_len);
+        let [b0, b1, b2] = beta.coeffs().map(Felt::as_u64);
+        let ws = self.ws();
+        launcher
+            .launch(
+                Kernel::FriFold,
+                Grid::items(count).map_err(backend_error::<L>)?,
+                &[
+                    Arg::At(&ws.layers, at),
+                    Arg::At(&ws.layers, next_at),
+                    Arg::Word(count),
+                    Arg::Word(log_arity as u64),
+                    Arg::Word(b0),
+                    Arg::Word(b1),
+                    Arg::Word(b2),
+                    Arg::Word((shift + shift).inverse().as_u64()),
+                    Arg::Word(Felt::two_adic_root(log_len).inverse().as_u64()),
+                    Arg::Word(Felt::new(2).inverse().as_u64()),
+                ],
+            )
+            .map_err(backend_error::<L>)?;
+        self.next_layer_at = next_at;
+        self.current_log_len = log_len - log_arity;
+        self.current_shift = shift.pow(1 << log_arity);
+        Ok(())
+    }
+
+    fn last_layer(&mut self) -> Result<Vec<Ext3>, BackendError> {
+        let launcher = self.launcher;
+        let mut words = vec![0u64; 3 << self.current_log_len];
+        launcher
+            .download(&self.ws().layers, self.next_layer_at, &mut words)
+            .map_err(backend_error::<L>)?;
+        ext_values(&words).map_err(backend_error::<L>)
+    }
+}
