@@ -9,5 +9,6 @@ pub use error::BackendError;
 pub use ood::OodValues;
 pub use seam::{
     Backend, CompositionInput, DeepCoefficients, Geometry, Openings, SegmentAir, SegmentProver,
+    Staged,
 };
 pub use stats::{DeviceCounters, Phase, PhaseTimes};

@@ -8,13 +8,13 @@
 
 use ballast_air::{ConstraintProgram, ProgramError};
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_fri::{FriLayerOpening, FriLayers, QueryPlan};
+use ballast_fri::{FriLayerOpening, FriLayers, QueryPlan, round_arities};
 use ballast_merkle::Digest;
 use ballast_transcript::Transcript;
 
 use crate::{BackendError, DeviceCounters, OodValues, PhaseTimes};
 
-/// A segment's shape: what sizes every table and tree.
+/// A segment's shape: what sizes every table, tree and part of its proof.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
     /// Columns of the trace.
@@ -45,6 +45,11 @@ impl Geometry {
     /// Columns of the quotient's chunks: three base coordinates per chunk.
     pub fn quotient_width(&self) -> usize {
         Ext3::DEGREE << self.log_quotient_chunks
+    }
+
+    /// log2 of each FRI round's arity; one committed layer per round.
+    pub fn fri_arities(&self) -> Vec<usize> {
+        round_arities(self.log_rows - self.log_final_poly_len)
     }
 }
 
@@ -132,6 +137,10 @@ pub struct Openings {
     pub fri: Vec<FriLayerOpening>,
 }
 
+/// A trace [`Backend::stage`] sent ahead: the backend's own number for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Staged(pub u64);
+
 /// Where a segment is proven. One backend proves the segments of a statement one after
 /// another; each segment is a [`SegmentProver`] that [`begin`](Self::begin) starts.
 pub trait Backend: Sync {
@@ -151,18 +160,23 @@ pub trait Backend: Sync {
     }
 
     /// Sends the trace in `table` towards where it will be proven, ahead of the
-    /// [`begin`](Self::begin) that proves it, while another segment may be proving: the
-    /// next `begin` with this table uses it. A backend that reads the table in place
-    /// does nothing.
+    /// [`begin`](Self::begin) that proves it, while another segment may be proving; that
+    /// `begin` gets the returned [`Staged`]. A backend that reads the table in place
+    /// returns `None`.
     ///
     /// # Errors
     /// If the device fails.
-    fn stage(&self, table: &RowBlocks, geometry: &Geometry) -> Result<(), BackendError> {
+    fn stage(
+        &self,
+        table: &RowBlocks,
+        geometry: &Geometry,
+    ) -> Result<Option<Staged>, BackendError> {
         let _ = (table, geometry);
-        Ok(())
+        Ok(None)
     }
 
-    /// Starts proving a segment whose trace (evaluations on H) is in `table`.
+    /// Starts proving a segment whose trace (evaluations on H) is in `table`, and already
+    /// where [`stage`](Self::stage) sent it when `staged` says so.
     ///
     /// # Errors
     /// If the device fails, or the table is not of the geometry's shape.
@@ -171,6 +185,7 @@ pub trait Backend: Sync {
         table: &'a mut RowBlocks,
         air: &'a dyn SegmentAir,
         geometry: Geometry,
+        staged: Option<Staged>,
     ) -> Result<Box<dyn SegmentProver + 'a>, BackendError>;
 
     /// What a device backend counted since it was made: its memory's high-water mark and

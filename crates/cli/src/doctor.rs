@@ -67,9 +67,25 @@ struct CudaDevice {
     /// "major.minor".
     compute_capability: String,
     total_memory_bytes: u64,
+    /// Free device memory when the device was opened.
+    free_memory_bytes: u64,
     multiprocessors: u32,
     /// The newest CUDA version the driver supports, "major.minor".
     driver_cuda_version: String,
+    /// The driver's release, e.g. "570.124.06" (from NVML; null without it).
+    driver_release: Option<String>,
+    /// Where the driver library was found.
+    driver_library: String,
+    pci_bus_id: String,
+    /// The PCIe link now, e.g. "Gen 5 x16" (from NVML; null without it).
+    pcie_link: Option<String>,
+    /// The most the link can do.
+    pcie_link_max: Option<String>,
+    /// Whether MIG mode is on (null where the GPU has none, or without NVML).
+    mig_enabled: Option<bool>,
+    /// The memory pool's release threshold, read back (18446744073709551615: never hands
+    /// memory back to the driver).
+    pool_release_threshold: u64,
     memory_clock_khz: u32,
     memory_bus_width_bits: u32,
     /// Memory clock × 2 (double data rate) × bus width.
@@ -93,6 +109,14 @@ impl Cuda {
                     peak_memory_bandwidth_bytes_per_second: info.peak_memory_bandwidth(),
                     kernel_load_seconds: info.kernel_load_time.as_secs_f64(),
                     total_memory_bytes: info.total_memory_bytes,
+                    free_memory_bytes: info.free_memory_bytes,
+                    driver_release: info.management.driver_release.clone(),
+                    driver_library: info.driver_library.clone(),
+                    pci_bus_id: info.pci_bus_id.clone(),
+                    pcie_link: info.management.pcie_link.map(link),
+                    pcie_link_max: info.management.pcie_link_max.map(link),
+                    mig_enabled: info.management.mig_enabled,
+                    pool_release_threshold: info.pool_release_threshold,
                     multiprocessors: info.multiprocessors,
                     memory_clock_khz: info.memory_clock_khz,
                     memory_bus_width_bits: info.memory_bus_width_bits,
@@ -108,17 +132,42 @@ impl Cuda {
     }
 }
 
-/// "NVIDIA H200, compute capability 9.0, 139.8 GiB, 132 SMs, driver for CUDA 12.8, peak
-/// memory bandwidth 4.8 TB/s, kernels loaded in 0.31 s".
+/// "Gen 5 x16".
+fn link((generation, lanes): (u32, u32)) -> String {
+    format!("Gen {generation} x{lanes}")
+}
+
+/// "NVIDIA H200, compute capability 9.0, 139.8 GiB (139.2 GiB free), 132 SMs, driver
+/// 570.124.06 for CUDA 12.8 (/usr/lib/x86_64-linux-gnu/libcuda.so.1), PCIe Gen 5 x16 (of
+/// Gen 5 x16) at 0000:17:00.0, MIG off, peak memory bandwidth 4.8 TB/s, kernels loaded in
+/// 0.31 s".
 fn device_line(info: &DeviceInfo) -> String {
+    let m = &info.management;
+    let unknown = || "unknown".to_owned();
     format!(
-        "{}, compute capability {}.{}, {}, {} SMs, driver for CUDA {}, peak memory bandwidth {:.1} TB/s, kernels loaded in {:.2} s",
+        "{}, compute capability {}.{}, {} ({} free), {} SMs, driver {} for CUDA {} ({}), PCIe {} (of {}) at {}, MIG {}, memory pool release threshold {}, peak memory bandwidth {:.1} TB/s, kernels loaded in {:.2} s",
         info.name,
         info.compute_capability.0,
         info.compute_capability.1,
         human_bytes(info.total_memory_bytes),
+        human_bytes(info.free_memory_bytes),
         info.multiprocessors,
+        m.driver_release.clone().unwrap_or_else(unknown),
         info.driver_cuda_version_string(),
+        info.driver_library,
+        m.pcie_link.map_or_else(unknown, link),
+        m.pcie_link_max.map_or_else(unknown, link),
+        info.pci_bus_id,
+        match m.mig_enabled {
+            Some(true) => "on",
+            Some(false) => "off",
+            None => "unsupported or unknown",
+        },
+        if info.pool_release_threshold == u64::MAX {
+            "maximum (never hands memory back)".to_owned()
+        } else {
+            human_bytes(info.pool_release_threshold)
+        },
         info.peak_memory_bandwidth() as f64 / 1e12,
         info.kernel_load_time.as_secs_f64()
     )

@@ -3,12 +3,15 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
+use std::ops::Range;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
+use ballast_air::ConstraintProgram;
 use ballast_cuda::{CudaBackend, CudaError};
 use ballast_stark::{
-    Backend, Circuit, CpuBackend, PhaseTimes, estimate_peak_bytes, part_range, prove_part,
+    Backend, Circuit, CpuBackend, Geometry, PhaseTimes, StarkParams, Workload, estimate_peak_bytes,
+    geometry, part_range, prove_part,
 };
 use ballast_workloads::{AnyProof, Describe, thousands};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -41,6 +44,12 @@ struct ProveReport {
     backend: &'static str,
     /// The GPU's name when the backend is CUDA.
     device: Option<String>,
+    /// The most device memory the backend held at once (null on the CPU).
+    device_peak_bytes: Option<u64>,
+    /// Bytes the backend copied from the host to the device (null on the CPU).
+    pcie_up_bytes: Option<u64>,
+    /// Bytes the backend copied from the device to the host (null on the CPU).
+    pcie_down_bytes: Option<u64>,
     threads: usize,
     /// The CPU kernels' SIMD path (`BALLAST_CPU`, or the best this CPU supports).
     cpu_path: &'static str,
@@ -173,7 +182,7 @@ fn prove<W: Describe + Send + 'static>(
         check_writable(report)?;
     }
 
-    let chosen = choose_backend(args.backend, estimate)?;
+    let chosen = choose_backend(args.backend, || device_need(workload, &params, &range))?;
 
     let progress = progress_bar(range.len());
     let mut times = PhaseTimes::default();
@@ -192,6 +201,7 @@ fn prove<W: Describe + Send + 'static>(
     );
     let prove_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
+    let counters = chosen.backend.counters();
 
     let bytes = proven.to_bytes();
     write_atomic(&output, &bytes)?;
@@ -210,6 +220,9 @@ fn prove<W: Describe + Send + 'static>(
         soundcalc: soundcalc_json(&circuit),
         backend: chosen.backend.name(),
         device: chosen.device,
+        device_peak_bytes: counters.map(|c| c.device_peak_bytes),
+        pcie_up_bytes: counters.map(|c| c.pcie_up_bytes),
+        pcie_down_bytes: counters.map(|c| c.pcie_down_bytes),
         threads: rayon::current_num_threads(),
         cpu_path: ballast_cpu::active().name(),
         phases_seconds: times
@@ -240,10 +253,26 @@ struct Chosen {
     device: Option<String>,
 }
 
-/// The backend --backend asks for. `auto` takes CUDA when a device is usable and holds the
-/// statement's memory estimate (a generous bound: the device holds one table at a time),
-/// and otherwise the CPU, saying why on stderr unless there is simply no driver or no device.
-fn choose_backend(choice: BackendChoice, estimate: u64) -> Result<Chosen> {
+/// What the statement asks of a device: its segments' geometry and constraint program.
+fn device_need<W: Workload>(
+    workload: &W,
+    params: &StarkParams,
+    range: &Range<usize>,
+) -> Result<(Geometry, ConstraintProgram)> {
+    let geometry = geometry(workload, params).map_err(flag_error)?;
+    let program = ConstraintProgram::of(&workload.air(range.start))
+        .map_err(|e| anyhow!("the statement cannot be proven on a GPU: {e}"))?;
+    Ok((geometry, program))
+}
+
+/// The backend --backend asks for. `auto` takes CUDA when a device is usable and its free
+/// memory holds a segment (the backend's own sizing), and otherwise the CPU, saying why on
+/// stderr unless there is simply no driver or no device. `cuda` refuses, with the reason,
+/// what `auto` would run on the CPU.
+fn choose_backend(
+    choice: BackendChoice,
+    need: impl FnOnce() -> Result<(Geometry, ConstraintProgram)>,
+) -> Result<Chosen> {
     let cpu = || Chosen {
         backend: Box::new(CpuBackend::new()),
         device: None,
@@ -254,20 +283,25 @@ fn choose_backend(choice: BackendChoice, estimate: u64) -> Result<Chosen> {
     };
     match choice {
         BackendChoice::Cpu => Ok(cpu()),
-        BackendChoice::Cuda => CudaBackend::new()
-            .map(cuda)
-            .map_err(|err| anyhow!("--backend cuda: no usable CUDA device: {err}")),
+        BackendChoice::Cuda => {
+            let b = CudaBackend::new()
+                .map_err(|err| anyhow!("--backend cuda: no usable CUDA device: {err}"))?;
+            let (geometry, program) = need()?;
+            b.check_fits(&geometry, &program)
+                .map_err(|err| anyhow!("--backend cuda: {err}"))?;
+            Ok(cuda(b))
+        }
         BackendChoice::Auto => match CudaBackend::new() {
-            Ok(b) if b.device().total_memory_bytes < estimate => {
-                eprintln!(
-                    "cli: proving on the CPU: the statement needs about {}, the {} has {}",
-                    human_bytes(estimate),
-                    b.device().name,
-                    human_bytes(b.device().total_memory_bytes)
-                );
-                Ok(cpu())
+            Ok(b) => {
+                let (geometry, program) = need()?;
+                match b.check_fits(&geometry, &program) {
+                    Ok(()) => Ok(cuda(b)),
+                    Err(err) => {
+                        eprintln!("cli: proving on the CPU: {err}");
+                        Ok(cpu())
+                    }
+                }
             }
-            Ok(b) => Ok(cuda(b)),
             Err(CudaError::NoDriver | CudaError::NoDevice) => Ok(cpu()),
             Err(err) => {
                 eprintln!("cli: proving on the CPU: the CUDA device is not usable: {err}");
@@ -317,6 +351,17 @@ fn human_summary(
         .map(|(p, d)| format!("{} {:.2}s", p.name(), d.as_secs_f64()))
         .collect();
     let _ = writeln!(out, "phases:     {}", phases.join(", "));
+    if let (Some(peak), Some(up), Some(down)) =
+        (r.device_peak_bytes, r.pcie_up_bytes, r.pcie_down_bytes)
+    {
+        let _ = writeln!(
+            out,
+            "device:     peak {}, {} up, {} down",
+            human_bytes(peak),
+            human_bytes(up),
+            human_bytes(down)
+        );
+    }
     let _ = writeln!(out, "prove time: {:.2} s", r.prove_seconds);
     let _ = writeln!(
         out,

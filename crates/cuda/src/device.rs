@@ -10,16 +10,18 @@
 //! A kernel fault leaves the context unusable: every later call says so instead of failing
 //! obscurely. Nothing here chooses between backends; the caller does.
 
-use std::ffi::{CStr, c_char, c_int, c_void};
+use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::CudaError;
 use crate::driver::{
     self, Api, DevicePtr, ERROR_NO_DEVICE, Found, HOST_ALLOC_PORTABLE, Handle,
-    POOL_RELEASE_THRESHOLD, POOL_RESERVED_HIGH, POOL_USED_HIGH, STREAM_NON_BLOCKING, attribute,
+    POOL_RELEASE_THRESHOLD, POOL_RESERVED_CURRENT, POOL_RESERVED_HIGH, POOL_USED_CURRENT,
+    POOL_USED_HIGH, STREAM_NON_BLOCKING, attribute,
 };
-use crate::kernels::{Arg, Grid, Kernel, Launcher, Module};
+use crate::kernels::{Arg, Grid, Kernel, Launcher, Module, Queue};
+use crate::nvml::{self, Management};
 
 /// The oldest CUDA version, as the driver reports it (1000·major + 10·minor), the backend
 /// runs on: 11.2, whose driver (460) has the stream-ordered allocator. The committed PTX
@@ -31,8 +33,19 @@ pub const MIN_DRIVER_CUDA_VERSION: i32 = 11_020;
 /// version and refuses the one below). Drivers for CUDA 11.0 and newer JIT-compile it.
 pub const PTX_ISA: &str = "7.0";
 
+/// The oldest GPUs the committed PTX (`.target sm_80`) runs on: Ampere.
+const MIN_COMPUTE_CAPABILITY: i32 = 8;
+
 /// Bytes of each of the two pinned host buffers that copies go through.
 const STAGING_BYTES: usize = 32 << 20;
+
+/// `CU_EVENT_BLOCKING_SYNC`: a host waiting for the event sleeps instead of spinning, so the
+/// host's cores stay free for tracing.
+const BLOCKING_SYNC: c_uint = 0x1;
+/// Flags of the events that time phases.
+const TIMING_EVENT: c_uint = BLOCKING_SYNC;
+/// Flags of the events that only order work (`CU_EVENT_DISABLE_TIMING` is cheaper).
+const TICKET_EVENT: c_uint = BLOCKING_SYNC | 0x2;
 
 /// What the driver says about the device the backend uses (device 0).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +73,8 @@ pub struct DeviceInfo {
     /// The memory pool's release threshold as read back after setting it (`u64::MAX`:
     /// freed memory is never handed back to the driver).
     pub pool_release_threshold: u64,
+    /// What the management library says: driver release, PCIe link, MIG mode.
+    pub management: Management,
     /// Time the driver took to load (JIT-compile, or read from its cache) the kernels.
     pub kernel_load_time: Duration,
 }
@@ -101,12 +116,16 @@ struct Opened {
     api: &'static Api,
     info: DeviceInfo,
     context: Handle,
+    /// Where the kernels and the copies they wait for run.
     stream: Handle,
+    /// Where copies sent ahead run, beside the kernels.
+    copy_stream: Handle,
     pool: Option<Handle>,
     /// Indexed by `Kernel as usize`.
     functions: Vec<Handle>,
-    /// The two pinned host buffers copies go through.
+    /// The pinned host buffers copies go through: the stream's, and the copy stream's.
     staging: Mutex<Staging>,
+    copy_staging: Mutex<Staging>,
     /// The failure that made the context unusable, once one has.
     lost: Mutex<Option<String>>,
 }
@@ -144,7 +163,8 @@ impl CudaDevice {
         &self.inner.info
     }
 
-    /// Free and total device memory now, in bytes.
+    /// Free and total device memory now, in bytes: free counts what the driver has left and
+    /// what the pool holds but does not use (it keeps freed memory, never handing it back).
     ///
     /// # Errors
     /// If the driver fails.
@@ -154,7 +174,29 @@ impl CudaDevice {
         // SAFETY: two out-pointers to usize.
         let r = unsafe { (self.inner.api.cuMemGetInfo_v2)(&raw mut free, &raw mut total) };
         self.check(r, "reading the free memory")?;
-        Ok((free as u64, total as u64))
+        let held = match self.inner.pool {
+            Some(pool) => {
+                let reserved = self.pool_attribute(pool, POOL_RESERVED_CURRENT)?;
+                reserved.saturating_sub(self.pool_attribute(pool, POOL_USED_CURRENT)?)
+            }
+            None => 0,
+        };
+        Ok((free as u64 + held, total as u64))
+    }
+
+    /// A 64-bit attribute of the memory pool.
+    fn pool_attribute(&self, pool: Handle, attribute: c_int) -> Result<u64, CudaError> {
+        let mut value = 0u64;
+        // SAFETY: the pool attribute is a 64-bit value written through the pointer.
+        let r = unsafe {
+            (self.inner.api.cuMemPoolGetAttribute)(
+                pool,
+                attribute,
+                (&raw mut value).cast::<c_void>(),
+            )
+        };
+        self.check(r, "reading the memory pool")?;
+        Ok(value)
     }
 
     /// The memory pool's high-water marks: (in use, held from the driver), in bytes.
@@ -166,20 +208,10 @@ impl CudaDevice {
             return Ok(None);
         };
         self.current()?;
-        let read = |attribute: c_int| -> Result<u64, CudaError> {
-            let mut value = 0u64;
-            // SAFETY: the pool attribute is a 64-bit value written through the pointer.
-            let r = unsafe {
-                (self.inner.api.cuMemPoolGetAttribute)(
-                    pool,
-                    attribute,
-                    (&raw mut value).cast::<c_void>(),
-                )
-            };
-            self.check(r, "reading the memory pool")?;
-            Ok(value)
-        };
-        Ok(Some((read(POOL_USED_HIGH)?, read(POOL_RESERVED_HIGH)?)))
+        Ok(Some((
+            self.pool_attribute(pool, POOL_USED_HIGH)?,
+            self.pool_attribute(pool, POOL_RESERVED_HIGH)?,
+        )))
     }
 
     /// Fails with [`CudaError::ContextLost`] once a kernel has faulted.
@@ -220,10 +252,10 @@ impl CudaDevice {
 /// Whether a driver error leaves the context unusable (a kernel fault is sticky: every later
 /// call returns it).
 fn sticky(result: c_int) -> bool {
-    // CUDA_ERROR_ILLEGAL_ADDRESS 700, LAUNCH_TIMEOUT 702, HARDWARE_STACK_ERROR 714,
+    // CUDA_ERROR_ILLEGAL_ADDRESS 700, LAUNCH_TIMEOUT 702, ASSERT 710, HARDWARE_STACK_ERROR 714,
     // ILLEGAL_INSTRUCTION 715, MISALIGNED_ADDRESS 716, INVALID_ADDRESS_SPACE 717,
     // INVALID_PC 718, LAUNCH_FAILED 719.
-    matches!(result, 700 | 702 | 714..=719)
+    matches!(result, 700 | 702 | 710 | 714..=719)
 }
 
 fn open_device_zero() -> Result<CudaDevice, CudaError> {
@@ -278,13 +310,14 @@ fn open_device_zero() -> Result<CudaDevice, CudaError> {
     let text = |f: unsafe extern "C" fn(*mut c_char, c_int, i32) -> c_int,
                 during: &'static str|
      -> Result<String, CudaError> {
-        let mut buffer = [0 as c_char; 128];
-        // SAFETY: the driver writes a NUL-terminated string of at most `len` bytes.
-        api.check(unsafe { f(buffer.as_mut_ptr(), 128, device) }, during)?;
-        // SAFETY: NUL-terminated within the buffer (the driver truncates).
-        Ok(unsafe { CStr::from_ptr(buffer.as_ptr()) }
-            .to_string_lossy()
-            .into_owned())
+        let mut buffer = [0u8; 128];
+        // SAFETY: the driver writes at most `len` bytes of a string into the buffer.
+        api.check(
+            unsafe { f(buffer.as_mut_ptr().cast(), 127, device) },
+            during,
+        )?;
+        Ok(CStr::from_bytes_until_nul(&buffer)
+            .map_or_else(|_| String::new(), |s| s.to_string_lossy().into_owned()))
     };
     let name = text(api.cuDeviceGetName, "reading the device's name")?;
     let pci_bus_id = text(api.cuDeviceGetPCIBusId, "reading the device's PCI address")?;
@@ -311,12 +344,8 @@ fn open_device_zero() -> Result<CudaDevice, CudaError> {
         unsafe { (api.cuMemGetInfo_v2)(&raw mut free, &raw mut total_now) },
         "reading the free memory",
     )?;
-    let mut stream: Handle = std::ptr::null_mut();
-    // SAFETY: creates a stream in the current context.
-    api.check(
-        unsafe { (api.cuStreamCreate)(&raw mut stream, STREAM_NON_BLOCKING) },
-        "creating a stream",
-    )?;
+    let stream = create_stream(api)?;
+    let copy_stream = create_stream(api)?;
     let (pool, pool_release_threshold) = if attribute(attribute::MEMORY_POOLS)? == 0 {
         return Err(CudaError::Driver {
             during: "opening device 0",
@@ -357,6 +386,19 @@ fn open_device_zero() -> Result<CudaDevice, CudaError> {
         (Some(pool), read_back)
     };
 
+    let compute_capability = (
+        attribute(attribute::CAPABILITY_MAJOR)? as i32,
+        attribute(attribute::CAPABILITY_MINOR)? as i32,
+    );
+    if compute_capability.0 < MIN_COMPUTE_CAPABILITY {
+        return Err(CudaError::Driver {
+            during: "opening device 0",
+            message: format!(
+                "{name} has compute capability {}.{}; the kernels are built for {MIN_COMPUTE_CAPABILITY}.0 (Ampere) and newer",
+                compute_capability.0, compute_capability.1
+            ),
+        });
+    }
     let started = Instant::now();
     let mut modules = Vec::with_capacity(Module::ALL.len());
     for module in Module::ALL {
@@ -388,51 +430,71 @@ fn open_device_zero() -> Result<CudaDevice, CudaError> {
     }
     let kernel_load_time = started.elapsed();
 
-    let mut halves = [std::ptr::null_mut::<u64>(); 2];
-    let mut done = [std::ptr::null_mut(); 2];
-    for (half, event) in halves.iter_mut().zip(&mut done) {
-        let mut ptr: *mut c_void = std::ptr::null_mut();
-        // SAFETY: page-locked host memory for the process's lifetime.
-        api.check(
-            unsafe { (api.cuMemHostAlloc)(&raw mut ptr, STAGING_BYTES, HOST_ALLOC_PORTABLE) },
-            "allocating pinned host memory",
-        )?;
-        *half = ptr.cast();
-        // SAFETY: an event in the current context (flags 0).
-        api.check(
-            unsafe { (api.cuEventCreate)(event, 0) },
-            "creating an event",
-        )?;
-    }
+    let staging = Staging::new(api)?;
+    let copy_staging = Staging::new(api)?;
 
     Ok(CudaDevice {
         inner: Arc::new(Opened {
             api,
             info: DeviceInfo {
                 name,
-                compute_capability: (
-                    attribute(attribute::CAPABILITY_MAJOR)? as i32,
-                    attribute(attribute::CAPABILITY_MINOR)? as i32,
-                ),
+                compute_capability,
                 total_memory_bytes: total as u64,
                 free_memory_bytes: free as u64,
                 driver_cuda_version: version,
                 driver_library: api.path.clone(),
-                pci_bus_id,
+                pci_bus_id: pci_bus_id.clone(),
                 multiprocessors: attribute(attribute::MULTIPROCESSORS)?,
                 memory_clock_khz: attribute(attribute::MEMORY_CLOCK_KHZ)?,
                 memory_bus_width_bits: attribute(attribute::MEMORY_BUS_WIDTH)?,
                 pool_release_threshold,
+                management: nvml::read(&pci_bus_id, &api.path),
                 kernel_load_time,
             },
             context,
             stream,
+            copy_stream,
             pool,
             functions,
-            staging: Mutex::new(Staging { halves, done }),
+            staging: Mutex::new(staging),
+            copy_staging: Mutex::new(copy_staging),
             lost: Mutex::new(None),
         }),
     })
+}
+
+/// A stream of the current context that does not wait for the legacy default stream.
+fn create_stream(api: &Api) -> Result<Handle, CudaError> {
+    let mut stream: Handle = std::ptr::null_mut();
+    // SAFETY: creates a stream in the current context.
+    api.check(
+        unsafe { (api.cuStreamCreate)(&raw mut stream, STREAM_NON_BLOCKING) },
+        "creating a stream",
+    )?;
+    Ok(stream)
+}
+
+impl Staging {
+    /// Two pinned halves of [`STAGING_BYTES`] and their events, for the process's life.
+    fn new(api: &Api) -> Result<Self, CudaError> {
+        let mut halves = [std::ptr::null_mut::<u64>(); 2];
+        let mut done = [std::ptr::null_mut(); 2];
+        for (half, event) in halves.iter_mut().zip(&mut done) {
+            let mut ptr: *mut c_void = std::ptr::null_mut();
+            // SAFETY: page-locked host memory for the process's lifetime.
+            api.check(
+                unsafe { (api.cuMemHostAlloc)(&raw mut ptr, STAGING_BYTES, HOST_ALLOC_PORTABLE) },
+                "allocating pinned host memory",
+            )?;
+            *half = ptr.cast();
+            // SAFETY: an event in the current context.
+            api.check(
+                unsafe { (api.cuEventCreate)(event, TICKET_EVENT) },
+                "creating an event",
+            )?;
+        }
+        Ok(Self { halves, done })
+    }
 }
 
 /// Device memory from the pool, returned to it (not to the driver) when dropped.
@@ -454,16 +516,24 @@ impl Drop for DeviceBuffer {
     }
 }
 
-/// A point on the device's stream: an event.
-pub struct DeviceMark {
+/// A point on one of the device's streams: an event.
+pub struct DeviceEvent {
     event: Handle,
     api: &'static Api,
+    context: Handle,
 }
 
-impl Drop for DeviceMark {
+// SAFETY: an event handle of the process's context, usable from any thread once the context
+// is current there (every call, and the drop, make it so).
+unsafe impl Send for DeviceEvent {}
+
+impl Drop for DeviceEvent {
     fn drop(&mut self) {
-        // SAFETY: an event this mark created, destroyed once.
-        unsafe { (self.api.cuEventDestroy_v2)(self.event) };
+        // SAFETY: the process's context, and an event this value created, destroyed once.
+        unsafe {
+            (self.api.cuCtxSetCurrent)(self.context);
+            (self.api.cuEventDestroy_v2)(self.event);
+        }
     }
 }
 
@@ -477,9 +547,84 @@ fn range_check(len: usize, offset: usize, words: usize) -> Result<(), CudaError>
     Ok(())
 }
 
+impl CudaDevice {
+    /// Copies `words` into `buffer` at `offset` on `stream`, through the pinned `staging`
+    /// halves: the host copies a chunk into one half while the previous chunk goes up from
+    /// the other.
+    fn copy_in(
+        &self,
+        words: &[u64],
+        buffer: &DeviceBuffer,
+        offset: usize,
+        staging: &Staging,
+        stream: Handle,
+    ) -> Result<(), CudaError> {
+        range_check(buffer.len, offset, words.len())?;
+        self.current()?;
+        let api = self.inner.api;
+        let chunk = STAGING_BYTES / 8;
+        for (i, part) in words.chunks(chunk).enumerate() {
+            let half = i % 2;
+            // The half's previous copy must be done before it is overwritten.
+            // SAFETY: an event of this context (recorded, or never: then it is complete).
+            self.check(
+                unsafe { (api.cuEventSynchronize)(staging.done[half]) },
+                "copying to the device",
+            )?;
+            // SAFETY: the pinned half holds STAGING_BYTES; `part` is at most that long.
+            let pinned =
+                unsafe { std::slice::from_raw_parts_mut(staging.halves[half], part.len()) };
+            copy_words(part, pinned);
+            let dst = buffer.ptr + 8 * (offset + i * chunk) as u64;
+            // SAFETY: the range was checked against the buffer; the source is pinned and
+            // stays untouched until the event after the copy has passed.
+            let r = unsafe {
+                (api.cuMemcpyHtoDAsync_v2)(dst, pinned.as_ptr().cast(), part.len() * 8, stream)
+            };
+            self.check(r, "copying to the device")?;
+            // SAFETY: records on a stream of this context.
+            let r = unsafe { (api.cuEventRecord)(staging.done[half], stream) };
+            self.check(r, "copying to the device")?;
+        }
+        Ok(())
+    }
+
+    /// The stream of a queue.
+    fn stream_of(&self, queue: Queue) -> Handle {
+        match queue {
+            Queue::Compute => self.inner.stream,
+            Queue::Copy => self.inner.copy_stream,
+        }
+    }
+
+    /// An event with `flags`, recorded on `stream` now.
+    fn record(&self, stream: Handle, flags: c_uint) -> Result<DeviceEvent, CudaError> {
+        self.current()?;
+        let api = self.inner.api;
+        let mut event: Handle = std::ptr::null_mut();
+        // SAFETY: creates an event and records it on a stream of this context.
+        self.check(
+            unsafe { (api.cuEventCreate)(&raw mut event, flags) },
+            "creating an event",
+        )?;
+        let mark = DeviceEvent {
+            event,
+            api,
+            context: self.inner.context,
+        };
+        // SAFETY: as above.
+        self.check(
+            unsafe { (api.cuEventRecord)(event, stream) },
+            "recording an event",
+        )?;
+        Ok(mark)
+    }
+}
+
 impl Launcher for CudaDevice {
     type Buffer = DeviceBuffer;
-    type Mark = DeviceMark;
+    type Mark = DeviceEvent;
+    type Ticket = DeviceEvent;
     const NAME: &'static str = "cuda";
 
     fn alloc(&self, len: usize) -> Result<DeviceBuffer, CudaError> {
@@ -502,41 +647,30 @@ impl Launcher for CudaDevice {
     }
 
     fn upload(&self, words: &[u64], buffer: &DeviceBuffer, offset: usize) -> Result<(), CudaError> {
-        range_check(buffer.len, offset, words.len())?;
-        self.current()?;
-        let api = self.inner.api;
         let staging = self.inner.staging.lock().unwrap_or_else(|e| e.into_inner());
-        let chunk = STAGING_BYTES / 8;
-        for (i, part) in words.chunks(chunk).enumerate() {
-            let half = i % 2;
-            // The half's previous copy must be done before it is overwritten.
-            // SAFETY: an event of this context.
-            self.check(
-                unsafe { (api.cuEventSynchronize)(staging.done[half]) },
-                "copying to the device",
-            )?;
-            // SAFETY: the pinned half holds STAGING_BYTES; `part` is at most that long.
-            let pinned =
-                unsafe { std::slice::from_raw_parts_mut(staging.halves[half], part.len()) };
-            copy_words(part, pinned);
-            let dst = buffer.ptr + 8 * (offset + i * chunk) as u64;
-            // SAFETY: the range was checked against the buffer; the source is pinned and
-            // stays untouched until the event after the copy has passed.
-            let r = unsafe {
-                (api.cuMemcpyHtoDAsync_v2)(
-                    dst,
-                    pinned.as_ptr().cast(),
-                    part.len() * 8,
-                    self.inner.stream,
-                )
-            };
-            self.check(r, "copying to the device")?;
-            // SAFETY: records on this context's stream.
-            let r = unsafe { (api.cuEventRecord)(staging.done[half], self.inner.stream) };
-            self.check(r, "copying to the device")?;
-        }
-        drop(staging);
-        Ok(())
+        self.copy_in(words, buffer, offset, &staging, self.inner.stream)
+    }
+
+    fn upload_ahead(&self, words: &[u64], buffer: &DeviceBuffer) -> Result<(), CudaError> {
+        let staging = self
+            .inner
+            .copy_staging
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        self.copy_in(words, buffer, 0, &staging, self.inner.copy_stream)
+    }
+
+    fn signal(&self, queue: Queue) -> Result<DeviceEvent, CudaError> {
+        self.record(self.stream_of(queue), TICKET_EVENT)
+    }
+
+    fn wait_for(&self, queue: Queue, ticket: &DeviceEvent) -> Result<(), CudaError> {
+        self.current()?;
+        // SAFETY: an event recorded on a stream of this context; the queue's later work
+        // waits for it.
+        let r =
+            unsafe { (self.inner.api.cuStreamWaitEvent)(self.stream_of(queue), ticket.event, 0) };
+        self.check(r, "ordering a copy")
     }
 
     fn download(
@@ -610,25 +744,11 @@ impl Launcher for CudaDevice {
         self.check(r, "launching a kernel")
     }
 
-    fn mark(&self) -> Result<DeviceMark, CudaError> {
-        self.current()?;
-        let api = self.inner.api;
-        let mut event: Handle = std::ptr::null_mut();
-        // SAFETY: creates an event and records it on this context's stream.
-        self.check(
-            unsafe { (api.cuEventCreate)(&raw mut event, 0) },
-            "creating an event",
-        )?;
-        let mark = DeviceMark { event, api };
-        // SAFETY: as above.
-        self.check(
-            unsafe { (api.cuEventRecord)(event, self.inner.stream) },
-            "recording an event",
-        )?;
-        Ok(mark)
+    fn mark(&self) -> Result<DeviceEvent, CudaError> {
+        self.record(self.inner.stream, TIMING_EVENT)
     }
 
-    fn elapsed(&self, from: &DeviceMark, to: &DeviceMark) -> Result<Duration, CudaError> {
+    fn elapsed(&self, from: &DeviceEvent, to: &DeviceEvent) -> Result<Duration, CudaError> {
         self.current()?;
         let api = self.inner.api;
         // SAFETY: events recorded on this context's stream.

@@ -36,6 +36,12 @@ pub(crate) const ERROR_OUT_OF_MEMORY: CuResult = 2;
 pub(crate) const ERROR_STUB_LIBRARY: CuResult = 34;
 /// `CUDA_ERROR_NO_DEVICE`.
 pub(crate) const ERROR_NO_DEVICE: CuResult = 100;
+/// `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH`: a compatibility driver newer than the kernel module
+/// allows.
+const ERROR_SYSTEM_DRIVER_MISMATCH: CuResult = 803;
+/// `CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE`: a compatibility driver on a GPU it does not
+/// support.
+const ERROR_COMPAT_NOT_SUPPORTED: CuResult = 804;
 
 /// `CUdevice_attribute` values the backend reads.
 pub(crate) mod attribute {
@@ -56,6 +62,10 @@ pub(crate) mod attribute {
 
 /// `CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`: bytes the pool keeps when the stream synchronises.
 pub(crate) const POOL_RELEASE_THRESHOLD: c_int = 4;
+/// `CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT`: the memory the pool holds from the driver.
+pub(crate) const POOL_RESERVED_CURRENT: c_int = 5;
+/// `CU_MEMPOOL_ATTR_USED_MEM_CURRENT`: the memory in use from the pool.
+pub(crate) const POOL_USED_CURRENT: c_int = 7;
 /// `CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH`: the most memory the pool has held from the driver.
 pub(crate) const POOL_RESERVED_HIGH: c_int = 6;
 /// `CU_MEMPOOL_ATTR_USED_MEM_HIGH`: the most memory in use from the pool at once.
@@ -91,6 +101,10 @@ macro_rules! api {
             $(pub(crate) $name: unsafe extern "C" fn($($arg),*) -> CuResult,)*
         }
 
+        /// The entry points' names, in declaration order.
+        #[cfg(test)]
+        const ENTRY_POINTS: &[&str] = &[$(stringify!($name)),*];
+
         impl Api {
             /// Resolves every entry point of `library`.
             #[allow(non_snake_case)]
@@ -104,7 +118,10 @@ macro_rules! api {
                             concat!(stringify!($name), "\0").as_bytes(),
                         )
                     }
-                    .map_err(|_| format!("{path} has no {}", stringify!($name)))?;
+                    .map_err(|_| format!(
+                        "{path} has no {} (drivers for CUDA 11.2 and newer have it)",
+                        stringify!($name)
+                    ))?;
                 )*
                 Ok(Self { _library: library, path: path.to_owned(), $($name,)* })
             }
@@ -132,6 +149,7 @@ api! {
         *mut *mut c_void, *mut *mut c_void);
     cuStreamCreate: fn(*mut Handle, c_uint);
     cuStreamSynchronize: fn(Handle);
+    cuStreamWaitEvent: fn(Handle, Handle, c_uint);
     cuEventCreate: fn(*mut Handle, c_uint);
     cuEventRecord: fn(Handle, Handle);
     cuEventSynchronize: fn(Handle);
@@ -193,6 +211,17 @@ pub(crate) fn find(candidates: &[&str]) -> Found {
                     stubs.push(path.to_owned());
                     continue;
                 }
+                // A forward-compatibility driver (cuda/compat) the GPU or kernel module
+                // refuses: the system's driver may come later in the list.
+                // SAFETY: as above.
+                let init = unsafe { (api.cuInit)(0) };
+                if matches!(
+                    init,
+                    ERROR_COMPAT_NOT_SUPPORTED | ERROR_SYSTEM_DRIVER_MISMATCH
+                ) {
+                    broken.get_or_insert(format!("{path}: {}", api.describe(init)));
+                    continue;
+                }
                 return Found::Driver(Box::new(api));
             }
             Err(reason) => {
@@ -200,9 +229,10 @@ pub(crate) fn find(candidates: &[&str]) -> Found {
             }
         }
     }
+    // A real library that cannot be used says more than a stub does.
     match broken {
-        _ if !stubs.is_empty() => Found::Stubs(stubs),
         Some(reason) => Found::Broken(reason),
+        None if !stubs.is_empty() => Found::Stubs(stubs),
         None => Found::Nothing,
     }
 }
@@ -240,5 +270,75 @@ impl Api {
             (Some(name), None) => name,
             _ => format!("CUDA error {result}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    use super::*;
+
+    /// Builds a stand-in libcuda from C: every entry point returns `result`, and
+    /// cuDriverGetVersion reports 12.8; `missing` entry points are left out.
+    fn stand_in(dir: &Path, name: &str, result: i32, missing: &[&str]) -> Option<PathBuf> {
+        let mut source =
+            String::from("int cuDriverGetVersion(int* v) { *v = 12080; return RESULT; }\n")
+                .replace("RESULT", &result.to_string());
+        for entry in ENTRY_POINTS {
+            if *entry != "cuDriverGetVersion" && !missing.contains(entry) {
+                source.push_str(&format!("int {entry}(void) {{ return {result}; }}\n"));
+            }
+        }
+        let c = dir.join(format!("{name}.c"));
+        std::fs::write(&c, source).ok()?;
+        let library = dir.join(name);
+        let built = Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&library)
+            .arg(&c)
+            .status()
+            .ok()?;
+        built.success().then_some(library)
+    }
+
+    #[test]
+    fn stubs_are_skipped_and_broken_drivers_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let built = (
+            stand_in(dir.path(), "stub.so", ERROR_STUB_LIBRARY, &[]),
+            stand_in(dir.path(), "driver.so", ERROR_NO_DEVICE, &[]),
+            stand_in(dir.path(), "old.so", 0, &["cuMemAllocAsync"]),
+        );
+        let (Some(stub), Some(driver), Some(old)) = built else {
+            assert!(
+                std::env::var_os("BALLAST_REQUIRE_CXX").is_none_or(|v| v != "1"),
+                "BALLAST_REQUIRE_CXX=1 but no C compiler (cc) to build stand-in drivers"
+            );
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "skipping: no C compiler (cc) on PATH");
+            return;
+        };
+        let path = |p: &PathBuf| p.to_str().unwrap().to_owned();
+        let (stub, driver, old) = (path(&stub), path(&driver), path(&old));
+        let absent = "/nonexistent/libcuda.so.1";
+        // A stub ahead of the driver (a toolkit's stubs on LD_LIBRARY_PATH) is passed over.
+        match find(&[absent, &stub, &driver]) {
+            Found::Driver(api) => assert_eq!(api.path, driver),
+            _ => panic!("the driver after the stub is found"),
+        }
+        match find(&[&stub]) {
+            Found::Stubs(paths) => assert_eq!(paths, std::slice::from_ref(&stub)),
+            _ => panic!("a lone stub is reported as one"),
+        }
+        match find(&[&old]) {
+            Found::Broken(reason) => assert_eq!(
+                reason,
+                format!("{old} has no cuMemAllocAsync (drivers for CUDA 11.2 and newer have it)")
+            ),
+            _ => panic!("a driver without an entry point is named"),
+        }
+        assert!(matches!(find(&[absent]), Found::Nothing));
     }
 }

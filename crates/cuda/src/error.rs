@@ -16,9 +16,10 @@ pub enum CudaError {
         "no CUDA driver: only the CUDA toolkit's stub library was found ({0}); the driver's libcuda.so.1 is needed"
     )]
     StubDriver(String),
-    /// This error occurs when a library that calls itself the driver lacks an entry point
-    /// the backend needs (a driver older than CUDA 11.2).
-    #[error("the CUDA driver cannot be used: {0} (drivers for CUDA 11.2 and newer have it)")]
+    /// This error occurs when a library that calls itself the driver cannot be used: it
+    /// lacks an entry point the backend needs (a driver older than CUDA 11.2), or it is a
+    /// compatibility driver this GPU or kernel module refuses.
+    #[error("the CUDA driver cannot be used: {0}")]
     BrokenDriver(String),
     /// This error occurs when the driver is older than the backend needs.
     #[error("the CUDA driver supports CUDA {found}, the backend needs {required} or newer")]

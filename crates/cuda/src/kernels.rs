@@ -194,7 +194,8 @@ impl Grid {
         )
     }
 
-    /// `blocks` blocks of `threads` threads with `shared_words` words of shared memory.
+    /// `blocks` blocks of `threads` threads with `shared_words` words of shared memory. A
+    /// grid of no block is no launch.
     ///
     /// # Errors
     /// If `blocks` exceeds what a grid's x dimension holds.
@@ -203,7 +204,7 @@ impl Grid {
         const MAX_BLOCKS: u64 = i32::MAX as u64;
         match u32::try_from(blocks) {
             Ok(b) if blocks <= MAX_BLOCKS => Ok(Self {
-                blocks: b.max(1),
+                blocks: b,
                 threads,
                 shared_words,
             }),
@@ -216,13 +217,27 @@ impl Grid {
     }
 }
 
+/// An executor's queues of work: launches and their copies run on the compute queue in
+/// order; copies sent ahead run on the copy queue, ordered against the other only through
+/// tickets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queue {
+    /// The kernels, and the copies they need before or after them.
+    Compute,
+    /// Copies sent ahead of the work that needs them.
+    Copy,
+}
+
 /// Something that runs kernels: device memory of `u64` words, copies and launches, in
-/// order: each launch and copy sees the effects of the ones before it.
+/// order on its compute queue: each launch and copy sees the effects of the ones before
+/// it. Memory is allocated and freed in that order too.
 pub trait Launcher: Send + Sync {
     /// A buffer of `u64` words in the executor's memory.
     type Buffer: Send + Sync;
     /// A point in the executor's sequence of work, for timing it.
     type Mark;
+    /// A point in one of the executor's queues that other work can wait for.
+    type Ticket: Send;
     /// The backend's name in reports and errors.
     const NAME: &'static str;
 
@@ -243,6 +258,27 @@ pub trait Launcher: Send + Sync {
     /// # Errors
     /// If the executor fails or the range is outside the buffer.
     fn upload(&self, words: &[u64], buffer: &Self::Buffer, offset: usize) -> Result<(), CudaError>;
+
+    /// Copies `words` into `buffer` on the [`Queue::Copy`] queue, beside the kernels, not
+    /// after them: the copy may overlap their work. Nothing on the compute queue waits for
+    /// it unless told to ([`signal`](Self::signal), [`wait_for`](Self::wait_for)).
+    /// `words` may be reused when this returns.
+    ///
+    /// # Errors
+    /// If the executor fails or the buffer is too small.
+    fn upload_ahead(&self, words: &[u64], buffer: &Self::Buffer) -> Result<(), CudaError>;
+
+    /// A ticket that passes when the work queued on `queue` so far has run.
+    ///
+    /// # Errors
+    /// If the executor fails.
+    fn signal(&self, queue: Queue) -> Result<Self::Ticket, CudaError>;
+
+    /// Makes the work queued on `queue` from now on wait for `ticket`.
+    ///
+    /// # Errors
+    /// If the executor fails.
+    fn wait_for(&self, queue: Queue, ticket: &Self::Ticket) -> Result<(), CudaError>;
 
     /// Copies `out.len()` words of `buffer` from word `offset` on back to the host, after
     /// the work queued before it.

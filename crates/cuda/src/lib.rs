@@ -8,11 +8,13 @@ mod error;
 mod kernels;
 mod lde;
 mod merkle;
+mod nvml;
 mod segment;
 
 pub use backend::{CudaBackend, KernelBackend};
 pub use device::{
-    CudaDevice, DeviceBuffer, DeviceInfo, DeviceMark, MIN_DRIVER_CUDA_VERSION, PTX_ISA, probe,
+    CudaDevice, DeviceBuffer, DeviceEvent, DeviceInfo, MIN_DRIVER_CUDA_VERSION, PTX_ISA, probe,
 };
 pub use error::CudaError;
-pub use kernels::{Arg, Grid, Kernel, Launcher, Module, THREADS_PER_BLOCK};
+pub use kernels::{Arg, Grid, Kernel, Launcher, Module, Queue, THREADS_PER_BLOCK};
+pub use nvml::Management;

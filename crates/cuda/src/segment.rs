@@ -16,13 +16,14 @@ use ballast_backend::{
     PhaseTimes, SegmentProver,
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_fri::{FriLayerOpening, FriLayers, QueryPlan, round_arities};
+use ballast_fri::{FriLayerOpening, FriLayers, QueryPlan};
 use ballast_merkle::Digest;
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
 use crate::CudaError;
-use crate::kernels::{Arg, Grid, Kernel, Launcher, THREADS_PER_BLOCK};
+use crate::backend::TraceSlot;
+use crate::kernels::{Arg, Grid, Kernel, Launcher, Queue, THREADS_PER_BLOCK};
 use crate::lde::{self, LdeTables, Source};
 use crate::merkle::{self, DIGEST_WORDS, digest_of, tree_digests};
 
@@ -48,8 +49,6 @@ pub(crate) struct Workspace<B> {
     constants: B,
     registers: B,
     composition_threads: u64,
-    /// The trace as the host holds it (row blocks), uploaded.
-    trace: B,
     /// Raw columns between the inverse transform and the extension: the trace's, then the
     /// quotient's chunks.
     raw: B,
@@ -130,12 +129,7 @@ impl<B> Workspace<B> {
         program: &ConstraintProgram,
     ) -> Result<Self, CudaError> {
         let g = key.geometry;
-        let (n, lde_rows, q) = (
-            1usize << g.log_rows,
-            1usize << g.log_lde(),
-            1usize << g.log_quotient(),
-        );
-        let (w, cq) = (g.width, g.quotient_width());
+        let size = Sizes::of(&g, program, key.log_tile);
         let tables = LdeTables::new(
             launcher,
             g.log_rows,
@@ -149,42 +143,27 @@ impl<B> Workspace<B> {
         let constants: Vec<u64> = program.constants().iter().map(|c| c.as_u64()).collect();
         let constants_buffer = launcher.alloc(constants.len())?;
         launcher.upload(&constants, &constants_buffer, 0)?;
-        // Every thread of the grid has its registers, those past the last point too.
-        let composition_threads = (q as u64)
-            .min(COMPOSITION_THREADS)
-            .next_multiple_of(u64::from(THREADS_PER_BLOCK));
-        let multiple_passes = lde::passes(g.log_rows, key.log_tile).len() > 1;
-        // The FRI layers: N values, then N/a, …, down to the last layer.
-        let folds = g.log_lde() - (g.log_blowup + g.log_final_poly_len);
-        let (mut layer_words, mut tree_words, mut log_len) = (3 * lde_rows, 0, g.log_lde());
-        for log_arity in round_arities(folds) {
-            tree_words += DIGEST_WORDS * tree_digests(log_len - log_arity);
-            log_len -= log_arity;
-            layer_words += 3 << log_len;
-        }
         Ok(Self {
             tables,
             program_len: words.len(),
             program: program_buffer,
             constants: constants_buffer,
-            registers: launcher.alloc(program.registers() * composition_threads as usize)?,
-            composition_threads,
-            // A block of eight rows at least: the host's table is in blocks of eight.
-            trace: launcher.alloc(w * n.max(8))?,
-            raw: launcher.alloc(w.max(cq) * n)?,
-            scratch: launcher.alloc(if multiple_passes { w.max(cq) * n } else { 1 })?,
-            lde: launcher.alloc(w * lde_rows)?,
-            trace_tree: launcher.alloc(DIGEST_WORDS * tree_digests(g.log_lde()))?,
-            quotient_values: launcher.alloc(3 * q)?,
-            chunk_scales: launcher.alloc(1 << g.log_quotient_chunks)?,
-            quotient_lde: launcher.alloc(cq * lde_rows)?,
-            quotient_tree: launcher.alloc(DIGEST_WORDS * tree_digests(g.log_lde()))?,
-            weights: launcher.alloc(3 * n)?,
-            sums: launcher.alloc(3 * (2 * w).max(cq))?,
-            deep_coefficients: launcher.alloc(3 * (w + cq))?,
+            registers: launcher.alloc(size.registers)?,
+            composition_threads: size.composition_threads,
+            raw: launcher.alloc(size.raw)?,
+            scratch: launcher.alloc(size.scratch)?,
+            lde: launcher.alloc(size.lde)?,
+            trace_tree: launcher.alloc(size.tree)?,
+            quotient_values: launcher.alloc(size.quotient_values)?,
+            chunk_scales: launcher.alloc(size.chunk_scales)?,
+            quotient_lde: launcher.alloc(size.quotient_lde)?,
+            quotient_tree: launcher.alloc(size.tree)?,
+            weights: launcher.alloc(size.weights)?,
+            sums: launcher.alloc(size.sums)?,
+            deep_coefficients: launcher.alloc(size.deep_coefficients)?,
             deep_constants: launcher.alloc(15)?,
-            layers: launcher.alloc(layer_words)?,
-            layer_trees: launcher.alloc(tree_words)?,
+            layers: launcher.alloc(size.layers)?,
+            layer_trees: launcher.alloc(size.layer_trees)?,
             grind_state: launcher.alloc(4)?,
             grind_found: launcher.alloc(1)?,
             inputs: Inputs {
@@ -193,13 +172,102 @@ impl<B> Workspace<B> {
                 public_inputs: Growable::new(launcher, 1)?,
                 coefficients: Growable::new(launcher, 3 * program.domains().len())?,
             },
-            // The openings' largest gathers: a row of the wider table per query, or a
-            // batch opening's nodes (at most a path per query).
-            indices: launcher.alloc(g.num_queries * g.log_lde().max(8))?,
-            gathered: launcher
-                .alloc(g.num_queries * (w.max(cq).max(DIGEST_WORDS * g.log_lde()).max(3 * 8)))?,
+            indices: launcher.alloc(size.indices)?,
+            gathered: launcher.alloc(size.gathered)?,
             key,
         })
+    }
+}
+
+/// The words of a workspace's large buffers, for segments of one geometry and program.
+pub(crate) struct Sizes {
+    composition_threads: u64,
+    registers: usize,
+    trace: usize,
+    raw: usize,
+    scratch: usize,
+    lde: usize,
+    tree: usize,
+    quotient_values: usize,
+    chunk_scales: usize,
+    quotient_lde: usize,
+    weights: usize,
+    sums: usize,
+    deep_coefficients: usize,
+    layers: usize,
+    layer_trees: usize,
+    indices: usize,
+    gathered: usize,
+    /// The transforms' tables: twiddles both ways and the coset scales.
+    tables: usize,
+}
+
+impl Sizes {
+    pub(crate) fn of(g: &Geometry, program: &ConstraintProgram, log_tile: usize) -> Self {
+        let (n, lde_rows, q) = (
+            1usize << g.log_rows,
+            1usize << g.log_lde(),
+            1usize << g.log_quotient(),
+        );
+        let (w, cq) = (g.width, g.quotient_width());
+        // Every thread of the grid has its registers, those past the last point too.
+        let composition_threads = (q as u64)
+            .min(COMPOSITION_THREADS)
+            .next_multiple_of(u64::from(THREADS_PER_BLOCK));
+        let multiple_passes = lde::passes(g.log_rows, log_tile).len() > 1;
+        // The FRI layers: N values, then N/a, …, down to the last layer.
+        let (mut layers, mut layer_trees, mut log_len) = (3 * lde_rows, 0, g.log_lde());
+        for log_arity in g.fri_arities() {
+            layer_trees += DIGEST_WORDS * tree_digests(log_len - log_arity);
+            log_len -= log_arity;
+            layers += 3 << log_len;
+        }
+        Self {
+            composition_threads,
+            registers: program.registers() * composition_threads as usize,
+            // A block of eight rows at least: the host's table is in blocks of eight.
+            trace: w * n.max(8),
+            raw: w.max(cq) * n,
+            scratch: if multiple_passes { w.max(cq) * n } else { 1 },
+            lde: w * lde_rows,
+            tree: DIGEST_WORDS * tree_digests(g.log_lde()),
+            quotient_values: 3 * q,
+            chunk_scales: 1 << g.log_quotient_chunks,
+            quotient_lde: cq * lde_rows,
+            weights: 3 * n,
+            sums: 3 * (2 * w).max(cq),
+            deep_coefficients: 3 * (w + cq),
+            layers,
+            layer_trees,
+            // The openings' largest gathers: a row of the wider table per query, or a
+            // batch opening's nodes (at most a path per query).
+            indices: g.num_queries * g.log_lde().max(8),
+            gathered: g.num_queries * w.max(cq).max(DIGEST_WORDS * g.log_lde()).max(3 * 8),
+            tables: n + q + (n << g.log_blowup),
+        }
+    }
+
+    /// Bytes of device memory a workspace of these sizes holds, the program's aside.
+    pub(crate) fn bytes(&self) -> u64 {
+        // Two traces: the one proven, the next one sent ahead.
+        let words = self.registers
+            + 2 * self.trace
+            + self.raw
+            + self.scratch
+            + self.lde
+            + 2 * self.tree
+            + self.quotient_values
+            + self.chunk_scales
+            + self.quotient_lde
+            + self.weights
+            + self.sums
+            + self.deep_coefficients
+            + self.layers
+            + self.layer_trees
+            + self.indices
+            + self.gathered
+            + self.tables;
+        8 * words as u64
     }
 }
 
@@ -218,6 +286,8 @@ struct Layer {
 pub(crate) struct DeviceSegment<'a, L: Launcher> {
     pub(crate) launcher: &'a L,
     pub(crate) ws: MutexGuard<'a, Option<Workspace<L::Buffer>>>,
+    /// The trace as the host holds it (row blocks), on the device.
+    trace: MutexGuard<'a, TraceSlot<L>>,
     /// The host's trace: what `trace()` returns if the proof fails.
     pub(crate) table: &'a RowBlocks,
     pub(crate) geometry: Geometry,
@@ -253,16 +323,19 @@ fn timed<L: Launcher, T>(
 }
 
 impl<'a, L: Launcher> DeviceSegment<'a, L> {
-    /// Starts a segment: uploads the trace into the workspace.
+    /// Starts a segment whose trace is on the device in `trace` (and on the host in
+    /// `table`).
     pub(crate) fn new(
         launcher: &'a L,
         ws: MutexGuard<'a, Option<Workspace<L::Buffer>>>,
+        trace: MutexGuard<'a, TraceSlot<L>>,
         table: &'a RowBlocks,
         geometry: Geometry,
-    ) -> Result<Self, CudaError> {
-        let segment = Self {
+    ) -> Self {
+        Self {
             launcher,
             ws,
+            trace,
             table,
             geometry,
             layers: Vec::new(),
@@ -270,11 +343,7 @@ impl<'a, L: Launcher> DeviceSegment<'a, L> {
             next_tree_at: 0,
             current_log_len: geometry.log_lde(),
             current_shift: LdePlan::SHIFT,
-        };
-        let words = table.width() * table.blocks() * ballast_field::BLOCK_ROWS;
-        let trace = Felt::slice_as_u64(table.as_slice());
-        launcher.upload(&trace[..words], &segment.ws().trace, 0)?;
-        Ok(segment)
+        }
     }
 
     fn ws(&self) -> &Workspace<L::Buffer> {
@@ -292,11 +361,16 @@ impl<'a, L: Launcher> DeviceSegment<'a, L> {
     fn commit_trace_on_device(&mut self, times: &mut PhaseTimes) -> Result<Digest, CudaError> {
         let (launcher, g) = (self.launcher, self.geometry);
         let ws = self.ws();
+        let trace = self
+            .trace
+            .buffer
+            .as_ref()
+            .expect("the backend fills the slot");
         timed(launcher, times, Phase::Lde, || {
             lde::inverse(
                 launcher,
                 &ws.tables,
-                Source::RowBlocks(&ws.trace),
+                Source::RowBlocks(trace),
                 &ws.raw,
                 g.width,
                 g.log_rows,
@@ -797,6 +871,14 @@ impl<L: Launcher> SegmentProver for DeviceSegment<'_, L> {
     }
 }
 
+impl<L: Launcher> Drop for DeviceSegment<'_, L> {
+    fn drop(&mut self) {
+        // A copy of the next trace into this slot waits until the compute queue is done
+        // with it. Without a ticket (a lost context), nothing will run again anyway.
+        self.trace.released = self.launcher.signal(Queue::Compute).ok();
+    }
+}
+
 /// Adds the time between two marks to `phase`.
 fn add_time<L: Launcher>(
     launcher: &L,
@@ -838,6 +920,14 @@ impl<L: Launcher> FriLayers for DeviceSegment<'_, L> {
     }
 
     fn fold(&mut self, beta: Ext3, log_arity: usize) -> Result<(), BackendError> {
+        // `fri_fold` holds up to 8 values a coset.
+        if log_arity > 3 {
+            return Err(backend_error::<L>(CudaError::TooLarge {
+                what: "log2 of a FRI round's arity",
+                size: log_arity as u64,
+                max: 3,
+            }));
+        }
         let launcher = self.launcher;
         let (at, log_len, shift) = (self.next_layer_at, self.current_log_len, self.current_shift);
         let count = 1u64 << (log_len - log_arity);

@@ -24,7 +24,7 @@ use std::process::Command;
 use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, Instant};
 
-use ballast_cuda::{Arg, CudaError, Grid, Kernel, KernelBackend, Launcher};
+use ballast_cuda::{Arg, CudaError, Grid, Kernel, KernelBackend, Launcher, Queue};
 use ballast_field::Felt;
 
 /// `ballast_emu_launch(kernel, grid, block, shared_words, args, num_args, error, error_len)`
@@ -131,6 +131,7 @@ fn range(buffer: &EmuBuffer, offset: usize, len: usize) -> Result<(), CudaError>
 impl Launcher for Emulator {
     type Buffer = EmuBuffer;
     type Mark = Instant;
+    type Ticket = ();
     const NAME: &'static str = "emulated";
 
     fn alloc(&self, len: usize) -> Result<EmuBuffer, CudaError> {
@@ -144,6 +145,19 @@ impl Launcher for Emulator {
     fn upload(&self, words: &[u64], buffer: &EmuBuffer, offset: usize) -> Result<(), CudaError> {
         range(buffer, offset, words.len())?;
         buffer.write(offset, words);
+        Ok(())
+    }
+
+    fn upload_ahead(&self, words: &[u64], buffer: &EmuBuffer) -> Result<(), CudaError> {
+        // Every call is done when it returns: the copy needs no ordering.
+        self.upload(words, buffer, 0)
+    }
+
+    fn signal(&self, _: Queue) -> Result<(), CudaError> {
+        Ok(())
+    }
+
+    fn wait_for(&self, _: Queue, (): &()) -> Result<(), CudaError> {
         Ok(())
     }
 

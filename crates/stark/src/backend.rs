@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use ballast_backend::{
     Backend, BackendError, CompositionInput, DeepCoefficients, Geometry, OodValues, Openings,
-    Phase, PhaseTimes, SegmentAir, SegmentProver,
+    Phase, PhaseTimes, SegmentAir, SegmentProver, Staged,
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::{FriLayers, HostLayers, QueryPlan};
@@ -62,6 +62,7 @@ impl Backend for CpuBackend {
         table: &'a mut RowBlocks,
         air: &'a dyn SegmentAir,
         geometry: Geometry,
+        _staged: Option<Staged>,
     ) -> Result<Box<dyn SegmentProver + 'a>, BackendError> {
         if table.width() != geometry.width || table.height() != 1 << geometry.log_rows {
             return Err(BackendError {

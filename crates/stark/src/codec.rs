@@ -18,11 +18,12 @@ use crate::layout::{
     Count, HEADER, Head, Item, MAGIC, STATES, Section as LayoutSection, header_count, header_len,
     segment_sections,
 };
-use crate::proof::{SegmentShape, check_segments, context};
+use crate::proof::{check_segments, context};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::sizes::{Sizes, empty_layers, encoded_len, max_segment_len};
 use crate::values::Values;
 use crate::{Proof, ProofFormatError, QueryOpenings, SegmentProof, Workload};
+use ballast_backend::Geometry;
 
 /// A named byte range of an encoded proof.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -224,7 +225,7 @@ fn head<W: Workload>(proof: &Proof<W>) -> Head {
 struct Header<W> {
     head: Head,
     workload: W,
-    shape: SegmentShape,
+    shape: Geometry,
 }
 
 impl<W: Workload> Header<W> {
@@ -258,7 +259,7 @@ fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFor
         return Err(ProofFormatError::UnknownWorkload(tag));
     }
     let workload = W::decode(&head.workload[1..])?;
-    let shape = SegmentShape::of(&workload, &head.params)?;
+    let shape = crate::geometry(&workload, &head.params)?;
     check_segments(&workload, head.first, head.count)?;
     Ok(Header {
         head,
@@ -417,7 +418,7 @@ impl<'a> Decoder<'a> {
     /// before it.
     fn segment(
         &mut self,
-        shape: &SegmentShape,
+        shape: &Geometry,
         index: usize,
     ) -> Result<SegmentProof, ProofFormatError> {
         let mut sizes = Sizes::new(shape);

@@ -7,8 +7,9 @@
 use std::ops::Range;
 
 use ballast_air::{Air, ConstraintInfo};
+use ballast_backend::Geometry;
 use ballast_field::{Ext3, Felt};
-use ballast_fri::{FriLayerOpening, round_arities};
+use ballast_fri::FriLayerOpening;
 use ballast_keccak::{HashDomain, keccak256};
 use ballast_merkle::Digest;
 
@@ -125,60 +126,39 @@ pub(crate) fn check_segments<W: Workload>(
     crate::check_range("segment count", count, 1, segments - first)
 }
 
-/// The sizes a segment proof's parts must have, fixed by the AIR's shape and the parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SegmentShape {
-    pub width: usize,
-    pub log_quotient_chunks: usize,
-    pub quotient_width: usize,
-    pub log_rows: usize,
-    pub log_blowup: usize,
-    pub num_queries: usize,
-    pub log_final_poly_len: usize,
+/// The sizes a segment proof's parts must have, fixed by the AIR's shape and the
+/// parameters, after checking the parameters against the AIR (`info` holds its constraints).
+pub(crate) fn segment_geometry<A: Air>(
+    air: &A,
+    info: &ConstraintInfo,
+    params: &StarkParams,
+) -> Result<Geometry, ParamsError> {
+    let log_rows = air.log_rows();
+    params.validate(log_rows)?;
+    let log_chunks = info.log_quotient_chunks;
+    if log_chunks > params.log_blowup {
+        return Err(ParamsError::DegreeTooHigh {
+            degree: info.max_degree() as usize,
+            min_blowup: 1 << log_chunks,
+        });
+    }
+    Ok(Geometry {
+        width: air.width(),
+        log_rows,
+        log_blowup: params.log_blowup,
+        log_quotient_chunks: log_chunks,
+        log_final_poly_len: params.log_final_poly_len,
+        num_queries: params.num_queries,
+    })
 }
 
-impl SegmentShape {
-    /// The sizes `air` (with its constraints `info`) and `params` fix, after checking the
-    /// parameters against the AIR.
-    pub fn new<A: Air>(
-        air: &A,
-        info: &ConstraintInfo,
-        params: &StarkParams,
-    ) -> Result<Self, ParamsError> {
-        let log_rows = air.log_rows();
-        params.validate(log_rows)?;
-        let log_chunks = info.log_quotient_chunks;
-        if log_chunks > params.log_blowup {
-            return Err(ParamsError::DegreeTooHigh {
-                degree: info.max_degree() as usize,
-                min_blowup: 1 << log_chunks,
-            });
-        }
-        Ok(Self {
-            width: air.width(),
-            log_quotient_chunks: log_chunks,
-            quotient_width: Ext3::DEGREE << log_chunks,
-            log_rows,
-            log_blowup: params.log_blowup,
-            num_queries: params.num_queries,
-            log_final_poly_len: params.log_final_poly_len,
-        })
-    }
-
-    /// The shape of every segment of `workload` (all share segment 0's AIR shape).
-    pub fn of<W: Workload>(workload: &W, params: &StarkParams) -> Result<Self, ParamsError> {
-        let air = workload.air(0);
-        let info = ConstraintInfo::of(&air)?;
-        Self::new(&air, &info, params)
-    }
-
-    /// log2 of the LDE domain size.
-    pub fn log_lde(&self) -> usize {
-        self.log_rows + self.log_blowup
-    }
-
-    /// log2 of each FRI round's arity; one committed layer per round.
-    pub fn fri_arities(&self) -> Vec<usize> {
-        round_arities(self.log_rows - self.log_final_poly_len)
-    }
+/// The geometry of every segment of `workload` proven with `params` (all share segment 0's
+/// AIR shape).
+///
+/// # Errors
+/// Parameters the workload's AIR cannot be proven with.
+pub fn geometry<W: Workload>(workload: &W, params: &StarkParams) -> Result<Geometry, ParamsError> {
+    let air = workload.air(0);
+    let info = ConstraintInfo::of(&air)?;
+    segment_geometry(&air, &info, params)
 }

@@ -3,7 +3,7 @@
 //! holds ([`Backend`]), the transcript stays here.
 
 use ballast_air::{Air, ConstraintInfo, ConstraintProgram, ProgramError, check_trace};
-use ballast_backend::{Backend, CompositionInput, Geometry, SegmentAir};
+use ballast_backend::{Backend, CompositionInput, Geometry, SegmentAir, Staged};
 use ballast_field::{Ext3, RowBlocks};
 use ballast_fri::QueryPlan;
 use ballast_transcript::Transcript;
@@ -11,7 +11,7 @@ use tracing::info_span;
 
 use crate::deep::deep_coefficients;
 use crate::periodic::PeriodicPolys;
-use crate::proof::SegmentShape;
+use crate::proof::segment_geometry;
 use crate::protocol::{
     absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
     query_positions,
@@ -42,7 +42,21 @@ pub fn prove<A: Air>(
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    prove_with_transcript(air, table, segment, params, backend, times, true).map(|(proof, _)| proof)
+    prove_staged(air, table, segment, params, backend, times, None)
+}
+
+/// [`prove`] of a trace the backend already has ([`Backend::stage`]).
+pub(crate) fn prove_staged<A: Air>(
+    air: &A,
+    table: &mut RowBlocks,
+    segment: &SegmentStatement<'_>,
+    params: &StarkParams,
+    backend: &dyn Backend,
+    times: &mut PhaseTimes,
+    staged: Option<Staged>,
+) -> Result<SegmentProof, ProverError> {
+    prove_with_transcript(air, table, segment, params, backend, times, true, staged)
+        .map(|(proof, _)| proof)
 }
 
 /// Proves without first checking the trace. For soundness tests: a trace that violates the
@@ -58,12 +72,13 @@ pub fn prove_unchecked<A: Air>(
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    prove_with_transcript(air, table, segment, params, backend, times, false)
+    prove_with_transcript(air, table, segment, params, backend, times, false, None)
         .map(|(proof, _)| proof)
 }
 
 /// [`prove`] (`check`) or [`prove_unchecked`], also returning the final transcript (tests
 /// compare it with the verifier's).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn prove_with_transcript<A: Air>(
     air: &A,
     table: &mut RowBlocks,
@@ -72,11 +87,12 @@ pub(crate) fn prove_with_transcript<A: Air>(
     backend: &dyn Backend,
     times: &mut PhaseTimes,
     check: bool,
+    staged: Option<Staged>,
 ) -> Result<(SegmentProof, Transcript), ProverError> {
     let _span = info_span!("prove_segment", index = segment.position.index).entered();
     let log_rows = air.log_rows();
     let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
-    let shape = SegmentShape::new(air, &info, params)?;
+    let geometry = segment_geometry(air, &info, params)?;
     if segment.public_inputs.len() != air.num_public_inputs() {
         return Err(ballast_air::AirError::PublicInputs {
             expected: air.num_public_inputs(),
@@ -93,20 +109,12 @@ pub(crate) fn prove_with_transcript<A: Air>(
         }
         .into());
     }
-    let geometry = Geometry {
-        width: air.width(),
-        log_rows,
-        log_blowup: params.log_blowup,
-        log_quotient_chunks: shape.log_quotient_chunks,
-        log_final_poly_len: params.log_final_poly_len,
-        num_queries: params.num_queries,
-    };
     let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows);
     let constraints = AirSegment { air, info: &info };
 
     // 0 ----- bind the statement: version, AIR, shape, parameters, public inputs, fingerprint
     let mut transcript = bind(air, &info, segment, params);
-    let mut prover = backend.begin(table, &constraints, geometry)?;
+    let mut prover = backend.begin(table, &constraints, geometry, staged)?;
 
     // 1 ----- extend the trace and commit it; draw α
     let trace_root = prover.commit_trace(times)?;
@@ -120,7 +128,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
         &CompositionInput {
             coefficients: &coefficients,
             public_inputs: segment.public_inputs,
-            periodic: &periodic.on_quotient_coset(shape.log_quotient_chunks),
+            periodic: &periodic.on_quotient_coset(geometry.log_quotient_chunks),
         },
         times,
     )?;
@@ -154,7 +162,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let fri = times.time(Phase::Fri, || {
         ballast_fri::commit_phase::<_, ProverError>(
             &mut *prover,
-            shape.log_lde(),
+            geometry.log_lde(),
             params.log_blowup,
             params.log_final_poly_len,
             &mut transcript,
@@ -167,8 +175,8 @@ pub(crate) fn prove_with_transcript<A: Air>(
 
     // 7 ----- draw query positions and open every commitment there (each query of a δ-far
     //         function passes with probability ≤ 1 − δ; a repeated position is opened once)
-    let positions = query_positions(&mut transcript, params.num_queries, shape.log_lde());
-    let plan = QueryPlan::new(shape.log_lde(), &shape.fri_arities(), &positions)?;
+    let positions = query_positions(&mut transcript, params.num_queries, geometry.log_lde());
+    let plan = QueryPlan::new(geometry.log_lde(), &geometry.fri_arities(), &positions)?;
     let openings = prover.open(&positions, &plan, times)?;
 
     // 8 ----- assemble the proof

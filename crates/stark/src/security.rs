@@ -26,7 +26,7 @@ use std::str::FromStr;
 
 use ballast_air::{Air, ConstraintInfo};
 
-use crate::proof::SegmentShape;
+use crate::proof::segment_geometry;
 use crate::{ParamsError, StarkParams};
 
 /// Keccak-256 offers 128-bit collision resistance, which caps every security claim.
@@ -163,13 +163,13 @@ impl Circuit {
     /// Parameters the AIR cannot use, or a malformed AIR.
     pub fn of<A: Air>(air: &A, params: &StarkParams) -> Result<Self, ParamsError> {
         let info = ConstraintInfo::of(air)?;
-        let shape = SegmentShape::new(air, &info, params)?;
+        let shape = segment_geometry(air, &info, params)?;
         Ok(Self {
             log_rows: air.log_rows(),
             columns: shape.width,
             constraints: info.constraints.len(),
             max_degree: info.max_degree() as usize,
-            batch_size: 2 * shape.width + shape.quotient_width,
+            batch_size: 2 * shape.width + shape.quotient_width(),
             params: *params,
         })
     }

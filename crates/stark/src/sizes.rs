@@ -6,14 +6,14 @@ use ballast_fri::{FriLayerOpening, PlannedLayer, QueryPlan};
 use ballast_merkle::batch_opening_len;
 
 use crate::layout::{Count, Section, segment_sections};
-use crate::proof::SegmentShape;
 use crate::values::Values;
 use crate::{SegmentProof, VerifierError};
+use ballast_backend::Geometry;
 
 /// What a segment's counts resolve against: its shape, and once its positions are known
 /// (they follow `query count`), their plan.
 pub(crate) struct Sizes<'a> {
-    pub shape: &'a SegmentShape,
+    pub shape: &'a Geometry,
     pub arities: Vec<usize>,
     plan: Option<QueryPlan>,
     /// Nodes of the batch opening of the trace (and of the quotient) at the positions.
@@ -22,7 +22,7 @@ pub(crate) struct Sizes<'a> {
 
 impl<'a> Sizes<'a> {
     /// The counts of a segment of `shape`.
-    pub fn new(shape: &'a SegmentShape) -> Self {
+    pub fn new(shape: &'a Geometry) -> Self {
         Self {
             shape,
             arities: shape.fri_arities(),
@@ -41,12 +41,12 @@ impl<'a> Sizes<'a> {
         match count {
             Count::Exactly(n) => n,
             Count::Width => shape.width,
-            Count::QuotientWidth => shape.quotient_width,
+            Count::QuotientWidth => shape.quotient_width(),
             Count::FriRounds => self.arities.len(),
             Count::FinalPoly => 1 << shape.log_final_poly_len,
             Count::Queries => q,
             Count::TraceRows => q * shape.width,
-            Count::QuotientRows => q * shape.quotient_width,
+            Count::QuotientRows => q * shape.quotient_width(),
             Count::Opening => self.opening,
             Count::LayerValues => self.planned(layer).unknown_count(),
             Count::LayerOpening => self.planned(layer).opening_len(),
@@ -99,7 +99,7 @@ impl<'a> Sizes<'a> {
 }
 
 /// The most bytes a segment of `shape` can have, or `None` on overflow.
-pub(crate) fn max_segment_len(shape: &SegmentShape) -> Option<u64> {
+pub(crate) fn max_segment_len(shape: &Geometry) -> Option<u64> {
     let sizes = Sizes::new(shape);
     segment_sections(sizes.arities.len()).try_fold(0u64, |total, (section, layer)| {
         sizes
@@ -123,7 +123,7 @@ pub(crate) fn encoded_len<T>(section: &Section<T>, values: &Values<'_>) -> u64 {
 /// [`VerifierError::QueryPositions`] for positions no transcript draws.
 pub(crate) fn check_segment(
     proof: &SegmentProof,
-    shape: &SegmentShape,
+    shape: &Geometry,
     segment: usize,
 ) -> Result<(), VerifierError> {
     let mut sizes = Sizes::new(shape);

@@ -19,8 +19,9 @@ use std::ops::Range;
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 
-use crate::proof::{SegmentShape, check_segments, context};
+use crate::proof::{check_segments, context};
 use crate::protocol::SegmentPosition;
+use crate::prover::prove_staged;
 use crate::sizes::max_segment_len;
 use crate::verifier::verify_with_transcript;
 use crate::{
@@ -39,13 +40,13 @@ pub fn estimate_peak_bytes<W: Workload>(
     params: &StarkParams,
     segments: usize,
 ) -> u64 {
-    let Ok(segment) = SegmentShape::of(workload, params) else {
+    let Ok(segment) = crate::geometry(workload, params) else {
         return u64::MAX;
     };
     let n = 1u64 << workload.log_rows();
     let lde = n << params.log_blowup;
     let width = segment.width as u64;
-    let quotient_width = segment.quotient_width as u64;
+    let quotient_width = segment.quotient_width() as u64;
     let (felt, ext, digest) = (Felt::BYTES as u64, Ext3::BYTES as u64, 32u64);
     let tables = 2 * width * n * felt                 // trace and its generation scratch
         + width * lde * felt                          // its LDE
@@ -104,30 +105,90 @@ pub fn prove_part<W: Workload>(
     states.push(start.clone());
     // One allocation, with the room the backend needs (the CPU's extends in place), holds
     // every segment's trace in turn: later segments reuse the pages the first one faulted in.
-    let rows = 1usize << workload.log_rows();
-    let mut table = RowBlocks::zeroed(0, 0, 0);
+    // A backend that proves elsewhere (a GPU) gets a second one: the host traces segment
+    // i + 1 into it, and sends it ahead, while segment i is proven.
+    let overlap = backend.overlaps_tracing() && range.len() > 1;
+    let geometry = crate::geometry(workload, params)?;
+    let mut tables = vec![RowBlocks::zeroed(0, 0, 0); if overlap { 2 } else { 1 }];
+    let mut end = times.time(Phase::Trace, || {
+        trace_into(
+            workload,
+            params,
+            range.start,
+            &start,
+            &mut tables[0],
+            backend,
+        )
+    });
+    let mut staged = if overlap {
+        backend.stage(&tables[0], &geometry)?
+    } else {
+        None
+    };
     for (done, index) in range.clone().enumerate() {
         let air = workload.air(index);
-        let end = times.time(Phase::Trace, || {
-            if done == 0 {
-                table = backend.trace_table(air.width(), workload.log_rows(), params.log_blowup);
-            } else {
-                table.reshape(air.width(), rows);
-                table.fill_zero();
-            }
-            workload.trace(index, &start, &mut table)
-        });
         let public_inputs = workload.public_inputs(index, &start, &end);
         let segment = SegmentStatement {
             context: &context,
             position: SegmentPosition { index, count },
             public_inputs: &public_inputs,
         };
-        segments.push(crate::prove(
-            &air, &mut table, &segment, params, backend, times,
-        )?);
+        let next = (index + 1 < range.end).then_some(index + 1);
+        let (current, spare) = tables.split_at_mut(1);
+        let (proof, next_end) = match (next, spare.first_mut()) {
+            (Some(next), Some(spare)) => {
+                let mut traced = PhaseTimes::default();
+                let this = staged.take();
+                let (proof, next) = rayon::join(
+                    || {
+                        prove_staged(
+                            &air,
+                            &mut current[0],
+                            &segment,
+                            params,
+                            backend,
+                            times,
+                            this,
+                        )
+                    },
+                    || -> Result<_, ProverError> {
+                        let next_end = traced.time(Phase::Trace, || {
+                            trace_into(workload, params, next, &end, spare, backend)
+                        });
+                        Ok((next_end, backend.stage(spare, &geometry)?))
+                    },
+                );
+                times.add(Phase::Trace, traced.get(Phase::Trace));
+                let (next_end, next_staged) = next?;
+                let proof = proof?;
+                staged = next_staged;
+                (proof, Some(next_end))
+            }
+            (next, _) => {
+                let this = staged.take();
+                let proof = prove_staged(
+                    &air,
+                    &mut current[0],
+                    &segment,
+                    params,
+                    backend,
+                    times,
+                    this,
+                )?;
+                let next_end = next.map(|next| {
+                    times.time(Phase::Trace, || {
+                        trace_into(workload, params, next, &end, &mut current[0], backend)
+                    })
+                });
+                (proof, next_end)
+            }
+        };
+        segments.push(proof);
+        if overlap {
+            tables.swap(0, 1);
+        }
         states.push(end.clone());
-        start = end;
+        start = std::mem::replace(&mut end, next_end.unwrap_or_else(|| start.clone()));
         on_segment(done + 1);
     }
     Ok(Proof {
@@ -137,6 +198,27 @@ pub fn prove_part<W: Workload>(
         states,
         segments,
     })
+}
+
+/// Runs segment `index` from `start` into `table` (allocated by the backend on first use,
+/// zeroed and reshaped after), returning the state it ends in.
+fn trace_into<W: Workload>(
+    workload: &W,
+    params: &StarkParams,
+    index: usize,
+    start: &W::State,
+    table: &mut RowBlocks,
+    backend: &dyn Backend,
+) -> W::State {
+    let width = workload.air(index).width();
+    let rows = 1usize << workload.log_rows();
+    if table.capacity() < rows || table.width() == 0 {
+        *table = backend.trace_table(width, workload.log_rows(), params.log_blowup);
+    } else {
+        table.reshape(width, rows);
+        table.fill_zero();
+    }
+    workload.trace(index, start, table)
 }
 
 /// Segments `index` of `parts` near-equal, contiguous ranges of `segments` covers: the first

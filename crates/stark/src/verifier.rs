@@ -8,7 +8,7 @@ use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
 use crate::deep::deep_coefficients;
-use crate::proof::SegmentShape;
+use crate::proof::segment_geometry;
 use crate::protocol::{
     absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
     query_positions,
@@ -46,7 +46,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
     let segment = statement.position.index;
     let log_rows = air.log_rows();
     let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
-    let shape = SegmentShape::new(air, &info, params)?;
+    let shape = segment_geometry(air, &info, params)?;
     check_segment(proof, &shape, segment)?;
     if statement.public_inputs.len() != air.num_public_inputs() {
         return Err(VerifierError::Shape {
@@ -128,7 +128,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
     opened(
         &proof.quotient_root,
         &q.quotient_rows,
-        shape.quotient_width,
+        shape.quotient_width(),
         &q.quotient_nodes,
         "quotient",
     )?;
@@ -139,7 +139,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
         .map(|(k, &j)| {
             let trace = &q.trace_rows[k * shape.width..(k + 1) * shape.width];
             let quotient =
-                &q.quotient_rows[k * shape.quotient_width..(k + 1) * shape.quotient_width];
+                &q.quotient_rows[k * shape.quotient_width()..(k + 1) * shape.quotient_width()];
             deep.evaluate(trace, quotient, LdePlan::SHIFT * zeta.pow(j as u64))
         })
         .collect();
@@ -187,6 +187,7 @@ mod tests {
             &CpuBackend::new(),
             &mut PhaseTimes::default(),
             true,
+            None,
         )
         .unwrap();
         let verifier_state = verify_with_transcript(&air, &proof, &segment, &params).unwrap();
