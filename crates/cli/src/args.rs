@@ -169,6 +169,10 @@ pub struct VerifyArgs {
     /// `cli prove` prints.
     #[arg(long, value_parser = parse_digest, value_name = "DIGEST")]
     pub expect_statement: Option<[u8; 32]>,
+    /// Accept a valid part (some of a statement's segments, `cli prove --parts`) as well as
+    /// a whole proof. Without it a part is refused (exit 1): it proves no statement.
+    #[arg(long, conflicts_with = "expect_statement")]
+    pub part: bool,
     /// Worker threads [default: one per core].
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,

@@ -40,7 +40,8 @@ struct VerifyReport {
     cpu_path: &'static str,
 }
 
-/// Runs `cli verify`: exit 0 for a valid proof, 1 for an invalid one.
+/// Runs `cli verify`: exit 0 for a valid proof (or, with `--part`, a valid part), 1 for an
+/// invalid one or a part without `--part`.
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     if let Some(report) = &args.report {
         check_writable(report)?;
@@ -54,7 +55,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         ..VerifyPolicy::default()
     };
     let (kind, verdict) = match read(&args.proof, policy.max_proof_bytes)? {
-        Err(reason) => ("proof", Err(reason)),
+        Err(reason) => ("proof", Err(Refusal::Invalid(reason))),
         Ok((proof, bytes)) => {
             let kind = if proof.is_whole() { "proof" } else { "part" };
             (kind, check(&*proof, &policy, args).map(|()| (proof, bytes)))
@@ -69,7 +70,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         proof_path: path.clone(),
         proof_bytes: valid.map(|(_, bytes)| *bytes),
         valid: valid.is_some(),
-        reason: verdict.as_ref().err().cloned(),
+        reason: verdict.as_ref().err().map(Refusal::reason),
         statement: valid.map(|(p, _)| p.json()),
         part: valid
             .filter(|(p, _)| !p.is_whole())
@@ -85,8 +86,12 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         write_atomic(out, &json)?;
     }
     match verdict {
-        Err(reason) => {
+        Err(Refusal::Invalid(reason)) => {
             eprintln!("cli: invalid {kind} {path}: {reason}");
+            Ok(ExitCode::from(1))
+        }
+        Err(Refusal::Part(reason)) => {
+            eprintln!("cli: {path} {reason}");
             Ok(ExitCode::from(1))
         }
         Ok((proof, _)) => {
@@ -123,26 +128,55 @@ fn start_note(part: &dyn AnyProof) -> String {
     }
 }
 
-/// Verifies the proof, and the statement the user expects: a part has none to compare.
-fn check(proof: &dyn AnyProof, policy: &VerifyPolicy, args: &VerifyArgs) -> Result<(), String> {
+/// Why `cli verify` says no.
+enum Refusal {
+    /// The file is no valid proof or part, or not of the expected statement.
+    Invalid(String),
+    /// A valid part, without `--part`: it proves no statement.
+    Part(String),
+}
+
+impl Refusal {
+    fn reason(&self) -> String {
+        match self {
+            Self::Invalid(reason) | Self::Part(reason) => reason.clone(),
+        }
+    }
+}
+
+/// Verifies the proof, and what the user asked of it: a whole proof (unless `--part`), of the
+/// statement they expect. A part has no statement to compare.
+fn check(proof: &dyn AnyProof, policy: &VerifyPolicy, args: &VerifyArgs) -> Result<(), Refusal> {
+    let verify = || proof.verify(policy).map_err(|e| Refusal::Invalid(e.to_string()));
+    let range = proof.range();
     let Some(expected) = args.expect_statement else {
-        return proof.verify(policy).map_err(|e| e.to_string());
+        verify()?;
+        if !proof.is_whole() && !args.part {
+            return Err(Refusal::Part(format!(
+                "is a valid part of {} (segments {}..{} of {}), not a whole proof: a part \
+                 proves no statement; `cli bundle` joins the parts, `--part` accepts one",
+                proof.summary(),
+                range.start,
+                range.end,
+                proof.statement_segments()
+            )));
+        }
+        return Ok(());
     };
     let Some(digest) = proof.statement_digest() else {
-        let range = proof.range();
-        return Err(format!(
+        return Err(Refusal::Invalid(format!(
             "it is a part of a statement (segments {}..{}), not a whole proof: \
              --expect-statement needs the bundled proof",
             range.start, range.end
-        ));
+        )));
     };
-    proof.verify(policy).map_err(|e| e.to_string())?;
+    verify()?;
     if digest != expected {
-        return Err(format!(
+        return Err(Refusal::Invalid(format!(
             "it proves statement {}, not the expected {}",
             hex::encode(digest),
             hex::encode(expected)
-        ));
+        )));
     }
     Ok(())
 }

@@ -486,6 +486,18 @@ fn prove_reports_the_backend_it_ran_on() {
             expected == "cpu",
             "--backend {flag}"
         );
+        // What a device backend counted: null on the CPU, counts on a GPU.
+        for key in ["device_peak_bytes", "pcie_up_bytes", "pcie_down_bytes"] {
+            let value = &json[key];
+            assert!(
+                if expected == "cpu" {
+                    value.is_null()
+                } else {
+                    value.as_u64().is_some_and(|v| v > 0)
+                },
+                "--backend {flag}: {key} is {value}"
+            );
+        }
     }
     let out = run(cli().args(["prove", "--backend", "opencl"]));
     assert_eq!(out.status.code(), Some(2));
@@ -785,10 +797,22 @@ fn parts_from_either_scheduler_bundle_into_the_single_host_bytes() {
         prove_part(dir.path(), "JOB_COMPLETION_INDEX", 2),
     ];
 
-    // Each part verifies where it was made, and says what it covers.
+    // A part is no proof of the statement: refused without --part, saying what it is.
+    let out = run(cli()
+        .args(["verify", "--min-security-bits", "0"])
+        .arg(&parts[1]));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is a valid part of")
+            && stderr(&out).contains("(segments 2..4 of 5), not a whole proof"),
+        "{}",
+        stderr(&out)
+    );
+    // Each part verifies where it was made with --part, and says what it covers.
     let report = dir.path().join("verify.json");
     let out = run(cli()
-        .args(["verify", "--min-security-bits", "0", "--report"])
+        .args(["verify", "--part", "--min-security-bits", "0", "--report"])
         .arg(&report)
         .arg(&parts[1]));
     assert!(out.status.success(), "{}", stderr(&out));
