@@ -16,6 +16,8 @@
 #      declared one ISA lower (ci/ptxas.py floor).
 #   4. ptxas -v on every committed PTX for sm_90 and sm_120: each kernel's registers, stack
 #      and spills, failing on any spill (ci/ptxas.py spills).
+#   5. The per-operation instruction counts ci/roofline.py predicts with are what NVRTC makes
+#      of the kernels' field and hash functions (ci/roofline.py costs --check).
 #
 # Needs python3 with pip, and network access the first time. No GPU, driver or toolkit.
 # On hosts other than x86_64 and aarch64 Linux, for which NVIDIA publishes no wheels, it
@@ -187,7 +189,12 @@ for arch in "${architectures[@]}"; do
 done
 [[ $spills == 0 ]] && echo "check-kernels: ok: no kernel spills registers on ${architectures[*]} (ptxas $nvrtc_version on the committed PTX)"
 
+# 5 ----- the roofline's operation costs are the kernels' (docs/gpu.md)
+costs=0
+python3 ci/roofline.py costs --nvrtc "$lib" --check >/dev/null || costs=1
+[[ $costs == 0 ]] && echo "check-kernels: ok: ci/roofline.py's operation costs are what the kernels compile to"
+
 echo "check-kernels: $((SECONDS - started)) s"
-if [[ $stale != 0 || $floor != 0 || $spills != 0 ]]; then
+if [[ $stale != 0 || $floor != 0 || $spills != 0 || $costs != 0 ]]; then
   exit 1
 fi

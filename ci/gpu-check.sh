@@ -1,106 +1,194 @@
 #!/usr/bin/env bash
-# ci/gpu-check.sh: the CUDA backend on a machine with an NVIDIA GPU and no network.
+# ci/gpu-check.sh [--prebuilt DIR]: the CUDA backend on a machine with an NVIDIA GPU and no
+# network, in at most about six minutes, every step under its own timeout.
 #
-#   1. builds the release cli (cargo --offline: dependencies must already be in the cargo
-#      cache or vendored);
-#   2. the CPU paths this host supports (GPU hosts usually have AVX-512, which the
-#      development machines lack): the SIMD unit tests against the scalar kernels and
-#      ci/check-proof-equality.sh, whose proofs on every path must be byte-identical;
-#   3. `cli doctor`: the device, or why none is usable (then it stops, exit 1);
-#   4. the device parity tests, which fail instead of skipping (BALLAST_REQUIRE_GPU=1), and
-#      the kernel throughput measurement;
-#   5. proves the default statement with --backend cuda and --backend cpu, requires
-#      byte-identical proofs that verify, and prints the phases side by side with the
-#      achieved LDE and Merkle throughput next to the device's memory bandwidth.
+# GPU hosts in a fleet often cannot download crates: with --prebuilt DIR it runs from
+# binaries `ci/gpu-check.sh --bundle DIR` prepared elsewhere (DIR/cli, DIR/parity, and
+# DIR/compute-sanitizer/ when the bundle could fetch it); without, it builds them here with
+# cargo --offline.
 #
-# Takes a few minutes on an H200 host with 16 cores. Exit codes: 0 ok, 1 a check failed.
+#   1. cli doctor: the device (driver release, memory, PCIe link, MIG), or why none is usable
+#      (then it stops, exit 1);
+#   2. the device parity tests, which fail instead of skipping (BALLAST_REQUIRE_GPU=1): whole
+#      proofs of both workloads byte-identical to the CPU's, parts and bundles, the memory
+#      pool's release threshold read back and its high-water mark, nothing allocated after
+#      the first segment, transfers within bounds;
+#   3. ci/check-proof-equality.sh with --backend cpu: the CPU paths this host has (GPU hosts
+#      usually have the AVX-512 the development machines may lack) prove the same bytes;
+#   4. compute-sanitizer memcheck and racecheck on a small proof (skipped, saying so, when no
+#      compute-sanitizer is on PATH or in the bundle);
+#   5. the table: the default statement, the Keccak chain at one 2^16-row segment and
+#      Fibonacci 16 x 2^22, each with --backend cuda and --backend cpu (all the host's
+#      cores): proofs byte-identical and verifying, every phase (device events on the GPU)
+#      beside ci/roofline.py's prediction, the device's peak memory and the transfers.
+#
+# Exit codes: 0 ok, 1 a check failed, 2 usage.
+#
+# ci/gpu-check.sh --bundle DIR builds the release cli and the parity test binary into DIR and,
+# where Debian's non-free archive is reachable, compute-sanitizer from its
+# nvidia-cuda-toolkit package: carry DIR to the GPU host.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-
-step() {
-  printf '\n== %s\n' "$*"
-}
 
 fail() {
   echo "gpu-check: FAIL: $*" >&2
   exit 1
 }
 
+# The parity test binary cargo builds, for the release profile.
+parity_binary() {
+  cargo test --locked --offline --release -p ballast-cuda --test parity --no-run \
+    --message-format=json 2>/dev/null |
+    python3 -c 'import json, sys
+found = [m["executable"] for m in map(json.loads, sys.stdin)
+         if m.get("reason") == "compiler-artifact" and m.get("executable")]
+sys.exit("no parity test binary") if len(found) != 1 else print(found[0])'
+}
+
+case "${1:-}" in
+  --bundle)
+    [[ $# -eq 2 ]] || { echo "usage: $0 --bundle DIR" >&2; exit 2; }
+    dir=$2
+    mkdir -p "$dir"
+    cargo build --locked --release -p cli
+    target_dir=$(cargo metadata --locked --format-version 1 --no-deps |
+      python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+    cp "$target_dir/release/cli" "$dir/cli"
+    cp "$(parity_binary)" "$dir/parity"
+    # compute-sanitizer 11.8 (Hopper support) from Debian's non-free nvidia-cuda-toolkit.
+    if command -v apt-get >/dev/null && [[ $(id -u) == 0 ]]; then
+      debs=$(mktemp -d)
+      list=/etc/apt/sources.list.d/ballast-gpu-check-nonfree.list
+      echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm non-free" >"$list"
+      if apt-get update -q >/dev/null 2>&1 &&
+        (cd "$debs" && apt-get download -q nvidia-cuda-toolkit >/dev/null 2>&1); then
+        dpkg -x "$debs"/nvidia-cuda-toolkit_*.deb "$debs/root"
+        mkdir -p "$dir/compute-sanitizer"
+        cp "$debs/root/usr/bin/compute-sanitizer" "$dir/compute-sanitizer/"
+        cp "$debs"/root/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/*.so "$dir/compute-sanitizer/"
+      else
+        echo "gpu-check: no compute-sanitizer in the bundle (Debian's non-free archive unreachable)"
+      fi
+      rm -f "$list"
+      rm -rf "$debs"
+    fi
+    du -sh "$dir"
+    exit 0
+    ;;
+  --prebuilt)
+    [[ $# -eq 2 ]] || { echo "usage: $0 [--prebuilt DIR | --bundle DIR]" >&2; exit 2; }
+    cli=$2/cli
+    parity=$2/parity
+    [[ -x $cli && -x $parity ]] || { echo "gpu-check: $2 has no cli and parity binaries" >&2; exit 2; }
+    sanitizer_dir=$2/compute-sanitizer
+    ;;
+  "")
+    timeout 600 cargo build --locked --offline --release -p cli || fail "building the cli offline"
+    target_dir=$(cargo metadata --locked --offline --format-version 1 --no-deps |
+      python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+    cli=$target_dir/release/cli
+    parity=$(timeout 600 parity_binary) || fail "building the parity tests offline"
+    sanitizer_dir=
+    ;;
+  *)
+    echo "usage: $0 [--prebuilt DIR | --bundle DIR]" >&2
+    exit 2
+    ;;
+esac
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 started=$SECONDS
 
-step "build (release)"
-cargo build --locked --offline --release -p cli
-target_dir=$(cargo metadata --locked --offline --format-version 1 --no-deps |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-cli=$target_dir/release/cli
+step() {
+  printf '\n== %s (%d s so far)\n' "$1" "$((SECONDS - started))"
+}
 
-step "every CPU path of this host"
-"$cli" doctor | grep '^cpu path'
-cargo test --locked --offline --release -p ballast-field -p ballast-ntt -p ballast-keccak \
-  -p ballast-merkle -p ballast-transcript -- --nocapture 2>&1 | tee "$work/cpu-tests.log" |
-  grep -E '^skipping|^test result' || true
-grep -q 'test result: FAILED' "$work/cpu-tests.log" && fail "the SIMD kernels differ from the scalar ones"
-grep -q '^test result: ok' "$work/cpu-tests.log" || fail "the CPU path tests did not run"
-ci/check-proof-equality.sh "$cli" || fail "proofs differ across CPU paths, threads or allocator policies"
-
-step "cli doctor"
-"$cli" doctor
-"$cli" doctor --json >"$work/doctor.json"
+step "1. cli doctor"
+timeout 60 "$cli" doctor || fail "cli doctor"
+timeout 60 "$cli" doctor --json >"$work/doctor.json" || fail "cli doctor --json"
 python3 - "$work/doctor.json" <<'PY' || fail "no usable CUDA device"
 import json, sys
 cuda = json.load(open(sys.argv[1]))["cuda"]
 sys.exit(0 if cuda["usable"] else 1)
 PY
 if command -v nvidia-smi >/dev/null; then
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv
+  timeout 30 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.memory,pcie.link.gen.current,pcie.link.width.current --format=csv || true
 fi
 
-step "parity with the CPU on the device, and kernel throughput"
-BALLAST_REQUIRE_GPU=1 cargo test --locked --offline --release -p ballast-cuda \
-  -- --include-ignored --nocapture --test-threads 1 2>&1 | tee "$work/tests.log" ||
-  fail "the ballast-cuda tests"
+step "2. parity with the CPU on the device"
+BALLAST_REQUIRE_GPU=1 timeout 180 "$parity" --nocapture --test-threads 1 2>&1 |
+  tee "$work/parity.log" || fail "the device parity tests"
 
-step "prove the default statement on both backends"
-for backend in cuda cpu; do
-  "$cli" prove --backend "$backend" --report "$work/$backend.json" -o "$work/$backend.bin"
-done
-cmp "$work/cuda.bin" "$work/cpu.bin" || fail "the cuda and cpu proofs differ"
-"$cli" verify "$work/cuda.bin" >/dev/null || fail "the cuda proof does not verify"
-echo "gpu-check: ok: the cuda and cpu proofs are byte-identical ($(wc -c <"$work/cuda.bin") bytes) and verify"
+step "3. every CPU path of this host proves the same bytes"
+timeout 120 ci/check-proof-equality.sh "$cli" || fail "proofs differ across CPU paths, threads or allocator policies"
 
-step "timings"
-python3 - "$work" <<'PY'
-import json, pathlib, re, sys
-work = pathlib.Path(sys.argv[1])
-cuda, cpu = (json.loads((work / f"{b}.json").read_text()) for b in ("cuda", "cpu"))
-device = json.loads((work / "doctor.json").read_text())["cuda"]["device"]
-peak = device["peak_memory_bandwidth_bytes_per_second"] / 1e9
+step "4. compute-sanitizer on a small proof"
+sanitizer=$(command -v compute-sanitizer || true)
+if [[ -z $sanitizer && -n ${sanitizer_dir:-} && -x $sanitizer_dir/compute-sanitizer ]]; then
+  sanitizer=$sanitizer_dir/compute-sanitizer
+  export LD_LIBRARY_PATH=$sanitizer_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+if [[ -z $sanitizer ]]; then
+  echo "gpu-check: skipped: no compute-sanitizer on PATH or in the bundle"
+else
+  small=(prove --backend cuda --log-rows 6 --steps 4 --blowup 2 --queries 20 --pow-bits 4)
+  for tool in memcheck racecheck; do
+    timeout 120 "$sanitizer" --tool "$tool" --error-exitcode 1 \
+      "$cli" "${small[@]}" -o "$work/sanitized.bin" >"$work/$tool.log" 2>&1 ||
+      { tail -n 20 "$work/$tool.log"; fail "compute-sanitizer --tool $tool"; }
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$work/$tool.log" || true
+  done
+fi
 
-print(f"{'phase':<14} {'cuda s':>9} {'cpu s':>9} {'cpu/cuda':>9}")
+step "5. cuda against cpu, phase by phase, beside the roofline"
+# name|prove flags|roofline flags
+statements=(
+  "default statement||--keccak 14 4"
+  "keccak chain, one 2^16 segment|--log-rows 16 --steps 2730|--keccak 16 1"
+  "fibonacci 16 x 2^22|--workload fibonacci --sequences 16 --log-rows 22 --segments 1|--fibonacci 16 22 1"
+)
+for entry in "${statements[@]}"; do
+  IFS='|' read -r name flags roofline <<<"$entry"
+  slug=${name//[^a-z0-9]/_}
+  for backend in cuda cpu; do
+    # shellcheck disable=SC2086 # flags are words
+    timeout 240 "$cli" prove $flags --backend "$backend" --report "$work/$slug.$backend.json" \
+      -o "$work/$slug.$backend.bin" >/dev/null || fail "$name: prove --backend $backend"
+  done
+  cmp "$work/$slug.cuda.bin" "$work/$slug.cpu.bin" || fail "$name: the cuda and cpu proofs differ"
+  timeout 60 "$cli" verify --min-security-bits 0 "$work/$slug.cuda.bin" >/dev/null ||
+    fail "$name: the cuda proof does not verify"
+  # shellcheck disable=SC2086 # flags are words
+  python3 ci/roofline.py predict $roofline --json \
+    --sms "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cuda"]["device"]["multiprocessors"])' "$work/doctor.json")" \
+    --bandwidth-tbs "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cuda"]["device"]["peak_memory_bandwidth_bytes_per_second"] / 1e12)' "$work/doctor.json")" \
+    >"$work/$slug.roofline.json"
+  python3 - "$name" "$work/$slug" <<'PY'
+import json, sys
+name, base = sys.argv[1], sys.argv[2]
+cuda, cpu, model = (json.load(open(f"{base}.{k}.json")) for k in ("cuda", "cpu", "roofline"))
+segments = model["segments"]
+print(f"\n{name}: proofs identical ({cuda['proof_bytes']:,} bytes); cpu on {cpu['threads']} threads")
+print(f"{'phase':<14} {'cuda ms':>9} {'roofline ms':>12} {'cuda/roofline':>14} {'cpu ms':>9} {'cpu/cuda':>9}")
 for phase, t_cpu in cpu["phases_seconds"].items():
     t_cuda = cuda["phases_seconds"][phase]
-    ratio = f"{t_cpu / t_cuda:.2f}" if t_cuda > 0 else "-"
-    print(f"{phase:<14} {t_cuda:>9.3f} {t_cpu:>9.3f} {ratio:>9}")
-print(f"{'total':<14} {cuda['prove_seconds']:>9.3f} {cpu['prove_seconds']:>9.3f} "
-      f"{cpu['prove_seconds'] / cuda['prove_seconds']:>9.2f}")
-
-# lde and tree are the extensions of the trace and quotient and their trees, transfers
-# included; the trace's dominate.
-s, blowup = cuda["statement"], cuda["params"]["blowup"]
-rows = (1 << s["log_rows"]) * blowup * s["segments"]
-width = 2353 if s["workload"] == "keccak-chain" else 2 * s["sequences"]
-lde_bytes = width * rows * 8
-t = cuda["phases_seconds"]["lde"] + cuda["phases_seconds"]["tree"]
-print(f"\nlde + tree on cuda: {lde_bytes / t / 1e9:.1f} GB/s of LDE output and "
-      f"{rows / t:.3e} hashes/s, end to end (upload, LDE, tree, download)")
-for line in (work / "tests.log").read_text().splitlines():
-    if line.startswith("throughput:"):
-        print("kernels only:", line.removeprefix("throughput: "))
-print(f"device: {device['name']}, peak memory bandwidth {peak:.0f} GB/s "
-      f"({device['memory_clock_khz'] / 1e6:.2f} GHz x {device['memory_bus_width_bits']} bits x 2)")
+    predicted = model["phases"].get(phase, {}).get("seconds", 0.0) * segments
+    vs_model = f"{t_cuda / predicted:.2f}" if predicted > 0 else "-"
+    speedup = f"{t_cpu / t_cuda:.1f}" if t_cuda > 0 else "-"
+    print(f"{phase:<14} {t_cuda * 1e3:>9.2f} {predicted * 1e3:>12.2f} {vs_model:>14} "
+          f"{t_cpu * 1e3:>9.2f} {speedup:>9}")
+total = model["total_seconds"]
+print(f"{'prove (wall)':<14} {cuda['prove_seconds'] * 1e3:>9.2f} {total * 1e3:>12.2f} "
+      f"{cuda['prove_seconds'] / total:>14.2f} {cpu['prove_seconds'] * 1e3:>9.2f} "
+      f"{cpu['prove_seconds'] / cuda['prove_seconds']:>9.1f}")
+mib = 1 << 20
+print(f"device peak {cuda['device_peak_bytes'] / mib:,.0f} MiB; up {cuda['pcie_up_bytes'] / mib:,.1f} MiB, "
+      f"down {cuda['pcie_down_bytes'] / mib:,.1f} MiB ({segments} segments); "
+      f"host peak RSS cuda {cuda['peak_rss_bytes'] / mib:,.0f} MiB, cpu {cpu['peak_rss_bytes'] / mib:,.0f} MiB")
 PY
+done
 
+grep -E "memory pool high-water" "$work/parity.log" || true
 echo
 echo "gpu-check: all checks passed in $((SECONDS - started)) s"

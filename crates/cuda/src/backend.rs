@@ -17,7 +17,8 @@ use ballast_field::{Felt, RowBlocks};
 use crate::counted::{Counted, CountedBuffer};
 use crate::kernels::{Launcher, Queue};
 use crate::lde::LOG_TILE;
-use crate::segment::{DeviceSegment, Key, Sizes, Workspace, backend_error};
+use crate::segment::{DeviceSegment, backend_error};
+use crate::workspace::{Key, Sizes, Workspace};
 use crate::{CudaDevice, CudaError, DeviceInfo};
 
 /// A [`Backend`] that proves segments by launching the kernels on a [`Launcher`].

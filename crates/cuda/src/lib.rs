@@ -10,6 +10,7 @@ mod lde;
 mod merkle;
 mod nvml;
 mod segment;
+mod workspace;
 
 pub use backend::{CudaBackend, KernelBackend};
 pub use device::{

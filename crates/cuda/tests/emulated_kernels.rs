@@ -477,3 +477,59 @@ fn a_missing_barrier_fails_the_launch() {
         "{err}"
     );
 }
+
+/// The default statement (4 segments of 2^14 rows, 128 bits provable) on the emulated
+/// device: byte-identical to the CPU's proof, and what the backend counted per segment.
+/// Minutes of emulation: run by hand (`--ignored`), its figures are in docs/gpu.md.
+#[test]
+#[ignore = "minutes of emulation; docs/gpu.md quotes its output"]
+fn default_statement_transfers() {
+    let Some(emu) = emulator() else { return };
+    // cli prove's embedded statement: seed Keccak-256("ballast"), 4 segments of 2^14 rows.
+    use sha3::Digest as _;
+    let mut workload = ballast_workloads::KeccakChain {
+        seed: sha3::Keccak256::digest("ballast").into(),
+        steps: 1,
+        log_rows: 14,
+    };
+    workload.steps = 4 * workload.steps_per_segment();
+    let params = ballast_stark::StarkParams::default();
+    let backend = KernelBackend::new(emu.clone());
+    let started = Instant::now();
+    let proof = ballast_stark::prove_statement(
+        &workload,
+        &params,
+        &backend,
+        &mut ballast_stark::PhaseTimes::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let emulated = started.elapsed();
+    let cpu = ballast_stark::prove_statement(
+        &workload,
+        &params,
+        &ballast_stark::CpuBackend::new(),
+        &mut ballast_stark::PhaseTimes::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let bytes = proof.to_bytes();
+    assert!(
+        bytes == cpu.to_bytes(),
+        "the emulated proof differs from the CPU's"
+    );
+    let c = ballast_stark::Backend::counters(&backend).unwrap();
+    let segments = ballast_stark::Workload::segments(&workload) as u64;
+    println!(
+        "default statement on the emulated device ({:.0} s): {} segments, proof {} bytes; \
+         device peak {} bytes; up {} bytes ({} a segment); down {} bytes ({} a segment)",
+        emulated.as_secs_f64(),
+        segments,
+        bytes.len(),
+        c.device_peak_bytes,
+        c.pcie_up_bytes,
+        c.pcie_up_bytes / segments,
+        c.pcie_down_bytes,
+        c.pcie_down_bytes / segments
+    );
+}

@@ -60,8 +60,8 @@ pub fn fibonacci_cases() -> Vec<Case<Fibonacci>> {
     ]
 }
 
-/// The Keccak chain: one permutation a segment, a wide table (2,353 columns), a last
-/// segment the chain does not fill.
+/// The Keccak chain: a wide table (2,353 columns) at blowups 2, 4 and 8, a last segment the
+/// chain does not fill.
 pub fn keccak_cases() -> Vec<Case<KeccakChain>> {
     vec![
         Case {
@@ -79,6 +79,14 @@ pub fn keccak_cases() -> Vec<Case<KeccakChain>> {
                 log_rows: 5,
             },
             params: params(2, 2),
+        },
+        Case {
+            workload: KeccakChain {
+                seed: [1; 32],
+                steps: 1,
+                log_rows: 5,
+            },
+            params: params(3, 1),
         },
     ]
 }
