@@ -147,7 +147,11 @@ impl Refusal {
 /// Verifies the proof, and what the user asked of it: a whole proof (unless `--part`), of the
 /// statement they expect. A part has no statement to compare.
 fn check(proof: &dyn AnyProof, policy: &VerifyPolicy, args: &VerifyArgs) -> Result<(), Refusal> {
-    let verify = || proof.verify(policy).map_err(|e| Refusal::Invalid(e.to_string()));
+    let verify = || {
+        proof
+            .verify(policy)
+            .map_err(|e| Refusal::Invalid(e.to_string()))
+    };
     let range = proof.range();
     let Some(expected) = args.expect_statement else {
         verify()?;
