@@ -1,5 +1,6 @@
 //! Replays every committed fuzz input (`tests/fixtures/<target>/`) and the corpus seeds
-//! through the check their target runs.
+//! through the check their target runs. Every target's folder holds at least one input; an
+//! empty one fails.
 
 use std::path::Path;
 
@@ -18,6 +19,13 @@ fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
         .filter(|path| !path.file_name().unwrap().to_string_lossy().starts_with('.'))
         .collect();
     files.sort();
+    // A folder with nothing in it would make its loop below run zero times: a test that
+    // passes without testing.
+    assert!(
+        !files.is_empty(),
+        "{} holds no input: every target keeps at least one",
+        dir.display()
+    );
     files
         .into_iter()
         .map(|path| (path.display().to_string(), std::fs::read(&path).unwrap()))
