@@ -11,7 +11,8 @@
 #   threads-2           --threads 2
 #   threads-3           --threads 3 (an uneven split of the work on small machines)
 #   cpu-scalar, cpu-avx2, cpu-avx512
-#                       BALLAST_CPU=scalar|avx2|avx512 (a path the CPU lacks is skipped, visibly)
+#                       BALLAST_CPU=scalar|avx2|avx512 (a path the CPU lacks is skipped, visibly,
+#                       unless BALLAST_REQUIRE_CPU_PATHS names it: then it fails)
 # Prints each proof's SHA-256; exits 1 if any proof fails to verify or differs, 2 on usage.
 set -euo pipefail
 
@@ -57,6 +58,8 @@ for cpu_path in scalar avx2 avx512; do
   if BALLAST_CPU=$cpu_path "$cli" doctor >/dev/null 2>"$work/cpu.err"; then
     arms+=("cpu-$cpu_path")
     run "cpu-$cpu_path" ""
+  elif [[ ,${BALLAST_REQUIRE_CPU_PATHS-}, == *",$cpu_path,"* ]]; then
+    fail "BALLAST_REQUIRE_CPU_PATHS requires the $cpu_path path: $(cat "$work/cpu.err")"
   else
     echo "check-proof-equality: skipping the $cpu_path path: $(cat "$work/cpu.err")"
   fi

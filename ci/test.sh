@@ -12,6 +12,19 @@ step() {
   printf '\n== %s\n' "$*"
 }
 
+# The CPU paths this host has must be tested, not skipped: a SIMD test or check that would
+# skip one fails instead (ballast_cpu::testable, ci/check-proof-equality.sh). Taken from the
+# CPU's own flags, not from the code that detects them.
+if [[ -z ${BALLAST_REQUIRE_CPU_PATHS+set} && -r /proc/cpuinfo ]]; then
+  flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
+  required=()
+  [[ " $flags " == *" avx2 "* ]] && required+=(avx2)
+  [[ " $flags " == *" avx512f "* ]] && required+=(avx512)
+  BALLAST_REQUIRE_CPU_PATHS=$(IFS=,; echo "${required[*]}")
+  export BALLAST_REQUIRE_CPU_PATHS
+  echo "ci/test.sh: BALLAST_REQUIRE_CPU_PATHS=$BALLAST_REQUIRE_CPU_PATHS (from /proc/cpuinfo)"
+fi
+
 step "format (cargo fmt --check)"
 cargo fmt --all -- --check
 

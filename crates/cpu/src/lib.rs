@@ -29,6 +29,58 @@ pub fn prefetch_at<T>(at: *const T) {
 /// The environment variable that forces a path.
 pub const ENV: &str = "BALLAST_CPU";
 
+/// The environment variable naming the paths a test run must not skip (comma-separated,
+/// e.g. `avx2,avx512`): CI sets it from the host's CPU flags, so that a path the machine has
+/// is never skipped without failing.
+pub const REQUIRE_ENV: &str = "BALLAST_REQUIRE_CPU_PATHS";
+
+/// Whether a test may run `path` on this CPU. When it may not, says so on the process's
+/// standard error — written to the stream itself, past the test harness's capture, so a skip
+/// is seen — and returns false.
+///
+/// # Panics
+/// When [`REQUIRE_ENV`] names the path (or is malformed): the run requires it.
+pub fn testable(path: CpuPath) -> bool {
+    let required = std::env::var(REQUIRE_ENV).unwrap_or_default();
+    match skip_or_fail(path, path.is_supported(), &required) {
+        Ok(None) => true,
+        Ok(Some(skip)) => {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "{skip}");
+            false
+        }
+        Err(failure) => panic!("{failure}"),
+    }
+}
+
+/// [`testable`]'s verdict: `Ok(None)` to run the path, `Ok(Some(message))` to skip it,
+/// `Err(message)` when `required` (the value of [`REQUIRE_ENV`]) forbids the skip or is
+/// malformed.
+fn skip_or_fail(path: CpuPath, supported: bool, required: &str) -> Result<Option<String>, String> {
+    let required_paths = required
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|name| {
+            name.parse::<CpuPath>().map_err(|_| {
+                format!("{REQUIRE_ENV}: {name:?} is not a CPU path (scalar, avx2, avx512)")
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if supported {
+        return Ok(None);
+    }
+    if required_paths.contains(&path) {
+        return Err(format!(
+            "{REQUIRE_ENV}={required} requires the {path} path, which this CPU does not support"
+        ));
+    }
+    Ok(Some(format!(
+        "skipping the {path} path: this CPU does not support {}",
+        path.requirement()
+    )))
+}
+
 /// A family of CPU kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CpuPath {
@@ -205,17 +257,13 @@ impl Kernels {
         Self::of(active()).expect("the selected path is supported")
     }
 
-    /// Every path this CPU supports, for tests that compare them. Prints which are skipped.
+    /// Every path this CPU supports, for tests that compare them; a skipped one is said
+    /// ([`testable`]).
     pub fn supported() -> Vec<Self> {
         CpuPath::ALL
             .into_iter()
-            .filter_map(|path| {
-                let kernels = Self::of(path);
-                if kernels.is_none() {
-                    eprintln!("skipping the {path} path: this CPU does not support it");
-                }
-                kernels
-            })
+            .filter(|&path| testable(path))
+            .filter_map(Self::of)
             .collect()
     }
 
@@ -264,6 +312,23 @@ macro_rules! dispatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_required_path_is_never_skipped() {
+        assert_eq!(skip_or_fail(CpuPath::Avx512, true, "avx512"), Ok(None));
+        let skip = skip_or_fail(CpuPath::Avx512, false, "avx2").unwrap();
+        assert_eq!(
+            skip.as_deref(),
+            Some("skipping the avx512 path: this CPU does not support AVX-512F")
+        );
+        assert_eq!(
+            skip_or_fail(CpuPath::Avx512, false, "avx2, avx512"),
+            Err(format!(
+                "{REQUIRE_ENV}=avx2, avx512 requires the avx512 path, which this CPU does not support"
+            ))
+        );
+        assert!(skip_or_fail(CpuPath::Avx2, true, "avx3").is_err());
+    }
 
     #[test]
     fn names_round_trip() {

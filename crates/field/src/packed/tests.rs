@@ -1,6 +1,7 @@
 //! Each packed operation against the scalar one, on edge values and random ones.
 
-use std::arch::is_x86_feature_detected;
+use ballast_cpu::CpuPath;
+use ballast_testkit::SplitMix64;
 
 use super::{avx2, avx512};
 use crate::Felt;
@@ -24,14 +25,10 @@ fn samples(len: usize, seed: u64) -> Vec<Felt> {
         P - 2,
         P - 1,
     ];
-    let mut state = seed;
-    (0..len)
-        .map(|i| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
+    SplitMix64::new(seed)
+        .take(len)
+        .enumerate()
+        .map(|(i, z)| {
             Felt::new(if i % 3 == 0 {
                 edges[(z as usize) % edges.len()]
             } else {
@@ -98,8 +95,7 @@ fn check(isa: &str, run: impl Fn(usize, &[Felt], &[Felt]) -> Vec<Felt>) {
 
 #[test]
 fn avx2_matches_scalar() {
-    if !is_x86_feature_detected!("avx2") {
-        eprintln!("skipping the avx2 path: this CPU does not support it");
+    if !ballast_cpu::testable(CpuPath::Avx2) {
         return;
     }
     // SAFETY: the CPU supports AVX2 (checked above).
@@ -108,8 +104,7 @@ fn avx2_matches_scalar() {
 
 #[test]
 fn avx512_matches_scalar() {
-    if !is_x86_feature_detected!("avx512f") {
-        eprintln!("skipping the avx512 path: this CPU does not support it");
+    if !ballast_cpu::testable(CpuPath::Avx512) {
         return;
     }
     // SAFETY: the CPU supports AVX-512F (checked above).
@@ -156,17 +151,13 @@ interleave_test!(interleave_avx512, avx512, "avx512f");
 
 #[test]
 fn interleave_pairs_partners() {
-    if is_x86_feature_detected!("avx2") {
+    if ballast_cpu::testable(CpuPath::Avx2) {
         // SAFETY: the CPU supports AVX2.
         unsafe { interleave_avx2() }
-    } else {
-        eprintln!("skipping the avx2 path: this CPU does not support it");
     }
-    if is_x86_feature_detected!("avx512f") {
+    if ballast_cpu::testable(CpuPath::Avx512) {
         // SAFETY: the CPU supports AVX-512F.
         unsafe { interleave_avx512() }
-    } else {
-        eprintln!("skipping the avx512 path: this CPU does not support it");
     }
 }
 
@@ -193,23 +184,15 @@ product_sum_test!(product_sum_avx512, avx512, "avx512f");
 fn product_sums_match_scalar_dot_products() {
     // Long sums of maximal values carry through every digit; sampled ones through the rest.
     let max = Felt::new(P - 1);
-    let supported = [
-        is_x86_feature_detected!("avx2"),
-        is_x86_feature_detected!("avx512f"),
-    ];
-    for ((lanes, path, run), supported) in [
+    for (lanes, path, run) in [
         (
             4,
-            "avx2",
+            CpuPath::Avx2,
             product_sum_avx2 as unsafe fn(&[Felt], &[Felt]) -> Vec<Felt>,
         ),
-        (8, "avx512", product_sum_avx512),
-    ]
-    .into_iter()
-    .zip(supported)
-    {
-        if !supported {
-            eprintln!("skipping the {path} product sums: this CPU does not support it");
+        (8, CpuPath::Avx512, product_sum_avx512),
+    ] {
+        if !ballast_cpu::testable(path) {
             continue;
         }
         for (steps, seed) in [(1usize, 0u64), (3, 1), (1000, 2), (5000, 3)] {
