@@ -200,13 +200,10 @@ mod tests {
     use super::*;
 
     fn sample(len: usize, seed: u64) -> Vec<Felt> {
-        let mut state = seed;
-        (0..len)
-            .map(|i| {
-                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ballast_testkit::SplitMix64::new(seed)
+            .take(len)
+            .enumerate()
+            .map(|(i, z)| {
                 // Every fifth value near p, where reductions change branch.
                 Felt::new(if i % 5 == 0 {
                     Felt::MODULUS - (z & 7) - 1

@@ -130,16 +130,9 @@ mod tests {
     use crate::evaluate_poly;
 
     fn sample(len: usize, seed: u64) -> Vec<Felt> {
-        let mut state = seed;
-        (0..len)
-            .map(|_| {
-                // SplitMix64: a deterministic stand-in for random input.
-                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                Felt::new(z ^ (z >> 31))
-            })
+        ballast_testkit::SplitMix64::new(seed)
+            .take(len)
+            .map(Felt::new)
             .collect()
     }
 

@@ -5,24 +5,8 @@
 
 use ballast_air::{Air, ConstraintBuilder, ConstraintProgram, Domain, Frame};
 use ballast_field::{Ext3, Felt};
+use ballast_testkit::SplitMix64;
 use ballast_workloads::{FibonacciAir, KeccakChainAir};
-
-/// A SplitMix64 stream of field elements.
-struct Sampler(u64);
-
-impl Sampler {
-    fn felts(&mut self, len: usize) -> Vec<Felt> {
-        (0..len)
-            .map(|_| {
-                self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = self.0;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                Felt::new(z ^ (z >> 31))
-            })
-            .collect()
-    }
-}
 
 /// Each constraint's domain and value, from `eval` on field elements.
 struct Direct(Vec<(Domain, Felt)>);
@@ -38,14 +22,14 @@ impl ConstraintBuilder for Direct {
 /// Keccak AIR's constraints are built around), then drops constraints one at a time.
 fn check<A: Air>(air: &A, rows: usize) -> ConstraintProgram {
     let program = ConstraintProgram::of(air).expect("the AIR compiles");
-    let mut sample = Sampler(air.width() as u64);
+    let mut sample = SplitMix64::new(air.width() as u64);
     let alpha = Ext3::new([Felt::new(11), Felt::new(13), Felt::new(17)]);
     let coefficients = alpha.powers(program.domains().len());
     let mut frames = Vec::new();
     for row in 0..rows {
         let bits = row % 2 == 1;
         let mut values = |len| {
-            let v = sample.felts(len);
+            let v: Vec<Felt> = sample.by_ref().take(len).map(Felt::new).collect();
             if bits {
                 v.iter().map(|f| Felt::new(f.as_u64() & 1)).collect()
             } else {
