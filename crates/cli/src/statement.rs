@@ -1,9 +1,7 @@
 //! The statement and the parameters the flags describe, for `prove` and `security`.
 
 use anyhow::{Result, bail};
-use ballast_stark::{
-    Circuit, HASH_COLLISION_BITS, MAX_QUERIES, ParamsError, StarkParams, Workload,
-};
+use ballast_stark::{Circuit, ParamsError, StarkParams, Workload};
 use ballast_workloads::{Fibonacci, KeccakChain};
 
 use crate::args::StatementArgs;
@@ -76,30 +74,11 @@ pub fn params<W: Workload>(args: &StatementArgs, workload: &W) -> Result<Circuit
         log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(log_rows),
     };
     let air = workload.air(0);
-    let circuit = Circuit::of(&air, &params).map_err(flag_error)?;
     if args.queries.is_some() {
-        return Ok(circuit);
+        return Circuit::of(&air, &params).map_err(flag_error);
     }
     let target = args.security_bits.unwrap_or(DEFAULT_SECURITY_BITS);
-    if target > HASH_COLLISION_BITS {
-        bail!(
-            "invalid --security-bits: a {target}-bit target exceeds the {HASH_COLLISION_BITS} bits \
-             Keccak-256's collision resistance allows"
-        );
-    }
-    let Some(num_queries) = circuit.min_queries(target, args.regime, MAX_QUERIES) else {
-        let most = circuit.with_queries(MAX_QUERIES).analyse(args.regime);
-        let binding = most.binding().map_or("", |r| r.name.as_str()).to_owned();
-        bail!(
-            "invalid --security-bits: no number of queries up to {MAX_QUERIES} reaches {target} \
-             bits ({}) at blowup {} with {} grinding bits: the {binding} round caps them at {}",
-            args.regime,
-            1 << args.blowup,
-            args.pow_bits,
-            most.total
-        );
-    };
-    Ok(circuit.with_queries(num_queries))
+    Circuit::for_target(&air, &params, target, args.regime).map_err(flag_error)
 }
 
 /// Names the flag behind a parameter error.
@@ -117,6 +96,7 @@ pub fn flag_error(err: ParamsError) -> anyhow::Error {
             _ => "parameters",
         },
         ParamsError::DegreeTooHigh { .. } => "--blowup",
+        ParamsError::TargetTooHigh { .. } | ParamsError::Unreachable { .. } => "--security-bits",
         ParamsError::Air(_) => "workload",
     };
     anyhow::anyhow!("invalid {flag}: {err}")

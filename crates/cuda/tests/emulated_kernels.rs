@@ -493,7 +493,12 @@ fn default_statement_transfers() {
         log_rows: 14,
     };
     workload.steps = 4 * workload.steps_per_segment();
-    let params = ballast_stark::StarkParams::default();
+    let params = ballast_stark::StarkParams::for_security(
+        &ballast_stark::Workload::air(&workload, 0),
+        128,
+        ballast_stark::Regime::Jbr,
+    )
+    .unwrap();
     let backend = KernelBackend::new(emu.clone());
     let started = Instant::now();
     let proof = ballast_stark::prove_statement(

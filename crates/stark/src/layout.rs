@@ -130,7 +130,7 @@ pub(crate) struct Section<T: 'static> {
 
 /// Everything before the segments, as it is on the wire: the header's fields and the states,
 /// unchecked (the decoder checks them, see `codec.rs`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Head {
     pub magic: Vec<u8>,
     pub version: u16,
@@ -143,6 +143,28 @@ pub(crate) struct Head {
     pub count: usize,
     /// The states' encodings, one after another.
     pub states: Vec<u8>,
+}
+
+impl Default for Head {
+    /// Nothing read yet: every field zero or empty, which the decoder overwrites section by
+    /// section.
+    fn default() -> Self {
+        Self {
+            magic: Vec::new(),
+            version: 0,
+            length: 0,
+            params: StarkParams {
+                log_blowup: 0,
+                num_queries: 0,
+                pow_bits: 0,
+                log_final_poly_len: 0,
+            },
+            workload: Vec::new(),
+            first: 0,
+            count: 0,
+            states: Vec::new(),
+        }
+    }
 }
 
 /// The header: everything a reader needs to know the proof's length and bound it.

@@ -1,9 +1,11 @@
 //! Soundness parameters, their validation and the security they buy.
 
-use ballast_air::AirError;
+use ballast_air::{Air, AirError};
 use ballast_field::TWO_ADICITY;
 use ballast_transcript::Transcript;
 use thiserror::Error;
+
+use crate::{Circuit, Regime};
 
 /// A parameter outside what ballast supports.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -32,6 +34,35 @@ pub enum ParamsError {
         /// The smallest blowup that works.
         min_blowup: usize,
     },
+    /// This error occurs when a security target exceeds what the hash allows.
+    #[error(
+        "a {target}-bit target exceeds the {max} bits Keccak-256's collision resistance allows"
+    )]
+    TargetTooHigh {
+        /// The target, in bits.
+        target: u32,
+        /// The hash's collision resistance, in bits.
+        max: u32,
+    },
+    /// This error occurs when no number of queries reaches a security target.
+    #[error(
+        "no number of queries up to {max} reaches {target} bits ({regime}) at blowup {blowup} with {pow_bits} grinding bits: the {binding} round caps them at {cap}",
+        max = MAX_QUERIES
+    )]
+    Unreachable {
+        /// The target, in bits.
+        target: u32,
+        /// The regime it is judged in.
+        regime: Regime,
+        /// The blowup factor.
+        blowup: usize,
+        /// The grinding bits.
+        pow_bits: u32,
+        /// The round that caps the figure.
+        binding: String,
+        /// The most bits any number of queries gives.
+        cap: u32,
+    },
 }
 
 /// Supported blowups are 2^1 … 2^4.
@@ -57,21 +88,26 @@ pub struct StarkParams {
     pub log_final_poly_len: usize,
 }
 
-impl Default for StarkParams {
-    /// Blowup 2, 227 queries and 16 grinding bits: 128 bits provable up to the Johnson
-    /// bound for the default statement's segments (`docs/protocol.md` §7 compares the
-    /// blowups).
-    fn default() -> Self {
-        Self {
-            log_blowup: 1,
-            num_queries: 227,
-            pow_bits: 16,
-            log_final_poly_len: Self::DEFAULT_LOG_FINAL_POLY_LEN,
-        }
-    }
-}
-
 impl StarkParams {
+    /// ballast's default parameters for segments of `air`: blowup 2 and 16 grinding bits
+    /// (chosen over blowups 2–16, `docs/protocol.md` §7), the default final polynomial, and
+    /// the fewest queries that reach `target` bits of security in `regime` for this AIR at
+    /// its size — 227 for 128 provable (JBR) bits on the default statement's 2^14-row Keccak
+    /// segments, more on larger ones. There is no parameter set secure at every size: the
+    /// query count comes from the target.
+    ///
+    /// # Errors
+    /// As [`Circuit::for_target`].
+    pub fn for_security<A: Air>(air: &A, target: u32, regime: Regime) -> Result<Self, ParamsError> {
+        let params = Self {
+            log_blowup: 1,
+            num_queries: 1,
+            pow_bits: 16,
+            log_final_poly_len: Self::DEFAULT_LOG_FINAL_POLY_LEN.min(air.log_rows()),
+        };
+        Circuit::for_target(air, &params, target, regime).map(|c| c.params)
+    }
+
     /// The final FRI polynomial's default length, 2^3.
     pub const DEFAULT_LOG_FINAL_POLY_LEN: usize = 3;
 
@@ -180,18 +216,16 @@ mod tests {
             (lambda.log_blowup, lambda.num_queries, lambda.pow_bits),
             (1, 219, 0)
         );
-        for p in [StarkParams::default(), lambda, StarkParams::testing()] {
+        for p in [lambda, StarkParams::testing()] {
             p.validate(19).unwrap();
         }
-        let d = StarkParams::default();
-        assert_eq!((d.log_blowup, d.num_queries, d.pow_bits), (1, 227, 16));
     }
 
     #[test]
     fn out_of_range_parameters_are_named() {
         let bad = StarkParams {
             log_blowup: 5,
-            ..StarkParams::default()
+            ..StarkParams::lambda_vm_bench()
         };
         assert_eq!(
             bad.validate(10).unwrap_err().to_string(),
@@ -199,9 +233,9 @@ mod tests {
         );
         let bad = StarkParams {
             log_final_poly_len: 11,
-            ..StarkParams::default()
+            ..StarkParams::lambda_vm_bench()
         };
         assert!(bad.validate(10).is_err());
-        assert!(StarkParams::default().validate(31).is_err());
+        assert!(StarkParams::lambda_vm_bench().validate(31).is_err());
     }
 }

@@ -26,6 +26,7 @@ use std::str::FromStr;
 
 use ballast_air::{Air, ConstraintInfo};
 
+use crate::MAX_QUERIES;
 use crate::proof::segment_geometry;
 use crate::{ParamsError, StarkParams};
 
@@ -298,6 +299,47 @@ impl Circuit {
         }
     }
 
+    /// The circuit of `air`'s segments proven with `params` but for the number of queries:
+    /// the fewest that reach `target` bits in `regime` (what `cli prove --security-bits`
+    /// chooses).
+    ///
+    /// # Errors
+    /// A target above the hash's collision resistance, one no number of queries up to
+    /// [`MAX_QUERIES`] reaches (naming the round that caps it), or parameters the AIR cannot
+    /// use.
+    pub fn for_target<A: Air>(
+        air: &A,
+        params: &StarkParams,
+        target: u32,
+        regime: Regime,
+    ) -> Result<Self, ParamsError> {
+        if target > HASH_COLLISION_BITS {
+            return Err(ParamsError::TargetTooHigh {
+                target,
+                max: HASH_COLLISION_BITS,
+            });
+        }
+        let circuit = Self::of(
+            air,
+            &StarkParams {
+                num_queries: 1,
+                ..*params
+            },
+        )?;
+        let Some(num_queries) = circuit.min_queries(target, regime, MAX_QUERIES) else {
+            let most = circuit.with_queries(MAX_QUERIES).analyse(regime);
+            return Err(ParamsError::Unreachable {
+                target,
+                regime,
+                blowup: 1 << params.log_blowup,
+                pow_bits: params.pow_bits,
+                binding: most.binding().map_or("", |r| r.name.as_str()).to_owned(),
+                cap: most.total,
+            });
+        };
+        Ok(circuit.with_queries(num_queries))
+    }
+
     /// The fewest queries (at most `max_queries`) with which `regime`'s figure reaches
     /// `target` bits, the other parameters unchanged; `None` if no count does.
     pub fn min_queries(&self, target: u32, regime: Regime, max_queries: usize) -> Option<usize> {
@@ -406,7 +448,7 @@ mod tests {
     type Pin = (&'static [u32], u32, &'static [u32], u32);
 
     const KECCAK_PINS: [((usize, usize, u32), Pin); 9] = [
-        // The default, StarkParams::default().
+        // The default statement's parameters (StarkParams::for_security at 128 bits).
         (
             (1, 227, 16),
             (

@@ -1,7 +1,8 @@
 //! The default size cap against the proofs ballast ships: every shipped and benchmarked
-//! shape fits far below it, and so do 200 keccak-chain segments at 219 queries.
+//! shape fits far below it, and so do 200 keccak-chain segments at 219 queries. And the
+//! parameters the library derives from a target, which set those shapes' query counts.
 
-use ballast_stark::{DEFAULT_MAX_PROOF_BYTES, Proof, SegmentProof, StarkParams, Workload};
+use ballast_stark::{DEFAULT_MAX_PROOF_BYTES, Proof, Regime, SegmentProof, StarkParams, Workload};
 use ballast_workloads::{Fibonacci, KeccakChain};
 
 /// The most bytes a proof of `workload`'s whole statement with `params` can have, from its
@@ -41,7 +42,10 @@ fn shipped_shapes_fit_far_below_the_default_cap() {
     };
     // `cli prove`'s default statement, and the benchmarked Fibonacci shapes.
     for max in [
-        bound(chain(4), StarkParams::default()),
+        bound(
+            chain(4),
+            StarkParams::for_security(&chain(4).air(0), 128, Regime::Jbr).unwrap(),
+        ),
         bound(sixteen, StarkParams::lambda_vm_bench()),
         bound(sixteen, blowup4),
     ] {
@@ -52,5 +56,37 @@ fn shipped_shapes_fit_far_below_the_default_cap() {
     assert!(
         bound(chain(240), wide) > DEFAULT_MAX_PROOF_BYTES,
         "about 200 is the limit"
+    );
+}
+
+/// The library's parameters reach their target at every segment size: the query count
+/// grows with the segments where a fixed one would fall short (227 queries give 128 bits at
+/// 2^14 rows, 127.2 at 2^20, 124.6 at 2^28).
+#[test]
+fn parameters_for_a_target_reach_it_at_every_size() {
+    use ballast_stark::Circuit;
+    let mut queries = Vec::new();
+    for log_rows in [14, 16, 20, 24, 28] {
+        let air = ballast_workloads::KeccakChainAir { log_rows };
+        let params = StarkParams::for_security(&air, 128, Regime::Jbr).unwrap();
+        let bits = Circuit::of(&air, &params)
+            .unwrap()
+            .analyse(Regime::Jbr)
+            .total;
+        assert!(
+            bits >= 128,
+            "2^{log_rows} rows: {bits} bits with {params:?}"
+        );
+        queries.push(params.num_queries);
+    }
+    assert_eq!(queries[0], 227, "the default statement's");
+    assert!(queries.windows(2).all(|w| w[0] <= w[1]) && queries[0] < queries[4]);
+    assert!(
+        StarkParams::for_security(
+            &ballast_workloads::KeccakChainAir { log_rows: 14 },
+            129,
+            Regime::Jbr
+        )
+        .is_err()
     );
 }

@@ -2,7 +2,9 @@
 
 mod common;
 
-use ballast_stark::{Proof, ProofFormatError, StarkParams, peek, verify_statement};
+use ballast_stark::{
+    Proof, ProofFormatError, Regime, StarkParams, Workload, peek, verify_statement,
+};
 use ballast_workloads::{Describe, Fibonacci, KeccakChain};
 
 fn check<W: Describe + Send + 'static>(workload: W, params: StarkParams) {
@@ -122,11 +124,8 @@ fn named_configurations_prove_and_verify() {
         num_queries: 110,
         ..StarkParams::lambda_vm_bench()
     };
-    for params in [
-        StarkParams::lambda_vm_bench(),
-        blowup4,
-        StarkParams::default(),
-    ] {
+    let secure = StarkParams::for_security(&fib.air(0), 128, Regime::Jbr).unwrap();
+    for params in [StarkParams::lambda_vm_bench(), blowup4, secure] {
         check(fib, params);
     }
     let chain = KeccakChain {

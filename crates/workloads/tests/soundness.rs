@@ -247,8 +247,9 @@ fn a_verifier_enforces_its_security_floor() {
     };
     assert_eq!(verify_statement(&proof, &conjectured(8)), Ok(()));
     assert!(verify_statement(&proof, &conjectured(9)).is_err());
-    // The default parameters reach the default floor.
-    let default = common::prove(&chain(), &StarkParams::default());
+    // The parameters chosen for 128 bits reach the default floor.
+    let secure = StarkParams::for_security(&chain().air(0), 128, Regime::Jbr).unwrap();
+    let default = common::prove(&chain(), &secure);
     assert_eq!(verify_statement(&default, &VerifyPolicy::default()), Ok(()));
 }
 
