@@ -47,6 +47,24 @@ impl Geometry {
         Ext3::DEGREE << self.log_quotient_chunks
     }
 
+    /// Whether `table` holds a trace of this shape; the mismatch, in words, if not.
+    ///
+    /// # Errors
+    /// A table of another width or height.
+    pub fn check_trace(&self, table: &RowBlocks) -> Result<(), String> {
+        if table.width() == self.width && table.height() == 1 << self.log_rows {
+            Ok(())
+        } else {
+            Err(format!(
+                "a trace of {} × {} rows to prove as {} × 2^{}",
+                table.width(),
+                table.height(),
+                self.width,
+                self.log_rows
+            ))
+        }
+    }
+
     /// log2 of each FRI round's arity; one committed layer per round.
     pub fn fri_arities(&self) -> Vec<usize> {
         round_arities(self.log_rows - self.log_final_poly_len)
@@ -262,4 +280,27 @@ pub trait SegmentProver: FriLayers<Error = BackendError> {
         plan: &QueryPlan,
         times: &mut PhaseTimes,
     ) -> Result<Openings, BackendError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trace_of_another_shape_is_named() {
+        let geometry = Geometry {
+            width: 3,
+            log_rows: 4,
+            log_blowup: 1,
+            log_quotient_chunks: 1,
+            log_final_poly_len: 1,
+            num_queries: 2,
+        };
+        assert_eq!(geometry.check_trace(&RowBlocks::zeroed(3, 16, 32)), Ok(()));
+        assert_eq!(
+            geometry.check_trace(&RowBlocks::zeroed(3, 8, 32)),
+            Err("a trace of 3 × 8 rows to prove as 3 × 2^4".to_owned())
+        );
+        assert!(geometry.check_trace(&RowBlocks::zeroed(4, 16, 32)).is_err());
+    }
 }

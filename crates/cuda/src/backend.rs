@@ -192,15 +192,9 @@ impl<L: Launcher> Backend for KernelBackend<L> {
         geometry: Geometry,
         staged: Option<Staged>,
     ) -> Result<Box<dyn SegmentProver + 'a>, BackendError> {
-        if table.width() != geometry.width || table.height() != 1 << geometry.log_rows {
-            return Err(backend_error::<L>(CudaError::Input(format!(
-                "a trace of {} × {} rows to prove as {} × 2^{}",
-                table.width(),
-                table.height(),
-                geometry.width,
-                geometry.log_rows
-            ))));
-        }
+        geometry
+            .check_trace(table)
+            .map_err(|m| backend_error::<L>(CudaError::Input(m)))?;
         let key = Key {
             geometry,
             air_id: air.id().to_owned(),

@@ -4,7 +4,6 @@
 //! FRI layer, the grinding nonce, and the opened rows, values and nodes.
 
 use std::sync::MutexGuard;
-use std::time::Duration;
 
 use ballast_backend::{
     BackendError, CompositionInput, DeepCoefficients, Geometry, OodValues, Openings, Phase,
@@ -600,13 +599,10 @@ impl<L: Launcher> SegmentProver for DeviceSegment<'_, L> {
         times: &mut PhaseTimes,
     ) -> Result<u64, BackendError> {
         let launcher = self.launcher;
-        let start = launcher.mark().map_err(backend_error::<L>)?;
-        let nonce = self
-            .grind_on_device(transcript, bits)
-            .map_err(backend_error::<L>)?;
-        let end = launcher.mark().map_err(backend_error::<L>)?;
-        add_time::<L>(launcher, times, Phase::Grind, &start, &end)?;
-        Ok(nonce)
+        timed(launcher, times, Phase::Grind, || {
+            self.grind_on_device(transcript, bits)
+        })
+        .map_err(backend_error::<L>)
     }
 
     fn open(
@@ -616,13 +612,10 @@ impl<L: Launcher> SegmentProver for DeviceSegment<'_, L> {
         times: &mut PhaseTimes,
     ) -> Result<Openings, BackendError> {
         let launcher = self.launcher;
-        let start = launcher.mark().map_err(backend_error::<L>)?;
-        let openings = self
-            .open_on_device(positions, plan)
-            .map_err(backend_error::<L>)?;
-        let end = launcher.mark().map_err(backend_error::<L>)?;
-        add_time::<L>(launcher, times, Phase::Queries, &start, &end)?;
-        Ok(openings)
+        timed(launcher, times, Phase::Queries, || {
+            self.open_on_device(positions, plan)
+        })
+        .map_err(backend_error::<L>)
     }
 }
 
@@ -632,19 +625,6 @@ impl<L: Launcher> Drop for DeviceSegment<'_, L> {
         // with it. Without a ticket (a lost context), nothing will run again anyway.
         self.trace.released = self.launcher.signal(Queue::Compute).ok();
     }
-}
-
-/// Adds the time between two marks to `phase`.
-fn add_time<L: Launcher>(
-    launcher: &L,
-    times: &mut PhaseTimes,
-    phase: Phase,
-    start: &L::Mark,
-    end: &L::Mark,
-) -> Result<(), BackendError> {
-    let spent: Duration = launcher.elapsed(start, end).map_err(backend_error::<L>)?;
-    times.add(phase, spent);
-    Ok(())
 }
 
 impl<L: Launcher> FriLayers for DeviceSegment<'_, L> {

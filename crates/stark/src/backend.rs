@@ -64,18 +64,12 @@ impl Backend for CpuBackend {
         geometry: Geometry,
         _staged: Option<Staged>,
     ) -> Result<Box<dyn SegmentProver + 'a>, BackendError> {
-        if table.width() != geometry.width || table.height() != 1 << geometry.log_rows {
-            return Err(BackendError {
+        geometry
+            .check_trace(table)
+            .map_err(|message| BackendError {
                 backend: self.name(),
-                message: format!(
-                    "a trace of {} × {} rows to prove as {} × 2^{}",
-                    table.width(),
-                    table.height(),
-                    geometry.width,
-                    geometry.log_rows
-                ),
-            });
-        }
+                message,
+            })?;
         Ok(Box::new(CpuSegment {
             plan: self.plan(geometry.log_rows, geometry.log_blowup),
             table,
