@@ -266,10 +266,12 @@ choose_nix() {
     for option in "${flake_opts[@]}"; do
       assert_opts+=(--flake-option "$option")
     done
-    # The inputs resolve offline once their trees are in the store.
+    # The inputs resolve offline once their trees are in the store. `flake archive` puts
+    # every input in the store, so it fails when one would have to be downloaded
+    # (`flake metadata` succeeds without fetching them).
     mkdir -p "$scratch/inputs"
     cp flake.nix flake.lock "$scratch/inputs/"
-    if ! "${nix_cmd[@]}" flake metadata --no-write-lock-file "${flake_opts[@]}" "path:$scratch/inputs" >/dev/null 2>&1; then
+    if ! "${nix_cmd[@]}" flake archive --no-write-lock-file "${flake_opts[@]}" "path:$scratch/inputs" >/dev/null 2>&1; then
       echo "loading the pinned inputs into the store ($kit/load-inputs.sh) ..."
       local start=$SECONDS
       NIX=$kit_nix "$kit/load-inputs.sh" | sed 's/^/  /'
