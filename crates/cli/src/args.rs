@@ -3,7 +3,11 @@
 use std::path::PathBuf;
 
 use ballast_stark::Regime;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use ballast_workloads::{
+    DEFAULT_WORKLOAD, Flag, FlagValues, SHARED_FLAGS, WORKLOADS, parse_digest,
+};
+use clap::builder::PossibleValuesParser;
+use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// ballast: a reproducible STARK prover with its allocator policy compiled in.
 #[derive(Parser)]
@@ -34,29 +38,15 @@ pub enum Command {
 /// The statement and its parameters: what `prove` proves and `security` analyses.
 #[derive(Args)]
 pub struct StatementArgs {
-    /// What to prove: the Keccak-256 hash chain or multi-sequence Fibonacci (see below).
-    #[arg(long, value_enum, default_value_t = WorkloadChoice::KeccakChain)]
-    pub workload: WorkloadChoice,
-    /// keccak-chain: the seed h₀, 64 hexadecimal digits [default: the embedded seed].
-    #[arg(long, value_parser = parse_digest, value_name = "HEX")]
-    pub seed: Option<[u8; 32]>,
-    /// keccak-chain: the number of steps n [default: --segments full segments].
-    #[arg(long)]
-    pub steps: Option<u64>,
-    /// fibonacci: independent sequences, two trace columns each [default: 16].
-    #[arg(long)]
-    pub sequences: Option<usize>,
-    /// log2 of the rows per segment [default: 14 for keccak-chain (682 steps per
-    /// segment), 19 for fibonacci].
-    #[arg(long)]
-    pub log_rows: Option<usize>,
-    /// Segments, proven one after another (continuations) [default: 4]. For keccak-chain
-    /// without --steps, the chain fills this many segments.
-    #[arg(long)]
-    pub segments: Option<usize>,
+    /// What to prove: one of the workloads below.
+    #[arg(long, default_value = DEFAULT_WORKLOAD, value_parser = PossibleValuesParser::new(WORKLOADS.iter().map(|w| w.name)))]
+    pub workload: String,
+    /// The statement's shape: the flags of every workload, as given.
+    #[command(flatten)]
+    pub shape: WorkloadFlags,
     /// Blowup factor of the low-degree extension: 2, 4, 8 or 16.
-    #[arg(long, default_value_t = 2, value_parser = parse_blowup)]
-    pub blowup: usize,
+    #[arg(long = "blowup", id = "blowup", value_name = "BLOWUP", default_value = "2", value_parser = parse_log_blowup)]
+    pub log_blowup: usize,
     /// FRI queries; by default the fewest that reach --security-bits.
     #[arg(long, conflicts_with = "security_bits")]
     pub queries: Option<usize>,
@@ -73,9 +63,69 @@ pub struct StatementArgs {
     pub regime: Regime,
 }
 
+/// The flags that shape a statement, of every registered workload ([`WORKLOADS`]) and the
+/// shared ones, as given: which of them a workload takes is the registry's to judge.
+pub struct WorkloadFlags(pub FlagValues);
+
+/// Every statement flag once, with the workloads that take it (none: every workload).
+fn statement_flags() -> Vec<(&'static Flag, Vec<&'static str>)> {
+    let mut flags: Vec<(&'static Flag, Vec<&'static str>)> =
+        SHARED_FLAGS.iter().map(|f| (f, Vec::new())).collect();
+    for row in WORKLOADS {
+        for flag in row.flags {
+            match flags.iter_mut().find(|(f, _)| f.name == flag.name) {
+                Some((_, owners)) if !owners.is_empty() => owners.push(row.name),
+                Some(_) => {}
+                None => flags.push((flag, vec![row.name])),
+            }
+        }
+    }
+    flags
+}
+
+impl FromArgMatches for WorkloadFlags {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut values = FlagValues::default();
+        for (flag, _) in statement_flags() {
+            if let Some(value) = matches.get_one::<String>(flag.name) {
+                values.insert(flag.name, value.as_str());
+            }
+        }
+        Ok(Self(values))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for WorkloadFlags {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        statement_flags()
+            .into_iter()
+            .fold(command, |command, (flag, owners)| {
+                let help = match owners.as_slice() {
+                    [] => flag.help.to_owned(),
+                    owners => format!("{}: {}", owners.join(", "), flag.help),
+                };
+                command.arg(
+                    Arg::new(flag.name)
+                        .long(flag.name)
+                        .value_name(flag.value_name)
+                        .help(help),
+                )
+            })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
 /// Flags of `cli prove`.
 #[derive(Args)]
-#[command(after_long_help = WORKLOADS_HELP)]
+#[command(after_long_help = prove_help())]
 pub struct ProveArgs {
     /// The statement and its parameters.
     #[command(flatten)]
@@ -98,22 +148,33 @@ pub struct ProveArgs {
     /// Also write the summary as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
-    /// Where the low-degree extension and the Merkle hashing run: `auto` uses CUDA when a
-    /// device is usable and the CPU otherwise. Proofs are the same bytes either way.
+    /// Where the segments are proven: `auto` uses CUDA when a device is usable and its free
+    /// memory holds a segment, and the CPU otherwise. Proofs are the same bytes either way.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
 }
 
-/// What `cli prove --help` says about the workloads.
-const WORKLOADS_HELP: &str = "\
-Workloads:
-  keccak-chain (default)  h₀ = --seed, h_{i+1} = Keccak-256(h_i) (Ethereum's Keccak-256), proven
-                          for --steps steps; public: h₀, n and h_n. Each segment of 2^--log-rows
-                          rows proves ⌊2^log-rows / 24⌋ steps (24 rows per Keccak-f permutation,
-                          682 at 2^14); the default fills 4 segments of 2^14 rows (2,728 steps).
-  fibonacci               --sequences independent Fibonacci sequences over Goldilocks, sequence
-                          j starting at (j, j + 1), for --segments segments of 2^--log-rows rows.
+/// What `--help` says about the workloads: each registered one, its flags and defaults.
+fn workloads_help() -> String {
+    let mut out = String::from("Workloads:\n");
+    for row in WORKLOADS {
+        let default = if row.name == DEFAULT_WORKLOAD {
+            " (default)"
+        } else {
+            ""
+        };
+        out.push_str(&format!("  {}{default}\n", row.name));
+        for line in row.about.lines() {
+            out.push_str(&format!("      {line}\n"));
+        }
+    }
+    out
+}
 
+/// What `cli prove --help` adds: the workloads, examples and scale-out.
+fn prove_help() -> String {
+    workloads_help()
+        + "
 Examples:
   cli prove                                         the embedded keccak-chain statement, 128
                                                     bits provable (blowup 2, 227 queries)
@@ -126,15 +187,7 @@ Examples:
 Scale-out (docs/deploy.md):
   cli prove --segments 64 --parts 8 --part-index 3 -o part-3.bin
                                                     segments 24..32 of 64, as a part
-  cli bundle part-*.bin -o proof.bin                the same bytes as one host's proof";
-
-/// The values of `prove --workload`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum WorkloadChoice {
-    /// The Keccak-256 hash chain.
-    KeccakChain,
-    /// Multi-sequence Fibonacci.
-    Fibonacci,
+  cli bundle part-*.bin -o proof.bin                the same bytes as one host's proof"
 }
 
 /// The values of `prove --backend`.
@@ -197,7 +250,7 @@ pub struct BundleArgs {
 
 /// Flags of `cli security`.
 #[derive(Args)]
-#[command(after_long_help = WORKLOADS_HELP)]
+#[command(after_long_help = workloads_help())]
 pub struct SecurityArgs {
     /// The statement and its parameters, as `cli prove` takes them.
     #[command(flatten)]
@@ -216,16 +269,8 @@ pub struct DoctorArgs {
     pub json: bool,
 }
 
-/// A 32-byte digest written as 64 hexadecimal digits.
-pub fn parse_digest(value: &str) -> Result<[u8; 32], String> {
-    let mut digest = [0u8; 32];
-    hex::decode_to_slice(value, &mut digest)
-        .map_err(|_| format!("expected 64 hexadecimal digits, got {value:?}"))?;
-    Ok(digest)
-}
-
 /// Accepts 2, 4, 8 or 16 and returns its log2.
-fn parse_blowup(value: &str) -> Result<usize, String> {
+fn parse_log_blowup(value: &str) -> Result<usize, String> {
     match value.parse::<usize>() {
         Ok(b @ (2 | 4 | 8 | 16)) => Ok(b.trailing_zeros() as usize),
         _ => Err(format!("{value} is not one of 2, 4, 8, 16")),
@@ -243,25 +288,11 @@ mod tests {
     }
 
     #[test]
-    fn digests_are_64_hex_digits() {
-        let hex = "00ff".repeat(16);
-        let digest = parse_digest(&hex).unwrap();
-        assert_eq!((digest[0], digest[1], digest[31]), (0x00, 0xff, 0xff));
-        assert!(parse_digest(&hex[..62]).is_err());
-        assert!(parse_digest(&"zz".repeat(32)).is_err());
-        assert!(parse_digest(&"é".repeat(32)).is_err());
-        assert!(
-            parse_digest(&"+0".repeat(32)).is_err(),
-            "from_str_radix alone accepts '+'"
-        );
-    }
-
-    #[test]
     fn blowup_is_a_power_of_two_between_two_and_sixteen() {
-        assert_eq!(parse_blowup("2"), Ok(1));
-        assert_eq!(parse_blowup("16"), Ok(4));
+        assert_eq!(parse_log_blowup("2"), Ok(1));
+        assert_eq!(parse_log_blowup("16"), Ok(4));
         for bad in ["1", "3", "32", "x", ""] {
-            assert!(parse_blowup(bad).is_err(), "{bad}");
+            assert!(parse_log_blowup(bad).is_err(), "{bad}");
         }
     }
 }

@@ -14,11 +14,11 @@ mod args;
 mod bundle;
 mod doctor;
 mod output;
+mod plan;
 mod prove;
 mod read;
 mod resources;
 mod security;
-mod statement;
 mod summary;
 mod verify;
 

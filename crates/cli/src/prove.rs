@@ -3,30 +3,22 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
-use std::ops::Range;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use ballast_air::ConstraintProgram;
 use ballast_cuda::{CudaBackend, CudaError};
-use ballast_stark::{
-    Backend, Circuit, CpuBackend, Geometry, PhaseTimes, StarkParams, Workload, estimate_peak_bytes,
-    geometry, part_range, prove_part,
-};
-use ballast_workloads::{AnyProof, Describe, thousands};
+use ballast_stark::{Backend, Circuit, CpuBackend, Geometry, PhaseTimes};
+use ballast_workloads::{AnyProof, thousands};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::args::{BackendChoice, ProveArgs, WorkloadChoice};
+use crate::args::{BackendChoice, ProveArgs};
 use crate::output::{check_writable, print, write_atomic};
+use crate::plan::{ProvePlan, StatementPlan, flag_error};
 use crate::resources::{human_bytes, physical_memory, usage};
-use crate::statement::{fibonacci, flag_error, keccak_chain, params};
 use crate::summary::{self, ParamsJson, PartJson, SecurityJson, soundcalc_json};
-
-/// The environment variables a scheduler sets to a worker's index: a Kubernetes Indexed
-/// Job's, then a Slurm job array's.
-const INDEX_VARIABLES: [&str; 2] = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"];
 
 #[derive(Serialize)]
 struct ProveReport {
@@ -76,129 +68,56 @@ struct PartReport {
     parts: usize,
 }
 
-/// Which of --parts a worker proves.
-#[derive(Clone, Copy)]
-struct PartChoice {
-    index: usize,
-    parts: usize,
-}
-
 /// Runs `cli prove`.
 pub fn run(args: &ProveArgs) -> Result<()> {
-    let part = part_choice(args, |name| std::env::var_os(name))?;
-    match args.statement.workload {
-        WorkloadChoice::KeccakChain => prove(args, &keccak_chain(&args.statement)?, part),
-        WorkloadChoice::Fibonacci => prove(args, &fibonacci(&args.statement)?, part),
-    }
-}
-
-/// The part --parts asks for: its index from --part-index, else from the scheduler's
-/// environment ([`INDEX_VARIABLES`], read through `var`).
-fn part_choice(
-    args: &ProveArgs,
-    var: impl Fn(&str) -> Option<std::ffi::OsString>,
-) -> Result<Option<PartChoice>> {
-    let Some(parts) = args.parts else {
-        return Ok(None);
-    };
-    let parts = parts as usize;
-    let (index, source) = match args.part_index {
-        Some(i) => (i as usize, "--part-index".to_owned()),
-        None => {
-            let mut found: Option<(usize, String)> = None;
-            for name in INDEX_VARIABLES {
-                let Some(value) = var(name) else { continue };
-                let text = value.to_str().unwrap_or_default();
-                let index = text
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|_| text.bytes().all(|b| b.is_ascii_digit()))
-                    .ok_or_else(|| {
-                        anyhow!("{name}={value:?} is not a part index (a number from 0)")
-                    })?;
-                match &found {
-                    Some((other, first)) if *other != index => bail!(
-                        "{first} and {name}={index} disagree on the part index; give --part-index"
-                    ),
-                    Some(_) => {}
-                    None => found = Some((index, format!("{name}={index}"))),
-                }
-            }
-            found.ok_or_else(|| {
-                anyhow!(
-                    "--parts {parts} needs --part-index, or {} (a Kubernetes Indexed Job) or {} \
-                     (a Slurm job array) in the environment",
-                    INDEX_VARIABLES[0],
-                    INDEX_VARIABLES[1]
-                )
-            })?
-        }
-    };
-    if index >= parts {
-        bail!("part index {index} (from {source}) is not below --parts {parts}");
-    }
-    Ok(Some(PartChoice { index, parts }))
-}
-
-fn prove<W: Describe + Send + 'static>(
-    args: &ProveArgs,
-    workload: &W,
-    part: Option<PartChoice>,
-) -> Result<()> {
-    let circuit = params(&args.statement, workload)?;
+    let ProvePlan {
+        statement: StatementPlan { statement, circuit },
+        range,
+        part,
+        output,
+        report: report_path,
+        backend,
+    } = ProvePlan::lower(args, |name| std::env::var_os(name))?;
     let params = circuit.params;
-    let range = match part {
-        None => 0..workload.segments(),
-        Some(PartChoice { index, parts }) => {
-            if parts > workload.segments() {
-                bail!(
-                    "invalid --parts: {parts} parts of a statement of {} segments; each part needs at least one",
-                    workload.segments()
-                );
-            }
-            part_range(workload.segments(), parts, index).map_err(flag_error)?
-        }
-    };
-    let estimate = estimate_peak_bytes(workload, &params, range.len());
+    let estimate = statement.estimate_peak_bytes(&params, range.len());
     if let Some(memory) = physical_memory()
         && estimate > memory
     {
         bail!(
             "{} × 2^{} rows × {} segments would need about {} of memory (estimate), more than this machine's {}",
-            W::NAME,
-            workload.log_rows(),
+            statement.name(),
+            statement.log_rows(),
             range.len(),
             human_bytes(estimate),
             human_bytes(memory)
         );
     }
-    let output = match (&args.output, part) {
-        (Some(path), _) => path.clone(),
-        (None, None) => "proof.bin".into(),
-        (None, Some(p)) => format!("part-{}.bin", p.index).into(),
-    };
     check_writable(&output)?;
-    if let Some(report) = &args.report {
+    if let Some(report) = &report_path {
         check_writable(report)?;
     }
 
-    let chosen = choose_backend(args.backend, || device_need(workload, &params, &range))?;
+    let chosen = choose_backend(backend, || {
+        let geometry = statement.geometry(&params).map_err(flag_error)?;
+        let program = statement
+            .program(range.start)
+            .map_err(|e| anyhow!("the statement cannot be proven on a GPU: {e}"))?;
+        Ok((geometry, program))
+    })?;
 
     let progress = progress_bar(range.len());
     let mut times = PhaseTimes::default();
     let started = Instant::now();
     let on_segment = &mut |done: usize| progress.set_position(done as u64);
-    let proven: Box<dyn AnyProof> = Box::new(
-        prove_part(
-            workload,
+    let proven = statement
+        .prove(
             &params,
-            range,
+            range.clone(),
             &*chosen.backend,
             &mut times,
             on_segment,
         )
-        .context("proving failed")?,
-    );
+        .context("proving failed")?;
     let prove_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
     let counters = chosen.backend.counters();
@@ -215,7 +134,7 @@ fn prove<W: Describe + Send + 'static>(
             index: choice.index,
             parts: choice.parts,
         }),
-        params: ParamsJson::of(&*proven),
+        params: ParamsJson::of_circuit(&circuit),
         security: SecurityJson::of(&circuit),
         soundcalc: soundcalc_json(&circuit),
         backend: chosen.backend.name(),
@@ -240,7 +159,7 @@ fn prove<W: Describe + Send + 'static>(
         user_seconds: used.user.as_secs_f64(),
         system_seconds: used.system.as_secs_f64(),
     };
-    if let Some(path) = &args.report {
+    if let Some(path) = &report_path {
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(path, &json)?;
     }
@@ -251,18 +170,6 @@ fn prove<W: Describe + Send + 'static>(
 struct Chosen {
     backend: Box<dyn Backend>,
     device: Option<String>,
-}
-
-/// What the statement asks of a device: its segments' geometry and constraint program.
-fn device_need<W: Workload>(
-    workload: &W,
-    params: &StarkParams,
-    range: &Range<usize>,
-) -> Result<(Geometry, ConstraintProgram)> {
-    let geometry = geometry(workload, params).map_err(flag_error)?;
-    let program = ConstraintProgram::of(&workload.air(range.start))
-        .map_err(|e| anyhow!("the statement cannot be proven on a GPU: {e}"))?;
-    Ok((geometry, program))
 }
 
 /// The backend --backend asks for. `auto` takes CUDA when a device is usable and its free

@@ -4,12 +4,11 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use ballast_stark::{Circuit, Regime};
-use ballast_workloads::Describe;
+use ballast_stark::Regime;
 
-use crate::args::{SecurityArgs, WorkloadChoice};
+use crate::args::SecurityArgs;
 use crate::output::{check_writable, print, write_atomic};
-use crate::statement::{fibonacci, keccak_chain, params};
+use crate::plan::StatementPlan;
 use crate::summary;
 
 /// Runs `cli security`: prints the TOML (ballast's figures as its comments), or writes it to
@@ -18,20 +17,13 @@ pub fn run(args: &SecurityArgs) -> Result<()> {
     if let Some(path) = &args.soundcalc {
         check_writable(path)?;
     }
-    match args.statement.workload {
-        WorkloadChoice::KeccakChain => report(args, &keccak_chain(&args.statement)?),
-        WorkloadChoice::Fibonacci => report(args, &fibonacci(&args.statement)?),
-    }
-}
-
-fn report<W: Describe>(args: &SecurityArgs, workload: &W) -> Result<()> {
-    let circuit = params(&args.statement, workload)?;
-    let toml = toml(workload, &circuit);
+    let plan = StatementPlan::lower(&args.statement)?;
+    let toml = toml(&plan);
     match &args.soundcalc {
         Some(path) => {
             write_atomic(path, toml.as_bytes())?;
-            let mut out = format!("{}\n", workload.computation());
-            out.push_str(&summary::security(&circuit));
+            let mut out = format!("{}\n", plan.statement.computation());
+            out.push_str(&summary::security(&plan.circuit));
             let _ = writeln!(out, "soundcalc:  {}", path.display());
             print(&out)
         }
@@ -41,10 +33,11 @@ fn report<W: Describe>(args: &SecurityArgs, workload: &W) -> Result<()> {
 
 /// soundcalc's TOML for one segment of the statement, headed by comments that name the
 /// statement and give ballast's figures round by round.
-fn toml<W: Describe>(workload: &W, circuit: &Circuit) -> String {
+fn toml(plan: &StatementPlan) -> String {
+    let StatementPlan { statement, circuit } = plan;
     let mut out = format!(
         "# {}: one segment (every segment has this shape)\n",
-        workload.computation()
+        statement.computation()
     );
     for regime in Regime::ALL {
         let analysis = circuit.analyse(regime);
@@ -61,6 +54,6 @@ fn toml<W: Describe>(workload: &W, circuit: &Circuit) -> String {
         );
     }
     out.push('\n');
-    out.push_str(&circuit.soundcalc_toml(W::NAME));
+    out.push_str(&circuit.soundcalc_toml(statement.name()));
     out
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use ballast_stark::{Analysis, Circuit, HASH_COLLISION_BITS, Regime};
+use ballast_stark::{Analysis, Circuit, HASH_COLLISION_BITS, Regime, StarkParams};
 use ballast_workloads::AnyProof;
 use serde::Serialize;
 
@@ -26,9 +26,17 @@ impl ParamsJson {
     /// The JSON form of a proof's parameters, with the security they give it (0 bits for
     /// parameters its AIR cannot use).
     pub fn of(proof: &dyn AnyProof) -> Self {
-        let p = proof.params();
-        let circuit = proof.circuit().ok();
-        let bits = |regime| circuit.as_ref().map_or(0, |c| c.analyse(regime).capped());
+        Self::new(proof.params(), proof.circuit().ok().as_ref())
+    }
+
+    /// The JSON form of a circuit's parameters, with the security they give it.
+    pub fn of_circuit(circuit: &Circuit) -> Self {
+        Self::new(&circuit.params, Some(circuit))
+    }
+
+    /// `p`, with the security they give `circuit` (0 bits without one).
+    fn new(p: &StarkParams, circuit: Option<&Circuit>) -> Self {
+        let bits = |regime| circuit.map_or(0, |c| c.analyse(regime).capped());
         Self {
             blowup: 1 << p.log_blowup,
             queries: p.num_queries,

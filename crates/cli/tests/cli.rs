@@ -324,7 +324,7 @@ fn bad_usage_is_a_one_line_error_and_writes_nothing() {
         ),
         (
             &["--workload", "fibonacci", "--steps", "4"],
-            "are keccak-chain flags",
+            "--steps is a keccak-chain flag; fibonacci takes --sequences",
         ),
         (&["--queries", "0"], "invalid --queries"),
         (&["--security-bits", "200"], "invalid --security-bits"),
@@ -1001,4 +1001,102 @@ fn a_worker_killed_mid_way_leaves_no_part_file() {
         .filter(|n| !n.starts_with('.'))
         .collect();
     assert!(parts.is_empty(), "a killed worker left {parts:?}");
+}
+
+/// A workload added as its module and one row of the registry (`square-chain`, registered
+/// by the `test-workload` feature these tests build with) is a `cli` workload in full: its
+/// flags and help, its statement proven whole and in parts, verified, bundled into the
+/// same bytes, and analysed by `cli security`, with nothing else edited.
+#[test]
+fn a_workload_added_in_one_row_proves_and_verifies_through_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = stdout(&run(cli().args(["prove", "--help"])));
+    assert!(
+        help.contains("  square-chain\n") && help.contains("--start <X0>"),
+        "{help}"
+    );
+    let statement = [
+        "--workload",
+        "square-chain",
+        "--start",
+        "7",
+        "--log-rows",
+        "6",
+        "--segments",
+        "3",
+    ];
+    let whole = dir.path().join("whole.bin");
+    let report = dir.path().join("prove.json");
+    let out = run(cli()
+        .arg("prove")
+        .args(statement)
+        .arg("--report")
+        .arg(&report)
+        .arg("-o")
+        .arg(&whole));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["statement"]["workload"], "square-chain");
+    assert_eq!(json["statement"]["steps"], 189);
+    assert_eq!(json["params"]["provable_security_bits"], 128);
+    let out = run(cli().arg("verify").arg(&whole));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("square-chain: x² + 1 from 7 for 189 steps"),
+        "{}",
+        stdout(&out)
+    );
+
+    let parts: Vec<_> = (0..2)
+        .map(|index| {
+            let path = dir.path().join(format!("part-{index}.bin"));
+            let out = run(cli()
+                .arg("prove")
+                .args(statement)
+                .args(["--parts", "2", "--part-index", &index.to_string(), "-o"])
+                .arg(&path));
+            assert!(out.status.success(), "{}", stderr(&out));
+            path
+        })
+        .collect();
+    let bundled = dir.path().join("bundled.bin");
+    let out = run(cli().arg("bundle").args(&parts).arg("-o").arg(&bundled));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&bundled).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+
+    let out = run(cli().arg("security").args(statement));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("# square-chain: "),
+        "{}",
+        stdout(&out)
+    );
+    // Its flag is its own, and the others' are not its.
+    for (args, message) in [
+        (
+            &["prove", "--start", "3"][..],
+            "--start is a square-chain flag; keccak-chain takes",
+        ),
+        (
+            &["prove", "--workload", "square-chain", "--sequences", "2"],
+            "--sequences is a fibonacci flag; square-chain takes --start, --log-rows, --segments",
+        ),
+        (
+            &[
+                "prove",
+                "--workload",
+                "square-chain",
+                "--start",
+                "18446744069414584321",
+            ],
+            "invalid --start",
+        ),
+    ] {
+        let out = run(cli().args(args).arg("-o").arg(dir.path().join("no.bin")));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+    }
 }

@@ -30,23 +30,27 @@ pub fn seed_params() -> StarkParams {
     }
 }
 
+/// The seed statements' Fibonacci: 2 sequences in `segments` segments of 2^5 rows.
+fn seed_fibonacci(segments: usize) -> Fibonacci {
+    Fibonacci {
+        sequences: 2,
+        log_rows: 5,
+        segments,
+    }
+}
+
+/// The seed statements' keccak chain: 3 steps in 2 segments of 2^6 rows.
+const SEED_CHAIN: KeccakChain = KeccakChain {
+    seed: [7; 32],
+    steps: 3,
+    log_rows: 6,
+};
+
 /// Small valid proofs of each workload, with several segments: the seeds of the corpora and
 /// of [`mutate_and_verify`].
 pub fn seed_proofs() -> &'static [Vec<u8>] {
     static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
-    SEEDS.get_or_init(|| {
-        let fib = Fibonacci {
-            sequences: 2,
-            log_rows: 5,
-            segments: 2,
-        };
-        let chain = KeccakChain {
-            seed: [7; 32],
-            steps: 3,
-            log_rows: 6,
-        };
-        vec![seed_proof(&fib), seed_proof(&chain)]
-    })
+    SEEDS.get_or_init(|| vec![seed_proof(&seed_fibonacci(2)), seed_proof(&SEED_CHAIN)])
 }
 
 /// The encoded proof of `workload` at [`seed_params`].
@@ -78,17 +82,10 @@ pub fn decode_and_verify(bytes: &[u8]) -> bool {
 /// Valid parts of the seed statements (the middle of three parts of a 3-segment Fibonacci
 /// statement, the first of two of a keccak chain): seeds of the decode corpus.
 pub fn seed_parts() -> Vec<Vec<u8>> {
-    let fib = Fibonacci {
-        sequences: 2,
-        log_rows: 5,
-        segments: 3,
-    };
-    let chain = KeccakChain {
-        seed: [7; 32],
-        steps: 3,
-        log_rows: 6,
-    };
-    vec![seed_part(&fib, 3, 1), seed_part(&chain, 2, 0)]
+    vec![
+        seed_part(&seed_fibonacci(3), 3, 1),
+        seed_part(&SEED_CHAIN, 2, 0),
+    ]
 }
 
 /// Part `index` of `parts` of `workload` at [`seed_params`], encoded.

@@ -14,7 +14,8 @@ use ballast_stark::{
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::registry::{Describe, thousands};
+use crate::flags::{Flag, FlagError, FlagValues, FromFlags};
+use crate::{Describe, thousands};
 
 /// Most sequences a statement may have (2 columns each).
 pub const MAX_SEQUENCES: usize = 1 << 12;
@@ -132,6 +133,27 @@ impl Workload for Fibonacci {
                 [a, b]
             })
             .collect()
+    }
+}
+
+impl FromFlags for Fibonacci {
+    const ABOUT: &'static str = "\
+--sequences independent Fibonacci sequences over Goldilocks, sequence j starting at (j, j + 1),
+for --segments segments of 2^--log-rows rows [defaults: 16 sequences, 2^19 rows, 4 segments].";
+    const FLAGS: &'static [Flag] = &[Flag {
+        name: "sequences",
+        value_name: "S",
+        help: "independent sequences, two trace columns each [default: 16]",
+    }];
+
+    fn from_flags(flags: &FlagValues) -> Result<Self, FlagError> {
+        let fibonacci = Self {
+            sequences: flags.number("sequences")?.unwrap_or(16),
+            log_rows: flags.number("log-rows")?.unwrap_or(19),
+            segments: flags.number("segments")?.unwrap_or(4),
+        };
+        fibonacci.validate().map_err(|e| FlagError::of_params(&e))?;
+        Ok(fibonacci)
     }
 }
 

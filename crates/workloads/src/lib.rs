@@ -1,11 +1,17 @@
 #![doc = include_str!("../README.md")]
 
+mod any;
 mod fibonacci;
+mod flags;
 mod keccak_chain;
 mod registry;
-mod tags;
+#[cfg(feature = "test-workload")]
+mod square_chain;
 
+pub use any::{AnyProof, AnyStatement, Describe, thousands};
 pub use fibonacci::{Fibonacci, FibonacciAir};
+pub use flags::{Flag, FlagError, FlagValues, FromFlags, SHARED_FLAGS, parse_digest};
 pub use keccak_chain::{KeccakChain, KeccakChainAir, keccak_f};
-pub use registry::{AnyProof, Describe, thousands};
-pub use tags::{MAX_HEADER_LEN, Registered, WORKLOADS, bundle, decode, max_len};
+pub use registry::{
+    DEFAULT_WORKLOAD, MAX_HEADER_LEN, Registered, WORKLOADS, bundle, decode, max_len, named,
+};

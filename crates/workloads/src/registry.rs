@@ -1,143 +1,219 @@
-//! What a workload registers as: how it is shown to people ([`Describe`]), and a proof of it
-//! as one trait object ([`AnyProof`]).
-//!
-//! [`AnyProof`] is what a proof of any workload, whole or part, can do; it has one
-//! implementation, generic over every workload ([`Proof<W>`] for `W: Describe`).
-//! [`WORKLOADS`](crate::WORKLOADS) (`tags.rs`) is the table of tags that decoding dispatches
-//! on. Adding a workload is one module implementing [`Workload`] and [`Describe`], and one
-//! row in that table.
+//! The table of workloads: everything that handles any workload (decoding and bundling
+//! proofs by the tag in their header, `cli`'s statement flags and help) reads it. Adding a
+//! workload is one module and one row in [`WORKLOADS`].
 
-use std::any::Any;
-use std::fmt::Debug;
-use std::ops::Range;
+use ballast_stark::{BundleError, Proof, ProofFormatError, VerifyPolicy, Workload, peek};
 
-use ballast_stark::{
-    Circuit, ParamsError, Proof, StarkParams, VerifierError, VerifyPolicy, Workload, verify_part,
+use crate::flags::{Flag, FlagError, FlagValues, FromFlags, SHARED_FLAGS};
+use crate::{AnyProof, AnyStatement, Fibonacci, KeccakChain};
+
+/// A registered workload: its tag and name, its flags, and its proofs' decoding and
+/// bundling.
+pub struct Registered {
+    /// [`Workload::TAG`].
+    pub tag: u8,
+    /// [`Workload::NAME`].
+    pub name: &'static str,
+    /// [`FromFlags::ABOUT`].
+    pub about: &'static str,
+    /// [`FromFlags::FLAGS`].
+    pub flags: &'static [Flag],
+    /// Bytes of its proofs' header ([`Proof::header_len`]).
+    pub header_len: usize,
+    from_flags: StatementReader,
+    decode: Decoder,
+    max_len: fn(&[u8]) -> Result<u64, ProofFormatError>,
+    bundle: Bundler,
+}
+
+/// Reads a statement of one workload from its flags.
+type StatementReader = fn(&FlagValues) -> Result<Box<dyn AnyStatement>, FlagError>;
+
+/// Decodes a proof of one workload.
+type Decoder = fn(&[u8]) -> Result<Box<dyn AnyProof>, ProofFormatError>;
+
+/// Joins parts of one workload's statement.
+type Bundler =
+    fn(Vec<(String, Box<dyn AnyProof>)>, &VerifyPolicy) -> Result<Box<dyn AnyProof>, BundleError>;
+
+impl Registered {
+    /// The row of workload `W`.
+    pub const fn of<W: FromFlags + Send + 'static>() -> Self {
+        Self {
+            tag: W::TAG,
+            name: W::NAME,
+            about: W::ABOUT,
+            flags: W::FLAGS,
+            header_len: Proof::<W>::header_len(),
+            from_flags: statement_as::<W>,
+            decode: decode_as::<W>,
+            max_len: Proof::<W>::max_len,
+            bundle: bundle_as::<W>,
+        }
+    }
+}
+
+/// Every workload a proof may hold, by tag.
+pub const WORKLOADS: &[Registered] = &[
+    Registered::of::<Fibonacci>(),
+    Registered::of::<KeccakChain>(),
+    #[cfg(feature = "test-workload")]
+    Registered::of::<crate::square_chain::SquareChain>(),
+];
+
+/// The workload `cli prove` proves when none is named.
+pub const DEFAULT_WORKLOAD: &str = KeccakChain::NAME;
+
+/// The row of the workload named `name`.
+pub fn named(name: &str) -> Option<&'static Registered> {
+    WORKLOADS.iter().find(|w| w.name == name)
+}
+
+impl Registered {
+    /// Whether it takes `--flag` (its own flags and the shared ones).
+    pub fn takes(&self, flag: &str) -> bool {
+        self.flags
+            .iter()
+            .chain(&SHARED_FLAGS)
+            .any(|f| f.name == flag)
+    }
+
+    /// The statement `flags` describe.
+    ///
+    /// # Errors
+    /// A flag it does not take (naming the workloads that do), or what
+    /// [`FromFlags::from_flags`] finds.
+    pub fn statement(&self, flags: &FlagValues) -> Result<Box<dyn AnyStatement>, FlagError> {
+        let foreign: Vec<&str> = flags.names().filter(|f| !self.takes(f)).collect();
+        if let Some(&first) = foreign.first() {
+            let owners = |flag: &str| -> Vec<&str> {
+                WORKLOADS
+                    .iter()
+                    .filter(|w| w.takes(flag))
+                    .map(|w| w.name)
+                    .collect()
+            };
+            let owner = owners(first).join(" and ");
+            let given = foreign
+                .iter()
+                .map(|f| format!("--{f}"))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            let what = if foreign.len() == 1 && owners(first).len() == 1 {
+                format!("{given} is a {owner} flag")
+            } else if foreign.iter().all(|f| owners(f) == owners(first)) {
+                format!("{given} are {owner} flags")
+            } else {
+                format!("{given} are flags of other workloads")
+            };
+            let takes = self
+                .flags
+                .iter()
+                .chain(&SHARED_FLAGS)
+                .map(|f| format!("--{}", f.name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(FlagError(format!("{what}; {} takes {takes}", self.name)));
+        }
+        (self.from_flags)(flags)
+    }
+}
+
+/// The longest header of any registered workload: reading this many bytes (or the whole
+/// file, if shorter) is enough for [`max_len`].
+pub const MAX_HEADER_LEN: usize = {
+    let mut max = 0;
+    let mut i = 0;
+    while i < WORKLOADS.len() {
+        if WORKLOADS[i].header_len > max {
+            max = WORKLOADS[i].header_len;
+        }
+        i += 1;
+    }
+    max
 };
-use serde_json::{Map, Value};
 
-/// How a workload's statement is shown to people and written as JSON.
-pub trait Describe: Workload {
-    /// One line: what is proven, e.g. "keccak-chain: 2,048 steps from seed 00…, output 5f…".
-    fn summary(&self, end: &Self::State) -> String;
-    /// The statement's fields as JSON (besides `workload` and `digest`).
-    fn json(&self, end: &Self::State) -> Map<String, Value>;
-    /// One line: the computation alone, without its outcome (what a part belongs to).
-    fn computation(&self) -> String;
-    /// The computation's fields as JSON, without its outcome.
-    fn computation_json(&self) -> Map<String, Value>;
+/// The row of the workload tagged `tag`.
+fn row(tag: u8) -> Option<&'static Registered> {
+    WORKLOADS.iter().find(|w| w.tag == tag)
 }
 
-/// A proof of any registered workload: the whole statement, or a part of it.
-pub trait AnyProof: Debug + Send + Sync {
-    /// The workload's tag ([`Workload::TAG`]).
-    fn tag(&self) -> u8;
-    /// The canonical encoding.
-    fn to_bytes(&self) -> Vec<u8>;
-    /// Verifies the segments it covers ([`verify_part`]); a whole proof is thereby
-    /// verified as a statement.
-    ///
-    /// # Errors
-    /// The first check that fails.
-    fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError>;
-    /// The parameters.
-    fn params(&self) -> &StarkParams;
-    /// What the soundness analysis reads of it ([`Circuit::analyse`] gives its security in
-    /// each regime).
-    ///
-    /// # Errors
-    /// Parameters its AIR cannot use.
-    fn circuit(&self) -> Result<Circuit, ParamsError>;
-    /// The segments it covers.
-    fn range(&self) -> Range<usize>;
-    /// The statement's segments.
-    fn statement_segments(&self) -> usize;
-    /// The statement's digest, for a whole proof ([`Proof::statement_digest`]).
-    fn statement_digest(&self) -> Option<[u8; 32]>;
-    /// One line: what a whole proof proves, or the computation a part belongs to.
-    fn summary(&self) -> String;
-    /// The same as JSON: `workload`, a whole proof's `digest`, and the workload's fields.
-    fn json(&self) -> Value;
-    /// Whether it covers the whole statement ([`Proof::is_whole`]).
-    fn is_whole(&self) -> bool;
-    /// The proof itself, for [`bundle`](crate::bundle) to recover its type.
-    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+/// The row of the workload `bytes` name.
+fn registered(bytes: &[u8]) -> Result<&'static Registered, ProofFormatError> {
+    let tag = peek(bytes)?.tag;
+    row(tag).ok_or(ProofFormatError::UnknownWorkload(tag))
 }
 
-impl<W: Describe + Send + 'static> AnyProof for Proof<W> {
-    fn tag(&self) -> u8 {
-        W::TAG
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        Proof::to_bytes(self)
-    }
-
-    fn verify(&self, policy: &VerifyPolicy) -> Result<(), VerifierError> {
-        verify_part(self, policy)
-    }
-
-    fn params(&self) -> &StarkParams {
-        &self.params
-    }
-
-    fn circuit(&self) -> Result<Circuit, ParamsError> {
-        // Every segment of a statement has its AIR's shape.
-        Circuit::of(&self.workload.air(0), &self.params)
-    }
-
-    fn range(&self) -> Range<usize> {
-        Proof::range(self)
-    }
-
-    fn statement_segments(&self) -> usize {
-        self.workload.segments()
-    }
-
-    fn statement_digest(&self) -> Option<[u8; 32]> {
-        Proof::statement_digest(self)
-    }
-
-    fn summary(&self) -> String {
-        match self.outcome() {
-            Some(end) => self.workload.summary(end),
-            None => self.workload.computation(),
-        }
-    }
-
-    fn json(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("workload".into(), W::NAME.into());
-        match (self.outcome(), self.statement_digest()) {
-            (Some(end), Some(digest)) => {
-                map.insert("digest".into(), hex::encode(digest).into());
-                map.extend(self.workload.json(end));
-            }
-            _ => map.extend(self.workload.computation_json()),
-        }
-        Value::Object(map)
-    }
-
-    fn is_whole(&self) -> bool {
-        Proof::is_whole(self)
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
-    }
+/// Decodes a proof of whichever workload its header names ([`Proof::from_bytes`]).
+///
+/// # Errors
+/// As [`Proof::from_bytes`], or an unknown workload tag.
+pub fn decode(bytes: &[u8]) -> Result<Box<dyn AnyProof>, ProofFormatError> {
+    (registered(bytes)?.decode)(bytes)
 }
 
-/// 1048572 → "1,048,572": numbers as people read them.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+/// The most bytes a proof with this header can have ([`Proof::max_len`]), from its first
+/// [`MAX_HEADER_LEN`] bytes or fewer.
+///
+/// # Errors
+/// Bad magic, another version, an unknown workload or an invalid header.
+pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
+    let row = registered(header)?;
+    (row.max_len)(&header[..row.header_len.min(header.len())])
+}
+
+/// Joins named parts into the proof of their statement ([`ballast_stark::bundle`]).
+///
+/// # Errors
+/// As [`ballast_stark::bundle`]; parts of different workloads are foreign to one another.
+pub fn bundle(
+    parts: Vec<(String, Box<dyn AnyProof>)>,
+    policy: &VerifyPolicy,
+) -> Result<Box<dyn AnyProof>, BundleError> {
+    let Some((_, first)) = parts.first() else {
+        return Err(BundleError::Empty);
+    };
+    let row = row(first.tag()).expect("every proof's workload is registered");
+    (row.bundle)(parts, policy)
+}
+
+/// [`FromFlags::from_flags`] of a `W` statement.
+fn statement_as<W: FromFlags + Send + 'static>(
+    flags: &FlagValues,
+) -> Result<Box<dyn AnyStatement>, FlagError> {
+    Ok(Box::new(W::from_flags(flags)?))
+}
+
+/// [`Proof::from_bytes`] of a `W` proof.
+fn decode_as<W: FromFlags + Send + 'static>(
+    bytes: &[u8],
+) -> Result<Box<dyn AnyProof>, ProofFormatError> {
+    Ok(Box::new(Proof::<W>::from_bytes(bytes)?))
+}
+
+/// [`ballast_stark::bundle`] of parts that must all be `W`'s.
+fn bundle_as<W: FromFlags + Send + 'static>(
+    parts: Vec<(String, Box<dyn AnyProof>)>,
+    policy: &VerifyPolicy,
+) -> Result<Box<dyn AnyProof>, BundleError> {
+    let reference = parts
+        .first()
+        .map(|(name, _)| name.clone())
+        .unwrap_or_default();
+    let typed = parts
+        .into_iter()
+        .map(
+            |(name, part)| match part.into_any().downcast::<Proof<W>>() {
+                Ok(part) => Ok((name, *part)),
+                Err(_) => Err(BundleError::Foreign {
+                    part: name,
+                    reference: reference.clone(),
+                    what: "statement",
+                }),
+            },
+        )
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Box::new(ballast_stark::bundle(typed, policy)?))
 }
 
 #[cfg(test)]
@@ -145,9 +221,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_read_well() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_048_572), "1,048,572");
+    fn tags_and_names_are_distinct() {
+        let tags: std::collections::BTreeSet<u8> = WORKLOADS.iter().map(|w| w.tag).collect();
+        assert_eq!(tags.len(), WORKLOADS.len());
+        let names: std::collections::BTreeSet<&str> = WORKLOADS.iter().map(|w| w.name).collect();
+        assert_eq!(names.len(), WORKLOADS.len());
+        assert!(named(DEFAULT_WORKLOAD).is_some());
+    }
+
+    #[test]
+    fn a_flag_of_another_workload_is_named_with_its_owner() {
+        let chain = named(KeccakChain::NAME).unwrap();
+        let fibonacci = named(Fibonacci::NAME).unwrap();
+        let mut flags = FlagValues::default();
+        flags.insert("sequences", "2");
+        let err = chain.statement(&flags).err().unwrap().to_string();
+        assert!(
+            err.starts_with("--sequences is a fibonacci flag; keccak-chain takes --seed"),
+            "{err}"
+        );
+        let mut flags = FlagValues::default();
+        flags.insert("seed", "00");
+        flags.insert("steps", "4");
+        let err = fibonacci.statement(&flags).err().unwrap().to_string();
+        assert_eq!(
+            err,
+            "--seed and --steps are keccak-chain flags; fibonacci takes --sequences, --log-rows, --segments"
+        );
+        let mut flags = FlagValues::default();
+        flags.insert("segments", "2");
+        assert_eq!(fibonacci.statement(&flags).unwrap().segments(), 2);
     }
 }

@@ -26,10 +26,14 @@ use permutation::{
     IOTA_BITS, ROUND_CONSTANTS, ROUNDS, absorb_digest, keccak256_of_digest, round, squeeze_digest,
 };
 
-use crate::registry::{Describe, thousands};
+use crate::flags::{Flag, FlagError, FlagValues, FromFlags, parse_digest};
+use crate::{Describe, thousands};
 
 /// The smallest segment: one permutation and the rows after it (2^5 ≥ 24 + 1).
 const MIN_LOG_ROWS: usize = 5;
+
+/// The embedded statement's seed is Keccak-256 of this.
+const DEFAULT_SEED: &str = "ballast";
 
 /// `steps` Keccak-256 applications from `seed`, in segments of 2^`log_rows` rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,6 +230,56 @@ fn fill_block(out: &mut BlockRunMut<'_>, input: &[u64; 25], live: bool, count: u
         if live {
             state = step.output;
         }
+    }
+}
+
+impl FromFlags for KeccakChain {
+    const ABOUT: &'static str = "\
+h₀ = --seed, h_{i+1} = Keccak-256(h_i) (Ethereum's Keccak-256), proven for --steps steps;
+public: h₀, n and h_n. Each segment of 2^--log-rows rows proves ⌊2^log-rows / 24⌋ steps (24
+rows per Keccak-f permutation, 682 at 2^14). The default, `cli prove` with no flags: the seed
+Keccak-256(\"ballast\"), 4 full segments of 2^14 rows (2,728 steps).";
+    const FLAGS: &'static [Flag] = &[
+        Flag {
+            name: "seed",
+            value_name: "HEX",
+            help: "the seed h₀, 64 hexadecimal digits [default: Keccak-256(\"ballast\")]",
+        },
+        Flag {
+            name: "steps",
+            value_name: "N",
+            help: "the number of steps n [default: --segments full segments]",
+        },
+    ];
+
+    fn from_flags(flags: &FlagValues) -> Result<Self, FlagError> {
+        let seed = flags.get("seed", parse_digest)?.unwrap_or_else(|| {
+            use sha3::{Digest as _, Keccak256};
+            Keccak256::digest(DEFAULT_SEED).into()
+        });
+        let mut chain = Self {
+            seed,
+            steps: 1,
+            log_rows: flags.number("log-rows")?.unwrap_or(14),
+        };
+        chain.validate().map_err(|e| FlagError::of_params(&e))?;
+        chain.steps = match (flags.number("steps")?, flags.number::<u64>("segments")?) {
+            (Some(_), Some(_)) => {
+                return Err(FlagError("give --steps or --segments, not both".into()));
+            }
+            (Some(steps), None) => steps,
+            (None, segments) => match segments.unwrap_or(4) {
+                0 => return Err(FlagError::invalid("segments", "0, must be at least 1")),
+                segments => segments.saturating_mul(chain.steps_per_segment()),
+            },
+        };
+        chain.validate().map_err(|e| match e {
+            ParamsError::OutOfRange { name: "steps", .. } => {
+                FlagError::invalid("steps or --segments", e)
+            }
+            e => FlagError::of_params(&e),
+        })?;
+        Ok(chain)
     }
 }
 
