@@ -196,7 +196,7 @@ fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
     let out = run(cli().arg("verify").arg(&older));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unsupported proof format version 3, this build reads version 4"),
+        stderr(&out).contains("unsupported proof format version 3, this build reads version 5"),
         "{}",
         stderr(&out)
     );
@@ -696,7 +696,7 @@ fn every_cpu_path_proves_the_same_bytes() {
             "--pow-bits",
             "10",
         ],
-        // The keccak chain: 2,349 columns, leaves of many Keccak blocks.
+        // The keccak chain: 2,353 columns, leaves of many Keccak blocks.
         &["--steps", "3", "--log-rows", "6"],
     ];
     for args in statements {

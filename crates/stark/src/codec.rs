@@ -15,7 +15,7 @@ use std::ops::Range;
 use ballast_field::{Ext3, Felt};
 
 use crate::layout::{
-    Count, HEADER, Head, Item, MAGIC, STATES, Section as LayoutSection, header_count, header_len,
+    Count, HEADER, Head, Item, MAGIC, STATES, SectionLayout, header_count, header_len,
     segment_sections,
 };
 use crate::proof::{check_segments, context};
@@ -287,7 +287,7 @@ struct Encoder {
 impl Encoder {
     fn write<T>(
         &mut self,
-        section: &LayoutSection<T>,
+        section: &SectionLayout<T>,
         source: &T,
         segment: Option<usize>,
         layer: Option<usize>,
@@ -321,7 +321,7 @@ impl Encoder {
     }
 
     /// An integer in its section's width.
-    fn int<T>(&mut self, section: &LayoutSection<T>, v: u64) {
+    fn int<T>(&mut self, section: &SectionLayout<T>, v: u64) {
         match section.item {
             Item::U8 => self.bytes.push(narrow(v, section.name)),
             Item::U16 => self
@@ -365,7 +365,7 @@ impl<'a> Decoder<'a> {
     /// Reads `count` items of `section` into `target`.
     fn read<T>(
         &mut self,
-        section: &LayoutSection<T>,
+        section: &SectionLayout<T>,
         target: &mut T,
         layer: usize,
         count: usize,

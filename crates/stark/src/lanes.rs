@@ -27,9 +27,9 @@ macro_rules! lanes {
             type PackedExt = [Packed; 3];
 
             /// The builder at a register of points: constraint values sorted by domain.
-            struct Values([Vec<Packed>; Domain::COUNT]);
+            struct ByDomain([Vec<Packed>; Domain::COUNT]);
 
-            impl ConstraintBuilder for Values {
+            impl ConstraintBuilder for ByDomain {
                 type Expr = Packed;
 
                 #[inline(always)]
@@ -71,7 +71,7 @@ macro_rules! lanes {
                     .iter()
                     .map(|&v| Packed::splat(v))
                     .collect();
-                let mut values = Values(Default::default());
+                let mut values = ByDomain(Default::default());
                 for (g, out) in chunk.chunks_exact_mut(LANES).enumerate() {
                     let j = g * LANES;
                     let t0 = task.start + j;

@@ -120,7 +120,7 @@ impl Count {
 
 /// One section: its name, its items, what fixes their count, and the field of `T` that
 /// holds them (`layer` picks the FRI layer of a [`FRI_LAYER`] section).
-pub(crate) struct Section<T: 'static> {
+pub(crate) struct SectionLayout<T: 'static> {
     pub name: &'static str,
     pub item: Item,
     pub count: Count,
@@ -168,71 +168,71 @@ impl Default for Head {
 }
 
 /// The header: everything a reader needs to know the proof's length and bound it.
-pub(crate) const HEADER: [Section<Head>; 10] = [
-    Section {
+pub(crate) const HEADER: [SectionLayout<Head>; 10] = [
+    SectionLayout {
         name: "magic",
         item: Item::Byte,
         count: Count::Exactly(MAGIC.len()),
         get: |h, _| Values::bytes(&h.magic),
         set: |h, _, v| h.magic = v.into_bytes(),
     },
-    Section {
+    SectionLayout {
         name: "version",
         item: Item::U16,
         count: Count::Exactly(1),
         get: |h, _| Values::int(h.version),
         set: |h, _, v| h.version = v.into_int() as u16,
     },
-    Section {
+    SectionLayout {
         name: "length",
         item: Item::U64,
         count: Count::Exactly(1),
         get: |h, _| Values::int(h.length),
         set: |h, _, v| h.length = v.into_int(),
     },
-    Section {
+    SectionLayout {
         name: "log blowup",
         item: Item::U8,
         count: Count::Exactly(1),
         get: |h, _| Values::size(h.params.log_blowup),
         set: |h, _, v| h.params.log_blowup = v.into_size(),
     },
-    Section {
+    SectionLayout {
         name: "queries",
         item: Item::U16,
         count: Count::Exactly(1),
         get: |h, _| Values::size(h.params.num_queries),
         set: |h, _, v| h.params.num_queries = v.into_size(),
     },
-    Section {
+    SectionLayout {
         name: "pow bits",
         item: Item::U8,
         count: Count::Exactly(1),
         get: |h, _| Values::int(h.params.pow_bits),
         set: |h, _, v| h.params.pow_bits = v.into_int() as u32,
     },
-    Section {
+    SectionLayout {
         name: "log final poly len",
         item: Item::U8,
         count: Count::Exactly(1),
         get: |h, _| Values::size(h.params.log_final_poly_len),
         set: |h, _, v| h.params.log_final_poly_len = v.into_size(),
     },
-    Section {
+    SectionLayout {
         name: "workload",
         item: Item::Byte,
         count: Count::Workload,
         get: |h, _| Values::bytes(&h.workload),
         set: |h, _, v| h.workload = v.into_bytes(),
     },
-    Section {
+    SectionLayout {
         name: "first segment",
         item: Item::U32,
         count: Count::Exactly(1),
         get: |h, _| Values::size(h.first),
         set: |h, _, v| h.first = v.into_size(),
     },
-    Section {
+    SectionLayout {
         name: "segment count",
         item: Item::U32,
         count: Count::Exactly(1),
@@ -242,7 +242,7 @@ pub(crate) const HEADER: [Section<Head>; 10] = [
 ];
 
 /// The state segment `first` starts in, then the state each segment ends in.
-pub(crate) const STATES: Section<Head> = Section {
+pub(crate) const STATES: SectionLayout<Head> = SectionLayout {
     name: "states",
     item: Item::Byte,
     count: Count::States,
@@ -251,57 +251,57 @@ pub(crate) const STATES: Section<Head> = Section {
 };
 
 /// One segment's proof, before its FRI layers.
-pub(crate) const SEGMENT: [Section<SegmentProof>; 14] = [
-    Section {
+pub(crate) const SEGMENT: [SectionLayout<SegmentProof>; 14] = [
+    SectionLayout {
         name: "trace root",
         item: Item::Digest,
         count: Count::Exactly(1),
         get: |p, _| Values::digest(&p.trace_root),
         set: |p, _, v| p.trace_root = v.into_digest(),
     },
-    Section {
+    SectionLayout {
         name: "quotient root",
         item: Item::Digest,
         count: Count::Exactly(1),
         get: |p, _| Values::digest(&p.quotient_root),
         set: |p, _, v| p.quotient_root = v.into_digest(),
     },
-    Section {
+    SectionLayout {
         name: "ood trace z",
         item: Item::Ext,
         count: Count::Width,
         get: |p, _| Values::exts(&p.ood.trace_z),
         set: |p, _, v| p.ood.trace_z = v.into_exts(),
     },
-    Section {
+    SectionLayout {
         name: "ood trace zw",
         item: Item::Ext,
         count: Count::Width,
         get: |p, _| Values::exts(&p.ood.trace_zw),
         set: |p, _, v| p.ood.trace_zw = v.into_exts(),
     },
-    Section {
+    SectionLayout {
         name: "ood quotient z",
         item: Item::Ext,
         count: Count::QuotientWidth,
         get: |p, _| Values::exts(&p.ood.quotient_z),
         set: |p, _, v| p.ood.quotient_z = v.into_exts(),
     },
-    Section {
+    SectionLayout {
         name: "fri roots",
         item: Item::Digest,
         count: Count::FriRounds,
         get: |p, _| Values::digests(&p.fri_roots),
         set: |p, _, v| p.fri_roots = v.into_digests(),
     },
-    Section {
+    SectionLayout {
         name: "final poly",
         item: Item::Ext,
         count: Count::FinalPoly,
         get: |p, _| Values::exts(&p.final_poly),
         set: |p, _, v| p.final_poly = v.into_exts(),
     },
-    Section {
+    SectionLayout {
         name: "pow nonce",
         item: Item::U64,
         count: Count::Exactly(1),
@@ -309,14 +309,14 @@ pub(crate) const SEGMENT: [Section<SegmentProof>; 14] = [
         set: |p, _, v| p.pow_nonce = v.into_int(),
     },
     // q, the number of positions: decoding makes room for that many.
-    Section {
+    SectionLayout {
         name: "query count",
         item: Item::U16,
         count: Count::Exactly(1),
         get: |p, _| Values::size(p.queries.positions.len()),
         set: |p, _, v| p.queries.positions = vec![0; v.into_size()],
     },
-    Section {
+    SectionLayout {
         name: "query positions",
         item: Item::U32,
         count: Count::Queries,
@@ -325,28 +325,28 @@ pub(crate) const SEGMENT: [Section<SegmentProof>; 14] = [
             p.queries.positions = v.into_ints().into_iter().map(|i| i as usize).collect();
         },
     },
-    Section {
+    SectionLayout {
         name: "trace rows",
         item: Item::Felt,
         count: Count::TraceRows,
         get: |p, _| Values::felts(&p.queries.trace_rows),
         set: |p, _, v| p.queries.trace_rows = v.into_felts(),
     },
-    Section {
+    SectionLayout {
         name: "trace opening",
         item: Item::Digest,
         count: Count::Opening,
         get: |p, _| Values::digests(&p.queries.trace_nodes),
         set: |p, _, v| p.queries.trace_nodes = v.into_digests(),
     },
-    Section {
+    SectionLayout {
         name: "quotient rows",
         item: Item::Felt,
         count: Count::QuotientRows,
         get: |p, _| Values::felts(&p.queries.quotient_rows),
         set: |p, _, v| p.queries.quotient_rows = v.into_felts(),
     },
-    Section {
+    SectionLayout {
         name: "quotient opening",
         item: Item::Digest,
         count: Count::Opening,
@@ -356,15 +356,15 @@ pub(crate) const SEGMENT: [Section<SegmentProof>; 14] = [
 ];
 
 /// One FRI layer's openings, once per round (R of them) after [`SEGMENT`].
-pub(crate) const FRI_LAYER: [Section<SegmentProof>; 2] = [
-    Section {
+pub(crate) const FRI_LAYER: [SectionLayout<SegmentProof>; 2] = [
+    SectionLayout {
         name: "fri layer values",
         item: Item::Ext,
         count: Count::LayerValues,
         get: |p, k| Values::exts(&p.queries.fri[k].values),
         set: |p, k, v| p.queries.fri[k].values = v.into_exts(),
     },
-    Section {
+    SectionLayout {
         name: "fri layer opening",
         item: Item::Digest,
         count: Count::LayerOpening,
@@ -397,7 +397,7 @@ pub const fn header_len(workload_len: usize) -> usize {
 /// layers, with the layer.
 pub(crate) fn segment_sections(
     rounds: usize,
-) -> impl Iterator<Item = (&'static Section<SegmentProof>, Option<usize>)> {
+) -> impl Iterator<Item = (&'static SectionLayout<SegmentProof>, Option<usize>)> {
     SEGMENT
         .iter()
         .map(|s| (s, None))
@@ -410,7 +410,7 @@ pub struct LayoutRow {
     /// Where it is: `header`, `states`, `segment` (once per segment) or `fri layer` (once per
     /// FRI round of each segment).
     pub part: &'static str,
-    /// The section's name, as [`Section`](crate::Section)s and shape errors call it.
+    /// The section's name, as [`SectionLayout`](crate::SectionLayout)s and shape errors call it.
     pub name: &'static str,
     /// What one item is: `byte`, `u8` … `u64`, `felt`, `ext` or `digest`.
     pub item: &'static str,
@@ -420,7 +420,7 @@ pub struct LayoutRow {
 
 /// Every section of the proof format, in order.
 pub fn layout() -> Vec<LayoutRow> {
-    fn row<T>(part: &'static str, s: &Section<T>) -> LayoutRow {
+    fn row<T>(part: &'static str, s: &SectionLayout<T>) -> LayoutRow {
         LayoutRow {
             part,
             name: s.name,

@@ -2,7 +2,6 @@
 
 use ballast_air::{Air, AirError};
 use ballast_field::TWO_ADICITY;
-use ballast_transcript::Transcript;
 use thiserror::Error;
 
 use crate::{Circuit, Regime};
@@ -153,21 +152,6 @@ impl StarkParams {
             TWO_ADICITY,
         )?;
         Ok(())
-    }
-
-    /// Absorbs every parameter. The exhaustive destructure makes a new field a compile error
-    /// here until the transcript binds it.
-    pub(crate) fn absorb_into(&self, transcript: &mut Transcript) {
-        let Self {
-            log_blowup,
-            num_queries,
-            pow_bits,
-            log_final_poly_len,
-        } = *self;
-        transcript.absorb_u64("log-blowup", log_blowup as u64);
-        transcript.absorb_u64("num-queries", num_queries as u64);
-        transcript.absorb_u64("pow-bits", u64::from(pow_bits));
-        transcript.absorb_u64("log-final-poly-len", log_final_poly_len as u64);
     }
 }
 

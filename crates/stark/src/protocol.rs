@@ -13,7 +13,7 @@ use crate::quotient::Composition;
 use crate::{OodValues, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -70,7 +70,7 @@ pub(crate) fn bind<A: Air>(
     for column in &periodic {
         t.absorb_felts("periodic-column", &column.values);
     }
-    params.absorb_into(&mut t);
+    absorb_params(&mut t, params);
     t.absorb_u64("segment-index", b.position.index as u64);
     t.absorb_u64("segment-count", b.position.count as u64);
     t.absorb_felts("public-inputs", b.public_inputs);
@@ -81,6 +81,21 @@ pub(crate) fn bind<A: Air>(
     let values = constraint_values(air, current, next, periodic_values, b.public_inputs);
     t.absorb_ext("air-fingerprint", &values);
     t
+}
+
+/// Absorbs every parameter. The exhaustive destructure makes a new field a compile error
+/// here until the transcript binds it.
+fn absorb_params(t: &mut Transcript, params: &StarkParams) {
+    let StarkParams {
+        log_blowup,
+        num_queries,
+        pow_bits,
+        log_final_poly_len,
+    } = *params;
+    t.absorb_u64("log-blowup", log_blowup as u64);
+    t.absorb_u64("num-queries", num_queries as u64);
+    t.absorb_u64("pow-bits", u64::from(pow_bits));
+    t.absorb_u64("log-final-poly-len", log_final_poly_len as u64);
 }
 
 /// Every constraint's value, in assertion order, at a point of the extension field.

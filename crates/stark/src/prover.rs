@@ -55,8 +55,17 @@ pub(crate) fn prove_staged<A: Air>(
     times: &mut PhaseTimes,
     staged: Option<Staged>,
 ) -> Result<SegmentProof, ProverError> {
-    prove_with_transcript(air, table, segment, params, backend, times, true, staged)
-        .map(|(proof, _)| proof)
+    prove_with_transcript(
+        air,
+        table,
+        segment,
+        params,
+        backend,
+        times,
+        TraceCheck::Check,
+        staged,
+    )
+    .map(|(proof, _)| proof)
 }
 
 /// Proves without first checking the trace. For soundness tests: a trace that violates the
@@ -72,12 +81,31 @@ pub fn prove_unchecked<A: Air>(
     backend: &dyn Backend,
     times: &mut PhaseTimes,
 ) -> Result<SegmentProof, ProverError> {
-    prove_with_transcript(air, table, segment, params, backend, times, false, None)
-        .map(|(proof, _)| proof)
+    prove_with_transcript(
+        air,
+        table,
+        segment,
+        params,
+        backend,
+        times,
+        TraceCheck::Skip,
+        None,
+    )
+    .map(|(proof, _)| proof)
 }
 
-/// [`prove`] (`check`) or [`prove_unchecked`], also returning the final transcript (tests
-/// compare it with the verifier's).
+/// Whether the prover checks that the trace satisfies the AIR (through the out-of-domain
+/// identity, then row by row to name the failure) before it finishes the proof.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TraceCheck {
+    /// Check: [`prove`].
+    Check,
+    /// Do not: [`prove_unchecked`].
+    Skip,
+}
+
+/// [`prove`] or [`prove_unchecked`] as `check` says, also returning the final transcript
+/// (tests compare it with the verifier's).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prove_with_transcript<A: Air>(
     air: &A,
@@ -86,7 +114,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     params: &StarkParams,
     backend: &dyn Backend,
     times: &mut PhaseTimes,
-    check: bool,
+    check: TraceCheck,
     staged: Option<Staged>,
 ) -> Result<(SegmentProof, Transcript), ProverError> {
     let _span = info_span!("prove_segment", index = segment.position.index).entered();
@@ -137,7 +165,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
 
     // 3 ----- out-of-domain evaluations; draw γ
     let ood = prover.out_of_domain(z, times)?;
-    if check {
+    if check == TraceCheck::Check {
         let composition = Composition::new(&info, alpha);
         let holds = times.time(Phase::Check, || {
             ood_identity_holds(air, &info, &composition, &ood, segment.public_inputs, z)

@@ -5,7 +5,7 @@
 use ballast_fri::{FriLayerOpening, PlannedLayer, QueryPlan};
 use ballast_merkle::batch_opening_len;
 
-use crate::layout::{Count, Section, segment_sections};
+use crate::layout::{Count, SectionLayout, segment_sections};
 use crate::values::Values;
 use crate::{SegmentProof, VerifierError};
 use ballast_backend::Geometry;
@@ -110,7 +110,7 @@ pub(crate) fn max_segment_len(shape: &Geometry) -> Option<u64> {
 }
 
 /// Bytes of `values` of `section` as encoded.
-pub(crate) fn encoded_len<T>(section: &Section<T>, values: &Values<'_>) -> u64 {
+pub(crate) fn encoded_len<T>(section: &SectionLayout<T>, values: &Values<'_>) -> u64 {
     (values.len() * section.item.bytes()) as u64
 }
 

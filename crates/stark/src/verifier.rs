@@ -152,7 +152,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
 mod tests {
     use super::*;
     use crate::protocol::bind;
-    use crate::prover::prove_with_transcript;
+    use crate::prover::{TraceCheck, prove_with_transcript};
     use crate::test_air::{CounterAir, HiddenEndAir, counter_trace, hidden_end_trace};
     use crate::{CpuBackend, PhaseTimes, SegmentPosition};
     use ballast_air::Domain;
@@ -186,7 +186,7 @@ mod tests {
             &params,
             &CpuBackend::new(),
             &mut PhaseTimes::default(),
-            true,
+            TraceCheck::Check,
             None,
         )
         .unwrap();

@@ -77,10 +77,10 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "4da4a462596d2cd74d432fa32f2ed5c251ff2c1315c2f3e51a30e54e60d2ead2"
+        "a899c94e7af8b8a9bc8ac288a5b591419396954762fe96a19e0a13da73b4c6d3"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "5e609d360661fc9575291d072e19c1f87a0c52903bb5c206ddcb4d42cad4fd8e"
+        "492eeef00a40ce277770ea94c1057040b9dbd6275428e547b88e609e36881b8a"
     );
 }

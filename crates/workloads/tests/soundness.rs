@@ -280,7 +280,8 @@ fn truncated_and_random_bytes_give_errors_not_panics() {
     for len in [0, 1, 4, 21, 100, 5000] {
         assert!(decode(&random(len)).is_err());
         // Random bodies behind a valid magic and version.
-        let mut body = b"BLST\x04\x00".to_vec();
+        let mut body = b"BLST".to_vec();
+        body.extend(ballast_stark::PROTOCOL_VERSION.to_le_bytes());
         body.extend(random(len));
         assert!(decode(&body).is_err());
     }
@@ -289,7 +290,7 @@ fn truncated_and_random_bytes_give_errors_not_panics() {
     // any other length than the bytes'.
     let huge = |length: u64| {
         let mut bytes = b"BLST".to_vec();
-        bytes.extend(4u16.to_le_bytes());
+        bytes.extend(ballast_stark::PROTOCOL_VERSION.to_le_bytes());
         bytes.extend(length.to_le_bytes());
         bytes.extend([1, 16, 0, 0, 2, Fibonacci::TAG]);
         bytes.extend(4096u32.to_le_bytes());

@@ -41,8 +41,9 @@ use ballast_field::Felt;
 
 use super::permutation::{IOTA_BITS, PADDING, ROUND_CONSTANTS, ROUNDS, lane, pi_source};
 
-/// Rows per permutation: one per round.
-pub const BLOCK_ROWS: usize = ROUNDS;
+/// Rows per step (one permutation): one per round. Not the table's blocks of
+/// [`ballast_field::BLOCK_ROWS`] rows.
+pub const STEP_ROWS: usize = ROUNDS;
 
 pub(crate) const A: usize = 0;
 pub(crate) const C: usize = A + 50;
@@ -115,7 +116,7 @@ fn xor<E: Algebra>(a: E, b: E) -> E {
 
 impl Air for KeccakChainAir {
     fn id(&self) -> &str {
-        "ballast/keccak-chain/v2"
+        "ballast/keccak-chain/v4"
     }
 
     fn width(&self) -> usize {

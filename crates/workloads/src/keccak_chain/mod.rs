@@ -16,7 +16,7 @@ use ballast_stark::{
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-pub use air::{BLOCK_ROWS, KeccakChainAir, WIDTH};
+pub use air::{KeccakChainAir, STEP_ROWS, WIDTH};
 pub use permutation::keccak_f;
 
 use air::{
@@ -49,7 +49,7 @@ pub struct KeccakChain {
 impl KeccakChain {
     /// Steps (permutations) one segment holds.
     pub fn steps_per_segment(&self) -> u64 {
-        (1u64 << self.log_rows) / BLOCK_ROWS as u64
+        (1u64 << self.log_rows) / STEP_ROWS as u64
     }
 
     /// Steps segment `segment` proves: a full segment, or what is left for the last one.
@@ -143,7 +143,7 @@ impl Workload for KeccakChain {
     fn trace(&self, segment: usize, start: &[u8; 32], table: &mut RowBlocks) -> [u8; 32] {
         // Every whole block of rows, and the partial one after them (2^k is never a multiple
         // of 24), which is dead.
-        let blocks = (1usize << self.log_rows).div_ceil(BLOCK_ROWS);
+        let blocks = (1usize << self.log_rows).div_ceil(STEP_ROWS);
         let live = self.segment_steps(segment) as usize;
         // Each block's input state: live blocks chain from the digest before them, dead
         // ones (after the segment's steps) hold the last live block's output.
@@ -161,13 +161,14 @@ impl Workload for KeccakChain {
                 inputs.push(last_output);
             }
         }
-        // One run of table blocks per permutation (24 rows: three blocks of 8), the last run
-        // partial.
+        // One run of table blocks per permutation (24 rows: three table blocks of 8), the
+        // last run partial.
+        const TABLE_BLOCKS_PER_STEP: usize = STEP_ROWS / ballast_field::BLOCK_ROWS;
         table
-            .par_block_runs_mut(BLOCK_ROWS / ballast_field::BLOCK_ROWS)
+            .par_block_runs_mut(TABLE_BLOCKS_PER_STEP)
             .zip(inputs.par_iter())
             .for_each(|((first, mut out), input)| {
-                let block = first / BLOCK_ROWS;
+                let block = first / STEP_ROWS;
                 let is_live = block < live;
                 let count = (block + 1).min(live) as u64;
                 fill_block(&mut out, input, is_live, count);
