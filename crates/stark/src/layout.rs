@@ -410,7 +410,7 @@ pub struct LayoutRow {
     /// Where it is: `header`, `states`, `segment` (once per segment) or `fri layer` (once per
     /// FRI round of each segment).
     pub part: &'static str,
-    /// The section's name, as [`SectionLayout`](crate::SectionLayout)s and shape errors call it.
+    /// The section's name, as [`Section`](crate::Section)s and shape errors call it.
     pub name: &'static str,
     /// What one item is: `byte`, `u8` … `u64`, `felt`, `ext` or `digest`.
     pub item: &'static str,
