@@ -4,8 +4,7 @@ use ballast_cpu::Kernels;
 use ballast_field::{Felt, RowBlocks};
 use rayon::prelude::*;
 
-#[cfg(target_arch = "x86_64")]
-use crate::lanes::{avx2, avx512};
+use crate::lanes::RowsPass;
 use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, PeriodicColumn};
 
 /// Rows checked per parallel task: a multiple of every path's lane count.
@@ -99,11 +98,14 @@ fn rows_pass<A: Air>(
     periodic: &[PeriodicColumn],
     public_inputs: &[Felt],
 ) -> bool {
-    ballast_cpu::dispatch!(
-        kernels,
-        isa => isa::rows_pass(air, trace, first..first + ROWS_PER_TASK, periodic, public_inputs),
-        _ => false,
-    )
+    let kernel = RowsPass {
+        air,
+        trace,
+        rows: first..first + ROWS_PER_TASK,
+        periodic,
+        public_inputs,
+    };
+    ballast_field::packed::run(kernels, kernel).unwrap_or(false)
 }
 
 struct RowBuilder {

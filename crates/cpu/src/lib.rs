@@ -277,38 +277,6 @@ impl Kernels {
     }
 }
 
-/// Runs a kernel on the path `$kernels` names: with `$isa` bound to the call site's module
-/// `avx2` or `avx512` (kernels compiled with `#[target_feature]` for that instruction set),
-/// `$simd`; on the scalar path, and on CPUs without x86 SIMD, `$scalar`.
-///
-/// ```ignore
-/// ballast_cpu::dispatch!(kernels, isa => isa::dif_layer(values, half, stage), _ => scalar::dif_layer(values, half, stage))
-/// ```
-///
-/// This is where the SIMD kernels' `unsafe` is justified, once: a `Kernels::Avx2` or
-/// `Kernels::Avx512` holds a token that only [`Avx2::detect`] / [`Avx512::detect`] make, after
-/// the CPU reported the feature, so code compiled for it may run.
-#[macro_export]
-macro_rules! dispatch {
-    ($kernels:expr, $isa:ident => $simd:expr, _ => $scalar:expr $(,)?) => {
-        match $kernels {
-            #[cfg(target_arch = "x86_64")]
-            $crate::Kernels::Avx2(_) => {
-                use avx2 as $isa;
-                // SAFETY: the token exists only on a CPU with AVX2 (see `dispatch!`).
-                unsafe { $simd }
-            }
-            #[cfg(target_arch = "x86_64")]
-            $crate::Kernels::Avx512(_) => {
-                use avx512 as $isa;
-                // SAFETY: the token exists only on a CPU with AVX-512F (see `dispatch!`).
-                unsafe { $simd }
-            }
-            _ => $scalar,
-        }
-    };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

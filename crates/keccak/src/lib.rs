@@ -3,11 +3,9 @@
 use ballast_cpu::Kernels;
 use sha3::{Digest as _, Keccak256};
 
-mod lanes;
 mod sponge;
 
-#[cfg(target_arch = "x86_64")]
-use sponge::{avx2, avx512};
+use sponge::{HashMany, HashRows};
 
 pub use sponge::ROUND_CONSTANTS;
 
@@ -92,8 +90,13 @@ pub fn keccak256_many(
         "{} messages of {len} bytes",
         out.len()
     );
-    let done =
-        ballast_cpu::dispatch!(kernels, isa => isa::hash_many(prefix, data, len, out), _ => 0);
+    let kernel = HashMany {
+        prefix,
+        data,
+        len,
+        out: &mut *out,
+    };
+    let done = ballast_field::packed::run(kernels, kernel).unwrap_or(0);
     // What no whole register group covered, one message at a time.
     for (i, digest) in out.iter_mut().enumerate().skip(done) {
         *digest = keccak256(domain, &data[i * len..(i + 1) * len]);
@@ -126,11 +129,13 @@ pub fn keccak256_rows(
     );
     assert!(out.len() <= BLOCK_ROWS, "a block has {BLOCK_ROWS} rows");
     let mut all = [[0u8; 32]; BLOCK_ROWS];
-    let done = ballast_cpu::dispatch!(
-        kernels,
-        isa => { isa::hash_rows(prefix, block, width, &mut all); true },
-        _ => false,
-    );
+    let kernel = HashRows {
+        prefix,
+        block,
+        width,
+        out: &mut all,
+    };
+    let done = ballast_field::packed::run(kernels, kernel).is_some();
     if done {
         out.copy_from_slice(&all[..out.len()]);
         return;

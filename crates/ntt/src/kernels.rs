@@ -1,29 +1,37 @@
-//! The transforms' inner loops, once per CPU path.
+//! The transforms' inner loops: scalar, and on the SIMD paths written once over packed registers.
 //!
 //! A *layer* applies one stage's butterflies to every block of 2·`half` elements of a slice.
 //! The SIMD layers work on whole registers: for `half` at least the lane count, lo and hi
 //! halves are loaded side by side; for smaller `half`, two registers of consecutive values
 //! are interleaved so that partners share a lane, and interleaved back afterwards. Slices
 //! too short for a register pair take the scalar loop. Every path computes the same field
-//! operations, so outputs are identical.
+//! operations, so outputs are identical. The SIMD layers are written once over
+//! [`PackedField`], and [`run`] instantiates them for the path.
 
 use ballast_cpu::Kernels;
 use ballast_field::Felt;
+use ballast_field::packed::{Kernel, PackedField, run};
 
 /// Decimation-in-frequency butterflies: (x, y) → (x + y, (x − y)·w).
 pub(crate) fn dif_layer(kernels: Kernels, values: &mut [Felt], half: usize, stage: &[Felt]) {
-    ballast_cpu::dispatch!(kernels, isa => isa::dif_layer(values, half, stage), _ => scalar::dif_layer(values, half, stage));
+    if run(kernels, Layer::Dif(values, half, stage)).is_none() {
+        scalar::dif_layer(values, half, stage);
+    }
 }
 
 /// Decimation-in-time butterflies: (x, y) → (x + y·w, x − y·w).
 pub(crate) fn dit_layer(kernels: Kernels, values: &mut [Felt], half: usize, stage: &[Felt]) {
-    ballast_cpu::dispatch!(kernels, isa => isa::dit_layer(values, half, stage), _ => scalar::dit_layer(values, half, stage));
+    if run(kernels, Layer::Dit(values, half, stage)).is_none() {
+        scalar::dit_layer(values, half, stage);
+    }
 }
 
 /// The stage whose butterflies span one element: its twiddle is 1, so DIF and DIT coincide,
 /// (x, y) → (x + y, x − y).
 pub(crate) fn unit_layer(kernels: Kernels, values: &mut [Felt]) {
-    ballast_cpu::dispatch!(kernels, isa => isa::unit_layer(values), _ => scalar::unit_layer(values));
+    if run(kernels, Layer::Unit(values)).is_none() {
+        scalar::unit_layer(values);
+    }
 }
 
 /// `out[i] = a[i]·b[i]`.
@@ -35,7 +43,31 @@ pub(crate) fn mul_into(kernels: Kernels, out: &mut [Felt], a: &[Felt], b: &[Felt
         out.len() == a.len() && a.len() == b.len(),
         "pointwise product of unequal lengths"
     );
-    ballast_cpu::dispatch!(kernels, isa => isa::mul_into(out, a, b), _ => scalar::mul_into(out, a, b));
+    if run(kernels, Layer::Product(out, a, b)).is_none() {
+        scalar::mul_into(out, a, b);
+    }
+}
+
+/// One of the SIMD loops, with its operands.
+enum Layer<'a> {
+    Dif(&'a mut [Felt], usize, &'a [Felt]),
+    Dit(&'a mut [Felt], usize, &'a [Felt]),
+    Unit(&'a mut [Felt]),
+    Product(&'a mut [Felt], &'a [Felt], &'a [Felt]),
+}
+
+impl Kernel for Layer<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<P: PackedField>(self, token: P::Token) {
+        match self {
+            Layer::Dif(values, half, stage) => simd::dif_layer::<P>(token, values, half, stage),
+            Layer::Dit(values, half, stage) => simd::dit_layer::<P>(token, values, half, stage),
+            Layer::Unit(values) => simd::unit_layer::<P>(token, values),
+            Layer::Product(out, a, b) => simd::mul_into::<P>(token, out, a, b),
+        }
+    }
 }
 
 mod scalar {
@@ -78,122 +110,129 @@ mod scalar {
     }
 }
 
-/// One body for both instruction sets: `$packed` supplies the arithmetic, `$feature` the
-/// target feature every function is compiled for.
-macro_rules! simd_layers {
-    ($isa:ident, $packed:path, $feature:literal) => {
-        #[cfg(target_arch = "x86_64")]
-        mod $isa {
-            use ballast_field::Felt;
+/// The SIMD layers, once for every packed type.
+mod simd {
+    use ballast_field::Felt;
+    use ballast_field::packed::PackedField;
 
-            use super::scalar;
-            use $packed as Packed;
+    use super::scalar;
 
-            const LANES: usize = Packed::LANES;
+    /// `stage` repeated across a register, for layers narrower than one.
+    #[inline(always)]
+    fn repeated<P: PackedField>(token: P::Token, stage: &[Felt], half: usize) -> P {
+        P::load(token, P::array(|k| stage[k % half]).as_ref())
+    }
 
-            /// `stage` repeated across a register, for layers narrower than one.
-            #[target_feature(enable = $feature)]
-            fn repeated(stage: &[Felt], half: usize) -> Packed {
-                let lanes: [Felt; LANES] = std::array::from_fn(|k| stage[k % half]);
-                Packed::load(&lanes)
-            }
-
-            #[target_feature(enable = $feature)]
-            pub(super) fn dif_layer(values: &mut [Felt], half: usize, stage: &[Felt]) {
-                if half >= LANES {
-                    for block in values.chunks_exact_mut(2 * half) {
-                        let (lo, hi) = block.split_at_mut(half);
-                        for i in (0..half).step_by(LANES) {
-                            let (x, y) = (Packed::load(&lo[i..]), Packed::load(&hi[i..]));
-                            x.add(y).store(&mut lo[i..]);
-                            x.sub(y).mul(Packed::load(&stage[i..])).store(&mut hi[i..]);
-                        }
-                    }
-                } else if values.len() >= 2 * LANES {
-                    debug_assert!(
-                        values.len().is_multiple_of(2 * LANES),
-                        "a power-of-two length"
-                    );
-                    let w = repeated(stage, half);
-                    for pair in values.chunks_exact_mut(2 * LANES) {
-                        let (a, b) = pair.split_at_mut(LANES);
-                        let (x, y) = Packed::load(a).interleave(Packed::load(b), half);
-                        let (a2, b2) = x.add(y).interleave(x.sub(y).mul(w), half);
-                        a2.store(a);
-                        b2.store(b);
-                    }
-                } else {
-                    scalar::dif_layer(values, half, stage);
+    #[inline(always)]
+    pub(super) fn dif_layer<P: PackedField>(
+        token: P::Token,
+        values: &mut [Felt],
+        half: usize,
+        stage: &[Felt],
+    ) {
+        let lanes = P::LANES;
+        if half >= lanes {
+            for block in values.chunks_exact_mut(2 * half) {
+                let (lo, hi) = block.split_at_mut(half);
+                for i in (0..half).step_by(lanes) {
+                    let (x, y) = (P::load(token, &lo[i..]), P::load(token, &hi[i..]));
+                    (x + y).store(&mut lo[i..]);
+                    ((x - y) * P::load(token, &stage[i..])).store(&mut hi[i..]);
                 }
             }
-
-            #[target_feature(enable = $feature)]
-            pub(super) fn dit_layer(values: &mut [Felt], half: usize, stage: &[Felt]) {
-                if half >= LANES {
-                    for block in values.chunks_exact_mut(2 * half) {
-                        let (lo, hi) = block.split_at_mut(half);
-                        for i in (0..half).step_by(LANES) {
-                            let x = Packed::load(&lo[i..]);
-                            let y = Packed::load(&hi[i..]).mul(Packed::load(&stage[i..]));
-                            x.add(y).store(&mut lo[i..]);
-                            x.sub(y).store(&mut hi[i..]);
-                        }
-                    }
-                } else if values.len() >= 2 * LANES {
-                    debug_assert!(
-                        values.len().is_multiple_of(2 * LANES),
-                        "a power-of-two length"
-                    );
-                    let w = repeated(stage, half);
-                    for pair in values.chunks_exact_mut(2 * LANES) {
-                        let (a, b) = pair.split_at_mut(LANES);
-                        let (x, y) = Packed::load(a).interleave(Packed::load(b), half);
-                        let y = y.mul(w);
-                        let (a2, b2) = x.add(y).interleave(x.sub(y), half);
-                        a2.store(a);
-                        b2.store(b);
-                    }
-                } else {
-                    scalar::dit_layer(values, half, stage);
-                }
+        } else if values.len() >= 2 * lanes {
+            debug_assert!(
+                values.len().is_multiple_of(2 * lanes),
+                "a power-of-two length"
+            );
+            let w = repeated::<P>(token, stage, half);
+            for pair in values.chunks_exact_mut(2 * lanes) {
+                let (a, b) = pair.split_at_mut(lanes);
+                let (x, y) = P::load(token, a).interleave(P::load(token, b), half);
+                let (a2, b2) = (x + y).interleave((x - y) * w, half);
+                a2.store(a);
+                b2.store(b);
             }
-
-            #[target_feature(enable = $feature)]
-            pub(super) fn unit_layer(values: &mut [Felt]) {
-                if values.len() < 2 * LANES {
-                    return scalar::unit_layer(values);
-                }
-                debug_assert!(
-                    values.len().is_multiple_of(2 * LANES),
-                    "a power-of-two length"
-                );
-                for pair in values.chunks_exact_mut(2 * LANES) {
-                    let (a, b) = pair.split_at_mut(LANES);
-                    let (x, y) = Packed::load(a).interleave(Packed::load(b), 1);
-                    let (a2, b2) = x.add(y).interleave(x.sub(y), 1);
-                    a2.store(a);
-                    b2.store(b);
-                }
-            }
-
-            #[target_feature(enable = $feature)]
-            pub(super) fn mul_into(out: &mut [Felt], a: &[Felt], b: &[Felt]) {
-                let whole = out.len() / LANES * LANES;
-                for ((o, x), y) in out[..whole]
-                    .chunks_exact_mut(LANES)
-                    .zip(a.chunks_exact(LANES))
-                    .zip(b.chunks_exact(LANES))
-                {
-                    Packed::load(x).mul(Packed::load(y)).store(o);
-                }
-                scalar::mul_into(&mut out[whole..], &a[whole..], &b[whole..]);
-            }
+        } else {
+            scalar::dif_layer(values, half, stage);
         }
-    };
-}
+    }
 
-simd_layers!(avx2, ballast_field::packed::avx2::Packed, "avx2");
-simd_layers!(avx512, ballast_field::packed::avx512::Packed, "avx512f");
+    #[inline(always)]
+    pub(super) fn dit_layer<P: PackedField>(
+        token: P::Token,
+        values: &mut [Felt],
+        half: usize,
+        stage: &[Felt],
+    ) {
+        let lanes = P::LANES;
+        if half >= lanes {
+            for block in values.chunks_exact_mut(2 * half) {
+                let (lo, hi) = block.split_at_mut(half);
+                for i in (0..half).step_by(lanes) {
+                    let x = P::load(token, &lo[i..]);
+                    let y = P::load(token, &hi[i..]) * P::load(token, &stage[i..]);
+                    (x + y).store(&mut lo[i..]);
+                    (x - y).store(&mut hi[i..]);
+                }
+            }
+        } else if values.len() >= 2 * lanes {
+            debug_assert!(
+                values.len().is_multiple_of(2 * lanes),
+                "a power-of-two length"
+            );
+            let w = repeated::<P>(token, stage, half);
+            for pair in values.chunks_exact_mut(2 * lanes) {
+                let (a, b) = pair.split_at_mut(lanes);
+                let (x, y) = P::load(token, a).interleave(P::load(token, b), half);
+                let y = y * w;
+                let (a2, b2) = (x + y).interleave(x - y, half);
+                a2.store(a);
+                b2.store(b);
+            }
+        } else {
+            scalar::dit_layer(values, half, stage);
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn unit_layer<P: PackedField>(token: P::Token, values: &mut [Felt]) {
+        let lanes = P::LANES;
+        if values.len() < 2 * lanes {
+            return scalar::unit_layer(values);
+        }
+        debug_assert!(
+            values.len().is_multiple_of(2 * lanes),
+            "a power-of-two length"
+        );
+        for pair in values.chunks_exact_mut(2 * lanes) {
+            let (a, b) = pair.split_at_mut(lanes);
+            let (x, y) = P::load(token, a).interleave(P::load(token, b), 1);
+            let (a2, b2) = (x + y).interleave(x - y, 1);
+            a2.store(a);
+            b2.store(b);
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn mul_into<P: PackedField>(
+        token: P::Token,
+        out: &mut [Felt],
+        a: &[Felt],
+        b: &[Felt],
+    ) {
+        let lanes = P::LANES;
+        let whole = out.len() / lanes * lanes;
+        for ((o, x), y) in out[..whole]
+            .chunks_exact_mut(lanes)
+            .zip(a.chunks_exact(lanes))
+            .zip(b.chunks_exact(lanes))
+        {
+            (P::load(token, x) * P::load(token, y)).store(o);
+        }
+        scalar::mul_into(&mut out[whole..], &a[whole..], &b[whole..]);
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -17,8 +17,7 @@ use ballast_field::{BLOCK_ROWS, Ext3, Felt, RowBlocks, dot_block_rows, inverse_d
 use ballast_ntt::{LdePlan, coset_points};
 use rayon::prelude::*;
 
-#[cfg(target_arch = "x86_64")]
-use crate::dots::{avx2, avx512};
+use crate::dots::DotBlockRows;
 
 /// LDE points combined per parallel task.
 const POINTS_PER_TASK: usize = 1 << 10;
@@ -80,16 +79,13 @@ fn evaluate_all_on(
             let inv_zw = inverse_differences(&xs, deep.zw).expect("zω is outside the LDE coset");
             for (i, points) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
                 let b = (start + i * BLOCK_ROWS) / BLOCK_ROWS;
-                let (a, q) = ballast_cpu::dispatch!(
-                    kernels,
-                    isa => (
-                        isa::dot_block_rows(&deep.trace, trace.block(b)),
-                        isa::dot_block_rows(&deep.quotient, quotient.block(b)),
-                    ),
-                    _ => (
-                        dot_block_rows(&deep.trace, trace.block(b)),
-                        dot_block_rows(&deep.quotient, quotient.block(b)),
-                    ),
+                let dots = |coeffs: &[Ext3], block: &[Felt]| {
+                    ballast_field::packed::run(kernels, DotBlockRows { coeffs, block })
+                        .unwrap_or_else(|| dot_block_rows(coeffs, block))
+                };
+                let (a, q) = (
+                    dots(&deep.trace, trace.block(b)),
+                    dots(&deep.quotient, quotient.block(b)),
                 );
                 for (k, f) in points.iter_mut().enumerate() {
                     let j = i * BLOCK_ROWS + k;

@@ -7,8 +7,9 @@ use ballast_field::{Ext3, ExtBaseSum, Felt, RowBlocks, dot_ext_base, inverse_dif
 use ballast_ntt::{LdePlan, bit_reversed_powers, coset_points};
 use rayon::prelude::*;
 
-#[cfg(target_arch = "x86_64")]
-use crate::dots::{WeightedRows, avx2, avx512};
+use ballast_field::packed::{Kernel, PackedField, run};
+
+use crate::dots::{WeightedRows, weighted_column_sums};
 
 /// Trace rows handled per parallel task.
 const TASK: usize = 1 << 12;
@@ -54,17 +55,16 @@ fn trace_at_on(
         .map(|task| {
             let rows = task * TASK..((task + 1) * TASK).min(n);
             let mut sums = vec![[Ext3::ZERO; 2]; width];
-            ballast_cpu::dispatch!(
-                kernels,
-                isa => {
-                    let rows = weighted_rows::<{ isa::LANES }>(lde, log_blowup, &weights, rows);
-                    for (c0, sums) in (0..width).step_by(COLUMNS_PER_PASS).zip(sums.chunks_mut(COLUMNS_PER_PASS)) {
-                        let columns = c0..(c0 + COLUMNS_PER_PASS).min(width);
-                        isa::weighted_column_sums(lde.as_slice(), columns, &rows, sums);
-                    }
-                },
-                _ => column_sums(lde, log_blowup, &weights, rows, &mut sums),
-            );
+            let kernel = TaskSums {
+                lde,
+                log_blowup,
+                weights: &weights,
+                rows: rows.clone(),
+                out: &mut sums,
+            };
+            if run(kernels, kernel).is_none() {
+                column_sums(lde, log_blowup, &weights, rows, &mut sums);
+            }
             sums
         })
         .reduce(
@@ -82,30 +82,59 @@ fn trace_at_on(
         .unzip()
 }
 
-/// Trace rows `rows` in groups of `LANES`: where each lies in the LDE, with its weights
-/// w_u and w_(u−1) (a group past the last row is filled with row 0 and zero weights).
-fn weighted_rows<const LANES: usize>(
+/// One task's sums on the SIMD path (a [`Kernel`]): its rows grouped into registers, then
+/// the columns [`COLUMNS_PER_PASS`] at a time.
+struct TaskSums<'a> {
+    lde: &'a RowBlocks,
+    log_blowup: usize,
+    weights: &'a [Ext3],
+    rows: Range<usize>,
+    out: &'a mut [[Ext3; 2]],
+}
+
+impl Kernel for TaskSums<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<P: PackedField>(self, token: P::Token) {
+        let width = self.lde.width();
+        let rows = weighted_rows::<P>(self.lde, self.log_blowup, self.weights, self.rows);
+        for (c0, sums) in (0..width)
+            .step_by(COLUMNS_PER_PASS)
+            .zip(self.out.chunks_mut(COLUMNS_PER_PASS))
+        {
+            let columns = c0..(c0 + COLUMNS_PER_PASS).min(width);
+            weighted_column_sums(token, self.lde.as_slice(), columns, &rows, sums);
+        }
+    }
+}
+
+/// Trace rows `rows` in groups of the lane count: where each lies in the LDE, with its
+/// weights w_u and w_(u−1) (a group past the last row is filled with row 0 and zero weights).
+#[inline(always)]
+fn weighted_rows<P: PackedField>(
     lde: &RowBlocks,
     log_blowup: usize,
     weights: &[Ext3],
     rows: Range<usize>,
-) -> WeightedRows<LANES> {
+) -> WeightedRows<P> {
     let n = weights.len();
-    let groups = rows.len().div_ceil(LANES);
-    let mut offsets = vec![[0; LANES]; groups];
-    let mut lanes = vec![[[[Felt::ZERO; LANES]; 3]; 2]; groups];
+    let lanes = P::LANES;
+    let groups = rows.len().div_ceil(lanes);
+    let mut offsets = vec![P::array(|_| 0); groups];
+    let mut coordinates = vec![[[P::array(|_| Felt::ZERO); 3]; 2]; groups];
     for (i, u) in rows.enumerate() {
-        let (g, k) = (i / LANES, i % LANES);
-        offsets[g][k] = lde.row_offset(u << log_blowup);
+        let (g, k) = (i / lanes, i % lanes);
+        offsets[g].as_mut()[k] = lde.row_offset(u << log_blowup);
         for (w, weight) in [weights[u], weights[(u + n - 1) % n]].iter().enumerate() {
             for (coordinate, value) in weight.coeffs().into_iter().enumerate() {
-                lanes[g][w][coordinate][k] = value;
+                coordinates[g][w][coordinate].as_mut()[k] = value;
             }
         }
     }
     WeightedRows {
         offsets,
-        weights: lanes,
+        weights: coordinates,
     }
 }
 

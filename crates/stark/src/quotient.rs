@@ -16,8 +16,7 @@ use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_ntt::LdePlan;
 use rayon::prelude::*;
 
-#[cfg(target_arch = "x86_64")]
-use crate::lanes::{avx2, avx512};
+use crate::lanes::Evaluate;
 use crate::task::{Geometry, Task};
 
 /// Quotient points evaluated per parallel task: a multiple of every path's lane count.
@@ -100,13 +99,10 @@ impl Composition {
                     geometry: &geometry,
                     start: task * POINTS_PER_TASK,
                 };
-                if chunk.len() == POINTS_PER_TASK {
-                    ballast_cpu::dispatch!(
-                        kernels,
-                        isa => isa::evaluate(&task, chunk),
-                        _ => task.evaluate_scalar(chunk),
-                    );
-                } else {
+                let simd = chunk.len() == POINTS_PER_TASK
+                    && ballast_field::packed::run(kernels, Evaluate { task: &task, chunk })
+                        .is_some();
+                if !simd {
                     task.evaluate_scalar(chunk);
                 }
             });

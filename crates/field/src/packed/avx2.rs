@@ -5,6 +5,7 @@
 
 use std::arch::x86_64::*;
 
+use super::PackedField;
 use crate::Felt;
 use crate::felt::{EPSILON, P};
 
@@ -17,9 +18,6 @@ pub struct Packed(__m256i);
 const SIGN: i64 = i64::MIN;
 
 impl Packed {
-    /// Elements per register.
-    pub const LANES: usize = 4;
-
     /// The first four elements of `values`.
     ///
     /// # Panics
@@ -29,7 +27,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn load(values: &[Felt]) -> Self {
+    pub(super) fn load(values: &[Felt]) -> Self {
         let values: &[Felt; 4] = values[..4].try_into().expect("four elements");
         // SAFETY: `values` is 32 readable bytes (Felt is a transparent u64); loadu accepts
         // any alignment.
@@ -45,7 +43,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn store(self, out: &mut [Felt]) {
+    pub(super) fn store(self, out: &mut [Felt]) {
         let out: &mut [Felt; 4] = (&mut out[..4]).try_into().expect("four elements");
         // SAFETY: `out` is 32 writable bytes; every lane is canonical (the methods keep it so),
         // which is all a Felt requires.
@@ -58,7 +56,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn splat(value: Felt) -> Self {
+    pub(super) fn splat(value: Felt) -> Self {
         Self(_mm256_set1_epi64x(value.as_u64() as i64))
     }
 
@@ -68,7 +66,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn zero_like(self) -> Self {
+    pub(super) fn zero_like(self) -> Self {
         Self(_mm256_setzero_si256())
     }
 
@@ -78,7 +76,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn nonzero_lanes(self) -> u8 {
+    pub(super) fn nonzero_lanes(self) -> u8 {
         let zero = _mm256_cmpeq_epi64(self.0, _mm256_setzero_si256());
         (!_mm256_movemask_pd(_mm256_castsi256_pd(zero)) & 0xf) as u8
     }
@@ -89,7 +87,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn add(self, rhs: Self) -> Self {
+    pub(super) fn add(self, rhs: Self) -> Self {
         let sum = _mm256_add_epi64(self.0, rhs.0);
         // Subtract p (add 2^64 − p) when the sum wrapped or is at least p.
         let wrapped = greater(self.0, sum);
@@ -107,7 +105,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn sub(self, rhs: Self) -> Self {
+    pub(super) fn sub(self, rhs: Self) -> Self {
         let diff = _mm256_sub_epi64(self.0, rhs.0);
         // Add p back (subtract 2^64 − p) when the difference wrapped.
         let wrapped = greater(rhs.0, self.0);
@@ -121,7 +119,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn mul(self, rhs: Self) -> Self {
+    pub(super) fn mul(self, rhs: Self) -> Self {
         let (hi, lo) = mul_wide(self.0, rhs.0);
         Self(reduce(hi, lo))
     }
@@ -140,7 +138,7 @@ impl Packed {
     /// The CPU must support AVX2: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub fn interleave(self, other: Self, half: usize) -> (Self, Self) {
+    pub(super) fn interleave(self, other: Self, half: usize) -> (Self, Self) {
         let (a, b) = (self.0, other.0);
         match half {
             1 => (
@@ -164,96 +162,129 @@ fn greater(a: __m256i, b: __m256i) -> __m256i {
     _mm256_cmpgt_epi64(_mm256_xor_si256(a, sign), _mm256_xor_si256(b, sign))
 }
 
-/// A factor of [`ProductSum::add`]: a register of field elements and its lanes' top halves.
+/// Four 64-bit integer lanes: [`Packed`]'s register as [`PackedField::words`] gives it.
 #[derive(Clone, Copy, Debug)]
-pub struct Halves {
-    /// The values (the products read their low 32 bits).
-    low: __m256i,
-    /// The values shifted right by 32 bits.
-    high: __m256i,
-}
+pub struct Words(__m256i);
 
-impl Halves {
-    /// `value` in every lane.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub fn splat(value: Felt) -> Self {
-        let v = value.as_u64();
-        Self {
-            low: _mm256_set1_epi64x(v as i64),
-            high: _mm256_set1_epi64x((v >> 32) as i64),
+// SAFETY (every method): a token or a value exists only where AVX2 does.
+impl super::Words for Words {
+    type Token = ballast_cpu::Avx2;
+
+    #[inline(always)]
+    fn load(_: ballast_cpu::Avx2, words: &[u64]) -> Self {
+        let words: &[u64; 4] = words[..4].try_into().expect("four lanes");
+        // Also: `words` is 32 readable bytes; loadu accepts any alignment.
+        Self(unsafe { _mm256_loadu_si256(words.as_ptr().cast()) })
+    }
+
+    #[inline(always)]
+    fn splat(_: ballast_cpu::Avx2, word: u64) -> Self {
+        Self(unsafe { _mm256_set1_epi64x(word as i64) })
+    }
+
+    #[inline(always)]
+    fn store(self, out: &mut [u64]) {
+        let out: &mut [u64; 4] = (&mut out[..4]).try_into().expect("four lanes");
+        // Also: `out` is 32 writable bytes; storeu accepts any alignment.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), self.0) }
+    }
+
+    #[inline(always)]
+    fn add(self, rhs: Self) -> Self {
+        Self(unsafe { _mm256_add_epi64(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn low32(self) -> Self {
+        Self(unsafe { _mm256_and_si256(self.0, _mm256_set1_epi64x(EPSILON as i64)) })
+    }
+
+    #[inline(always)]
+    fn high32(self) -> Self {
+        Self(unsafe { _mm256_srli_epi64::<32>(self.0) })
+    }
+
+    #[inline(always)]
+    fn mul32(self, rhs: Self) -> Self {
+        Self(unsafe { _mm256_mul_epu32(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn xor(self, rhs: Self) -> Self {
+        Self(unsafe { _mm256_xor_si256(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn xor3(self, b: Self, c: Self) -> Self {
+        self.xor(b).xor(c)
+    }
+
+    #[inline(always)]
+    fn xor_andnot(self, b: Self, c: Self) -> Self {
+        Self(unsafe { _mm256_xor_si256(self.0, _mm256_andnot_si256(b.0, c.0)) })
+    }
+
+    #[inline(always)]
+    fn rotate_left<const N: i32>(self) -> Self {
+        // SAFETY: as above; AVX2 has no rotation, so two shifts by counts in a register.
+        unsafe {
+            let left = _mm256_sll_epi64(self.0, _mm_cvtsi32_si128(N));
+            let right = _mm256_srl_epi64(self.0, _mm_cvtsi32_si128(64 - N));
+            Self(_mm256_or_si256(left, right))
         }
     }
 
-    /// The lanes of `packed`.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub fn of(packed: Packed) -> Self {
-        Self {
-            low: packed.0,
-            high: _mm256_srli_epi64::<32>(packed.0),
-        }
+    #[inline(always)]
+    fn shl<const N: i32>(self) -> Self {
+        Self(unsafe { _mm256_slli_epi64::<N>(self.0) })
+    }
+
+    #[inline(always)]
+    fn shr<const N: i32>(self) -> Self {
+        Self(unsafe { _mm256_srli_epi64::<N>(self.0) })
     }
 }
 
-/// Lane-wise Σ a·b of field elements, exact and reduced once: the four 32-bit digits of
-/// every 128-bit product are summed in their own 64-bit lanes (each addition adds less than
-/// 3·2^32 to a digit, so up to 2^30 products fit), and [`sum`](Self::sum) folds them mod p.
-#[derive(Clone, Copy, Debug)]
-pub struct ProductSum([__m256i; 4]);
+// SAFETY (every method): a token or a value exists only where AVX2 does.
+impl PackedField for Packed {
+    const LANES: usize = 4;
+    type Token = ballast_cpu::Avx2;
+    type Words = Words;
+    type Array<T: Copy> = [T; 4];
 
-impl ProductSum {
-    /// The empty sum.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub fn zero() -> Self {
-        Self([_mm256_setzero_si256(); 4])
+    #[inline(always)]
+    fn array<T: Copy>(f: impl FnMut(usize) -> T) -> [T; 4] {
+        std::array::from_fn(f)
     }
 
-    /// Adds `a·b` in every lane.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub fn add(&mut self, a: Halves, b: Halves) {
-        let low32 = _mm256_set1_epi64x(EPSILON as i64);
-        let ll = _mm256_mul_epu32(a.low, b.low);
-        let lh = _mm256_mul_epu32(a.low, b.high);
-        let hl = _mm256_mul_epu32(a.high, b.low);
-        let hh = _mm256_mul_epu32(a.high, b.high);
-        let [d0, d1, d2, d3] = &mut self.0;
-        *d0 = _mm256_add_epi64(*d0, _mm256_and_si256(ll, low32));
-        let mid = _mm256_add_epi64(_mm256_and_si256(lh, low32), _mm256_and_si256(hl, low32));
-        *d1 = _mm256_add_epi64(*d1, _mm256_add_epi64(mid, _mm256_srli_epi64::<32>(ll)));
-        let top = _mm256_add_epi64(_mm256_srli_epi64::<32>(lh), _mm256_srli_epi64::<32>(hl));
-        *d2 = _mm256_add_epi64(*d2, _mm256_add_epi64(top, _mm256_and_si256(hh, low32)));
-        *d3 = _mm256_add_epi64(*d3, _mm256_srli_epi64::<32>(hh));
+    #[inline(always)]
+    fn load(_: ballast_cpu::Avx2, values: &[Felt]) -> Self {
+        unsafe { Packed::load(values) }
     }
 
-    /// The sums, lane by lane: Σ digit_i·2^(32·i) mod p.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub fn sum(self) -> [Felt; 4] {
-        let digits = self.0.map(|d| {
-            let mut words = [0u64; 4];
-            // SAFETY: `words` is writable for one register; storeu accepts any alignment.
-            unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), d) };
-            words
-        });
-        std::array::from_fn(|k| super::fold_digits([0, 1, 2, 3].map(|i| digits[i][k])))
+    #[inline(always)]
+    fn splat(_: ballast_cpu::Avx2, value: Felt) -> Self {
+        unsafe { Packed::splat(value) }
+    }
+
+    #[inline(always)]
+    fn store(self, out: &mut [Felt]) {
+        unsafe { Packed::store(self, out) }
+    }
+
+    #[inline(always)]
+    fn nonzero_lanes(self) -> u8 {
+        unsafe { Packed::nonzero_lanes(self) }
+    }
+
+    #[inline(always)]
+    fn interleave(self, other: Self, half: usize) -> (Self, Self) {
+        unsafe { Packed::interleave(self, other, half) }
+    }
+
+    #[inline(always)]
+    fn words(self) -> Words {
+        Words(self.0)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::arch::x86_64::*;
 
+use super::PackedField;
 use crate::Felt;
 use crate::felt::{EPSILON, P};
 
@@ -13,9 +14,6 @@ super::ring_ops!(Packed, "avx512f", "AVX-512F");
 pub struct Packed(__m512i);
 
 impl Packed {
-    /// Elements per register.
-    pub const LANES: usize = 8;
-
     /// The first eight elements of `values`.
     ///
     /// # Panics
@@ -25,7 +23,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn load(values: &[Felt]) -> Self {
+    pub(super) fn load(values: &[Felt]) -> Self {
         let values: &[Felt; 8] = values[..8].try_into().expect("eight elements");
         // SAFETY: `values` is 64 readable bytes (Felt is a transparent u64); loadu accepts
         // any alignment.
@@ -41,7 +39,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn store(self, out: &mut [Felt]) {
+    pub(super) fn store(self, out: &mut [Felt]) {
         let out: &mut [Felt; 8] = (&mut out[..8]).try_into().expect("eight elements");
         // SAFETY: `out` is 64 writable bytes; every lane is canonical (the methods keep it so),
         // which is all a Felt requires.
@@ -54,7 +52,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn splat(value: Felt) -> Self {
+    pub(super) fn splat(value: Felt) -> Self {
         Self(_mm512_set1_epi64(value.as_u64() as i64))
     }
 
@@ -64,7 +62,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn zero_like(self) -> Self {
+    pub(super) fn zero_like(self) -> Self {
         Self(_mm512_setzero_si512())
     }
 
@@ -74,7 +72,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn nonzero_lanes(self) -> u8 {
+    pub(super) fn nonzero_lanes(self) -> u8 {
         _mm512_test_epi64_mask(self.0, self.0)
     }
 
@@ -84,7 +82,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn add(self, rhs: Self) -> Self {
+    pub(super) fn add(self, rhs: Self) -> Self {
         let sum = _mm512_add_epi64(self.0, rhs.0);
         // Subtract p (add 2^64 − p) when the sum wrapped or is at least p.
         let wrapped = _mm512_cmplt_epu64_mask(sum, self.0);
@@ -103,7 +101,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn sub(self, rhs: Self) -> Self {
+    pub(super) fn sub(self, rhs: Self) -> Self {
         let diff = _mm512_sub_epi64(self.0, rhs.0);
         // Add p back (subtract 2^64 − p) when the difference wrapped.
         let wrapped = _mm512_cmplt_epu64_mask(self.0, rhs.0);
@@ -121,7 +119,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn mul(self, rhs: Self) -> Self {
+    pub(super) fn mul(self, rhs: Self) -> Self {
         let (hi, lo) = mul_wide(self.0, rhs.0);
         Self(reduce(hi, lo))
     }
@@ -140,7 +138,7 @@ impl Packed {
     /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub fn interleave(self, other: Self, half: usize) -> (Self, Self) {
+    pub(super) fn interleave(self, other: Self, half: usize) -> (Self, Self) {
         let (a, b) = (self.0, other.0);
         match half {
             1 => (
@@ -165,96 +163,126 @@ impl Packed {
     }
 }
 
-/// A factor of [`ProductSum::add`]: a register of field elements and its lanes' top halves.
+/// Eight 64-bit integer lanes: [`Packed`]'s register as [`PackedField::words`] gives it.
 #[derive(Clone, Copy, Debug)]
-pub struct Halves {
-    /// The values (the products read their low 32 bits).
-    low: __m512i,
-    /// The values shifted right by 32 bits.
-    high: __m512i,
+pub struct Words(__m512i);
+
+// SAFETY (every method): a token or a value exists only where AVX-512F does.
+impl super::Words for Words {
+    type Token = ballast_cpu::Avx512;
+
+    #[inline(always)]
+    fn load(_: ballast_cpu::Avx512, words: &[u64]) -> Self {
+        let words: &[u64; 8] = words[..8].try_into().expect("eight lanes");
+        // Also: `words` is 64 readable bytes; loadu accepts any alignment.
+        Self(unsafe { _mm512_loadu_si512(words.as_ptr().cast()) })
+    }
+
+    #[inline(always)]
+    fn splat(_: ballast_cpu::Avx512, word: u64) -> Self {
+        Self(unsafe { _mm512_set1_epi64(word as i64) })
+    }
+
+    #[inline(always)]
+    fn store(self, out: &mut [u64]) {
+        let out: &mut [u64; 8] = (&mut out[..8]).try_into().expect("eight lanes");
+        // Also: `out` is 64 writable bytes; storeu accepts any alignment.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), self.0) }
+    }
+
+    #[inline(always)]
+    fn add(self, rhs: Self) -> Self {
+        Self(unsafe { _mm512_add_epi64(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn low32(self) -> Self {
+        Self(unsafe { _mm512_and_si512(self.0, _mm512_set1_epi64(EPSILON as i64)) })
+    }
+
+    #[inline(always)]
+    fn high32(self) -> Self {
+        Self(unsafe { _mm512_srli_epi64::<32>(self.0) })
+    }
+
+    #[inline(always)]
+    fn mul32(self, rhs: Self) -> Self {
+        Self(unsafe { _mm512_mul_epu32(self.0, rhs.0) })
+    }
+
+    #[inline(always)]
+    fn xor(self, rhs: Self) -> Self {
+        Self(unsafe { _mm512_xor_si512(self.0, rhs.0) })
+    }
+
+    /// One ternary-logic instruction (truth table 0x96).
+    #[inline(always)]
+    fn xor3(self, b: Self, c: Self) -> Self {
+        Self(unsafe { _mm512_ternarylogic_epi64::<0x96>(self.0, b.0, c.0) })
+    }
+
+    /// One ternary-logic instruction (truth table 0xd2).
+    #[inline(always)]
+    fn xor_andnot(self, b: Self, c: Self) -> Self {
+        Self(unsafe { _mm512_ternarylogic_epi64::<0xd2>(self.0, b.0, c.0) })
+    }
+
+    #[inline(always)]
+    fn rotate_left<const N: i32>(self) -> Self {
+        Self(unsafe { _mm512_rol_epi64::<N>(self.0) })
+    }
+
+    #[inline(always)]
+    fn shl<const N: i32>(self) -> Self {
+        Self(unsafe { _mm512_sll_epi64(self.0, _mm_cvtsi32_si128(N)) })
+    }
+
+    #[inline(always)]
+    fn shr<const N: i32>(self) -> Self {
+        Self(unsafe { _mm512_srl_epi64(self.0, _mm_cvtsi32_si128(N)) })
+    }
 }
 
-impl Halves {
-    /// `value` in every lane.
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub fn splat(value: Felt) -> Self {
-        let v = value.as_u64();
-        Self {
-            low: _mm512_set1_epi64(v as i64),
-            high: _mm512_set1_epi64((v >> 32) as i64),
-        }
+// SAFETY (every method): a token or a value exists only where AVX-512F does.
+impl PackedField for Packed {
+    const LANES: usize = 8;
+    type Token = ballast_cpu::Avx512;
+    type Words = Words;
+    type Array<T: Copy> = [T; 8];
+
+    #[inline(always)]
+    fn array<T: Copy>(f: impl FnMut(usize) -> T) -> [T; 8] {
+        std::array::from_fn(f)
     }
 
-    /// The lanes of `packed`.
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub fn of(packed: Packed) -> Self {
-        Self {
-            low: packed.0,
-            high: _mm512_srli_epi64::<32>(packed.0),
-        }
-    }
-}
-
-/// Lane-wise Σ a·b of field elements, exact and reduced once: the four 32-bit digits of
-/// every 128-bit product are summed in their own 64-bit lanes (each addition adds less than
-/// 3·2^32 to a digit, so up to 2^30 products fit), and [`sum`](Self::sum) folds them mod p.
-#[derive(Clone, Copy, Debug)]
-pub struct ProductSum([__m512i; 4]);
-
-impl ProductSum {
-    /// The empty sum.
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub fn zero() -> Self {
-        Self([_mm512_setzero_si512(); 4])
+    #[inline(always)]
+    fn load(_: ballast_cpu::Avx512, values: &[Felt]) -> Self {
+        unsafe { Packed::load(values) }
     }
 
-    /// Adds `a·b` in every lane.
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub fn add(&mut self, a: Halves, b: Halves) {
-        let low32 = _mm512_set1_epi64(EPSILON as i64);
-        let ll = _mm512_mul_epu32(a.low, b.low);
-        let lh = _mm512_mul_epu32(a.low, b.high);
-        let hl = _mm512_mul_epu32(a.high, b.low);
-        let hh = _mm512_mul_epu32(a.high, b.high);
-        let [d0, d1, d2, d3] = &mut self.0;
-        *d0 = _mm512_add_epi64(*d0, _mm512_and_si512(ll, low32));
-        let mid = _mm512_add_epi64(_mm512_and_si512(lh, low32), _mm512_and_si512(hl, low32));
-        *d1 = _mm512_add_epi64(*d1, _mm512_add_epi64(mid, _mm512_srli_epi64::<32>(ll)));
-        let top = _mm512_add_epi64(_mm512_srli_epi64::<32>(lh), _mm512_srli_epi64::<32>(hl));
-        *d2 = _mm512_add_epi64(*d2, _mm512_add_epi64(top, _mm512_and_si512(hh, low32)));
-        *d3 = _mm512_add_epi64(*d3, _mm512_srli_epi64::<32>(hh));
+    #[inline(always)]
+    fn splat(_: ballast_cpu::Avx512, value: Felt) -> Self {
+        unsafe { Packed::splat(value) }
     }
 
-    /// The sums, lane by lane: Σ digit_i·2^(32·i) mod p.
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub fn sum(self) -> [Felt; 8] {
-        let digits = self.0.map(|d| {
-            let mut words = [0u64; 8];
-            // SAFETY: `words` is writable for one register; storeu accepts any alignment.
-            unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), d) };
-            words
-        });
-        std::array::from_fn(|k| super::fold_digits([0, 1, 2, 3].map(|i| digits[i][k])))
+    #[inline(always)]
+    fn store(self, out: &mut [Felt]) {
+        unsafe { Packed::store(self, out) }
+    }
+
+    #[inline(always)]
+    fn nonzero_lanes(self) -> u8 {
+        unsafe { Packed::nonzero_lanes(self) }
+    }
+
+    #[inline(always)]
+    fn interleave(self, other: Self, half: usize) -> (Self, Self) {
+        unsafe { Packed::interleave(self, other, half) }
+    }
+
+    #[inline(always)]
+    fn words(self) -> Words {
+        Words(self.0)
     }
 }
 

@@ -1,9 +1,10 @@
-//! Each packed operation against the scalar one, on edge values and random ones.
+//! Each packed operation against the scalar one, on edge values and random ones, on every
+//! SIMD path the CPU has.
 
-use ballast_cpu::CpuPath;
+use ballast_cpu::Kernels;
 use ballast_testkit::SplitMix64;
 
-use super::{avx2, avx512};
+use super::{Halves, Kernel, PackedField, ProductSum, run};
 use crate::Felt;
 use crate::felt::{EPSILON, P};
 
@@ -38,6 +39,14 @@ fn samples(len: usize, seed: u64) -> Vec<Felt> {
         .collect()
 }
 
+/// The SIMD paths the CPU has (a missing one is skipped, or fails where CI requires it).
+fn simd_paths() -> Vec<Kernels> {
+    Kernels::supported()
+        .into_iter()
+        .filter(|k| !matches!(k, Kernels::Scalar))
+        .collect()
+}
+
 type Op = fn(Felt, Felt) -> Felt;
 const OPS: [(&str, Op); 3] = [
     ("add", |a, b| a + b),
@@ -45,156 +54,132 @@ const OPS: [(&str, Op); 3] = [
     ("mul", |a, b| a * b),
 ];
 
-fn expected(op: usize, a: &[Felt], b: &[Felt]) -> Vec<Felt> {
-    a.iter().zip(b).map(|(&x, &y)| (OPS[op].1)(x, y)).collect()
+/// Operation `op` on `a` and `b` a register at a time, checking `nonzero_lanes` on the way.
+struct Ops<'a> {
+    op: usize,
+    a: &'a [Felt],
+    b: &'a [Felt],
 }
 
-macro_rules! packed_tests {
-    ($name:ident, $isa:ident, $feature:literal) => {
-        #[target_feature(enable = $feature)]
-        fn $name(op: usize, a: &[Felt], b: &[Felt]) -> Vec<Felt> {
-            use $isa::Packed;
-            let mut out = vec![Felt::ZERO; a.len()];
-            for ((o, x), y) in out
-                .chunks_exact_mut(Packed::LANES)
-                .zip(a.chunks_exact(Packed::LANES))
-                .zip(b.chunks_exact(Packed::LANES))
-            {
-                let nonzero = x
-                    .iter()
-                    .enumerate()
-                    .fold(0u8, |m, (i, v)| m | (u8::from(*v != Felt::ZERO) << i));
-                let (x, y) = (Packed::load(x), Packed::load(y));
-                assert_eq!(x.nonzero_lanes(), nonzero, "nonzero lanes");
-                let r = match op {
-                    0 => x.add(y),
-                    1 => x.sub(y),
-                    _ => x.mul(y),
-                };
-                r.store(o);
-            }
-            out
-        }
-    };
-}
-packed_tests!(ops_avx2, avx2, "avx2");
-packed_tests!(ops_avx512, avx512, "avx512f");
+impl Kernel for Ops<'_> {
+    type Output = Vec<Felt>;
 
-fn check(isa: &str, run: impl Fn(usize, &[Felt], &[Felt]) -> Vec<Felt>) {
-    for seed in 0..20 {
-        let (a, b) = (samples(4096, seed), samples(4096, seed + 1000));
-        for (op, (name, _)) in OPS.iter().enumerate() {
-            assert_eq!(
-                run(op, &a, &b),
-                expected(op, &a, &b),
-                "{isa} {name}, seed {seed}"
-            );
+    #[inline(always)]
+    fn run<Pk: PackedField>(self, token: Pk::Token) -> Vec<Felt> {
+        let mut out = vec![Felt::ZERO; self.a.len()];
+        for ((o, x), y) in out
+            .chunks_exact_mut(Pk::LANES)
+            .zip(self.a.chunks_exact(Pk::LANES))
+            .zip(self.b.chunks_exact(Pk::LANES))
+        {
+            let nonzero = x
+                .iter()
+                .enumerate()
+                .fold(0u8, |m, (i, v)| m | (u8::from(*v != Felt::ZERO) << i));
+            let (x, y) = (Pk::load(token, x), Pk::load(token, y));
+            assert_eq!(x.nonzero_lanes(), nonzero, "nonzero lanes");
+            let r = match self.op {
+                0 => x + y,
+                1 => x - y,
+                _ => x * y,
+            };
+            r.store(o);
         }
+        out
     }
 }
 
 #[test]
-fn avx2_matches_scalar() {
-    if !ballast_cpu::testable(CpuPath::Avx2) {
-        return;
-    }
-    // SAFETY: the CPU supports AVX2 (checked above).
-    check("avx2", |op, a, b| unsafe { ops_avx2(op, a, b) });
-}
-
-#[test]
-fn avx512_matches_scalar() {
-    if !ballast_cpu::testable(CpuPath::Avx512) {
-        return;
-    }
-    // SAFETY: the CPU supports AVX-512F (checked above).
-    check("avx512", |op, a, b| unsafe { ops_avx512(op, a, b) });
-}
-
-macro_rules! interleave_test {
-    ($name:ident, $isa:ident, $feature:literal) => {
-        /// For every block size: partners land in the same lane, and a second interleave
-        /// restores the input.
-        #[target_feature(enable = $feature)]
-        fn $name() {
-            use $isa::Packed;
-            let lanes = Packed::LANES;
-            let x: Vec<Felt> = (0..2 * lanes as u64).map(Felt::new).collect();
-            let mut half = 1;
-            while half < lanes {
-                let (lo, hi) = Packed::load(&x).interleave(Packed::load(&x[lanes..]), half);
-                let (mut l, mut h) = (vec![Felt::ZERO; lanes], vec![Felt::ZERO; lanes]);
-                lo.store(&mut l);
-                hi.store(&mut h);
-                for k in 0..lanes {
-                    let i = l[k].as_u64() as usize;
-                    assert_eq!(
-                        (i / half) % 2,
-                        0,
-                        "half {half}: lane {k} holds a low element"
-                    );
-                    assert_eq!(h[k].as_u64() as usize, i + half, "half {half}: lane {k}");
-                    assert_eq!(i % half, k % half, "half {half}: twiddle index of lane {k}");
-                }
-                let (a, b) = lo.interleave(hi, half);
-                let mut back = vec![Felt::ZERO; 2 * lanes];
-                a.store(&mut back);
-                b.store(&mut back[lanes..]);
-                assert_eq!(back, x, "half {half}: interleave is its own inverse");
-                half *= 2;
+fn every_path_matches_scalar() {
+    for kernels in simd_paths() {
+        for seed in 0..20 {
+            let (a, b) = (samples(4096, seed), samples(4096, seed + 1000));
+            for (op, (name, f)) in OPS.iter().enumerate() {
+                let want: Vec<Felt> = a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect();
+                let got = run(kernels, Ops { op, a: &a, b: &b }).unwrap();
+                assert_eq!(got, want, "{} {name}, seed {seed}", kernels.path());
             }
         }
-    };
+    }
 }
-interleave_test!(interleave_avx2, avx2, "avx2");
-interleave_test!(interleave_avx512, avx512, "avx512f");
+
+/// For every block size: partners land in the same lane, and a second interleave restores
+/// the input.
+struct Interleave;
+
+impl Kernel for Interleave {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<Pk: PackedField>(self, token: Pk::Token) {
+        let lanes = Pk::LANES;
+        let x: Vec<Felt> = (0..2 * lanes as u64).map(Felt::new).collect();
+        let mut half = 1;
+        while half < lanes {
+            let (lo, hi) = Pk::load(token, &x).interleave(Pk::load(token, &x[lanes..]), half);
+            let (mut l, mut h) = (vec![Felt::ZERO; lanes], vec![Felt::ZERO; lanes]);
+            lo.store(&mut l);
+            hi.store(&mut h);
+            for k in 0..lanes {
+                let i = l[k].as_u64() as usize;
+                assert_eq!(
+                    (i / half) % 2,
+                    0,
+                    "half {half}: lane {k} holds a low element"
+                );
+                assert_eq!(h[k].as_u64() as usize, i + half, "half {half}: lane {k}");
+                assert_eq!(i % half, k % half, "half {half}: twiddle index of lane {k}");
+            }
+            let (a, b) = lo.interleave(hi, half);
+            let mut back = vec![Felt::ZERO; 2 * lanes];
+            a.store(&mut back);
+            b.store(&mut back[lanes..]);
+            assert_eq!(back, x, "half {half}: interleave is its own inverse");
+            half *= 2;
+        }
+    }
+}
 
 #[test]
 fn interleave_pairs_partners() {
-    if ballast_cpu::testable(CpuPath::Avx2) {
-        // SAFETY: the CPU supports AVX2.
-        unsafe { interleave_avx2() }
-    }
-    if ballast_cpu::testable(CpuPath::Avx512) {
-        // SAFETY: the CPU supports AVX-512F.
-        unsafe { interleave_avx512() }
+    for kernels in simd_paths() {
+        run(kernels, Interleave).unwrap();
     }
 }
 
-macro_rules! product_sum_test {
-    ($name:ident, $isa:ident, $feature:literal) => {
-        /// Σ a_i·b_i lane by lane through `ProductSum`, with `a` split per register and `b`
-        /// broadcast from one element per step.
-        #[target_feature(enable = $feature)]
-        fn $name(a: &[Felt], b: &[Felt]) -> Vec<Felt> {
-            use $isa::{Halves, Packed, ProductSum};
-            let lanes = Packed::LANES;
-            let mut sum = ProductSum::zero();
-            for (chunk, &scalar) in a.chunks_exact(lanes).zip(b) {
-                sum.add(Halves::of(Packed::load(chunk)), Halves::splat(scalar));
-            }
-            sum.sum().to_vec()
-        }
-    };
+/// Σ a_i·b_i lane by lane through `ProductSum`, with `a` split per register and `b`
+/// broadcast from one element per step.
+struct Dot<'a> {
+    a: &'a [Felt],
+    b: &'a [Felt],
 }
-product_sum_test!(product_sum_avx2, avx2, "avx2");
-product_sum_test!(product_sum_avx512, avx512, "avx512f");
+
+impl Kernel for Dot<'_> {
+    type Output = Vec<Felt>;
+
+    #[inline(always)]
+    fn run<Pk: PackedField>(self, token: Pk::Token) -> Vec<Felt> {
+        let mut sum = ProductSum::<Pk>::zero(token);
+        for (chunk, &scalar) in self.a.chunks_exact(Pk::LANES).zip(self.b) {
+            sum.add(
+                Halves::of(Pk::load(token, chunk)),
+                Halves::splat(token, scalar),
+            );
+        }
+        sum.sum().as_ref().to_vec()
+    }
+}
 
 #[test]
 fn product_sums_match_scalar_dot_products() {
     // Long sums of maximal values carry through every digit; sampled ones through the rest.
     let max = Felt::new(P - 1);
-    for (lanes, path, run) in [
-        (
-            4,
-            CpuPath::Avx2,
-            product_sum_avx2 as unsafe fn(&[Felt], &[Felt]) -> Vec<Felt>,
-        ),
-        (8, CpuPath::Avx512, product_sum_avx512),
-    ] {
-        if !ballast_cpu::testable(path) {
-            continue;
-        }
+    for kernels in simd_paths() {
+        let lanes = if matches!(kernels, Kernels::Avx512(_)) {
+            8
+        } else {
+            4
+        };
         for (steps, seed) in [(1usize, 0u64), (3, 1), (1000, 2), (5000, 3)] {
             let mut a = samples(steps * lanes, seed);
             let mut b = samples(steps, seed + 7);
@@ -205,9 +190,8 @@ fn product_sums_match_scalar_dot_products() {
             let want: Vec<Felt> = (0..lanes)
                 .map(|k| (0..steps).fold(Felt::ZERO, |s, i| s + a[i * lanes + k] * b[i]))
                 .collect();
-            // SAFETY: the CPU supports the instruction set (checked above).
-            let got = unsafe { run(&a, &b) };
-            assert_eq!(got, want, "{path}, {steps} steps");
+            let got = run(kernels, Dot { a: &a, b: &b }).unwrap();
+            assert_eq!(got, want, "{}, {steps} steps", kernels.path());
         }
     }
 }
