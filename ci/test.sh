@@ -40,6 +40,9 @@ ci/check-deny.sh
 step "workspace tests"
 cargo test --locked --workspace
 
+step "Poseidon2: the permutation's vectors are what Plonky3 0.8.0 prints (peer from crates.io)"
+ci/check-poseidon2-peer.sh
+
 step "fuzzing: every cargo-fuzz target, 45 s each, from generated seed corpora"
 ci/check-fuzz.sh 45
 

@@ -1,0 +1,117 @@
+//! The Poseidon2 permutation of 12 Goldilocks elements.
+
+use ballast_field::Felt;
+
+use crate::constants::{INTERNAL_DIAGONAL, ROUND_CONSTANTS, WIDTH};
+
+/// The Poseidon2 permutation, in place: the external matrix, 4 full rounds, 22 partial
+/// rounds, 4 full rounds (a round adds its constants, applies the S-box, then its matrix).
+pub fn permute(state: &mut [Felt; WIDTH]) {
+    external_matrix(state);
+    for constants in &ROUND_CONSTANTS.initial {
+        full_round(state, constants);
+    }
+    for &constant in &ROUND_CONSTANTS.partial {
+        state[0] = sbox(state[0] + constant);
+        internal_matrix(state);
+    }
+    for constants in &ROUND_CONSTANTS.terminal {
+        full_round(state, constants);
+    }
+}
+
+fn full_round(state: &mut [Felt; WIDTH], constants: &[Felt; WIDTH]) {
+    for (cell, &constant) in state.iter_mut().zip(constants) {
+        *cell = sbox(*cell + constant);
+    }
+    external_matrix(state);
+}
+
+/// x⁷ (7 is the smallest exponent prime to p − 1).
+#[inline]
+fn sbox(x: Felt) -> Felt {
+    let x2 = x * x;
+    let x3 = x2 * x;
+    x3 * x2 * x2
+}
+
+/// `circ(2·M4, M4, M4)`: M4 on each group of 4 cells, then each cell plus the sum of the
+/// cells in its position across the groups.
+fn external_matrix(state: &mut [Felt; WIDTH]) {
+    for group in state.as_chunks_mut::<4>().0 {
+        m4(group);
+    }
+    let mut sums = [Felt::ZERO; 4];
+    for group in state.as_chunks::<4>().0 {
+        for (sum, &cell) in sums.iter_mut().zip(group) {
+            *sum += cell;
+        }
+    }
+    for (k, cell) in state.iter_mut().enumerate() {
+        *cell += sums[k % 4];
+    }
+}
+
+/// The MDS matrix `[[2 3 1 1] [1 2 3 1] [1 1 2 3] [3 1 1 2]]`: row i is the sum of the
+/// four cells, plus cell i, plus twice cell i + 1 (indices mod 4).
+#[inline]
+fn m4(x: &mut [Felt; 4]) {
+    let sum = x[0] + x[1] + x[2] + x[3];
+    *x = std::array::from_fn(|i| sum + x[i] + x[(i + 1) % 4].double());
+}
+
+/// `1 + diag(μ)`: each cell times its μ, plus the sum of all cells.
+fn internal_matrix(state: &mut [Felt; WIDTH]) {
+    let sum = state.iter().fold(Felt::ZERO, |sum, &cell| sum + cell);
+    for (cell, &mu) in state.iter_mut().zip(&INTERNAL_DIAGONAL) {
+        *cell = *cell * mu + sum;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn felts(values: [u64; WIDTH]) -> [Felt; WIDTH] {
+        values.map(Felt::new)
+    }
+
+    #[test]
+    fn the_published_known_answer() {
+        // Plonky3 0.8.0, p3-goldilocks: the width-12 permutation of 0..12.
+        let mut state = felts(std::array::from_fn(|i| i as u64));
+        permute(&mut state);
+        assert_eq!(
+            state,
+            felts([
+                0xf292_ab67_c0f1_4b03,
+                0x0a32_f1b3_7656_544c,
+                0x053c_61ab_8954_98de,
+                0x02ff_92e5_5b19_6ffb,
+                0x5817_6e8f_6f58_cab2,
+                0xb0aa_1206_e7ae_c0f8,
+                0xe90c_13f3_dce8_3ca4,
+                0xf4da_1533_3edf_39c2,
+                0x23b7_01c0_53c2_ca6c,
+                0xd233_d593_dcdf_bf58,
+                0x4eff_a5f9_516f_b52e,
+                0x0aaf_4489_f1f4_0166,
+            ])
+        );
+    }
+
+    #[test]
+    fn m4_is_the_papers_matrix() {
+        const M4: [[u64; 4]; 4] = [[2, 3, 1, 1], [1, 2, 3, 1], [1, 1, 2, 3], [3, 1, 1, 2]];
+        let x = [3u64, 1_000_003, Felt::MODULUS - 5, 1 << 40].map(Felt::new);
+        let mut y = x;
+        m4(&mut y);
+        for (row, &out) in M4.iter().zip(&y) {
+            let expected = row
+                .iter()
+                .zip(&x)
+                .fold(Felt::ZERO, |sum, (&m, &v)| sum + Felt::new(m) * v);
+            assert_eq!(out, expected);
+        }
+    }
+}
