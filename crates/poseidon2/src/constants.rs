@@ -1,7 +1,7 @@
 //! The instance's constants: the round constants, drawn from its Grain LFSR at compile time,
 //! and the diagonal of the internal matrix.
 
-use ballast_field::Felt;
+use ballast_field::{Algebra, Felt};
 
 /// Field elements in the state.
 pub const WIDTH: usize = 12;
@@ -12,27 +12,43 @@ pub const PARTIAL_ROUNDS: usize = 22;
 /// Full rounds on each side of the partial ones.
 const HALF_FULL: usize = FULL_ROUNDS / 2;
 
-/// The round constants, in the order the rounds use them.
-#[derive(Debug)]
-pub struct RoundConstants {
+/// The instance's constants, in the order the rounds use them, as elements of `A`: the
+/// field itself ([`CONSTANTS`]), or what a permutation over another [`Algebra`] computes in
+/// ([`Constants::lift`]: SIMD registers, a constraint's symbolic form).
+#[derive(Clone, Debug)]
+pub struct Constants<A> {
     /// One per cell for each of the first full rounds.
-    pub initial: [[Felt; WIDTH]; HALF_FULL],
+    pub initial: [[A; WIDTH]; HALF_FULL],
     /// One (added to the first cell) for each partial round.
-    pub partial: [Felt; PARTIAL_ROUNDS],
+    pub partial: [A; PARTIAL_ROUNDS],
     /// One per cell for each of the last full rounds.
-    pub terminal: [[Felt; WIDTH]; HALF_FULL],
+    pub terminal: [[A; WIDTH]; HALF_FULL],
+    /// μ: the internal matrix is `1 + diag(μ)` (every entry 1, plus μ_i on the diagonal).
+    pub diagonal: [A; WIDTH],
 }
 
-/// The instance's round constants: the Grain LFSR of the Poseidon papers seeded with the
-/// instance (prime field, S-box x^α, 64-bit field, width 12, 8 full and 22 partial rounds),
-/// read 64 bits at a time with values `≥ p` skipped: `FULL_ROUNDS · WIDTH + PARTIAL_ROUNDS`
-/// of them, the first and last `HALF_FULL · WIDTH` for the full rounds.
-pub const ROUND_CONSTANTS: RoundConstants = round_constants();
+impl Constants<Felt> {
+    /// The same constants as elements of `A`.
+    pub fn lift<A: Algebra>(&self, lift: impl Fn(Felt) -> A) -> Constants<A> {
+        Constants {
+            initial: self.initial.map(|round| round.map(&lift)),
+            partial: self.partial.map(&lift),
+            terminal: self.terminal.map(|round| round.map(&lift)),
+            diagonal: self.diagonal.map(&lift),
+        }
+    }
+}
 
-/// μ: the internal matrix is `1 + diag(μ)` (every entry 1, plus μ_i on the diagonal), with
+/// The instance's constants. The round constants come from the Grain LFSR of the Poseidon
+/// papers seeded with the instance (prime field, S-box x^α, 64-bit field, width 12, 8 full
+/// and 22 partial rounds), read 64 bits at a time with values `≥ p` skipped:
+/// `FULL_ROUNDS · WIDTH + PARTIAL_ROUNDS` of them, the first and last `HALF_FULL · WIDTH` for
+/// the full rounds.
+pub const CONSTANTS: Constants<Felt> = constants();
+
 /// μ = (−2, 1, 2, 1/2, 3, 4, −1/2, −3, −4, 1/4, −1/4, 1/8): Plonky3's width-12 Goldilocks
 /// instance, whose entries are small so that the layer needs no general multiplication.
-pub const INTERNAL_DIAGONAL: [Felt; WIDTH] = [
+const INTERNAL_DIAGONAL: [Felt; WIDTH] = [
     Felt::new(0xffff_fffe_ffff_ffff), // −2
     Felt::new(1),
     Felt::new(2),
@@ -130,7 +146,7 @@ impl Grain {
     }
 }
 
-const fn round_constants() -> RoundConstants {
+const fn constants() -> Constants<Felt> {
     let mut grain = Grain::new();
     let mut initial = [[Felt::ZERO; WIDTH]; HALF_FULL];
     let mut r = 0;
@@ -150,10 +166,11 @@ const fn round_constants() -> RoundConstants {
         terminal[r] = grain.row();
         r += 1;
     }
-    RoundConstants {
+    Constants {
         initial,
         partial,
         terminal,
+        diagonal: INTERNAL_DIAGONAL,
     }
 }
 
@@ -177,7 +194,7 @@ mod tests {
             (-1, 4),
             (1, 8),
         ];
-        for (&mu, &(numerator, denominator)) in INTERNAL_DIAGONAL.iter().zip(&stated) {
+        for (&mu, &(numerator, denominator)) in CONSTANTS.diagonal.iter().zip(&stated) {
             let magnitude = Felt::new(numerator.unsigned_abs());
             let numerator = if numerator < 0 { -magnitude } else { magnitude };
             assert_eq!(mu * Felt::new(denominator), numerator);
@@ -188,15 +205,9 @@ mod tests {
     fn grain_draws_the_reference_instances_round_constants() {
         // The first, the first and last partial, and the last constant of the table that the
         // instance generator prints (HorizenLabs/poseidon2; Plonky3 carries the same).
-        assert_eq!(
-            ROUND_CONSTANTS.initial[0][0].as_u64(),
-            0x13dc_f33a_ba21_4f46
-        );
-        assert_eq!(ROUND_CONSTANTS.partial[0].as_u64(), 0x4adf_842a_a75d_4316);
-        assert_eq!(ROUND_CONSTANTS.partial[21].as_u64(), 0xf7bb_62a8_da4c_961b);
-        assert_eq!(
-            ROUND_CONSTANTS.terminal[3][11].as_u64(),
-            0x962d_eba3_e9a2_cd94
-        );
+        assert_eq!(CONSTANTS.initial[0][0].as_u64(), 0x13dc_f33a_ba21_4f46);
+        assert_eq!(CONSTANTS.partial[0].as_u64(), 0x4adf_842a_a75d_4316);
+        assert_eq!(CONSTANTS.partial[21].as_u64(), 0xf7bb_62a8_da4c_961b);
+        assert_eq!(CONSTANTS.terminal[3][11].as_u64(), 0x962d_eba3_e9a2_cd94);
     }
 }

@@ -1,10 +1,12 @@
 #![doc = include_str!("../README.md")]
 
 pub mod constants;
+mod many;
 mod permutation;
 mod sponge;
 
-pub use permutation::permute;
+pub use many::{compress_many, hash_many};
+pub use permutation::{permute, permute_over};
 pub use sponge::{
     DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest, RATE, compress, digest_from_bytes, digest_to_bytes,
     hash_elements,

@@ -1,26 +1,36 @@
-//! The Poseidon2 permutation of 12 Goldilocks elements.
+//! The Poseidon2 permutation of 12 Goldilocks elements, written once over [`Algebra`]: on
+//! field elements, on SIMD registers holding a state per lane (`crate::many`), and — for a
+//! verifier AIR — on a constraint's symbolic form.
 
-use ballast_field::Felt;
+use ballast_field::{Algebra, Felt};
 
-use crate::constants::{INTERNAL_DIAGONAL, ROUND_CONSTANTS, WIDTH};
+use crate::constants::{CONSTANTS, Constants, WIDTH};
 
-/// The Poseidon2 permutation, in place: the external matrix, 4 full rounds, 22 partial
-/// rounds, 4 full rounds (a round adds its constants, applies the S-box, then its matrix).
+/// The Poseidon2 permutation, in place.
 pub fn permute(state: &mut [Felt; WIDTH]) {
+    permute_over(state, &CONSTANTS);
+}
+
+/// The permutation over `A`, with the instance's constants lifted into `A`: the external
+/// matrix, 4 full rounds, 22 partial rounds, 4 full rounds (a round adds its constants,
+/// applies the S-box, then its matrix).
+#[inline(always)]
+pub fn permute_over<A: Algebra>(state: &mut [A; WIDTH], constants: &Constants<A>) {
     external_matrix(state);
-    for constants in &ROUND_CONSTANTS.initial {
-        full_round(state, constants);
+    for round in &constants.initial {
+        full_round(state, round);
     }
-    for &constant in &ROUND_CONSTANTS.partial {
+    for &constant in &constants.partial {
         state[0] = sbox(state[0] + constant);
-        internal_matrix(state);
+        internal_matrix(state, &constants.diagonal);
     }
-    for constants in &ROUND_CONSTANTS.terminal {
-        full_round(state, constants);
+    for round in &constants.terminal {
+        full_round(state, round);
     }
 }
 
-fn full_round(state: &mut [Felt; WIDTH], constants: &[Felt; WIDTH]) {
+#[inline(always)]
+fn full_round<A: Algebra>(state: &mut [A; WIDTH], constants: &[A; WIDTH]) {
     for (cell, &constant) in state.iter_mut().zip(constants) {
         *cell = sbox(*cell + constant);
     }
@@ -28,8 +38,8 @@ fn full_round(state: &mut [Felt; WIDTH], constants: &[Felt; WIDTH]) {
 }
 
 /// x⁷ (7 is the smallest exponent prime to p − 1).
-#[inline]
-fn sbox(x: Felt) -> Felt {
+#[inline(always)]
+fn sbox<A: Algebra>(x: A) -> A {
     let x2 = x * x;
     let x3 = x2 * x;
     x3 * x2 * x2
@@ -37,16 +47,16 @@ fn sbox(x: Felt) -> Felt {
 
 /// `circ(2·M4, M4, M4)`: M4 on each group of 4 cells, then each cell plus the sum of the
 /// cells in its position across the groups.
-fn external_matrix(state: &mut [Felt; WIDTH]) {
+#[inline(always)]
+fn external_matrix<A: Algebra>(state: &mut [A; WIDTH]) {
     for group in state.as_chunks_mut::<4>().0 {
         m4(group);
     }
-    let mut sums = [Felt::ZERO; 4];
-    for group in state.as_chunks::<4>().0 {
-        for (sum, &cell) in sums.iter_mut().zip(group) {
-            *sum += cell;
-        }
-    }
+    let sums: [A; 4] = std::array::from_fn(|k| {
+        (k + 4..WIDTH)
+            .step_by(4)
+            .fold(state[k], |sum, i| sum + state[i])
+    });
     for (k, cell) in state.iter_mut().enumerate() {
         *cell += sums[k % 4];
     }
@@ -54,16 +64,20 @@ fn external_matrix(state: &mut [Felt; WIDTH]) {
 
 /// The MDS matrix `[[2 3 1 1] [1 2 3 1] [1 1 2 3] [3 1 1 2]]`: row i is the sum of the
 /// four cells, plus cell i, plus twice cell i + 1 (indices mod 4).
-#[inline]
-fn m4(x: &mut [Felt; 4]) {
+#[inline(always)]
+fn m4<A: Algebra>(x: &mut [A; 4]) {
     let sum = x[0] + x[1] + x[2] + x[3];
-    *x = std::array::from_fn(|i| sum + x[i] + x[(i + 1) % 4].double());
+    *x = std::array::from_fn(|i| {
+        let next = x[(i + 1) % 4];
+        sum + x[i] + next + next
+    });
 }
 
 /// `1 + diag(μ)`: each cell times its μ, plus the sum of all cells.
-fn internal_matrix(state: &mut [Felt; WIDTH]) {
-    let sum = state.iter().fold(Felt::ZERO, |sum, &cell| sum + cell);
-    for (cell, &mu) in state.iter_mut().zip(&INTERNAL_DIAGONAL) {
+#[inline(always)]
+fn internal_matrix<A: Algebra>(state: &mut [A; WIDTH], diagonal: &[A; WIDTH]) {
+    let sum = state[1..].iter().fold(state[0], |sum, &cell| sum + cell);
+    for (cell, &mu) in state.iter_mut().zip(diagonal) {
         *cell = *cell * mu + sum;
     }
 }

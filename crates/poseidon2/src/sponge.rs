@@ -5,10 +5,10 @@
 //! with 1 in the second (which no leaf sets), so a leaf is never read as a node, and a
 //! leaf's last block needs no padding rule: its zeros are told apart by the length.
 
-use ballast_field::Felt;
+use ballast_field::{Algebra, Felt};
 
-use crate::constants::WIDTH;
-use crate::permutation::permute;
+use crate::constants::{CONSTANTS, Constants, WIDTH};
+use crate::permutation::permute_over;
 
 /// Cells of the state that absorb input.
 pub const RATE: usize = 8;
@@ -29,29 +29,52 @@ const NODE_CELL: usize = RATE + 1;
 /// filled with zeros), starting from the state whose length cell holds their number. At
 /// least one permutation, so the empty leaf is hashed too.
 pub fn hash_elements(elements: &[Felt]) -> FeltDigest {
-    let mut state = [Felt::ZERO; WIDTH];
-    state[LENGTH_CELL] = Felt::new(elements.len() as u64);
-    let mut blocks = elements.chunks(RATE);
-    let first = blocks.next().unwrap_or(&[]);
-    for block in std::iter::once(first).chain(blocks) {
-        state[..RATE].fill(Felt::ZERO);
-        state[..block.len()].copy_from_slice(block);
-        permute(&mut state);
-    }
-    squeeze(&state)
+    sponge(&CONSTANTS, elements.len(), Felt::ZERO, |j| elements[j])
 }
 
 /// The digest of an inner node: one permutation of `left ‖ right` with the node cell set.
 pub fn compress(left: &FeltDigest, right: &FeltDigest) -> FeltDigest {
-    let mut state = [Felt::ZERO; WIDTH];
-    state[..DIGEST_ELEMENTS].copy_from_slice(left);
-    state[DIGEST_ELEMENTS..RATE].copy_from_slice(right);
-    state[NODE_CELL] = Felt::ONE;
-    permute(&mut state);
+    compress_over(&CONSTANTS, *left, *right, Felt::ZERO)
+}
+
+/// [`hash_elements`] over `A`, of a leaf of `len` elements, element j being `element(j)`.
+#[inline(always)]
+pub(crate) fn sponge<A: Algebra>(
+    constants: &Constants<A>,
+    len: usize,
+    zero: A,
+    element: impl Fn(usize) -> A,
+) -> [A; DIGEST_ELEMENTS] {
+    let mut state = [zero; WIDTH];
+    state[LENGTH_CELL] = A::from(Felt::new(len as u64));
+    for block in 0..len.div_ceil(RATE).max(1) {
+        for (i, cell) in state[..RATE].iter_mut().enumerate() {
+            let j = block * RATE + i;
+            *cell = if j < len { element(j) } else { zero };
+        }
+        permute_over(&mut state, constants);
+    }
     squeeze(&state)
 }
 
-fn squeeze(state: &[Felt; WIDTH]) -> FeltDigest {
+/// [`compress`] over `A`.
+#[inline(always)]
+pub(crate) fn compress_over<A: Algebra>(
+    constants: &Constants<A>,
+    left: [A; DIGEST_ELEMENTS],
+    right: [A; DIGEST_ELEMENTS],
+    zero: A,
+) -> [A; DIGEST_ELEMENTS] {
+    let mut state = [zero; WIDTH];
+    state[..DIGEST_ELEMENTS].copy_from_slice(&left);
+    state[DIGEST_ELEMENTS..RATE].copy_from_slice(&right);
+    state[NODE_CELL] = A::from(Felt::ONE);
+    permute_over(&mut state, constants);
+    squeeze(&state)
+}
+
+#[inline(always)]
+fn squeeze<A: Algebra>(state: &[A; WIDTH]) -> [A; DIGEST_ELEMENTS] {
     std::array::from_fn(|i| state[i])
 }
 
