@@ -9,7 +9,7 @@
 use ballast_air::{ConstraintProgram, ProgramError};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::{FriLayerOpening, FriLayers, QueryPlan, round_arities};
-use ballast_merkle::Digest;
+use ballast_merkle::{Digest, MerkleHash};
 use ballast_transcript::Transcript;
 
 use crate::{BackendError, DeviceCounters, OodValues, PhaseTimes};
@@ -29,6 +29,8 @@ pub struct Geometry {
     pub log_final_poly_len: usize,
     /// Queries drawn: the most positions opened.
     pub num_queries: usize,
+    /// The hash the segment's trees commit with.
+    pub hash: MerkleHash,
 }
 
 impl Geometry {
@@ -295,6 +297,7 @@ mod tests {
             log_quotient_chunks: 1,
             log_final_poly_len: 1,
             num_queries: 2,
+            hash: MerkleHash::Keccak256,
         };
         assert_eq!(geometry.check_trace(&RowBlocks::zeroed(3, 16, 32)), Ok(()));
         assert_eq!(

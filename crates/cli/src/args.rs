@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ballast_stark::Regime;
+use ballast_stark::{MerkleHash, Regime};
 use ballast_workloads::{
     DEFAULT_WORKLOAD, Flag, FlagValues, SHARED_FLAGS, WORKLOADS, parse_digest,
 };
@@ -61,6 +61,11 @@ pub struct StatementArgs {
     /// (provable, unique decoding) or `conjectured` (the ethSTARK conjecture).
     #[arg(long, default_value = "jbr", value_parser = str::parse::<Regime>)]
     pub regime: Regime,
+    /// The hash every Merkle tree of the proof commits with: `keccak` (Keccak-256, the
+    /// fastest on CPUs) or `poseidon2` (Poseidon2 over Goldilocks: what a proof verifying
+    /// this one inside an AIR can afford to recompute; CPU backend only).
+    #[arg(long, default_value = "keccak", value_parser = parse_hash)]
+    pub hash: MerkleHash,
 }
 
 /// The flags that shape a statement, of every registered workload ([`WORKLOADS`]) and the
@@ -270,6 +275,13 @@ pub struct DoctorArgs {
 }
 
 /// Accepts 2, 4, 8 or 16 and returns its log2.
+fn parse_hash(value: &str) -> Result<MerkleHash, String> {
+    MerkleHash::from_name(value).ok_or_else(|| {
+        let names: Vec<&str> = MerkleHash::ALL.iter().map(|h| h.name()).collect();
+        format!("{value} is not one of {}", names.join(", "))
+    })
+}
+
 fn parse_log_blowup(value: &str) -> Result<usize, String> {
     match value.parse::<usize>() {
         Ok(b @ (2 | 4 | 8 | 16)) => Ok(b.trailing_zeros() as usize),

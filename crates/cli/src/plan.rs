@@ -40,6 +40,7 @@ impl StatementPlan {
             num_queries: args.queries.unwrap_or(1),
             pow_bits: args.pow_bits,
             log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(statement.log_rows()),
+            hash: args.hash,
         };
         let circuit = match args.queries {
             Some(_) => statement.circuit(&params),

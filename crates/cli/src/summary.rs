@@ -14,6 +14,8 @@ pub struct ParamsJson {
     queries: usize,
     pow_bits: u32,
     log_final_poly_len: usize,
+    /// The Merkle hash: `keccak` or `poseidon2`.
+    hash: &'static str,
     /// Provable security up to the Johnson bound, capped by the hash (the headline figure).
     provable_security_bits: u32,
     /// Provable security in the unique-decoding regime, capped by the hash.
@@ -42,6 +44,7 @@ impl ParamsJson {
             queries: p.num_queries,
             pow_bits: p.pow_bits,
             log_final_poly_len: p.log_final_poly_len,
+            hash: p.hash.name(),
             provable_security_bits: bits(Regime::Jbr),
             udr_security_bits: bits(Regime::Udr),
             conjectured_security_bits: bits(Regime::Conjectured),
@@ -49,16 +52,17 @@ impl ParamsJson {
     }
 }
 
-/// "blowup 2, 227 queries, 16 grinding bits, final polynomial 8: 128 bits provable (110
-/// unique decoding, 128 conjectured)".
+/// "blowup 2, 227 queries, 16 grinding bits, final polynomial 8, keccak trees: 128 bits
+/// provable (110 unique decoding, 128 conjectured)".
 pub fn params(p: &ParamsJson) -> String {
     format!(
-        "blowup {}, {} queries, {} grinding bits, final polynomial {}: {} bits provable ({} \
-         unique decoding, {} conjectured)",
+        "blowup {}, {} queries, {} grinding bits, final polynomial {}, {} trees: {} bits \
+         provable ({} unique decoding, {} conjectured)",
         p.blowup,
         p.queries,
         p.pow_bits,
         1 << p.log_final_poly_len,
+        p.hash,
         p.provable_security_bits,
         p.udr_security_bits,
         p.conjectured_security_bits
@@ -106,7 +110,7 @@ pub struct SecurityJson {
     jbr: RegimeJson,
     udr: RegimeJson,
     conjectured: RegimeJson,
-    /// Keccak-256's collision resistance, which caps every figure.
+    /// The Merkle hash's collision resistance, which caps every figure.
     hash_bits: u32,
 }
 

@@ -196,7 +196,7 @@ fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
     let out = run(cli().arg("verify").arg(&older));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unsupported proof format version 3, this build reads version 5"),
+        stderr(&out).contains("unsupported proof format version 3, this build reads version 6"),
         "{}",
         stderr(&out)
     );
@@ -426,6 +426,40 @@ fn a_keccak_chain_proves_and_verify_reports_what_was_proven() {
     ] {
         assert!(stdout(&help).contains(text), "prove --help lacks {text}");
     }
+}
+
+#[test]
+fn a_poseidon2_proof_names_its_hash_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("prove.json");
+    let proof = prove_small(
+        dir.path(),
+        &["--hash", "poseidon2", "--report", report.to_str().unwrap()],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["params"]["hash"], "poseidon2");
+    assert_eq!(
+        json["backend"], "cpu",
+        "the CUDA backend has no Poseidon2 kernels"
+    );
+    let out = run(cli().arg("verify").arg(&proof));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("poseidon2 trees"), "{}", stdout(&out));
+    let keccak = prove_small(dir.path(), &[]);
+    let out = run(cli().arg("verify").arg(&keccak));
+    assert!(stdout(&out).contains("keccak trees"), "{}", stdout(&out));
+
+    let refused = dir.path().join("refused.bin");
+    let out = run(cli()
+        .args(["prove", "--hash", "sha256", "-o"])
+        .arg(&refused));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("sha256 is not one of keccak, poseidon2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!refused.exists());
 }
 
 #[test]
@@ -682,7 +716,7 @@ fn prove_on_path(dir: &Path, path: &str, args: &[&str]) -> (Vec<u8>, String) {
 fn every_cpu_path_proves_the_same_bytes() {
     use ballast_cpu::CpuPath;
     let dir = tempfile::tempdir().unwrap();
-    let statements: [&[&str]; 2] = [
+    let statements: [&[&str]; 3] = [
         // Fibonacci: 2^12 rows (parallel NTT and Merkle levels), two segments, grinding.
         &[
             "--workload",
@@ -698,6 +732,19 @@ fn every_cpu_path_proves_the_same_bytes() {
         ],
         // The keccak chain: 2,353 columns, leaves of many Keccak blocks.
         &["--steps", "3", "--log-rows", "6"],
+        // Poseidon2 trees: leaves and nodes on the packed permutation.
+        &[
+            "--workload",
+            "fibonacci",
+            "--sequences",
+            "4",
+            "--log-rows",
+            "10",
+            "--segments",
+            "2",
+            "--hash",
+            "poseidon2",
+        ],
     ];
     for args in statements {
         let (scalar, reported) = prove_on_path(dir.path(), "scalar", args);

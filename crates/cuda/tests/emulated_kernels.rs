@@ -409,6 +409,12 @@ fn transforms_of_several_passes_give_the_same_proofs() {
 }
 
 #[test]
+fn a_poseidon2_proof_is_refused_by_name() {
+    let Some(emu) = emulator() else { return };
+    common::check_refuses_poseidon2(&KernelBackend::new(emu.clone()));
+}
+
+#[test]
 fn parts_proven_on_the_device_bundle_into_the_cpu_proof() {
     let Some(emu) = emulator() else { return };
     let backend = KernelBackend::new(emu.clone());

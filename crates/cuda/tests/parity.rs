@@ -54,6 +54,7 @@ fn proofs_are_byte_identical_to_the_cpu_backend() {
     }
     let small_tiles = KernelBackend::with_tile(device().unwrap(), 2);
     common::check_proof(&small_tiles, &common::keccak_cases()[1]);
+    common::check_refuses_poseidon2(&backend);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! What prover and verifier share: the round schedule, the leaf encoding and the fold.
 
 use ballast_field::{Ext3, Felt};
-use ballast_merkle::{Digest, hash_leaf};
+use ballast_merkle::{Digest, MerkleHash};
 
 /// 1/2 in Goldilocks: (p + 1)/2.
 const HALF: Felt = Felt::new(Felt::MODULUS.div_ceil(2));
@@ -19,10 +19,11 @@ pub fn round_arities(folds: usize) -> Vec<usize> {
     arities
 }
 
-/// The leaf digest of one coset of a layer: its values' canonical encodings, slot by slot.
-pub fn layer_leaf(values: &[Ext3]) -> Digest {
+/// The leaf digest of one coset of a layer: its values' canonical encodings, slot by slot
+/// (for Poseidon2, their base coordinates in that order).
+pub fn layer_leaf(hash: MerkleHash, values: &[Ext3]) -> Digest {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    hash_leaf(&bytes)
+    hash.leaf(&bytes)
 }
 
 /// One binary fold: (lo + hi)/2 + β·(lo − hi)·`inv_two_x`, where lo = f(x), hi = f(−x) and

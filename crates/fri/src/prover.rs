@@ -1,7 +1,7 @@
 //! The FRI commit phase and the openings for the query phase.
 
 use ballast_field::{Ext3, Felt};
-use ballast_merkle::{Digest, MerkleTree, hash_leaves};
+use ballast_merkle::{Digest, MerkleHash, MerkleTree};
 use ballast_ntt::{LdePlan, interpolate_coset};
 use ballast_transcript::Transcript;
 use rayon::prelude::*;
@@ -57,6 +57,7 @@ struct Layer {
 
 /// FRI layers in this process's memory: the CPU's.
 pub struct HostLayers {
+    hash: MerkleHash,
     log_domain: usize,
     current: Vec<Ext3>,
     /// 1/(2x) for the first half of the current layer's domain; empty until the first fold.
@@ -65,13 +66,15 @@ pub struct HostLayers {
 }
 
 impl HostLayers {
-    /// Layers starting from `evals`, the input's values on g·H_N in natural order.
+    /// Layers starting from `evals`, the input's values on g·H_N in natural order, their
+    /// trees hashed with `hash`.
     ///
     /// # Panics
     /// If `evals.len()` is not a power of two.
-    pub fn new(evals: Vec<Ext3>) -> Self {
+    pub fn new(evals: Vec<Ext3>, hash: MerkleHash) -> Self {
         assert!(evals.len().is_power_of_two(), "a layer of 2^k values");
         Self {
+            hash,
             log_domain: evals.len().trailing_zeros() as usize,
             current: evals,
             inv_two_x: Vec::new(),
@@ -117,7 +120,7 @@ impl FriLayers for HostLayers {
     type Error = std::convert::Infallible;
 
     fn commit_layer(&mut self, log_arity: usize) -> Result<Digest, Self::Error> {
-        let tree = commit_layer(&self.current, log_arity);
+        let tree = commit_layer(self.hash, &self.current, log_arity);
         let root = tree.root();
         self.layers.push(Layer {
             evals: Vec::new(),
@@ -153,12 +156,12 @@ impl FriLayers for HostLayers {
 }
 
 /// Commits a layer here, in this process (a backend may commit it elsewhere, to the same
-/// tree): with a = 2^`log_arity` and s = len/a, leaf r is [`layer_leaf`](crate::layer_leaf)
-/// of the values at positions r, r + s, …, r + (a − 1)·s.
+/// tree), with `hash`: with a = 2^`log_arity` and s = len/a, leaf r is
+/// [`layer_leaf`](crate::layer_leaf) of the values at positions r, r + s, …, r + (a − 1)·s.
 ///
 /// # Panics
 /// If `evals.len()` is not a power of two at least 2^`log_arity`.
-pub fn commit_layer(evals: &[Ext3], log_arity: usize) -> MerkleTree {
+pub fn commit_layer(hash: MerkleHash, evals: &[Ext3], log_arity: usize) -> MerkleTree {
     assert!(
         evals.len().is_power_of_two() && evals.len() >> log_arity >= 1,
         "a layer of {} values cannot be cut into cosets of 2^{log_arity}",
@@ -179,9 +182,9 @@ pub fn commit_layer(evals: &[Ext3], log_arity: usize) -> MerkleTree {
                     bytes.extend_from_slice(&evals[r + i * stride].to_le_bytes());
                 }
             }
-            hash_leaves(&bytes, leaf_len, leaves);
+            hash.leaves(&bytes, leaf_len, leaves);
         });
-    MerkleTree::from_leaves(leaves)
+    MerkleTree::from_leaves(hash, leaves)
 }
 
 /// Runs the commit phase on `layers`, whose current layer is the input's values on g·H_N

@@ -1,7 +1,7 @@
 //! The FRI query phase on the verifier's side.
 
 use ballast_field::{Ext3, Felt, TWO_ADICITY};
-use ballast_merkle::{Digest, verify_batch};
+use ballast_merkle::{Digest, MerkleHash, verify_batch};
 use ballast_ntt::{LdePlan, evaluate_poly};
 use ballast_transcript::Transcript;
 
@@ -21,6 +21,7 @@ pub struct FriLayerOpening {
 /// The commit-phase messages, with the folding challenges replayed from the transcript.
 #[derive(Clone, Debug)]
 pub struct FriVerifierInput {
+    hash: MerkleHash,
     log_domain: usize,
     log_arities: Vec<usize>,
     layer_roots: Vec<Digest>,
@@ -29,14 +30,16 @@ pub struct FriVerifierInput {
 }
 
 impl FriVerifierInput {
-    /// Replays [`commit_phase`](crate::commit_phase) for an input of 2^`log_domain` values: absorbs each
-    /// layer root and draws its challenge, then absorbs the final polynomial.
+    /// Replays [`commit_phase`](crate::commit_phase) for an input of 2^`log_domain` values,
+    /// its layers committed with `hash`: absorbs each layer root and draws its challenge, then
+    /// absorbs the final polynomial.
     ///
     /// # Errors
     /// [`FriError::Shape`] if the domain is larger than the field's two-adic subgroup, there
     /// is not one root per round, the final polynomial does not have 2^`log_final_poly_len`
     /// coefficients, or the sizes leave nothing to test.
     pub fn new(
+        hash: MerkleHash,
         log_domain: usize,
         log_blowup: usize,
         log_final_poly_len: usize,
@@ -71,6 +74,7 @@ impl FriVerifierInput {
             .collect();
         absorb_final_poly(transcript, &final_poly);
         Ok(Self {
+            hash,
             log_domain,
             log_arities,
             layer_roots,
@@ -138,11 +142,12 @@ pub fn verify_queries(
                 };
                 coset.push(value);
             }
-            leaves.push(layer_leaf(&coset));
+            leaves.push(layer_leaf(input.hash, &coset));
             let x = shift * zeta.pow(leaf as u64);
             folded.push(fold_coset(&mut coset, x, beta));
         }
         if !verify_batch(
+            input.hash,
             root,
             planned.height(),
             planned.leaves(),
@@ -200,6 +205,7 @@ mod tests {
 
     /// The commit phase's messages and the layers the prover keeps for openings.
     struct Proven {
+        hash: MerkleHash,
         layers: HostLayers,
         commitment: crate::FriCommitment,
     }
@@ -218,13 +224,18 @@ mod tests {
         }
     }
 
-    fn prove(evals: Vec<Ext3>) -> Result<(Proven, Transcript), FriError> {
+    fn prove(evals: Vec<Ext3>, hash: MerkleHash) -> Result<(Proven, Transcript), FriError> {
         let mut t = Transcript::new(b"fri-test");
         let log_domain = evals.len().trailing_zeros() as usize;
-        let mut layers = HostLayers::new(evals);
+        let mut layers = HostLayers::new(evals, hash);
         let commitment =
             commit_phase::<_, FriError>(&mut layers, log_domain, LOG_BLOWUP, LOG_FINAL, &mut t)?;
-        Ok((Proven { layers, commitment }, t))
+        let proven = Proven {
+            hash,
+            layers,
+            commitment,
+        };
+        Ok((proven, t))
     }
 
     fn verifier_input(
@@ -234,6 +245,7 @@ mod tests {
     ) -> (FriVerifierInput, Transcript) {
         let mut t = Transcript::new(b"fri-test");
         let input = FriVerifierInput::new(
+            c.hash,
             log_domain,
             LOG_BLOWUP,
             LOG_FINAL,
@@ -251,10 +263,16 @@ mod tests {
 
     #[test]
     fn honest_queries_verify_and_transcripts_agree() {
+        for hash in MerkleHash::ALL {
+            honest_queries_verify(hash);
+        }
+    }
+
+    fn honest_queries_verify(hash: MerkleHash) {
         // 10 − 1 − 2 = 7 folds: rounds of 8, 8 and 2.
         let log_domain = 10;
         let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
-        let (c, prover_t) = prove(evals.clone()).unwrap();
+        let (c, prover_t) = prove(evals.clone(), hash).unwrap();
         let (input, verifier_t) = verifier_input(&c, log_domain, c.final_poly().to_vec());
         assert_eq!(prover_t, verifier_t);
         assert_eq!(input.log_arities(), [3, 3, 1]);
@@ -271,9 +289,15 @@ mod tests {
 
     #[test]
     fn every_changed_value_or_node_is_rejected() {
+        for hash in MerkleHash::ALL {
+            changes_are_rejected(hash);
+        }
+    }
+
+    fn changes_are_rejected(hash: MerkleHash) {
         let log_domain = 9;
         let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
-        let (c, _) = prove(evals.clone()).unwrap();
+        let (c, _) = prove(evals.clone(), hash).unwrap();
         let (input, _) = verifier_input(&c, log_domain, c.final_poly().to_vec());
         let positions = [3, 77, 200, 333, 500];
         let values = at(&evals, &positions);
@@ -318,7 +342,7 @@ mod tests {
     fn a_tampered_final_polynomial_is_rejected() {
         let log_domain = 9;
         let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
-        let (c, _) = prove(evals.clone()).unwrap();
+        let (c, _) = prove(evals.clone(), MerkleHash::Keccak256).unwrap();
         let mut final_poly = c.final_poly().to_vec();
         final_poly[0] += Ext3::ONE;
         let (input, _) = verifier_input(&c, log_domain, final_poly);
@@ -334,8 +358,16 @@ mod tests {
         ));
         let mut t = Transcript::new(b"fri-test");
         assert!(
-            FriVerifierInput::new(log_domain, LOG_BLOWUP, LOG_FINAL, vec![], vec![], &mut t)
-                .is_err()
+            FriVerifierInput::new(
+                MerkleHash::Keccak256,
+                log_domain,
+                LOG_BLOWUP,
+                LOG_FINAL,
+                vec![],
+                vec![],
+                &mut t
+            )
+            .is_err()
         );
     }
 
@@ -345,7 +377,7 @@ mod tests {
         // Degree equal to the domain size: far from the rate-1/2 code.
         let evals = codeword(log_domain, 1 << log_domain);
         assert!(matches!(
-            prove(evals),
+            prove(evals, MerkleHash::Keccak256),
             Err(FriError::DegreeTooHigh { bound: 4 })
         ));
     }
@@ -355,7 +387,7 @@ mod tests {
         // No fold, one binary fold, one full round.
         for (log_domain, rounds) in [(3, 0), (4, 1), (6, 1)] {
             let evals = codeword(log_domain, 1 << (log_domain - LOG_BLOWUP));
-            let (c, _) = prove(evals.clone()).unwrap();
+            let (c, _) = prove(evals.clone(), MerkleHash::Keccak256).unwrap();
             assert_eq!(c.layer_roots().len(), rounds);
             let (input, _) = verifier_input(&c, log_domain, c.final_poly().to_vec());
             let all: Vec<usize> = (0..evals.len()).collect();

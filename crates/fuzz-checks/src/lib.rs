@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use ballast_fri::{QueryPlan, round_arities};
 use ballast_merkle::{
-    Digest, MerkleTree, batch_opening_len, check_indices, hash_leaf, verify_batch,
+    Digest, MerkleHash, MerkleTree, batch_opening_len, check_indices, verify_batch,
 };
 use ballast_stark::{
     CpuBackend, PhaseTimes, StarkParams, VerifyPolicy, Workload, part_range, prove_part,
@@ -46,18 +46,28 @@ const SEED_CHAIN: KeccakChain = KeccakChain {
     log_rows: 6,
 };
 
-/// Small valid proofs of each workload, with several segments: the seeds of the corpora and
-/// of [`mutate_and_verify`].
+/// Small valid proofs of each workload, with several segments, and the Fibonacci one again
+/// committed with Poseidon2: the seeds of the corpora and of [`mutate_and_verify`].
 pub fn seed_proofs() -> &'static [Vec<u8>] {
     static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
-    SEEDS.get_or_init(|| vec![seed_proof(&seed_fibonacci(2)), seed_proof(&SEED_CHAIN)])
+    SEEDS.get_or_init(|| {
+        let poseidon2 = StarkParams {
+            hash: MerkleHash::Poseidon2,
+            ..seed_params()
+        };
+        vec![
+            seed_proof(&seed_fibonacci(2), &seed_params()),
+            seed_proof(&SEED_CHAIN, &seed_params()),
+            seed_proof(&seed_fibonacci(2), &poseidon2),
+        ]
+    })
 }
 
-/// The encoded proof of `workload` at [`seed_params`].
-fn seed_proof<W: Workload>(workload: &W) -> Vec<u8> {
+/// The encoded proof of `workload` with `params`.
+fn seed_proof<W: Workload>(workload: &W, params: &StarkParams) -> Vec<u8> {
     prove_statement(
         workload,
-        &seed_params(),
+        params,
         &CpuBackend::new(),
         &mut PhaseTimes::default(),
         &mut |_| {},
@@ -141,6 +151,8 @@ pub fn mutate_and_verify(data: &[u8]) {
 
 /// Height of the tree [`batch_opening`] opens: 64 leaves.
 const HEIGHT: usize = 6;
+/// The hash of that tree (its committed regression inputs carry Keccak-256 nodes).
+const HASH: MerkleHash = MerkleHash::Keccak256;
 
 /// Interprets `data` as a batch opening against a fixed tree of 64 leaves and as FRI query
 /// positions.
@@ -172,12 +184,13 @@ pub fn batch_opening(data: &[u8]) {
         .iter()
         .map(|&i| tree.levels()[0].get(i).copied().unwrap_or([0; 32]))
         .collect();
-    let accepted = verify_batch(&tree.root(), HEIGHT, &indices, &leaves, &nodes);
+    let accepted = verify_batch(HASH, &tree.root(), HEIGHT, &indices, &leaves, &nodes);
     let valid = check_indices(HEIGHT, &indices).is_ok();
     if valid {
         let canonical = tree.open_batch(&indices);
         assert_eq!(canonical.len(), batch_opening_len(HEIGHT, &indices));
         assert!(verify_batch(
+            HASH,
             &tree.root(),
             HEIGHT,
             &indices,
@@ -222,6 +235,6 @@ pub fn batch_opening_input(indices: &[u8]) -> Vec<u8> {
 fn tree() -> &'static MerkleTree {
     static TREE: OnceLock<MerkleTree> = OnceLock::new();
     TREE.get_or_init(|| {
-        MerkleTree::from_leaves((0..1u8 << HEIGHT).map(|i| hash_leaf(&[i])).collect())
+        MerkleTree::from_leaves(HASH, (0..1u8 << HEIGHT).map(|i| HASH.leaf(&[i])).collect())
     })
 }

@@ -1,65 +1,210 @@
-//! The two Keccak-256 hashes of a tree: leaves and inner nodes.
+//! The two hashes a tree can be built with, and their leaves and inner nodes.
+
+use std::fmt;
 
 use ballast_cpu::Kernels;
 use ballast_field::Felt;
 pub use ballast_keccak::Digest;
 use ballast_keccak::{HashDomain, keccak256, keccak256_many, keccak256_rows};
+use ballast_poseidon2::{FeltDigest, digest_from_bytes, digest_to_bytes};
 
-/// `Keccak-256(0x00 ‖ bytes)` ([`HashDomain::MerkleLeaf`]): the digest of a leaf.
-pub fn hash_leaf(bytes: &[u8]) -> Digest {
-    keccak256(HashDomain::MerkleLeaf, bytes)
+/// The hash a tree commits with, chosen per proof (bound in its transcript and header).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MerkleHash {
+    /// Keccak-256 over bytes: a leaf is `Keccak-256(0x00 ‖ bytes)`, a node
+    /// `Keccak-256(0x01 ‖ left ‖ right)`. Fast on CPUs; the default.
+    #[default]
+    Keccak256,
+    /// Poseidon2 over Goldilocks (`ballast-poseidon2`): a leaf is the sponge of its field
+    /// elements, a node the compression of its children's. What a proof that is to be
+    /// verified inside another proof commits with.
+    Poseidon2,
 }
 
-/// [`hash_leaf`] of each `leaf_len`-byte piece of `bytes`, into `out`, on the process's CPU
-/// path (several leaves per permutation where it has SIMD lanes). One thread.
-///
-/// # Panics
-/// If `bytes` is not `out.len()` leaves of `leaf_len` bytes.
-pub fn hash_leaves(bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
-    hash_leaves_on(Kernels::active(), bytes, leaf_len, out);
+impl MerkleHash {
+    /// Every hash, in the order of their ids.
+    pub const ALL: [Self; 2] = [Self::Keccak256, Self::Poseidon2];
+
+    /// The byte that names the hash in a proof's header.
+    pub const fn id(self) -> u8 {
+        match self {
+            Self::Keccak256 => 0,
+            Self::Poseidon2 => 1,
+        }
+    }
+
+    /// The hash a header byte names, if any.
+    pub fn from_id(id: u8) -> Option<Self> {
+        Self::ALL.into_iter().find(|hash| hash.id() == id)
+    }
+
+    /// The name users give it (`--hash`) and reports print: `keccak` or `poseidon2`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Keccak256 => "keccak",
+            Self::Poseidon2 => "poseidon2",
+        }
+    }
+
+    /// The hash of that [`name`](Self::name), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|hash| hash.name() == name)
+    }
+
+    /// The digest of a leaf whose bytes are `bytes`. For Poseidon2 the bytes are field
+    /// elements in canonical little-endian encoding (what a table row or a FRI coset
+    /// encodes to), and the leaf is those elements.
+    ///
+    /// # Panics
+    /// For Poseidon2, if `bytes` are not canonical elements: leaf bytes are the prover's or
+    /// the verifier's own encoding of elements, never read from a proof.
+    pub fn leaf(self, bytes: &[u8]) -> Digest {
+        match self {
+            Self::Keccak256 => keccak256(HashDomain::MerkleLeaf, bytes),
+            Self::Poseidon2 => to_bytes(ballast_poseidon2::hash_elements(&elements(bytes))),
+        }
+    }
+
+    /// The leaf digest of a row: its elements' canonical little-endian encodings,
+    /// concatenated, for Keccak-256; the elements themselves for Poseidon2.
+    pub fn row(self, row: &[Felt]) -> Digest {
+        match self {
+            Self::Keccak256 => {
+                let bytes: Vec<u8> = row.iter().flat_map(|f| f.to_le_bytes()).collect();
+                self.leaf(&bytes)
+            }
+            Self::Poseidon2 => to_bytes(ballast_poseidon2::hash_elements(row)),
+        }
+    }
+
+    /// The digest of an inner node, or `None` when a child is no digest of this hash (a
+    /// Poseidon2 digest whose elements are not canonical): every node has one encoding.
+    pub fn node(self, left: &Digest, right: &Digest) -> Option<Digest> {
+        match self {
+            Self::Keccak256 => {
+                let mut pair = [0u8; 64];
+                pair[..32].copy_from_slice(left);
+                pair[32..].copy_from_slice(right);
+                Some(keccak256(HashDomain::MerkleNode, &pair))
+            }
+            Self::Poseidon2 => {
+                let (left, right) = (digest_from_bytes(left)?, digest_from_bytes(right)?);
+                Some(to_bytes(ballast_poseidon2::compress(&left, &right)))
+            }
+        }
+    }
+
+    /// [`leaf`](Self::leaf) of each `leaf_len`-byte piece of `bytes`, into `out`, on the
+    /// process's CPU path (several leaves per permutation where it has SIMD lanes). One
+    /// thread.
+    ///
+    /// # Panics
+    /// If `bytes` is not `out.len()` leaves of `leaf_len` bytes, and as [`leaf`](Self::leaf).
+    pub fn leaves(self, bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
+        self.leaves_on(Kernels::active(), bytes, leaf_len, out);
+    }
+
+    pub(crate) fn leaves_on(
+        self,
+        kernels: Kernels,
+        bytes: &[u8],
+        leaf_len: usize,
+        out: &mut [Digest],
+    ) {
+        match self {
+            Self::Keccak256 => {
+                keccak256_many(kernels, HashDomain::MerkleLeaf, bytes, leaf_len, out);
+            }
+            Self::Poseidon2 => {
+                assert!(
+                    leaf_len.is_multiple_of(Felt::BYTES),
+                    "leaves of whole elements"
+                );
+                let mut digests = vec![[Felt::ZERO; 4]; out.len()];
+                let len = leaf_len / Felt::BYTES;
+                ballast_poseidon2::hash_many(kernels, &elements(bytes), len, &mut digests);
+                write_bytes(&digests, out);
+            }
+        }
+    }
+
+    /// [`row`](Self::row) of the first `out.len()` rows of a table block (`width` runs of
+    /// [`BLOCK_ROWS`](ballast_field::BLOCK_ROWS) values, column after column), on the given
+    /// kernels.
+    pub(crate) fn block_rows(
+        self,
+        kernels: Kernels,
+        block: &[Felt],
+        width: usize,
+        out: &mut [Digest],
+    ) {
+        match self {
+            Self::Keccak256 => keccak256_rows(
+                kernels,
+                HashDomain::MerkleLeaf,
+                Felt::slice_as_u64(block),
+                width,
+                out,
+            ),
+            Self::Poseidon2 => {
+                let mut digests = [[Felt::ZERO; 4]; ballast_field::BLOCK_ROWS];
+                ballast_poseidon2::hash_block_rows(kernels, block, width, &mut digests);
+                write_bytes(&digests[..out.len()], out);
+            }
+        }
+    }
+
+    /// [`node`](Self::node) of each pair of consecutive digests of `below`, into `out` (half
+    /// as many).
+    ///
+    /// # Panics
+    /// If a Poseidon2 digest of `below` is not canonical: the prover's own levels are.
+    pub(crate) fn nodes_on(self, kernels: Kernels, below: &[Digest], out: &mut [Digest]) {
+        match self {
+            Self::Keccak256 => keccak256_many(
+                kernels,
+                HashDomain::MerkleNode,
+                below.as_flattened(),
+                64,
+                out,
+            ),
+            Self::Poseidon2 => {
+                let children: Vec<FeltDigest> = below
+                    .iter()
+                    .map(|d| digest_from_bytes(d).expect("the prover's digests are canonical"))
+                    .collect();
+                let mut digests = vec![[Felt::ZERO; 4]; out.len()];
+                ballast_poseidon2::compress_many(kernels, &children, &mut digests);
+                write_bytes(&digests, out);
+            }
+        }
+    }
 }
 
-pub(crate) fn hash_leaves_on(kernels: Kernels, bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
-    keccak256_many(kernels, HashDomain::MerkleLeaf, bytes, leaf_len, out);
+impl fmt::Display for MerkleHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-/// [`hash_row`] of the first `out.len()` rows of a table block (`width` runs of
-/// [`BLOCK_ROWS`](ballast_field::BLOCK_ROWS) values, column after column), on the given
-/// kernels.
-pub(crate) fn hash_block_rows(kernels: Kernels, block: &[Felt], width: usize, out: &mut [Digest]) {
-    keccak256_rows(
-        kernels,
-        HashDomain::MerkleLeaf,
-        Felt::slice_as_u64(block),
-        width,
-        out,
-    );
+/// The elements whose canonical encodings `bytes` are.
+fn elements(bytes: &[u8]) -> Vec<Felt> {
+    let (words, rest) = bytes.as_chunks::<{ Felt::BYTES }>();
+    assert!(rest.is_empty(), "leaf bytes of whole elements");
+    words
+        .iter()
+        .map(|w| Felt::from_le_bytes(*w).expect("leaf bytes are canonical elements"))
+        .collect()
 }
 
-/// [`compress`] of each pair of consecutive digests of `below`, into `out` (half as many).
-pub(crate) fn compress_pairs(kernels: Kernels, below: &[Digest], out: &mut [Digest]) {
-    keccak256_many(
-        kernels,
-        HashDomain::MerkleNode,
-        below.as_flattened(),
-        64,
-        out,
-    );
+fn to_bytes(digest: FeltDigest) -> Digest {
+    digest_to_bytes(&digest)
 }
 
-/// The leaf digest of a row: its elements' canonical little-endian encodings, concatenated.
-pub fn hash_row(row: &[Felt]) -> Digest {
-    let bytes: Vec<u8> = row.iter().flat_map(|f| f.to_le_bytes()).collect();
-    hash_leaf(&bytes)
-}
-
-/// `Keccak-256(0x01 ‖ left ‖ right)` ([`HashDomain::MerkleNode`]): the digest of an inner
-/// node.
-pub fn compress(left: &Digest, right: &Digest) -> Digest {
-    let mut pair = [0u8; 64];
-    pair[..32].copy_from_slice(left);
-    pair[32..].copy_from_slice(right);
-    keccak256(HashDomain::MerkleNode, &pair)
+fn write_bytes(digests: &[FeltDigest], out: &mut [Digest]) {
+    for (out, digest) in out.iter_mut().zip(digests) {
+        *out = digest_to_bytes(digest);
+    }
 }
 
 #[cfg(test)]
@@ -73,51 +218,73 @@ mod tests {
     #[test]
     fn leaf_and_node_digests_are_pinned() {
         // Keccak-256(0x00); a node is Keccak-256(0x01 ‖ left ‖ right).
+        let keccak = MerkleHash::Keccak256;
         assert_eq!(
-            hex(&hash_leaf(&[])),
+            hex(&keccak.leaf(&[])),
             "bc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98a"
         );
         assert_eq!(
-            hex(&compress(&[0; 32], &[0; 32])),
+            hex(&keccak.node(&[0; 32], &[0; 32]).unwrap()),
             hex(&keccak256(HashDomain::MerkleNode, &[0; 64]))
+        );
+        // Poseidon2: the sponge of no elements, the compression of two zero digests.
+        let poseidon2 = MerkleHash::Poseidon2;
+        assert_eq!(
+            poseidon2.leaf(&[]),
+            to_bytes(ballast_poseidon2::hash_elements(&[]))
+        );
+        assert_eq!(
+            poseidon2.node(&[0; 32], &[0; 32]).unwrap(),
+            to_bytes(ballast_poseidon2::compress(
+                &[Felt::ZERO; 4],
+                &[Felt::ZERO; 4]
+            ))
         );
     }
 
     #[test]
+    fn ids_and_names_round_trip() {
+        for hash in MerkleHash::ALL {
+            assert_eq!(MerkleHash::from_id(hash.id()), Some(hash));
+            assert_eq!(MerkleHash::from_name(hash.name()), Some(hash));
+        }
+        assert_eq!(MerkleHash::from_id(2), None);
+        assert_eq!(MerkleHash::from_name("sha256"), None);
+    }
+
+    #[test]
     fn batched_hashes_match_one_at_a_time_on_every_path() {
-        let leaves: Vec<Digest> = (0..37u8).map(|i| hash_leaf(&[i; 3])).collect();
-        for kernels in Kernels::supported() {
-            let mut nodes = vec![[0u8; 32]; 18];
-            compress_pairs(kernels, &leaves[..36], &mut nodes);
-            for (k, node) in nodes.iter().enumerate() {
-                assert_eq!(
-                    *node,
-                    compress(&leaves[2 * k], &leaves[2 * k + 1]),
-                    "{}",
-                    kernels.path()
-                );
-            }
-            let bytes: Vec<u8> = (0..37 * 24).map(|i| i as u8).collect();
-            let mut digests = vec![[0u8; 32]; 37];
-            hash_leaves_on(kernels, &bytes, 24, &mut digests);
-            for (k, digest) in digests.iter().enumerate() {
-                assert_eq!(
-                    *digest,
-                    hash_leaf(&bytes[k * 24..(k + 1) * 24]),
-                    "{}",
-                    kernels.path()
-                );
+        for hash in MerkleHash::ALL {
+            let leaves: Vec<Digest> = (0..37u64).map(|i| hash.row(&[Felt::new(i); 3])).collect();
+            for kernels in Kernels::supported() {
+                let mut nodes = vec![[0u8; 32]; 18];
+                hash.nodes_on(kernels, &leaves[..36], &mut nodes);
+                for (k, node) in nodes.iter().enumerate() {
+                    let one = hash.node(&leaves[2 * k], &leaves[2 * k + 1]).unwrap();
+                    assert_eq!(*node, one, "{hash} {}", kernels.path());
+                }
+                let bytes: Vec<u8> = (0..37 * 3u64)
+                    .flat_map(|i| Felt::new(i * 0x9e37_79b9).to_le_bytes())
+                    .collect();
+                let mut digests = vec![[0u8; 32]; 37];
+                hash.leaves_on(kernels, &bytes, 24, &mut digests);
+                for (k, digest) in digests.iter().enumerate() {
+                    let one = hash.leaf(&bytes[k * 24..(k + 1) * 24]);
+                    assert_eq!(*digest, one, "{hash} {}", kernels.path());
+                }
             }
         }
     }
 
     #[test]
     fn leaves_and_nodes_are_domain_separated() {
-        let (a, b) = ([1u8; 32], [2u8; 32]);
-        let mut concatenated = a.to_vec();
-        concatenated.extend_from_slice(&b);
-        assert_ne!(compress(&a, &b), hash_leaf(&concatenated));
-        assert_ne!(compress(&a, &b), compress(&b, &a));
+        for hash in MerkleHash::ALL {
+            let (a, b) = (hash.row(&[Felt::ONE]), hash.row(&[Felt::new(2)]));
+            let mut concatenated = a.to_vec();
+            concatenated.extend_from_slice(&b);
+            assert_ne!(hash.node(&a, &b), Some(hash.leaf(&concatenated)), "{hash}");
+            assert_ne!(hash.node(&a, &b), hash.node(&b, &a), "{hash}");
+        }
     }
 
     #[test]
@@ -125,6 +292,18 @@ mod tests {
         let row = [Felt::new(1), Felt::new(Felt::MODULUS - 1)];
         let mut bytes = 1u64.to_le_bytes().to_vec();
         bytes.extend_from_slice(&(Felt::MODULUS - 1).to_le_bytes());
-        assert_eq!(hash_row(&row), hash_leaf(&bytes));
+        for hash in MerkleHash::ALL {
+            assert_eq!(hash.row(&row), hash.leaf(&bytes), "{hash}");
+        }
+    }
+
+    #[test]
+    fn a_non_canonical_poseidon2_child_is_no_node() {
+        let digest = MerkleHash::Poseidon2.row(&[Felt::ONE]);
+        let mut alias = digest;
+        alias[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(MerkleHash::Poseidon2.node(&digest, &digest).is_some());
+        assert_eq!(MerkleHash::Poseidon2.node(&alias, &digest), None);
+        assert_eq!(MerkleHash::Poseidon2.node(&digest, &alias), None);
     }
 }

@@ -5,5 +5,5 @@ mod hash;
 mod tree;
 
 pub use error::MerkleError;
-pub use hash::{Digest, compress, hash_leaf, hash_leaves, hash_row};
+pub use hash::{Digest, MerkleHash};
 pub use tree::{MerkleTree, batch_opening_len, batch_opening_nodes, check_indices, verify_batch};

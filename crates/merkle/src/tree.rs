@@ -4,8 +4,7 @@ use ballast_cpu::Kernels;
 use ballast_field::{BLOCK_ROWS, RowBlocks};
 use rayon::prelude::*;
 
-use crate::hash::{compress_pairs, hash_block_rows};
-use crate::{Digest, MerkleError, compress};
+use crate::{Digest, MerkleError, MerkleHash};
 
 /// Blocks of rows hashed per parallel task.
 const BLOCKS_PER_TASK: usize = 1 << 7;
@@ -21,15 +20,15 @@ pub struct MerkleTree {
 }
 
 impl MerkleTree {
-    /// The tree over the given leaf digests.
+    /// The tree over the given leaf digests, its nodes hashed with `hash`.
     ///
     /// # Panics
     /// If the number of leaves is not a power of two.
-    pub fn from_leaves(leaves: Vec<Digest>) -> Self {
-        Self::from_leaves_on(Kernels::active(), leaves)
+    pub fn from_leaves(hash: MerkleHash, leaves: Vec<Digest>) -> Self {
+        Self::from_leaves_on(Kernels::active(), hash, leaves)
     }
 
-    fn from_leaves_on(kernels: Kernels, leaves: Vec<Digest>) -> Self {
+    fn from_leaves_on(kernels: Kernels, hash: MerkleHash, leaves: Vec<Digest>) -> Self {
         assert!(
             leaves.len().is_power_of_two(),
             "a tree needs a power-of-two number of leaves, got {}",
@@ -43,26 +42,25 @@ impl MerkleTree {
                 level
                     .par_chunks_mut(NODES_PER_TASK)
                     .zip(below.par_chunks(2 * NODES_PER_TASK))
-                    .for_each(|(out, below)| compress_pairs(kernels, below, out));
+                    .for_each(|(out, below)| hash.nodes_on(kernels, below, out));
             } else {
-                compress_pairs(kernels, below, &mut level);
+                hash.nodes_on(kernels, below, &mut level);
             }
             levels.push(level);
         }
         Self { levels }
     }
 
-    /// The tree whose leaf j is row j of `table`: [`hash_row`](crate::hash_row) of its
-    /// elements in column order. Rows are hashed a block at a time, straight from the
-    /// block (`hash_block_rows`).
+    /// The tree whose leaf j is row j of `table`: [`MerkleHash::row`] of its elements in
+    /// column order. Rows are hashed a block at a time, straight from the block.
     ///
     /// # Panics
     /// If the table's height is not a power of two.
-    pub fn commit_rows(table: &RowBlocks) -> Self {
-        Self::commit_rows_on(Kernels::active(), table)
+    pub fn commit_rows(hash: MerkleHash, table: &RowBlocks) -> Self {
+        Self::commit_rows_on(Kernels::active(), hash, table)
     }
 
-    pub(crate) fn commit_rows_on(kernels: Kernels, table: &RowBlocks) -> Self {
+    pub(crate) fn commit_rows_on(kernels: Kernels, hash: MerkleHash, table: &RowBlocks) -> Self {
         let width = table.width();
         let mut leaves = vec![[0u8; 32]; table.height()];
         leaves
@@ -71,10 +69,10 @@ impl MerkleTree {
             .for_each(|(task, chunk)| {
                 for (b, leaves) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
                     let block = table.block(task * BLOCKS_PER_TASK + b);
-                    hash_block_rows(kernels, block, width, leaves);
+                    hash.block_rows(kernels, block, width, leaves);
                 }
             });
-        Self::from_leaves_on(kernels, leaves)
+        Self::from_leaves_on(kernels, hash, leaves)
     }
 
     /// A tree whose levels were built elsewhere (a device backend), leaves first, each level
@@ -201,10 +199,13 @@ fn walk(height: usize, indices: &[usize], mut sibling: impl FnMut(usize, usize))
 }
 
 /// True when `nodes`, the batch opening of the leaves at `indices` (strictly increasing),
-/// proves that `leaves` are those leaves of the tree of the given height with root `root`.
+/// proves that `leaves` are those leaves of the tree of the given height with root `root`,
+/// its nodes hashed with `hash`.
 ///
-/// False as well when the indices are invalid, the counts disagree, or nodes are left over.
+/// False as well when the indices are invalid, the counts disagree, nodes are left over, or
+/// a node is no digest of `hash` ([`MerkleHash::node`]).
 pub fn verify_batch(
+    hash: MerkleHash,
     root: &Digest,
     height: usize,
     indices: &[usize],
@@ -228,7 +229,7 @@ pub fn verify_batch(
             let parent = match level.get(k + 1) {
                 Some(&(j, right)) if i.is_multiple_of(2) && j == i + 1 => {
                     k += 2;
-                    compress(&digest, &right)
+                    hash.node(&digest, &right)
                 }
                 _ => {
                     k += 1;
@@ -236,11 +237,14 @@ pub fn verify_batch(
                         return false;
                     };
                     if i.is_multiple_of(2) {
-                        compress(&digest, sibling)
+                        hash.node(&digest, sibling)
                     } else {
-                        compress(sibling, &digest)
+                        hash.node(sibling, &digest)
                     }
                 }
+            };
+            let Some(parent) = parent else {
+                return false;
             };
             above.push((i >> 1, parent));
         }
@@ -252,16 +256,16 @@ pub fn verify_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hash_row;
     use ballast_field::Felt;
 
     /// The root computed recursively, independently of the level-by-level builder.
-    fn recursive_root(leaves: &[Digest]) -> Digest {
+    fn recursive_root(hash: MerkleHash, leaves: &[Digest]) -> Digest {
         if leaves.len() == 1 {
             return leaves[0];
         }
         let (l, r) = leaves.split_at(leaves.len() / 2);
-        compress(&recursive_root(l), &recursive_root(r))
+        let (l, r) = (recursive_root(hash, l), recursive_root(hash, r));
+        hash.node(&l, &r).expect("canonical children")
     }
 
     fn matrix(height: usize) -> RowBlocks {
@@ -271,21 +275,23 @@ mod tests {
         RowBlocks::from_columns(&columns)
     }
 
-    fn leaves(m: &RowBlocks, indices: &[usize]) -> Vec<Digest> {
-        indices.iter().map(|&j| hash_row(&m.row(j))).collect()
+    fn leaves(hash: MerkleHash, m: &RowBlocks, indices: &[usize]) -> Vec<Digest> {
+        indices.iter().map(|&j| hash.row(&m.row(j))).collect()
     }
 
     #[test]
     fn root_matches_recursive_oracle() {
-        for height in [1, 2, 16, 1 << 13] {
-            let m = matrix(height);
-            let tree = MerkleTree::commit_rows(&m);
-            let all: Vec<usize> = (0..height).collect();
-            assert_eq!(
-                tree.root(),
-                recursive_root(&leaves(&m, &all)),
-                "height {height}"
-            );
+        for hash in MerkleHash::ALL {
+            for height in [1, 2, 16, 1 << 10] {
+                let m = matrix(height);
+                let tree = MerkleTree::commit_rows(hash, &m);
+                let all: Vec<usize> = (0..height).collect();
+                assert_eq!(
+                    tree.root(),
+                    recursive_root(hash, &leaves(hash, &m, &all)),
+                    "{hash}, height {height}"
+                );
+            }
         }
     }
 
@@ -300,20 +306,40 @@ mod tests {
             })
             .collect();
         let m = RowBlocks::from_columns(&columns);
-        let scalar = MerkleTree::commit_rows_on(Kernels::Scalar, &m);
+        let hash = MerkleHash::Keccak256;
+        let scalar = MerkleTree::commit_rows_on(Kernels::Scalar, hash, &m);
         for kernels in Kernels::supported() {
-            let tree = MerkleTree::commit_rows_on(kernels, &m);
+            let tree = MerkleTree::commit_rows_on(kernels, hash, &m);
             assert_eq!(tree.levels(), scalar.levels(), "{} path", kernels.path());
         }
         assert_eq!(
             scalar.root(),
-            recursive_root(&leaves(&m, &(0..1 << 13).collect::<Vec<_>>()))
+            recursive_root(hash, &leaves(hash, &m, &(0..1 << 13).collect::<Vec<_>>()))
+        );
+        // Poseidon2 on fewer rows (a permutation costs ~50 Keccak-f's here): 2^9, still
+        // whole tiles of every path's lanes.
+        let columns: Vec<Vec<Felt>> = columns.iter().map(|c| c[..1 << 9].to_vec()).collect();
+        let m = RowBlocks::from_columns(&columns);
+        let hash = MerkleHash::Poseidon2;
+        let scalar = MerkleTree::commit_rows_on(Kernels::Scalar, hash, &m);
+        for kernels in Kernels::supported() {
+            let tree = MerkleTree::commit_rows_on(kernels, hash, &m);
+            assert_eq!(
+                tree.levels(),
+                scalar.levels(),
+                "{hash} {} path",
+                kernels.path()
+            );
+        }
+        assert_eq!(
+            scalar.root(),
+            recursive_root(hash, &leaves(hash, &m, &(0..1 << 9).collect::<Vec<_>>()))
         );
     }
 
     #[test]
     fn levels_round_trip_and_bad_shapes_are_refused() {
-        let tree = MerkleTree::commit_rows(&matrix(16));
+        let tree = MerkleTree::commit_rows(MerkleHash::Keccak256, &matrix(16));
         let rebuilt = MerkleTree::from_levels(tree.levels().to_vec()).unwrap();
         assert_eq!(rebuilt.root(), tree.root());
         assert_eq!(rebuilt.open_batch(&[3, 9]), tree.open_batch(&[3, 9]));
@@ -340,8 +366,14 @@ mod tests {
 
     #[test]
     fn batch_openings_verify_and_have_the_counted_length() {
+        for hash in MerkleHash::ALL {
+            batch_openings_verify(hash);
+        }
+    }
+
+    fn batch_openings_verify(hash: MerkleHash) {
         let m = matrix(128);
-        let tree = MerkleTree::commit_rows(&m);
+        let tree = MerkleTree::commit_rows(hash, &m);
         for indices in [
             vec![0],
             vec![127],
@@ -355,40 +387,67 @@ mod tests {
             assert_eq!(nodes.len(), batch_opening_len(7, &indices), "{indices:?}");
             assert_eq!(nodes.len(), oracle_len(7, &indices), "{indices:?}");
             assert!(nodes.len() <= indices.len() * 7);
-            let leaves = leaves(&m, &indices);
-            assert!(verify_batch(&tree.root(), 7, &indices, &leaves, &nodes));
+            let leaves = leaves(hash, &m, &indices);
+            assert!(verify_batch(
+                hash,
+                &tree.root(),
+                7,
+                &indices,
+                &leaves,
+                &nodes
+            ));
         }
         assert!(tree.open_batch(&(0..128).collect::<Vec<_>>()).is_empty());
     }
 
     #[test]
     fn every_tampered_batch_opening_fails() {
+        for hash in MerkleHash::ALL {
+            tampered_openings_fail(hash);
+        }
+    }
+
+    fn tampered_openings_fail(hash: MerkleHash) {
         let m = matrix(64);
-        let tree = MerkleTree::commit_rows(&m);
+        let tree = MerkleTree::commit_rows(hash, &m);
         let root = tree.root();
         let indices = [2, 9, 10, 40];
-        let leaves = leaves(&m, &indices);
+        let leaves = leaves(hash, &m, &indices);
         let nodes = tree.open_batch(&indices);
-        assert!(verify_batch(&root, 6, &indices, &leaves, &nodes));
+        let verify = |indices: &[usize], leaves: &[Digest], nodes: &[Digest], height| {
+            verify_batch(hash, &root, height, indices, leaves, nodes)
+        };
+        assert!(verify(&indices, &leaves, &nodes, 6));
         for k in 0..nodes.len() {
             let mut bad = nodes.clone();
             bad[k][7] ^= 1;
-            assert!(!verify_batch(&root, 6, &indices, &leaves, &bad), "node {k}");
+            assert!(!verify(&indices, &leaves, &bad, 6), "{hash} node {k}");
         }
         for k in 0..leaves.len() {
             let mut bad = leaves.clone();
             bad[k][0] ^= 1;
-            assert!(!verify_batch(&root, 6, &indices, &bad, &nodes), "leaf {k}");
+            assert!(!verify(&indices, &bad, &nodes, 6), "{hash} leaf {k}");
         }
-        // Other positions, a missing or an extra node, a wrong height, bad index lists.
-        assert!(!verify_batch(&root, 6, &[2, 9, 11, 40], &leaves, &nodes));
-        assert!(!verify_batch(&root, 6, &indices, &leaves, &nodes[1..]));
+        // Other positions, a missing or an extra node, a wrong height, bad index lists, and
+        // (for Poseidon2) a node that is no digest: an element's encoding not canonical.
+        assert!(!verify(&[2, 9, 11, 40], &leaves, &nodes, 6));
+        assert!(!verify(&indices, &leaves, &nodes[1..], 6));
         let mut extra = nodes.clone();
         extra.push(nodes[0]);
-        assert!(!verify_batch(&root, 6, &indices, &leaves, &extra));
-        assert!(!verify_batch(&root, 5, &indices, &leaves, &nodes));
-        assert!(!verify_batch(&root, 6, &[9, 2, 10, 40], &leaves, &nodes));
-        assert!(!verify_batch(&root, 6, &[2, 9, 10, 64], &leaves, &nodes));
+        assert!(!verify(&indices, &leaves, &extra, 6));
+        assert!(!verify(&indices, &leaves, &nodes, 5));
+        assert!(!verify(&[9, 2, 10, 40], &leaves, &nodes, 6));
+        assert!(!verify(&[2, 9, 10, 64], &leaves, &nodes, 6));
+        if hash == MerkleHash::Poseidon2 {
+            for k in 0..nodes.len() {
+                let mut bad = nodes.clone();
+                bad[k][..8].copy_from_slice(&u64::MAX.to_le_bytes());
+                assert!(
+                    !verify(&indices, &leaves, &bad, 6),
+                    "a non-canonical node {k}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ mod many;
 mod permutation;
 mod sponge;
 
-pub use many::{compress_many, hash_many};
+pub use many::{compress_many, hash_block_rows, hash_many};
 pub use permutation::{permute, permute_over};
 pub use sponge::{
     DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest, RATE, compress, digest_from_bytes, digest_to_bytes,

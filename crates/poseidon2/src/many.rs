@@ -6,7 +6,7 @@ use ballast_cpu::Kernels;
 use ballast_field::Felt;
 use ballast_field::packed::{Kernel, PackedField, run};
 
-use crate::constants::CONSTANTS;
+use crate::constants::{CONSTANTS, Constants};
 use crate::sponge::{DIGEST_ELEMENTS, FeltDigest, compress, compress_over, hash_elements, sponge};
 
 /// [`hash_elements`] of each `len`-element leaf of `leaves`, into `out`, on the given
@@ -56,6 +56,50 @@ pub fn compress_many(kernels: Kernels, children: &[FeltDigest], out: &mut [FeltD
     }
 }
 
+/// [`hash_elements`] of each of the rows of a table block, into `out`, on the given kernels:
+/// `block` holds `width` runs of `out.len()` values, run c being column c of the rows
+/// (`ballast_field::RowBlocks`' layout), so element c of every row loads as one register.
+///
+/// # Panics
+/// If `block` is not `width` runs of `out.len()` values.
+pub fn hash_block_rows(kernels: Kernels, block: &[Felt], width: usize, out: &mut [FeltDigest]) {
+    let rows = out.len();
+    assert_eq!(block.len(), width * rows, "{width} runs of {rows} values");
+    let done = run(
+        kernels,
+        HashBlockRows {
+            block,
+            width,
+            out: &mut *out,
+        },
+    )
+    .unwrap_or(0);
+    for (r, digest) in out.iter_mut().enumerate().skip(done) {
+        *digest = sponge(&CONSTANTS, width, Felt::ZERO, |c| block[c * rows + r]);
+    }
+}
+
+/// A block's rows hashed a register group at a time; returns how many (whole groups only).
+struct HashBlockRows<'a> {
+    block: &'a [Felt],
+    width: usize,
+    out: &'a mut [FeltDigest],
+}
+
+impl Kernel for HashBlockRows<'_> {
+    type Output = usize;
+
+    #[inline(always)]
+    fn run<P: PackedField>(self, token: P::Token) -> usize {
+        let Self { block, width, out } = self;
+        let rows = out.len();
+        by_groups(token, out, |constants, zero, g| {
+            let element = |c: usize| P::load(token, &block[c * rows + g * P::LANES..]);
+            sponge(constants, width, zero, element)
+        })
+    }
+}
+
 /// Leaves hashed a register group at a time; returns how many (whole groups only).
 struct HashMany<'a> {
     leaves: &'a [Felt],
@@ -69,16 +113,11 @@ impl Kernel for HashMany<'_> {
     #[inline(always)]
     fn run<P: PackedField>(self, token: P::Token) -> usize {
         let Self { leaves, len, out } = self;
-        let constants = CONSTANTS.lift(|c| P::splat(token, c));
-        let zero = P::splat(token, Felt::ZERO);
-        let groups = out.chunks_exact_mut(P::LANES);
-        let count = groups.len() * P::LANES;
-        for (g, digests) in groups.enumerate() {
+        by_groups(token, out, |constants, zero, g| {
             let group = &leaves[g * P::LANES * len..(g + 1) * P::LANES * len];
             let element = |j: usize| P::load(token, P::array(|k| group[k * len + j]).as_ref());
-            store::<P>(sponge(&constants, len, zero, element), digests);
-        }
-        count
+            sponge(constants, len, zero, element)
+        })
     }
 }
 
@@ -94,21 +133,35 @@ impl Kernel for CompressMany<'_> {
     #[inline(always)]
     fn run<P: PackedField>(self, token: P::Token) -> usize {
         let Self { children, out } = self;
-        let constants = CONSTANTS.lift(|c| P::splat(token, c));
-        let zero = P::splat(token, Felt::ZERO);
-        let groups = out.chunks_exact_mut(P::LANES);
-        let count = groups.len() * P::LANES;
-        for (g, digests) in groups.enumerate() {
+        by_groups(token, out, |constants, zero, g| {
             let pairs = &children[2 * g * P::LANES..2 * (g + 1) * P::LANES];
             let child = |side: usize| -> [P; DIGEST_ELEMENTS] {
                 std::array::from_fn(|i| {
                     P::load(token, P::array(|k| pairs[2 * k + side][i]).as_ref())
                 })
             };
-            store::<P>(compress_over(&constants, child(0), child(1), zero), digests);
-        }
-        count
+            compress_over(constants, child(0), child(1), zero)
+        })
     }
+}
+
+/// `out` filled a register group at a time, group g's digests (one per lane) being
+/// `digest(constants, zero, g)` with the constants lifted into `P` once; returns how many
+/// it filled (whole groups only).
+#[inline(always)]
+fn by_groups<P: PackedField>(
+    token: P::Token,
+    out: &mut [FeltDigest],
+    digest: impl Fn(&Constants<P>, P, usize) -> [P; DIGEST_ELEMENTS],
+) -> usize {
+    let constants = CONSTANTS.lift(|c| P::splat(token, c));
+    let zero = P::splat(token, Felt::ZERO);
+    let groups = out.chunks_exact_mut(P::LANES);
+    let count = groups.len() * P::LANES;
+    for (g, digests) in groups.enumerate() {
+        store::<P>(digest(&constants, zero, g), digests);
+    }
+    count
 }
 
 /// Lane k of each digest cell into `out[k]`.
@@ -141,6 +194,13 @@ mod tests {
                     let leaf = &leaves[k * len..(k + 1) * len];
                     assert_eq!(*digest, hash_elements(leaf), "{} leaf {k}", kernels.path());
                 }
+                // The same leaves as a block's rows: `len` runs of `count` values.
+                let block: Vec<Felt> = (0..len * count)
+                    .map(|i| leaves[(i % count) * len + i / count])
+                    .collect();
+                let mut rows = vec![[Felt::ZERO; DIGEST_ELEMENTS]; count];
+                hash_block_rows(kernels, &block, len, &mut rows);
+                assert_eq!(rows, digests, "{} block rows", kernels.path());
                 let mut nodes = vec![[Felt::ZERO; DIGEST_ELEMENTS]; count / 2];
                 compress_many(kernels, &digests[..count / 2 * 2], &mut nodes);
                 for (k, node) in nodes.iter().enumerate() {

@@ -114,7 +114,9 @@ impl SegmentProver for CpuSegment<'_> {
             self.plan
                 .extend_in_place(self.table, ColumnForm::Evaluations);
         });
-        let tree = times.time(Phase::Tree, || MerkleTree::commit_rows(self.table));
+        let tree = times.time(Phase::Tree, || {
+            MerkleTree::commit_rows(self.geometry.hash, self.table)
+        });
         let root = tree.root();
         self.trace_tree = Some(tree);
         Ok(root)
@@ -134,7 +136,7 @@ impl SegmentProver for CpuSegment<'_> {
         times.time(Phase::Lde, || {
             self.plan.extend_in_place(&mut lde, ColumnForm::Raw);
         });
-        let tree = times.time(Phase::Tree, || MerkleTree::commit_rows(&lde));
+        let tree = times.time(Phase::Tree, || MerkleTree::commit_rows(geometry.hash, &lde));
         let root = tree.root();
         self.quotient = Some(Quotient { raw, lde, tree });
         Ok(root)
@@ -170,7 +172,7 @@ impl SegmentProver for CpuSegment<'_> {
         let f = times.time(Phase::Deep, || {
             evaluate_all(coefficients, self.table, &quotient.lde)
         });
-        self.fri = Some(HostLayers::new(f));
+        self.fri = Some(HostLayers::new(f, self.geometry.hash));
         Ok(())
     }
 

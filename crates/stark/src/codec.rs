@@ -22,7 +22,7 @@ use crate::proof::{check_segments, context};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::sizes::{Sizes, empty_layers, encoded_len, max_segment_len};
 use crate::values::Values;
-use crate::{Proof, ProofFormatError, QueryOpenings, SegmentProof, Workload};
+use crate::{MerkleHash, Proof, ProofFormatError, QueryOpenings, SegmentProof, Workload};
 use ballast_backend::Geometry;
 
 /// A named byte range of an encoded proof.
@@ -214,6 +214,7 @@ fn head<W: Workload>(proof: &Proof<W>) -> Head {
         version: PROTOCOL_VERSION,
         length: 0,
         params: proof.params,
+        hash: proof.params.hash.id(),
         workload: context(&proof.workload),
         first: proof.first,
         count: proof.segments.len(),
@@ -254,6 +255,8 @@ fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFor
             header_count(section.count, W::ENCODED_LEN),
         )?;
     }
+    head.params.hash =
+        MerkleHash::from_id(head.hash).ok_or(ProofFormatError::UnknownHash(head.hash))?;
     let tag = head.workload[0];
     if tag != W::TAG {
         return Err(ProofFormatError::UnknownWorkload(tag));

@@ -214,6 +214,9 @@ pub enum ProofFormatError {
     /// This error occurs when the workload tag is not the one being decoded, or unknown.
     #[error("unknown workload tag {0}")]
     UnknownWorkload(u8),
+    /// This error occurs when the header names no Merkle hash this build knows.
+    #[error("unknown Merkle hash id {0}")]
+    UnknownHash(u8),
     /// This error occurs when a header field is outside its supported range.
     #[error("invalid header: {0}")]
     Header(#[from] ParamsError),

@@ -12,7 +12,7 @@
 use ballast_field::{Ext3, Felt};
 
 use crate::values::Values;
-use crate::{SegmentProof, StarkParams};
+use crate::{MerkleHash, SegmentProof, StarkParams};
 
 /// The first four bytes of every proof.
 pub const MAGIC: [u8; 4] = *b"BLST";
@@ -136,7 +136,10 @@ pub(crate) struct Head {
     pub version: u16,
     /// The proof's length in bytes, all of it.
     pub length: u64,
+    /// The parameters; their hash is the [`hash`](Self::hash) byte's once it is checked.
     pub params: StarkParams,
+    /// The Merkle hash's id, as read.
+    pub hash: u8,
     /// The workload's tag, then its encoding.
     pub workload: Vec<u8>,
     pub first: usize,
@@ -158,7 +161,9 @@ impl Default for Head {
                 num_queries: 0,
                 pow_bits: 0,
                 log_final_poly_len: 0,
+                hash: MerkleHash::Keccak256,
             },
+            hash: 0,
             workload: Vec::new(),
             first: 0,
             count: 0,
@@ -168,7 +173,7 @@ impl Default for Head {
 }
 
 /// The header: everything a reader needs to know the proof's length and bound it.
-pub(crate) const HEADER: [SectionLayout<Head>; 10] = [
+pub(crate) const HEADER: [SectionLayout<Head>; 11] = [
     SectionLayout {
         name: "magic",
         item: Item::Byte,
@@ -217,6 +222,13 @@ pub(crate) const HEADER: [SectionLayout<Head>; 10] = [
         count: Count::Exactly(1),
         get: |h, _| Values::size(h.params.log_final_poly_len),
         set: |h, _, v| h.params.log_final_poly_len = v.into_size(),
+    },
+    SectionLayout {
+        name: "merkle hash",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |h, _| Values::int(h.hash),
+        set: |h, _, v| h.hash = v.into_int() as u8,
     },
     SectionLayout {
         name: "workload",
@@ -512,7 +524,10 @@ mod tests {
 
     #[test]
     fn the_header_is_fixed_by_the_workloads_encoding() {
-        assert_eq!(header_len(9), 4 + 2 + 8 + 1 + 2 + 1 + 1 + (1 + 9) + 4 + 4);
+        assert_eq!(
+            header_len(9),
+            4 + 2 + 8 + 1 + 2 + 1 + 1 + 1 + (1 + 9) + 4 + 4
+        );
     }
 
     impl Values<'_> {

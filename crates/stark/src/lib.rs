@@ -31,6 +31,7 @@ pub use ballast_backend::{
     Backend, BackendError, CompositionInput, DeepCoefficients, DeviceCounters, Geometry, OodValues,
     Openings, Phase, PhaseTimes, SegmentAir, SegmentProver,
 };
+pub use ballast_merkle::MerkleHash;
 pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
 pub use error::{BundleError, ProofFormatError, ProverError, VerifierError};

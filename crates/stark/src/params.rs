@@ -2,6 +2,7 @@
 
 use ballast_air::{Air, AirError};
 use ballast_field::TWO_ADICITY;
+use ballast_merkle::MerkleHash;
 use thiserror::Error;
 
 use crate::{Circuit, Regime};
@@ -35,7 +36,7 @@ pub enum ParamsError {
     },
     /// This error occurs when a security target exceeds what the hash allows.
     #[error(
-        "a {target}-bit target exceeds the {max} bits Keccak-256's collision resistance allows"
+        "a {target}-bit target exceeds the {max} bits the Merkle hash's collision resistance allows"
     )]
     TargetTooHigh {
         /// The target, in bits.
@@ -85,6 +86,8 @@ pub struct StarkParams {
     pub pow_bits: u32,
     /// FRI stops folding at a polynomial of 2^`log_final_poly_len` coefficients.
     pub log_final_poly_len: usize,
+    /// The hash every Merkle tree of the proof commits with.
+    pub hash: MerkleHash,
 }
 
 impl StarkParams {
@@ -103,6 +106,7 @@ impl StarkParams {
             num_queries: 1,
             pow_bits: 16,
             log_final_poly_len: Self::DEFAULT_LOG_FINAL_POLY_LEN.min(air.log_rows()),
+            hash: MerkleHash::Keccak256,
         };
         Circuit::for_target(air, &params, target, regime).map(|c| c.params)
     }
@@ -118,6 +122,7 @@ impl StarkParams {
             num_queries: 219,
             pow_bits: 0,
             log_final_poly_len: Self::DEFAULT_LOG_FINAL_POLY_LEN,
+            hash: MerkleHash::Keccak256,
         }
     }
 
@@ -128,6 +133,7 @@ impl StarkParams {
             num_queries: 8,
             pow_bits: 0,
             log_final_poly_len: 2,
+            hash: MerkleHash::Keccak256,
         }
     }
 
@@ -141,6 +147,7 @@ impl StarkParams {
             num_queries,
             pow_bits,
             log_final_poly_len,
+            hash: _,
         } = *self;
         check_ranges(log_blowup, num_queries, pow_bits)?;
         check_range("log_rows", log_rows, 1, MAX_LOG_ROWS)?;

@@ -149,6 +149,7 @@ pub(crate) fn segment_geometry<A: Air>(
         log_quotient_chunks: log_chunks,
         log_final_poly_len: params.log_final_poly_len,
         num_queries: params.num_queries,
+        hash: params.hash,
     })
 }
 

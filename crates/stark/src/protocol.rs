@@ -13,7 +13,7 @@ use crate::quotient::Composition;
 use crate::{OodValues, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 5;
+pub const PROTOCOL_VERSION: u16 = 6;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -91,11 +91,13 @@ fn absorb_params(t: &mut Transcript, params: &StarkParams) {
         num_queries,
         pow_bits,
         log_final_poly_len,
+        hash,
     } = *params;
     t.absorb_u64("log-blowup", log_blowup as u64);
     t.absorb_u64("num-queries", num_queries as u64);
     t.absorb_u64("pow-bits", u64::from(pow_bits));
     t.absorb_u64("log-final-poly-len", log_final_poly_len as u64);
+    t.absorb_u64("merkle-hash", u64::from(hash.id()));
 }
 
 /// Every constraint's value, in assertion order, at a point of the extension field.

@@ -18,8 +18,9 @@
 //!   fold; the query phase q·(−log2(1 − δ)) + g bits; ALI L·K/|F| (K constraints); DEEP
 //!   L·(d(n + 1) + n − 1)/(|F| − n − N) (d the constraints' degree, two opening points).
 //!
-//! Every figure is also capped by Keccak-256's 128-bit collision resistance, reported as
-//! its own line.
+//! Every figure is also capped by the Merkle hash's 128-bit collision resistance, reported
+//! as its own line: Keccak-256's, or Poseidon2's with its 4-element digests (soundcalc's
+//! `hash_size_bits = 256`, as for ZisK's; p⁴ is 2^255.99).
 
 use std::fmt;
 use std::str::FromStr;
@@ -30,7 +31,8 @@ use crate::MAX_QUERIES;
 use crate::proof::segment_geometry;
 use crate::{ParamsError, StarkParams};
 
-/// Keccak-256 offers 128-bit collision resistance, which caps every security claim.
+/// Both Merkle hashes' digests are 256 bits (Keccak-256's, and Poseidon2's four elements),
+/// so 128-bit collision resistance, which caps every security claim.
 pub const HASH_COLLISION_BITS: u32 = 128;
 
 /// The points each committed polynomial is opened at: z and z·ω.
@@ -410,6 +412,7 @@ impl Circuit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MerkleHash;
 
     /// The keccak chain's segment of 2^14 rows: 2,353 columns, 3,109 constraints of degree
     /// 3, two quotient chunks (B = 2·2,353 + 6).
@@ -425,6 +428,7 @@ mod tests {
                 num_queries,
                 pow_bits,
                 log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN,
+                hash: MerkleHash::Keccak256,
             },
         }
     }

@@ -3,7 +3,7 @@
 use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Ext3, Felt};
 use ballast_fri::{FriVerifierInput, verify_queries};
-use ballast_merkle::{hash_row, verify_batch};
+use ballast_merkle::verify_batch;
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
@@ -84,6 +84,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
     // 5 ----- FRI commit phase: replay the folding challenges
     let log_lde = shape.log_lde();
     let fri = FriVerifierInput::new(
+        params.hash,
         log_lde,
         params.log_blowup,
         params.log_final_poly_len,
@@ -107,9 +108,9 @@ pub(crate) fn verify_with_transcript<A: Air>(
     }
     let opened = |root, rows: &[Felt], width: usize, nodes: &[_], commitment| {
         let leaves: Vec<_> = (0..positions.len())
-            .map(|k| hash_row(&rows[k * width..(k + 1) * width]))
+            .map(|k| params.hash.row(&rows[k * width..(k + 1) * width]))
             .collect();
-        if verify_batch(root, log_lde, &positions, &leaves, nodes) {
+        if verify_batch(params.hash, root, log_lde, &positions, &leaves, nodes) {
             Ok(())
         } else {
             Err(VerifierError::Opening {

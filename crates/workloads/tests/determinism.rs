@@ -3,7 +3,7 @@
 
 mod common;
 
-use ballast_stark::{StarkParams, Workload};
+use ballast_stark::{MerkleHash, StarkParams, Workload};
 use ballast_workloads::{Fibonacci, KeccakChain};
 use sha2::{Digest, Sha256};
 
@@ -44,7 +44,15 @@ fn identical_bytes_with_one_two_and_four_threads_and_on_repeated_runs() {
         pow_bits: 6,
         ..StarkParams::testing()
     };
-    let reference = (proof_bytes(1, &fib, &params), proof_bytes(1, &chain, &fast));
+    let poseidon2 = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..params
+    };
+    let reference = (
+        proof_bytes(1, &fib, &params),
+        proof_bytes(1, &chain, &fast),
+        proof_bytes(1, &fib, &poseidon2),
+    );
     for threads in [2, 4, 4, 1] {
         assert!(
             proof_bytes(threads, &fib, &params) == reference.0,
@@ -53,6 +61,10 @@ fn identical_bytes_with_one_two_and_four_threads_and_on_repeated_runs() {
         assert!(
             proof_bytes(threads, &chain, &fast) == reference.1,
             "{threads} threads"
+        );
+        assert!(
+            proof_bytes(threads, &fib, &poseidon2) == reference.2,
+            "{threads} threads, Poseidon2"
         );
     }
 }
@@ -77,10 +89,18 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "a899c94e7af8b8a9bc8ac288a5b591419396954762fe96a19e0a13da73b4c6d3"
+        "703e597cf8ffdcdc764a6eb1fd9ab008b6b7393abb509858d2cb12893c5b5f7c"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "492eeef00a40ce277770ea94c1057040b9dbd6275428e547b88e609e36881b8a"
+        "d224f258a385ba83ae56c59045d69770b68a1cc72b51f56addc9668e18c4abb6"
+    );
+    let poseidon2 = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..params
+    };
+    assert_eq!(
+        sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
+        "2e8c31dd0e7266d7db2e4057e77c0bdff7b74fac8081bcecf239a7a84bb519dd"
     );
 }

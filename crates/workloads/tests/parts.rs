@@ -16,6 +16,7 @@ fn params() -> StarkParams {
         num_queries: 12,
         pow_bits: 3,
         log_final_poly_len: 2,
+        hash: ballast_stark::MerkleHash::Keccak256,
     }
 }
 

@@ -1,13 +1,21 @@
-//! Honest proofs verify at several shapes, blowups and segment counts, and survive encoding.
+//! Honest proofs verify at several shapes, blowups and segment counts, with each Merkle hash,
+//! and survive encoding.
 
 mod common;
 
 use ballast_stark::{
-    Proof, ProofFormatError, Regime, StarkParams, Workload, peek, verify_statement,
+    MerkleHash, Proof, ProofFormatError, Regime, StarkParams, Workload, peek, verify_statement,
 };
 use ballast_workloads::{Describe, Fibonacci, KeccakChain};
 
-fn check<W: Describe + Send + 'static>(workload: W, params: StarkParams) {
+/// Proves `workload` with `params` and each Merkle hash, and checks every proof.
+fn check<W: Describe + Clone + Send + 'static>(workload: W, params: StarkParams) {
+    for hash in MerkleHash::ALL {
+        check_with(workload.clone(), StarkParams { hash, ..params });
+    }
+}
+
+fn check_with<W: Describe + Send + 'static>(workload: W, params: StarkParams) {
     let proof = common::prove(&workload, &params);
     let end = (0..workload.segments()).fold(workload.start(), |s, i| workload.run(i, &s));
     assert_eq!(
@@ -78,6 +86,7 @@ fn fibonacci_shapes_blowups_and_segment_counts() {
             num_queries: 12,
             pow_bits: 2,
             log_final_poly_len,
+            hash: MerkleHash::Keccak256,
         };
         check(
             Fibonacci {
@@ -100,6 +109,7 @@ fn keccak_chains_of_several_lengths_blowups_and_segment_counts() {
             num_queries: 10,
             pow_bits: 2,
             log_final_poly_len: 2,
+            hash: MerkleHash::Keccak256,
         };
         check(
             KeccakChain {

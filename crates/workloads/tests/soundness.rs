@@ -6,9 +6,9 @@ mod common;
 use ballast_air::{Air, check_trace};
 use ballast_field::{Ext3, Felt};
 use ballast_stark::{
-    CpuBackend, PhaseTimes, Proof, ProverError, Regime, SegmentPosition, SegmentProof,
-    SegmentStatement, StarkParams, VerifierError, VerifyPolicy, Workload, prove, prove_unchecked,
-    verify, verify_statement,
+    CpuBackend, MerkleHash, PhaseTimes, Proof, ProofFormatError, ProverError, Regime,
+    SegmentPosition, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy,
+    Workload, prove, prove_unchecked, verify, verify_statement,
 };
 use ballast_workloads::{Fibonacci, KeccakChain, decode};
 
@@ -36,9 +36,14 @@ fn rejected(bytes: &[u8]) -> bool {
 }
 
 /// Flips two bits at both ends of every section, and at both ends of every digest of a
-/// batch opening; each flip must be rejected. Every section of the layout must be there.
-fn every_section_is_checked<W: Workload>(workload: &W) {
-    let proof = common::prove(workload, &StarkParams::testing());
+/// batch opening, of a proof committed with `hash`; each flip must be rejected. Every
+/// section of the layout must be there.
+fn every_section_is_checked<W: Workload>(workload: &W, hash: MerkleHash) {
+    let params = StarkParams {
+        hash,
+        ..StarkParams::testing()
+    };
+    let proof = common::prove(workload, &params);
     let bytes = proof.to_bytes();
     assert!(!rejected(&bytes), "the untouched proof verifies");
     let sections = proof.sections();
@@ -58,7 +63,7 @@ fn every_section_is_checked<W: Workload>(workload: &W) {
                 tampered[offset] ^= 1 << bit;
                 assert!(
                     rejected(&tampered),
-                    "{}: flipping bit {bit} of byte {offset} in {} went unnoticed",
+                    "{} ({hash}): flipping bit {bit} of byte {offset} in {} went unnoticed",
                     W::NAME,
                     section.name
                 );
@@ -79,8 +84,32 @@ fn every_section_is_checked<W: Workload>(workload: &W) {
 
 #[test]
 fn a_byte_changed_in_any_section_is_rejected() {
-    every_section_is_checked(&fibonacci());
-    every_section_is_checked(&chain());
+    for hash in MerkleHash::ALL {
+        every_section_is_checked(&fibonacci(), hash);
+        every_section_is_checked(&chain(), hash);
+    }
+}
+
+#[test]
+fn an_unknown_merkle_hash_is_refused_and_the_other_one_rejected() {
+    let proof = common::prove(&fibonacci(), &StarkParams::testing());
+    let at = common::section(&proof, "merkle hash");
+    for (id, refused) in [(2u8, true), (u8::MAX, true), (1, false)] {
+        let mut bytes = proof.to_bytes();
+        bytes[at.clone()].copy_from_slice(&[id]);
+        match decode(&bytes) {
+            Err(err) => {
+                assert!(refused, "id {id}: {err}");
+                assert_eq!(err, ProofFormatError::UnknownHash(id));
+            }
+            // Read as committed with Poseidon2, the Keccak-256 proof's roots are no
+            // Poseidon2 roots, and the hash is bound in the transcript.
+            Ok(read) => {
+                assert!(!refused, "id {id} was read");
+                assert!(read.verify(&common::any_security()).is_err());
+            }
+        }
+    }
 }
 
 /// A trace changed at `(column, row)` is refused by `prove`, and its forced proof
@@ -292,7 +321,7 @@ fn truncated_and_random_bytes_give_errors_not_panics() {
         let mut bytes = b"BLST".to_vec();
         bytes.extend(ballast_stark::PROTOCOL_VERSION.to_le_bytes());
         bytes.extend(length.to_le_bytes());
-        bytes.extend([1, 16, 0, 0, 2, Fibonacci::TAG]);
+        bytes.extend([1, 16, 0, 0, 2, 0, Fibonacci::TAG]);
         bytes.extend(4096u32.to_le_bytes());
         bytes.push(28);
         bytes.extend((1u32 << 20).to_le_bytes());
@@ -304,14 +333,14 @@ fn truncated_and_random_bytes_give_errors_not_panics() {
     assert!(max > 1 << 40, "{max}");
     assert_eq!(
         decode(&huge(max + 1)).unwrap_err(),
-        ballast_stark::ProofFormatError::TooLong {
+        ProofFormatError::TooLong {
             max,
             stated: max + 1
         }
     );
     assert_eq!(
         decode(&huge(max)).unwrap_err(),
-        ballast_stark::ProofFormatError::StatedLength {
+        ProofFormatError::StatedLength {
             stated: max,
             got: huge(max).len() as u64
         }

@@ -22,6 +22,7 @@ pub fn params(log_blowup: usize, pow_bits: u32) -> StarkParams {
         num_queries: 12,
         pow_bits,
         log_final_poly_len: 1,
+        hash: ballast_stark::MerkleHash::Keccak256,
     }
 }
 
@@ -114,6 +115,29 @@ pub fn check_proof<W: Workload>(backend: &dyn Backend, case: &Case<W>) {
         case.params,
         got.len(),
         expected.len()
+    );
+}
+
+/// A proof committed with Poseidon2, which the device has no kernels for, is refused by
+/// name before anything runs on it.
+pub fn check_refuses_poseidon2(backend: &dyn Backend) {
+    let case = &fibonacci_cases()[1];
+    let params = StarkParams {
+        hash: ballast_stark::MerkleHash::Poseidon2,
+        ..case.params
+    };
+    let err = prove_statement(
+        &case.workload,
+        &params,
+        backend,
+        &mut PhaseTimes::default(),
+        &mut |_| {},
+    )
+    .expect_err("the device commits with Keccak-256 only");
+    assert!(
+        err.to_string()
+            .contains("the CUDA backend commits with Keccak-256 only, not poseidon2"),
+        "{err}"
     );
 }
 
