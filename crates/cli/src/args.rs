@@ -218,6 +218,10 @@ pub struct VerifyArgs {
     /// (provable, unique decoding) or `conjectured`.
     #[arg(long, default_value = "jbr", value_parser = str::parse::<Regime>)]
     pub regime: Regime,
+    /// Refuse a proof whose Merkle trees commit with another hash than this: `keccak` or
+    /// `poseidon2` [default: either].
+    #[arg(long, value_parser = parse_hash)]
+    pub hash: Option<MerkleHash>,
     /// Refuse a proof of more bytes than this, judged by the length its header states
     /// before the rest is read [default: 1 GiB, every proof of the shipped shapes].
     #[arg(long, value_name = "BYTES", default_value_t = ballast_stark::DEFAULT_MAX_PROOF_BYTES,

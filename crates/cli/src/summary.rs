@@ -148,7 +148,7 @@ pub fn security(circuit: &Circuit) -> String {
     let _ = writeln!(
         out,
         "security:   {} bits provable up to the Johnson bound ({} binds{}), {} unique decoding, {} \
-         conjectured; Keccak-256 caps each at {HASH_COLLISION_BITS}",
+         conjectured; the Merkle hash caps each at {HASH_COLLISION_BITS}",
         jbr.capped(),
         jbr.binding().map_or("", |r| r.name.as_str()),
         jbr.johnson

@@ -51,6 +51,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let policy = VerifyPolicy {
         min_security_bits: args.min_security_bits,
         regime: args.regime,
+        hash: args.hash,
         max_proof_bytes: args.max_proof_bytes,
         ..VerifyPolicy::default()
     };

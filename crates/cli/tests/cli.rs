@@ -445,6 +445,18 @@ fn a_poseidon2_proof_names_its_hash_and_verifies() {
     let out = run(cli().arg("verify").arg(&proof));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("poseidon2 trees"), "{}", stdout(&out));
+    // A verifier that trusts one hash only says so.
+    let out = run(cli().args(["verify", "--hash", "poseidon2"]).arg(&proof));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(cli().args(["verify", "--hash", "keccak"]).arg(&proof));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        format!("{}{}", stdout(&out), stderr(&out))
+            .contains("the proof commits with poseidon2, the verifier requires keccak"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let keccak = prove_small(dir.path(), &[]);
     let out = run(cli().arg("verify").arg(&keccak));
     assert!(stdout(&out).contains("keccak trees"), "{}", stdout(&out));

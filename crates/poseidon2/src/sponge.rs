@@ -2,8 +2,10 @@
 //!
 //! The state's first [`RATE`] cells take the input; the last four, the capacity, are never
 //! written by it. A leaf starts with its length in the first capacity cell, an inner node
-//! with 1 in the second (which no leaf sets), so a leaf is never read as a node, and a
-//! leaf's last block needs no padding rule: its zeros are told apart by the length.
+//! with 1 in the second (which no leaf starts with): the two start from different states,
+//! and with the permutation modelled as ideal they are independent functions
+//! (`docs/protocol.md` §6, item 5). A leaf's last block needs no padding rule: its zeros
+//! are told apart by the length.
 
 use ballast_field::{Algebra, Felt};
 

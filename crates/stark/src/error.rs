@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use crate::Regime;
 
-use crate::{BackendError, ParamsError, StarkParams};
+use crate::{BackendError, MerkleHash, ParamsError, StarkParams};
 
 /// Why proving failed.
 #[derive(Debug, Error)]
@@ -121,6 +121,15 @@ pub enum VerifierError {
         range: Range<usize>,
         /// The statement's segments.
         segments: usize,
+    },
+    /// This error occurs when the proof's trees commit with another hash than the verifier
+    /// requires.
+    #[error("the proof commits with {got}, the verifier requires {required}")]
+    HashMismatch {
+        /// The required hash.
+        required: MerkleHash,
+        /// The proof's hash.
+        got: MerkleHash,
     },
     /// This error occurs when the proof uses other parameters than the verifier requires.
     #[error("the proof uses parameters {got:?}, the verifier requires {expected:?}")]

@@ -31,7 +31,7 @@ pub(crate) enum Item {
     Felt,
     /// A canonical extension-field element, 3 × 8 bytes.
     Ext,
-    /// A Keccak-256 digest, 32 bytes.
+    /// A Merkle digest (either hash), 32 bytes.
     Digest,
 }
 

@@ -1,9 +1,9 @@
 //! What a verifier insists on beyond a proof's own validity: a security floor, a size cap,
-//! and optionally the exact parameters.
+//! and optionally the Merkle hash or the exact parameters.
 
 use ballast_air::Air;
 
-use crate::{Circuit, Regime, StarkParams, VerifierError};
+use crate::{Circuit, MerkleHash, Regime, StarkParams, VerifierError};
 
 /// The security a verifier requires unless told otherwise: 100 bits provable, up to the
 /// Johnson bound.
@@ -28,6 +28,9 @@ pub struct VerifyPolicy {
     pub min_security_bits: u32,
     /// How the floor is judged.
     pub regime: Regime,
+    /// When set, the proof's trees must commit with this hash (both claim 128 bits; a
+    /// verifier may trust one assumption and not the other).
+    pub hash: Option<MerkleHash>,
     /// When set, the proof must use exactly these parameters.
     pub params: Option<StarkParams>,
     /// Most bytes the proof may have.
@@ -39,6 +42,7 @@ impl Default for VerifyPolicy {
         Self {
             min_security_bits: DEFAULT_MIN_SECURITY_BITS,
             regime: Regime::Jbr,
+            hash: None,
             params: None,
             max_proof_bytes: DEFAULT_MAX_PROOF_BYTES,
         }
@@ -47,10 +51,11 @@ impl Default for VerifyPolicy {
 
 impl VerifyPolicy {
     /// Checks parameters for segments proving `air` against the floor and, when set, the
-    /// required parameters.
+    /// required hash and parameters.
     ///
     /// # Errors
-    /// Invalid parameters, too little security, or other parameters than required.
+    /// Invalid parameters, too little security, or another hash or other parameters than
+    /// required.
     pub fn check_params<A: Air>(&self, air: &A, params: &StarkParams) -> Result<(), VerifierError> {
         let circuit = Circuit::of(air, params)?;
         let got = circuit.analyse(self.regime).capped();
@@ -60,6 +65,14 @@ impl VerifyPolicy {
                 regime: self.regime,
                 conjectured: circuit.analyse(Regime::Conjectured).capped(),
                 required: self.min_security_bits,
+            });
+        }
+        if let Some(required) = self.hash
+            && required != params.hash
+        {
+            return Err(VerifierError::HashMismatch {
+                required,
+                got: params.hash,
             });
         }
         match self.params {
