@@ -9,20 +9,44 @@
 //! [`PackedField`], and [`run`] instantiates them for the path.
 
 use ballast_cpu::Kernels;
-use ballast_field::Felt;
 use ballast_field::packed::{Kernel, PackedField, run};
+use ballast_field::{Algebra, Felt};
 
 /// Decimation-in-frequency butterflies: (x, y) → (x + y, (x − y)·w).
 pub(crate) fn dif_layer(kernels: Kernels, values: &mut [Felt], half: usize, stage: &[Felt]) {
-    if run(kernels, Layer::Dif(values, half, stage)).is_none() {
-        scalar::dif_layer(values, half, stage);
-    }
+    layer(kernels, Butterfly::Dif, values, half, stage);
 }
 
 /// Decimation-in-time butterflies: (x, y) → (x + y·w, x − y·w).
 pub(crate) fn dit_layer(kernels: Kernels, values: &mut [Felt], half: usize, stage: &[Felt]) {
-    if run(kernels, Layer::Dit(values, half, stage)).is_none() {
-        scalar::dit_layer(values, half, stage);
+    layer(kernels, Butterfly::Dit, values, half, stage);
+}
+
+fn layer(kernels: Kernels, b: Butterfly, values: &mut [Felt], half: usize, stage: &[Felt]) {
+    if run(kernels, Layer::Stage(b, values, half, stage)).is_none() {
+        scalar::layer(b, values, half, stage);
+    }
+}
+
+/// The two butterflies a stage can apply to a pair (x, y) with twiddle w.
+#[derive(Clone, Copy)]
+enum Butterfly {
+    /// (x + y, (x − y)·w).
+    Dif,
+    /// (x + y·w, x − y·w).
+    Dit,
+}
+
+impl Butterfly {
+    #[inline(always)]
+    fn apply<A: Algebra>(self, x: A, y: A, w: A) -> (A, A) {
+        match self {
+            Butterfly::Dif => (x + y, (x - y) * w),
+            Butterfly::Dit => {
+                let y = y * w;
+                (x + y, x - y)
+            }
+        }
     }
 }
 
@@ -50,8 +74,7 @@ pub(crate) fn mul_into(kernels: Kernels, out: &mut [Felt], a: &[Felt], b: &[Felt
 
 /// One of the SIMD loops, with its operands.
 enum Layer<'a> {
-    Dif(&'a mut [Felt], usize, &'a [Felt]),
-    Dit(&'a mut [Felt], usize, &'a [Felt]),
+    Stage(Butterfly, &'a mut [Felt], usize, &'a [Felt]),
     Unit(&'a mut [Felt]),
     Product(&'a mut [Felt], &'a [Felt], &'a [Felt]),
 }
@@ -62,8 +85,7 @@ impl Kernel for Layer<'_> {
     #[inline(always)]
     fn run<P: PackedField>(self, token: P::Token) {
         match self {
-            Layer::Dif(values, half, stage) => simd::dif_layer::<P>(token, values, half, stage),
-            Layer::Dit(values, half, stage) => simd::dit_layer::<P>(token, values, half, stage),
+            Layer::Stage(b, values, half, stage) => simd::layer::<P>(token, b, values, half, stage),
             Layer::Unit(values) => simd::unit_layer::<P>(token, values),
             Layer::Product(out, a, b) => simd::mul_into::<P>(token, out, a, b),
         }
@@ -73,24 +95,13 @@ impl Kernel for Layer<'_> {
 mod scalar {
     use ballast_field::Felt;
 
-    pub(super) fn dif_layer(values: &mut [Felt], half: usize, stage: &[Felt]) {
-        for block in values.chunks_exact_mut(2 * half) {
-            let (lo, hi) = block.split_at_mut(half);
-            for ((a, b), &w) in lo.iter_mut().zip(hi.iter_mut()).zip(stage) {
-                let (x, y) = (*a, *b);
-                *a = x + y;
-                *b = (x - y) * w;
-            }
-        }
-    }
+    use super::Butterfly;
 
-    pub(super) fn dit_layer(values: &mut [Felt], half: usize, stage: &[Felt]) {
+    pub(super) fn layer(butterfly: Butterfly, values: &mut [Felt], half: usize, stage: &[Felt]) {
         for block in values.chunks_exact_mut(2 * half) {
             let (lo, hi) = block.split_at_mut(half);
             for ((a, b), &w) in lo.iter_mut().zip(hi.iter_mut()).zip(stage) {
-                let (x, y) = (*a, *b * w);
-                *a = x + y;
-                *b = x - y;
+                (*a, *b) = butterfly.apply(*a, *b, w);
             }
         }
     }
@@ -115,7 +126,7 @@ mod simd {
     use ballast_field::Felt;
     use ballast_field::packed::PackedField;
 
-    use super::scalar;
+    use super::{Butterfly, scalar};
 
     /// `stage` repeated across a register, for layers narrower than one.
     #[inline(always)]
@@ -124,8 +135,9 @@ mod simd {
     }
 
     #[inline(always)]
-    pub(super) fn dif_layer<P: PackedField>(
+    pub(super) fn layer<P: PackedField>(
         token: P::Token,
+        butterfly: Butterfly,
         values: &mut [Felt],
         half: usize,
         stage: &[Felt],
@@ -136,8 +148,9 @@ mod simd {
                 let (lo, hi) = block.split_at_mut(half);
                 for i in (0..half).step_by(lanes) {
                     let (x, y) = (P::load(token, &lo[i..]), P::load(token, &hi[i..]));
-                    (x + y).store(&mut lo[i..]);
-                    ((x - y) * P::load(token, &stage[i..])).store(&mut hi[i..]);
+                    let (a, b) = butterfly.apply(x, y, P::load(token, &stage[i..]));
+                    a.store(&mut lo[i..]);
+                    b.store(&mut hi[i..]);
                 }
             }
         } else if values.len() >= 2 * lanes {
@@ -149,49 +162,13 @@ mod simd {
             for pair in values.chunks_exact_mut(2 * lanes) {
                 let (a, b) = pair.split_at_mut(lanes);
                 let (x, y) = P::load(token, a).interleave(P::load(token, b), half);
-                let (a2, b2) = (x + y).interleave((x - y) * w, half);
+                let (x, y) = butterfly.apply(x, y, w);
+                let (a2, b2) = x.interleave(y, half);
                 a2.store(a);
                 b2.store(b);
             }
         } else {
-            scalar::dif_layer(values, half, stage);
-        }
-    }
-
-    #[inline(always)]
-    pub(super) fn dit_layer<P: PackedField>(
-        token: P::Token,
-        values: &mut [Felt],
-        half: usize,
-        stage: &[Felt],
-    ) {
-        let lanes = P::LANES;
-        if half >= lanes {
-            for block in values.chunks_exact_mut(2 * half) {
-                let (lo, hi) = block.split_at_mut(half);
-                for i in (0..half).step_by(lanes) {
-                    let x = P::load(token, &lo[i..]);
-                    let y = P::load(token, &hi[i..]) * P::load(token, &stage[i..]);
-                    (x + y).store(&mut lo[i..]);
-                    (x - y).store(&mut hi[i..]);
-                }
-            }
-        } else if values.len() >= 2 * lanes {
-            debug_assert!(
-                values.len().is_multiple_of(2 * lanes),
-                "a power-of-two length"
-            );
-            let w = repeated::<P>(token, stage, half);
-            for pair in values.chunks_exact_mut(2 * lanes) {
-                let (a, b) = pair.split_at_mut(lanes);
-                let (x, y) = P::load(token, a).interleave(P::load(token, b), half);
-                let y = y * w;
-                let (a2, b2) = (x + y).interleave(x - y, half);
-                a2.store(a);
-                b2.store(b);
-            }
-        } else {
-            scalar::dit_layer(values, half, stage);
+            scalar::layer(butterfly, values, half, stage);
         }
     }
 
