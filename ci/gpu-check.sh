@@ -62,10 +62,10 @@ case "${1:-}" in
       echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm non-free" >"$list"
       if apt-get update -q >/dev/null 2>&1 &&
         (cd "$debs" && apt-get download -q nvidia-cuda-toolkit >/dev/null 2>&1); then
-        dpkg -x "$debs"/nvidia-cuda-toolkit_*.deb "$debs/root"
+        dpkg -x "$debs"/nvidia-cuda-toolkit_*.deb "$debs/unpacked"
         mkdir -p "$dir/compute-sanitizer"
-        cp "$debs/root/usr/bin/compute-sanitizer" "$dir/compute-sanitizer/"
-        cp "$debs"/root/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/*.so "$dir/compute-sanitizer/"
+        cp "$debs/unpacked/usr/bin/compute-sanitizer" "$dir/compute-sanitizer/"
+        cp "$debs"/unpacked/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/*.so "$dir/compute-sanitizer/"
       else
         echo "gpu-check: no compute-sanitizer in the bundle (Debian's non-free archive unreachable)"
       fi
