@@ -19,11 +19,11 @@ pub fn round_arities(folds: usize) -> Vec<usize> {
     arities
 }
 
-/// The leaf digest of one coset of a layer: its values' canonical encodings, slot by slot
-/// (for Poseidon2, their base coordinates in that order).
+/// The leaf digest of one coset of a layer: the row of its values' base coordinates, slot
+/// by slot ([`MerkleHash::row`]).
 pub fn layer_leaf(hash: MerkleHash, values: &[Ext3]) -> Digest {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    hash.leaf(&bytes)
+    let row: Vec<Felt> = values.iter().flat_map(|v| v.coeffs()).collect();
+    hash.row(&row)
 }
 
 /// One binary fold: (lo + hi)/2 + β·(lo − hi)·`inv_two_x`, where lo = f(x), hi = f(−x) and

@@ -168,21 +168,21 @@ pub fn commit_layer(hash: MerkleHash, evals: &[Ext3], log_arity: usize) -> Merkl
         evals.len()
     );
     let stride = evals.len() >> log_arity;
-    let leaf_len = (1 << log_arity) * Ext3::BYTES;
+    let leaf_len = (1 << log_arity) * Ext3::DEGREE;
     let mut leaves = vec![[0u8; 32]; stride];
     leaves
         .par_chunks_mut(LEAVES_PER_TASK)
         .enumerate()
         .for_each(|(task, leaves)| {
-            // The leaves' bytes (`layer_leaf`'s encoding), then all their digests at once.
+            // The leaves' elements (`layer_leaf`'s), then all their digests at once.
             let first = task * LEAVES_PER_TASK;
-            let mut bytes = Vec::with_capacity(leaves.len() * leaf_len);
+            let mut elements = Vec::with_capacity(leaves.len() * leaf_len);
             for r in first..first + leaves.len() {
                 for i in 0..1 << log_arity {
-                    bytes.extend_from_slice(&evals[r + i * stride].to_le_bytes());
+                    elements.extend_from_slice(&evals[r + i * stride].coeffs());
                 }
             }
-            hash.leaves(&bytes, leaf_len, leaves);
+            hash.rows(&elements, leaf_len, leaves);
         });
     MerkleTree::from_leaves(hash, leaves)
 }

@@ -94,35 +94,31 @@ impl MerkleHash {
         }
     }
 
-    /// [`leaf`](Self::leaf) of each `leaf_len`-byte piece of `bytes`, into `out`, on the
-    /// process's CPU path (several leaves per permutation where it has SIMD lanes). One
-    /// thread.
+    /// [`row`](Self::row) of each `len`-element piece of `elements`, into `out`, on the
+    /// process's CPU path (several rows per permutation where it has SIMD lanes). One thread.
     ///
     /// # Panics
-    /// If `bytes` is not `out.len()` leaves of `leaf_len` bytes, and as [`leaf`](Self::leaf).
-    pub fn leaves(self, bytes: &[u8], leaf_len: usize, out: &mut [Digest]) {
-        self.leaves_on(Kernels::active(), bytes, leaf_len, out);
+    /// If `elements` is not `out.len()` rows of `len` elements.
+    pub fn rows(self, elements: &[Felt], len: usize, out: &mut [Digest]) {
+        self.rows_on(Kernels::active(), elements, len, out);
     }
 
-    pub(crate) fn leaves_on(
+    pub(crate) fn rows_on(
         self,
         kernels: Kernels,
-        bytes: &[u8],
-        leaf_len: usize,
+        elements: &[Felt],
+        len: usize,
         out: &mut [Digest],
     ) {
         match self {
             Self::Keccak256 => {
-                keccak256_many(kernels, HashDomain::MerkleLeaf, bytes, leaf_len, out);
+                let bytes: Vec<u8> = elements.iter().flat_map(|f| f.to_le_bytes()).collect();
+                let leaf_len = len * Felt::BYTES;
+                keccak256_many(kernels, HashDomain::MerkleLeaf, &bytes, leaf_len, out);
             }
             Self::Poseidon2 => {
-                assert!(
-                    leaf_len.is_multiple_of(Felt::BYTES),
-                    "leaves of whole elements"
-                );
                 let mut digests = vec![[Felt::ZERO; 4]; out.len()];
-                let len = leaf_len / Felt::BYTES;
-                ballast_poseidon2::hash_many(kernels, &elements(bytes), len, &mut digests);
+                ballast_poseidon2::hash_many(kernels, elements, len, &mut digests);
                 write_bytes(&digests, out);
             }
         }
@@ -263,13 +259,12 @@ mod tests {
                     let one = hash.node(&leaves[2 * k], &leaves[2 * k + 1]).unwrap();
                     assert_eq!(*node, one, "{hash} {}", kernels.path());
                 }
-                let bytes: Vec<u8> = (0..37 * 3u64)
-                    .flat_map(|i| Felt::new(i * 0x9e37_79b9).to_le_bytes())
-                    .collect();
+                let elements: Vec<Felt> =
+                    (0..37 * 3u64).map(|i| Felt::new(i * 0x9e37_79b9)).collect();
                 let mut digests = vec![[0u8; 32]; 37];
-                hash.leaves_on(kernels, &bytes, 24, &mut digests);
+                hash.rows_on(kernels, &elements, 3, &mut digests);
                 for (k, digest) in digests.iter().enumerate() {
-                    let one = hash.leaf(&bytes[k * 24..(k + 1) * 24]);
+                    let one = hash.row(&elements[k * 3..(k + 1) * 3]);
                     assert_eq!(*digest, one, "{hash} {}", kernels.path());
                 }
             }

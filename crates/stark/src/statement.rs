@@ -135,22 +135,15 @@ pub fn prove_part<W: Workload>(
         };
         let next = (index + 1 < range.end).then_some(index + 1);
         let (current, spare) = tables.split_at_mut(1);
+        let this = staged.take();
+        let prove = |table: &mut RowBlocks, times: &mut PhaseTimes| {
+            prove_staged(&air, table, &segment, params, backend, times, this)
+        };
         let (proof, next_end) = match (next, spare.first_mut()) {
             (Some(next), Some(spare)) => {
                 let mut traced = PhaseTimes::default();
-                let this = staged.take();
                 let (proof, next) = rayon::join(
-                    || {
-                        prove_staged(
-                            &air,
-                            &mut current[0],
-                            &segment,
-                            params,
-                            backend,
-                            times,
-                            this,
-                        )
-                    },
+                    || prove(&mut current[0], times),
                     || -> Result<_, ProverError> {
                         let next_end = traced.time(Phase::Trace, || {
                             trace_into(workload, params, next, &end, spare, backend)
@@ -165,16 +158,7 @@ pub fn prove_part<W: Workload>(
                 (proof, Some(next_end))
             }
             (next, _) => {
-                let this = staged.take();
-                let proof = prove_staged(
-                    &air,
-                    &mut current[0],
-                    &segment,
-                    params,
-                    backend,
-                    times,
-                    this,
-                )?;
+                let proof = prove(&mut current[0], times)?;
                 let next_end = next.map(|next| {
                     times.time(Phase::Trace, || {
                         trace_into(workload, params, next, &end, &mut current[0], backend)
