@@ -353,7 +353,9 @@ impl<'a, L: Launcher> DeviceSegment<'a, L> {
     fn grind_on_device(&mut self, transcript: &Transcript, bits: u32) -> Result<u64, CudaError> {
         let launcher = self.launcher;
         let ws = self.ws();
-        let state = transcript.state();
+        let state = transcript
+            .keccak_state()
+            .ok_or(CudaError::Hash(transcript.hash()))?;
         let words: Vec<u64> = state
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))

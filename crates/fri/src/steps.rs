@@ -6,7 +6,7 @@ use ballast_transcript::Transcript;
 
 /// A round's step: absorb its layer's root, draw its folding challenge β.
 pub(crate) fn round_challenge(transcript: &mut Transcript, layer_root: &Digest) -> Ext3 {
-    transcript.absorb("fri-layer-root", layer_root);
+    transcript.absorb_root("fri-layer-root", layer_root);
     transcript.challenge_ext("fri-fold")
 }
 

@@ -31,15 +31,14 @@ pub struct FriVerifierInput {
 
 impl FriVerifierInput {
     /// Replays [`commit_phase`](crate::commit_phase) for an input of 2^`log_domain` values,
-    /// its layers committed with `hash`: absorbs each layer root and draws its challenge, then
-    /// absorbs the final polynomial.
+    /// its layers committed with the transcript's hash: absorbs each layer root and draws
+    /// its challenge, then absorbs the final polynomial.
     ///
     /// # Errors
     /// [`FriError::Shape`] if the domain is larger than the field's two-adic subgroup, there
     /// is not one root per round, the final polynomial does not have 2^`log_final_poly_len`
     /// coefficients, or the sizes leave nothing to test.
     pub fn new(
-        hash: MerkleHash,
         log_domain: usize,
         log_blowup: usize,
         log_final_poly_len: usize,
@@ -74,7 +73,7 @@ impl FriVerifierInput {
             .collect();
         absorb_final_poly(transcript, &final_poly);
         Ok(Self {
-            hash,
+            hash: transcript.hash(),
             log_domain,
             log_arities,
             layer_roots,
@@ -225,7 +224,7 @@ mod tests {
     }
 
     fn prove(evals: Vec<Ext3>, hash: MerkleHash) -> Result<(Proven, Transcript), FriError> {
-        let mut t = Transcript::new(b"fri-test");
+        let mut t = Transcript::new(hash, b"fri-test");
         let log_domain = evals.len().trailing_zeros() as usize;
         let mut layers = HostLayers::new(evals, hash);
         let commitment =
@@ -243,9 +242,8 @@ mod tests {
         log_domain: usize,
         final_poly: Vec<Ext3>,
     ) -> (FriVerifierInput, Transcript) {
-        let mut t = Transcript::new(b"fri-test");
+        let mut t = Transcript::new(c.hash, b"fri-test");
         let input = FriVerifierInput::new(
-            c.hash,
             log_domain,
             LOG_BLOWUP,
             LOG_FINAL,
@@ -356,18 +354,10 @@ mod tests {
             ),
             Err(FriError::FinalPolynomial { .. })
         ));
-        let mut t = Transcript::new(b"fri-test");
+        let mut t = Transcript::new(MerkleHash::Keccak256, b"fri-test");
         assert!(
-            FriVerifierInput::new(
-                MerkleHash::Keccak256,
-                log_domain,
-                LOG_BLOWUP,
-                LOG_FINAL,
-                vec![],
-                vec![],
-                &mut t
-            )
-            .is_err()
+            FriVerifierInput::new(log_domain, LOG_BLOWUP, LOG_FINAL, vec![], vec![], &mut t)
+                .is_err()
         );
     }
 

@@ -1,10 +1,12 @@
 #![doc = include_str!("../README.md")]
 
 pub mod constants;
+mod duplex;
 mod many;
 mod permutation;
 mod sponge;
 
+pub use duplex::Duplex;
 pub use many::{compress_many, hash_block_rows, hash_many};
 pub use permutation::{permute, permute_over};
 pub use sponge::{

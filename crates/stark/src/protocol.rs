@@ -13,7 +13,7 @@ use crate::quotient::Composition;
 use crate::{OodValues, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 6;
+pub const PROTOCOL_VERSION: u16 = 7;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -53,7 +53,7 @@ pub(crate) fn bind<A: Air>(
     b: &SegmentStatement<'_>,
     params: &StarkParams,
 ) -> Transcript {
-    let mut t = Transcript::new(DOMAIN);
+    let mut t = Transcript::new(params.hash, DOMAIN);
     t.absorb_u64("protocol-version", u64::from(PROTOCOL_VERSION));
     t.absorb("statement", b.context);
     t.absorb("air-id", air.id().as_bytes());
@@ -167,7 +167,7 @@ fn recombine_quotient(quotient_z: &[Ext3], z: Ext3, log_rows: usize) -> Ext3 {
 
 /// Step 1: absorbs the trace root and draws α.
 pub(crate) fn draw_alpha(t: &mut Transcript, trace_root: &Digest) -> Ext3 {
-    t.absorb("trace-root", trace_root);
+    t.absorb_root("trace-root", trace_root);
     t.challenge_ext("alpha")
 }
 
@@ -180,7 +180,7 @@ pub(crate) fn draw_ood_point(
     log_rows: usize,
     log_blowup: usize,
 ) -> Ext3 {
-    t.absorb("quotient-root", quotient_root);
+    t.absorb_root("quotient-root", quotient_root);
     let n = 1u64 << log_rows;
     let lde_size = n << log_blowup;
     let shift_inv = Ext3::from(LdePlan::SHIFT.inverse());

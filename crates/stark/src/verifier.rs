@@ -84,7 +84,6 @@ pub(crate) fn verify_with_transcript<A: Air>(
     // 5 ----- FRI commit phase: replay the folding challenges
     let log_lde = shape.log_lde();
     let fri = FriVerifierInput::new(
-        params.hash,
         log_lde,
         params.log_blowup,
         params.log_final_poly_len,

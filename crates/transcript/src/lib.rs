@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 
+mod keccak;
+mod poseidon2;
 mod pow;
 mod transcript;
 

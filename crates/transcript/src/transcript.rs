@@ -1,142 +1,139 @@
-//! Absorbing messages and squeezing challenges.
+//! Absorbing messages and squeezing challenges, with the proof's hash.
 
 use ballast_field::{Ext3, Felt};
-use ballast_keccak::{HashDomain, keccak256_concat};
+use ballast_keccak::Digest;
+use ballast_merkle::MerkleHash;
 
-/// A Fiat–Shamir transcript with a Keccak-256 chaining state.
+use crate::keccak::KeccakChain;
+use crate::poseidon2::DuplexChain;
+
+/// A Fiat–Shamir transcript. It hashes with the proof's [`MerkleHash`]: a Keccak-256
+/// chaining state, or a Poseidon2 duplex sponge over field elements (what a verifier AIR
+/// recomputes with the permutation its Merkle paths already need).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Transcript {
-    pub(crate) state: [u8; 32],
+    pub(crate) chain: Chain,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Chain {
+    Keccak(KeccakChain),
+    Poseidon2(DuplexChain),
 }
 
 impl Transcript {
-    /// A transcript whose state is bound to `domain`, the protocol's domain separator:
-    /// state = H(0x02 ‖ |domain| ‖ domain) ([`HashDomain::TranscriptInit`]).
-    pub fn new(domain: &[u8]) -> Self {
-        Self {
-            state: keccak256_concat(
-                HashDomain::TranscriptInit,
-                &[&(domain.len() as u64).to_le_bytes(), domain],
-            ),
+    /// A transcript hashing with `hash`, bound to `domain`, the protocol's domain separator.
+    pub fn new(hash: MerkleHash, domain: &[u8]) -> Self {
+        let chain = match hash {
+            MerkleHash::Keccak256 => Chain::Keccak(KeccakChain::new(domain)),
+            MerkleHash::Poseidon2 => Chain::Poseidon2(DuplexChain::new(domain)),
+        };
+        Self { chain }
+    }
+
+    /// The hash the transcript hashes with.
+    pub fn hash(&self) -> MerkleHash {
+        match self.chain {
+            Chain::Keccak(_) => MerkleHash::Keccak256,
+            Chain::Poseidon2(_) => MerkleHash::Poseidon2,
         }
     }
 
-    /// The current chaining state.
-    pub fn state(&self) -> [u8; 32] {
-        self.state
+    /// The chaining state of a Keccak-256 transcript (what a device grinds from); `None` for
+    /// another hash.
+    pub fn keccak_state(&self) -> Option<Digest> {
+        match &self.chain {
+            Chain::Keccak(chain) => Some(chain.state),
+            Chain::Poseidon2(_) => None,
+        }
     }
 
-    /// Absorbs `bytes` under `label`:
-    /// state ← H(0x03 ‖ state ‖ |label| ‖ label ‖ |bytes| ‖ bytes) ([`HashDomain::TranscriptAbsorb`]).
+    /// Absorbs `bytes` under `label`. Labels and lengths are part of every message, so no
+    /// two different message sequences are absorbed alike.
     pub fn absorb(&mut self, label: &str, bytes: &[u8]) {
-        self.state = keccak256_concat(
-            HashDomain::TranscriptAbsorb,
-            &[
-                &self.state,
-                &(label.len() as u64).to_le_bytes(),
-                label.as_bytes(),
-                &(bytes.len() as u64).to_le_bytes(),
-                bytes,
-            ],
-        );
+        match &mut self.chain {
+            Chain::Keccak(chain) => chain.absorb(label, bytes),
+            Chain::Poseidon2(chain) => chain.absorb_bytes(label, bytes),
+        }
     }
 
-    /// Absorbs a `u64` in little-endian encoding.
+    /// Absorbs a `u64` (little-endian bytes for Keccak-256; two 32-bit halves for Poseidon2).
     pub fn absorb_u64(&mut self, label: &str, value: u64) {
-        self.absorb(label, &value.to_le_bytes());
+        match &mut self.chain {
+            Chain::Keccak(chain) => chain.absorb(label, &value.to_le_bytes()),
+            Chain::Poseidon2(chain) => chain.absorb_word(label, value),
+        }
     }
 
-    /// Absorbs base-field elements in canonical encoding.
+    /// Absorbs base-field elements (their canonical encodings for Keccak-256).
     pub fn absorb_felts(&mut self, label: &str, values: &[Felt]) {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.absorb(label, &bytes);
+        match &mut self.chain {
+            Chain::Keccak(chain) => {
+                let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                chain.absorb(label, &bytes);
+            }
+            Chain::Poseidon2(chain) => chain.absorb_felts(label, values),
+        }
     }
 
-    /// Absorbs extension-field elements in canonical encoding.
+    /// Absorbs extension-field elements: their coordinates, in order, as base-field elements.
     pub fn absorb_ext(&mut self, label: &str, values: &[Ext3]) {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.absorb(label, &bytes);
+        let coeffs: Vec<Felt> = values.iter().flat_map(|v| v.coeffs()).collect();
+        self.absorb_felts(label, &coeffs);
     }
 
-    /// Advances the state for a challenge named `label`, state ← H(0x04 ‖ state ‖ label)
-    /// ([`HashDomain::TranscriptSqueeze`]), and returns a stream of 64-bit words derived from
-    /// the new state.
-    fn squeeze(&mut self, label: &str) -> WordStream {
-        self.state = keccak256_concat(
-            HashDomain::TranscriptSqueeze,
-            &[&self.state, label.as_bytes()],
-        );
-        WordStream::new(self.state)
+    /// Absorbs a Merkle root (its bytes for Keccak-256; its 4 elements for Poseidon2).
+    pub fn absorb_root(&mut self, label: &str, root: &Digest) {
+        match &mut self.chain {
+            Chain::Keccak(chain) => chain.absorb(label, root),
+            Chain::Poseidon2(chain) => chain.absorb_digest(label, root),
+        }
     }
 
     /// A uniformly random extension-field element.
     pub fn challenge_ext(&mut self, label: &str) -> Ext3 {
-        let mut words = self.squeeze(label);
-        Ext3::new(std::array::from_fn(|_| words.next_felt()))
+        self.challenge_exts(label, 1)[0]
     }
 
     /// `count` uniformly random extension-field elements from one squeeze.
     pub fn challenge_exts(&mut self, label: &str, count: usize) -> Vec<Ext3> {
-        let mut words = self.squeeze(label);
-        (0..count)
-            .map(|_| Ext3::new(std::array::from_fn(|_| words.next_felt())))
-            .collect()
+        match &mut self.chain {
+            Chain::Keccak(chain) => {
+                let mut words = chain.squeeze(label);
+                (0..count)
+                    .map(|_| Ext3::new(std::array::from_fn(|_| words.next_felt())))
+                    .collect()
+            }
+            Chain::Poseidon2(chain) => chain
+                .squeeze(label, 3 * count)
+                .as_chunks::<3>()
+                .0
+                .iter()
+                .map(|&coeffs| Ext3::new(coeffs))
+                .collect(),
+        }
     }
 
-    /// `count` uniformly random indices in `[0, 2^log_range)`.
+    /// `count` uniformly random indices in `[0, 2^log_range)`: the low bits of a word (of a
+    /// squeezed element, for Poseidon2).
     ///
     /// # Panics
     /// If `log_range >= 64`.
     pub fn challenge_indices(&mut self, label: &str, count: usize, log_range: usize) -> Vec<usize> {
         assert!(log_range < 64, "index range 2^{log_range} too large");
-        let mut words = self.squeeze(label);
         let mask = (1u64 << log_range) - 1;
-        (0..count)
-            .map(|_| (words.next_word() & mask) as usize)
-            .collect()
-    }
-}
-
-/// 64-bit words read from H(0x05 ‖ seed ‖ counter) ([`HashDomain::TranscriptStream`]) for
-/// counter = 0, 1, 2, …
-struct WordStream {
-    seed: [u8; 32],
-    counter: u64,
-    block: [u8; 32],
-    used: usize,
-}
-
-impl WordStream {
-    fn new(seed: [u8; 32]) -> Self {
-        Self {
-            seed,
-            counter: 0,
-            block: [0; 32],
-            used: 4,
-        }
-    }
-
-    fn next_word(&mut self) -> u64 {
-        if self.used == 4 {
-            self.block = keccak256_concat(
-                HashDomain::TranscriptStream,
-                &[&self.seed, &self.counter.to_le_bytes()],
-            );
-            self.counter += 1;
-            self.used = 0;
-        }
-        let word = &self.block[self.used * 8..self.used * 8 + 8];
-        self.used += 1;
-        u64::from_le_bytes(word.try_into().expect("8 bytes"))
-    }
-
-    /// A uniform field element: words ≥ p (probability 2^-32) are rejected.
-    fn next_felt(&mut self) -> Felt {
-        loop {
-            if let Some(f) = Felt::from_canonical(self.next_word()) {
-                return f;
+        let words: Vec<u64> = match &mut self.chain {
+            Chain::Keccak(chain) => {
+                let mut words = chain.squeeze(label);
+                (0..count).map(|_| words.next_word()).collect()
             }
-        }
+            Chain::Poseidon2(chain) => chain
+                .squeeze(label, count)
+                .iter()
+                .map(|f| f.as_u64())
+                .collect(),
+        };
+        words.iter().map(|w| (w & mask) as usize).collect()
     }
 }
 
@@ -144,52 +141,140 @@ impl WordStream {
 mod tests {
     use super::*;
 
+    fn each_hash(check: impl Fn(MerkleHash)) {
+        for hash in MerkleHash::ALL {
+            check(hash);
+        }
+    }
+
     #[test]
     fn same_messages_give_same_challenges() {
-        let mut a = Transcript::new(b"test");
-        let mut b = Transcript::new(b"test");
-        a.absorb("x", b"hello");
-        b.absorb("x", b"hello");
-        assert_eq!(a.challenge_ext("alpha"), b.challenge_ext("alpha"));
-        assert_eq!(a, b);
+        each_hash(|hash| {
+            let mut a = Transcript::new(hash, b"test");
+            let mut b = Transcript::new(hash, b"test");
+            a.absorb("x", b"hello");
+            b.absorb("x", b"hello");
+            assert_eq!(a.challenge_ext("alpha"), b.challenge_ext("alpha"));
+            assert_eq!(a, b);
+        });
     }
 
     #[test]
     fn every_input_changes_the_challenge() {
-        let base = {
-            let mut t = Transcript::new(b"test");
-            t.absorb("x", b"hello");
-            t.challenge_ext("alpha")
-        };
-        let variants = [
-            (&b"other"[..], "x", &b"hello"[..], "alpha"),
-            (b"test", "y", b"hello", "alpha"),
-            (b"test", "x", b"hellp", "alpha"),
-            (b"test", "x", b"hello", "beta"),
-        ];
-        for (domain, label, msg, challenge) in variants {
-            let mut t = Transcript::new(domain);
-            t.absorb(label, msg);
-            assert_ne!(t.challenge_ext(challenge), base);
+        each_hash(|hash| {
+            let challenge = |domain: &[u8], label: &str, message: &[u8], name: &str| {
+                let mut t = Transcript::new(hash, domain);
+                t.absorb(label, message);
+                t.challenge_ext(name)
+            };
+            let base = challenge(b"test", "x", b"hello", "alpha");
+            let variants = [
+                (&b"other"[..], "x", &b"hello"[..], "alpha"),
+                (b"test", "y", b"hello", "alpha"),
+                (b"test", "x", b"hellp", "alpha"),
+                (b"test", "x", b"hello", "beta"),
+                // Length prefixes: a byte moved between label and message.
+                (b"test", "xh", b"ello", "alpha"),
+                // A trailing zero byte.
+                (b"test", "x", b"hello\0", "alpha"),
+            ];
+            for (domain, label, message, name) in variants {
+                assert_ne!(challenge(domain, label, message, name), base, "{hash}");
+            }
+        });
+    }
+
+    #[test]
+    fn a_duplex_transcript_tells_every_kind_of_message_apart() {
+        // The same value absorbed as a word, as an element, as bytes: three transcripts.
+        // (Keccak-256's transcript is one of bytes: there the three are the same message.)
+        let hash = MerkleHash::Poseidon2;
+        let mut word = Transcript::new(hash, b"test");
+        word.absorb_u64("v", 5);
+        let mut felt = Transcript::new(hash, b"test");
+        felt.absorb_felts("v", &[Felt::new(5)]);
+        let mut bytes = Transcript::new(hash, b"test");
+        bytes.absorb("v", &5u64.to_le_bytes());
+        let mut root = Transcript::new(hash, b"test");
+        root.absorb_root("v", &[0; 32]);
+        let mut zeros = Transcript::new(hash, b"test");
+        zeros.absorb_felts("v", &[Felt::ZERO; 4]);
+        let drawn = [word, felt, bytes, root, zeros].map(|mut t| t.challenge_ext("c"));
+        for (i, a) in drawn.iter().enumerate() {
+            for b in &drawn[i + 1..] {
+                assert_ne!(a, b);
+            }
         }
-        // Length prefixes: moving a byte between label and message changes the state.
-        let mut t1 = Transcript::new(b"test");
-        t1.absorb("xh", b"ello");
-        let mut t2 = Transcript::new(b"test");
-        t2.absorb("x", b"hello");
-        assert_ne!(t1.state(), t2.state());
+    }
+
+    #[test]
+    fn the_two_hashes_draw_different_challenges() {
+        let [a, b] = MerkleHash::ALL.map(|hash| Transcript::new(hash, b"test").challenge_ext("c"));
+        assert_ne!(a, b);
     }
 
     #[test]
     fn indices_stay_in_range_and_vary() {
-        let mut t = Transcript::new(b"test");
-        let indices = t.challenge_indices("queries", 200, 10);
-        assert!(indices.iter().all(|&i| i < 1024));
-        let distinct: std::collections::BTreeSet<_> = indices.iter().collect();
-        assert!(
-            distinct.len() > 150,
-            "200 draws from 1024 should rarely collide"
+        each_hash(|hash| {
+            let mut t = Transcript::new(hash, b"test");
+            let indices = t.challenge_indices("queries", 200, 10);
+            assert!(indices.iter().all(|&i| i < 1024));
+            let distinct: std::collections::BTreeSet<_> = indices.iter().collect();
+            assert!(
+                distinct.len() > 150,
+                "200 draws from 1024 should rarely collide ({hash})"
+            );
+            assert!(t.challenge_indices("q", 5, 0).iter().all(|&i| i == 0));
+        });
+    }
+
+    /// A sequence of every step, for the pinned values below.
+    fn every_step(hash: MerkleHash) -> (Ext3, Vec<usize>, u64) {
+        let mut t = Transcript::new(hash, b"pin");
+        t.absorb("bytes", b"ballast");
+        t.absorb_u64("word", 0x0123_4567_89ab_cdef);
+        t.absorb_felts("felts", &[Felt::new(7), Felt::new(11)]);
+        t.absorb_ext(
+            "ext",
+            &[Ext3::new([Felt::new(1), Felt::new(2), Felt::new(3)])],
         );
-        assert!(t.challenge_indices("q", 5, 0).iter().all(|&i| i == 0));
+        t.absorb_root("root", &[0x5a; 32]);
+        let e = t.challenge_ext("alpha");
+        let i = t.challenge_indices("queries", 3, 20);
+        (e, i, t.grind(8))
+    }
+
+    #[test]
+    fn the_transcripts_are_pinned() {
+        // Guards both constructions against silent change. The Keccak-256 values are those
+        // of the transcript before it took a hash (protocol version 6): its bytes unchanged.
+        let pinned = |hash| {
+            let (e, i, nonce) = every_step(hash);
+            (e.coeffs().map(|c| c.as_u64()), i, nonce)
+        };
+        assert_eq!(
+            pinned(MerkleHash::Keccak256),
+            (
+                [
+                    10235811299076077007,
+                    16235190246682607708,
+                    17327767534639733768
+                ],
+                vec![529988, 499843, 182138],
+                353
+            )
+        );
+        assert_eq!(
+            pinned(MerkleHash::Poseidon2),
+            (
+                [
+                    13829645760628363526,
+                    2370182130383080052,
+                    13251607628611044578
+                ],
+                vec![849342, 523372, 456577],
+                198
+            )
+        );
     }
 }

@@ -89,11 +89,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "703e597cf8ffdcdc764a6eb1fd9ab008b6b7393abb509858d2cb12893c5b5f7c"
+        "b8dc018e4ea9c94c1b074f287135be5bbd4ed16e6f40862cca3f2ce1fc393d8b"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "d224f258a385ba83ae56c59045d69770b68a1cc72b51f56addc9668e18c4abb6"
+        "81095dca4ddcfd245cf8de936dbf3434f4bae8b856c149d3b0a1a737d2eababf"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -101,6 +101,6 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "2e8c31dd0e7266d7db2e4057e77c0bdff7b74fac8081bcecf239a7a84bb519dd"
+        "2119157553aa59649ae40ca40f36d393bfff53f6f723f2ff79032f4772955a3d"
     );
 }

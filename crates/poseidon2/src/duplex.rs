@@ -1,0 +1,177 @@
+//! A duplex sponge over the permutation: a Fiat–Shamir transcript's state when a proof
+//! hashes with Poseidon2.
+//!
+//! Input is added into the [`RATE`] cells a block at a time, the permutation applied between
+//! blocks; a squeeze ends the current block (its unwritten cells count as zeros), permutes,
+//! and reads the rate, permuting again for each further block. So every block of output is
+//! the rate after absorbing one block string: what was absorbed, zero-filled to a block
+//! boundary at each squeeze, plus a zero block per further output block. The duplex starts
+//! with 1 in a capacity cell that no Merkle leaf or node starts with, so (the permutation
+//! modelled as ideal) it is independent of the tree hashes (`docs/protocol.md` §6, item 12).
+//! Its input must be self-delimiting (the transcript's messages are): trailing zeros of a
+//! block are not told apart from the fill.
+
+use ballast_field::Felt;
+
+use crate::constants::WIDTH;
+use crate::permutation::permute;
+use crate::sponge::RATE;
+
+/// The capacity cell that marks a duplex, set in its initial state.
+const DUPLEX_CELL: usize = RATE + 2;
+
+/// A duplex sponge's state: the permutation's cells and how far the current block is filled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Duplex {
+    state: [Felt; WIDTH],
+    /// Rate cells of the current block written so far (the next one written is this one).
+    filled: usize,
+}
+
+impl Default for Duplex {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Duplex {
+    /// A duplex with nothing absorbed.
+    pub fn new() -> Self {
+        let mut state = [Felt::ZERO; WIDTH];
+        state[DUPLEX_CELL] = Felt::ONE;
+        Self { state, filled: 0 }
+    }
+
+    /// Adds `elements` into the rate in order, permuting whenever a block is full and more
+    /// input follows.
+    pub fn absorb(&mut self, elements: &[Felt]) {
+        for &element in elements {
+            if self.filled == RATE {
+                permute(&mut self.state);
+                self.filled = 0;
+            }
+            self.state[self.filled] += element;
+            self.filled += 1;
+        }
+    }
+
+    /// Ends the current block and reads `count` elements, [`RATE`] a block, permuting before
+    /// each block (at least once, so a squeeze of nothing still ends the block).
+    pub fn squeeze(&mut self, count: usize) -> Vec<Felt> {
+        let mut out = Vec::with_capacity(count);
+        loop {
+            permute(&mut self.state);
+            let take = RATE.min(count - out.len());
+            out.extend_from_slice(&self.state[..take]);
+            if out.len() == count {
+                break;
+            }
+        }
+        self.filled = 0;
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{compress, hash_elements};
+
+    fn felts(values: impl IntoIterator<Item = u64>) -> Vec<Felt> {
+        values.into_iter().map(Felt::new).collect()
+    }
+
+    #[test]
+    fn absorbing_in_pieces_is_absorbing_at_once() {
+        let input = felts(1..=21);
+        let mut whole = Duplex::new();
+        whole.absorb(&input);
+        let mut pieces = Duplex::new();
+        for piece in input.chunks(5) {
+            pieces.absorb(piece);
+        }
+        assert_eq!(whole, pieces);
+        assert_eq!(whole.squeeze(20), pieces.squeeze(20));
+    }
+
+    #[test]
+    fn every_element_and_every_squeeze_changes_the_output() {
+        let output = |input: &[Felt], first: usize| {
+            let mut d = Duplex::new();
+            d.absorb(&input[..first]);
+            d.squeeze(3);
+            d.absorb(&input[first..]);
+            d.squeeze(3)
+        };
+        let input = felts(1..=10);
+        let base = output(&input, 4);
+        for k in 0..input.len() {
+            let mut changed = input.clone();
+            changed[k] += Felt::ONE;
+            assert_ne!(output(&changed, 4), base, "element {k}");
+        }
+        assert_ne!(output(&input, 5), base, "the squeeze's position");
+        // A block that fills exactly, then a squeeze, is not a full block and a zero block.
+        let mut exact = Duplex::new();
+        exact.absorb(&felts(1..=8));
+        let mut padded = Duplex::new();
+        padded.absorb(&felts(1..=8));
+        padded.absorb(&[Felt::ZERO]);
+        assert_ne!(exact.squeeze(1), padded.squeeze(1));
+    }
+
+    #[test]
+    fn a_long_squeeze_reads_block_after_block() {
+        let mut long = Duplex::new();
+        long.absorb(&felts([5]));
+        let read = long.squeeze(20);
+        let mut short = Duplex::new();
+        short.absorb(&felts([5]));
+        assert_eq!(read[..8], short.squeeze(8)[..]);
+        assert_eq!(
+            read[8..16],
+            short.squeeze(8)[..],
+            "a second squeeze is the next block"
+        );
+        let distinct: std::collections::BTreeSet<u64> = read.iter().map(|f| f.as_u64()).collect();
+        assert_eq!(distinct.len(), 20);
+    }
+
+    #[test]
+    fn the_duplex_starts_apart_from_the_tree_hashes() {
+        // The same input through a leaf, a node and the duplex: three different states.
+        let input = felts(1..=8);
+        let mut d = Duplex::new();
+        d.absorb(&input);
+        let out = d.squeeze(4);
+        assert_ne!(out[..], hash_elements(&input)[..]);
+        let (left, right) = input.split_at(4);
+        assert_ne!(
+            out[..],
+            compress(&left.try_into().unwrap(), &right.try_into().unwrap())[..]
+        );
+    }
+
+    #[test]
+    fn the_duplex_is_pinned() {
+        // Guards the construction (start cell, block order, output order) against silent
+        // change: challenges that went into proofs must stay the same.
+        let mut d = Duplex::new();
+        d.absorb(&felts(1..=11));
+        let out: Vec<u64> = d.squeeze(9).iter().map(|f| f.as_u64()).collect();
+        assert_eq!(
+            out,
+            [
+                380279322286714988,
+                1066918079623836393,
+                907976019014067385,
+                1494791985486496992,
+                5074424291571659526,
+                2685349077436706663,
+                6069819452037434956,
+                5867520573392717092,
+                9779979855193172060,
+            ]
+        );
+    }
+}
