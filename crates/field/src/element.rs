@@ -42,6 +42,20 @@ impl<T> Algebra for T where
 {
 }
 
+/// An [`Algebra`] that divides by two: a shift and a conditional addition on field
+/// elements and SIMD lanes, where multiplying by 1/2 costs a full product.
+pub trait Halve: Algebra {
+    /// `self / 2`.
+    fn halve(self) -> Self;
+}
+
+impl Halve for Felt {
+    #[inline(always)]
+    fn halve(self) -> Self {
+        self.halve()
+    }
+}
+
 /// A field in which AIR constraints can be evaluated: [`Felt`] or [`Ext3`].
 pub trait FieldElement: Algebra + Debug + PartialEq {
     /// The additive identity.

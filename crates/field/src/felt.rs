@@ -13,6 +13,8 @@ use crate::FieldElement;
 pub(crate) const P: u64 = 0xffff_ffff_0000_0001;
 /// 2^64 mod p, that is 2^32 − 1.
 pub(crate) const EPSILON: u64 = 0xffff_ffff;
+/// (p + 1)/2, the inverse of 2.
+pub(crate) const HALF: u64 = P / 2 + 1;
 
 /// The largest `k` such that 2^k divides p − 1: subgroups of size up to 2^32 exist.
 pub const TWO_ADICITY: usize = 32;
@@ -57,6 +59,13 @@ impl Felt {
     #[inline]
     pub const fn as_u64(self) -> u64 {
         self.0
+    }
+
+    /// `self / 2`: the value shifted right, plus (p + 1)/2 when it is odd (then the result is
+    /// (x + p)/2 < p).
+    #[inline(always)]
+    pub const fn halve(self) -> Self {
+        Self((self.0 >> 1) + (self.0 & 1) * HALF)
     }
 
     /// The canonical representatives of `values`, without copying.
@@ -253,6 +262,9 @@ mod tests {
                 let diff = ((u128::from(a) + u128::from(P) - u128::from(b)) % u128::from(P)) as u64;
                 assert_eq!((fa - fb).as_u64(), diff, "{a} - {b}");
             }
+            let half = Felt::new(a).halve();
+            assert_eq!(half + half, Felt::new(a), "{a} / 2");
+            assert_eq!(half, Felt::new(a) * Felt::new(2).inverse(), "{a} / 2");
         }
     }
 

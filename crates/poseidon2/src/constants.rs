@@ -1,5 +1,4 @@
-//! The instance's constants: the round constants, drawn from its Grain LFSR at compile time,
-//! and the diagonal of the internal matrix.
+//! The instance's round constants, drawn from its Grain LFSR at compile time.
 
 use ballast_field::{Algebra, Felt};
 
@@ -23,8 +22,6 @@ pub struct Constants<A> {
     pub partial: [A; PARTIAL_ROUNDS],
     /// One per cell for each of the last full rounds.
     pub terminal: [[A; WIDTH]; HALF_FULL],
-    /// μ: the internal matrix is `1 + diag(μ)` (every entry 1, plus μ_i on the diagonal).
-    pub diagonal: [A; WIDTH],
 }
 
 impl Constants<Felt> {
@@ -34,7 +31,6 @@ impl Constants<Felt> {
             initial: self.initial.map(|round| round.map(&lift)),
             partial: self.partial.map(&lift),
             terminal: self.terminal.map(|round| round.map(&lift)),
-            diagonal: self.diagonal.map(&lift),
         }
     }
 }
@@ -45,23 +41,6 @@ impl Constants<Felt> {
 /// `FULL_ROUNDS · WIDTH + PARTIAL_ROUNDS` of them, the first and last `HALF_FULL · WIDTH` for
 /// the full rounds.
 pub const CONSTANTS: Constants<Felt> = constants();
-
-/// μ = (−2, 1, 2, 1/2, 3, 4, −1/2, −3, −4, 1/4, −1/4, 1/8): Plonky3's width-12 Goldilocks
-/// instance, whose entries are small so that the layer needs no general multiplication.
-const INTERNAL_DIAGONAL: [Felt; WIDTH] = [
-    Felt::new(0xffff_fffe_ffff_ffff), // −2
-    Felt::new(1),
-    Felt::new(2),
-    Felt::new(0x7fff_ffff_8000_0001), // 1/2
-    Felt::new(3),
-    Felt::new(4),
-    Felt::new(0x7fff_ffff_8000_0000), // −1/2
-    Felt::new(0xffff_fffe_ffff_fffe), // −3
-    Felt::new(0xffff_fffe_ffff_fffd), // −4
-    Felt::new(0xbfff_ffff_4000_0001), // 1/4
-    Felt::new(0x3fff_ffff_c000_0000), // −1/4
-    Felt::new(0xdfff_ffff_2000_0001), // 1/8
-];
 
 /// The Grain LFSR: 80 bits, the oldest in bit 0.
 struct Grain(u128);
@@ -170,36 +149,12 @@ const fn constants() -> Constants<Felt> {
         initial,
         partial,
         terminal,
-        diagonal: INTERNAL_DIAGONAL,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_diagonal_is_the_stated_fractions() {
-        let stated: [(i64, u64); WIDTH] = [
-            (-2, 1),
-            (1, 1),
-            (2, 1),
-            (1, 2),
-            (3, 1),
-            (4, 1),
-            (-1, 2),
-            (-3, 1),
-            (-4, 1),
-            (1, 4),
-            (-1, 4),
-            (1, 8),
-        ];
-        for (&mu, &(numerator, denominator)) in CONSTANTS.diagonal.iter().zip(&stated) {
-            let magnitude = Felt::new(numerator.unsigned_abs());
-            let numerator = if numerator < 0 { -magnitude } else { magnitude };
-            assert_eq!(mu * Felt::new(denominator), numerator);
-        }
-    }
 
     #[test]
     fn grain_draws_the_reference_instances_round_constants() {

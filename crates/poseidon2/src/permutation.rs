@@ -1,8 +1,8 @@
-//! The Poseidon2 permutation of 12 Goldilocks elements, written once over [`Algebra`]: on
-//! field elements, on SIMD registers holding a state per lane (`crate::many`), and — for a
+//! The Poseidon2 permutation of 12 Goldilocks elements, written once over [`Halve`] (an
+//! [`Algebra`] that divides by two): on field elements, on SIMD registers holding a state per lane (`crate::many`), and — for a
 //! verifier AIR — on a constraint's symbolic form.
 
-use ballast_field::{Algebra, Felt};
+use ballast_field::{Algebra, Felt, Halve};
 
 use crate::constants::{CONSTANTS, Constants, WIDTH};
 
@@ -15,14 +15,14 @@ pub fn permute(state: &mut [Felt; WIDTH]) {
 /// matrix, 4 full rounds, 22 partial rounds, 4 full rounds (a round adds its constants,
 /// applies the S-box, then its matrix).
 #[inline(always)]
-pub fn permute_over<A: Algebra>(state: &mut [A; WIDTH], constants: &Constants<A>) {
+pub fn permute_over<A: Halve>(state: &mut [A; WIDTH], constants: &Constants<A>) {
     external_matrix(state);
     for round in &constants.initial {
         full_round(state, round);
     }
     for &constant in &constants.partial {
         state[0] = sbox(state[0] + constant);
-        internal_matrix(state, &constants.diagonal);
+        internal_matrix(state);
     }
     for round in &constants.terminal {
         full_round(state, round);
@@ -73,13 +73,29 @@ fn m4<A: Algebra>(x: &mut [A; 4]) {
     });
 }
 
-/// `1 + diag(μ)`: each cell times its μ, plus the sum of all cells.
+/// `1 + diag(μ)`: each cell times its μ, plus the sum of all cells, with Plonky3's width-12
+/// Goldilocks μ = (−2, 1, 2, 1/2, 3, 4, −1/2, −3, −4, 1/4, −1/4, 1/8). The entries are small
+/// dyadic fractions, so each cell takes additions and halvings, not a multiplication. (This
+/// is μ's one definition: the tests read it back from the layer.)
 #[inline(always)]
-fn internal_matrix<A: Algebra>(state: &mut [A; WIDTH], diagonal: &[A; WIDTH]) {
+fn internal_matrix<A: Halve>(state: &mut [A; WIDTH]) {
     let sum = state[1..].iter().fold(state[0], |sum, &cell| sum + cell);
-    for (cell, &mu) in state.iter_mut().zip(diagonal) {
-        *cell = *cell * mu + sum;
-    }
+    let double = |x: A| x + x;
+    let [x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11] = *state;
+    *state = [
+        sum - double(x0),
+        sum + x1,
+        sum + double(x2),
+        sum + x3.halve(),
+        sum + (double(x4) + x4),
+        sum + double(double(x5)),
+        sum - x6.halve(),
+        sum - (double(x7) + x7),
+        sum - double(double(x8)),
+        sum + x9.halve().halve(),
+        sum - x10.halve().halve(),
+        sum + x11.halve().halve().halve(),
+    ];
 }
 
 #[cfg(test)]
@@ -112,6 +128,39 @@ mod tests {
                 0x0aaf_4489_f1f4_0166,
             ])
         );
+    }
+
+    #[test]
+    fn the_internal_diagonal_is_the_reference_instances() {
+        // μ as Plonky3's p3-goldilocks writes it, field elements in hex; μ_i is read back
+        // from the layer as its image of the i-th unit vector, at i, minus 1.
+        let reference: [u64; WIDTH] = [
+            0xffff_fffe_ffff_ffff, // −2
+            1,
+            2,
+            0x7fff_ffff_8000_0001, // 1/2
+            3,
+            4,
+            0x7fff_ffff_8000_0000, // −1/2
+            0xffff_fffe_ffff_fffe, // −3
+            0xffff_fffe_ffff_fffd, // −4
+            0xbfff_ffff_4000_0001, // 1/4
+            0x3fff_ffff_c000_0000, // −1/4
+            0xdfff_ffff_2000_0001, // 1/8
+        ];
+        for (i, reference) in reference.into_iter().enumerate() {
+            let mut unit = [Felt::ZERO; WIDTH];
+            unit[i] = Felt::ONE;
+            internal_matrix(&mut unit);
+            for (j, &entry) in unit.iter().enumerate() {
+                let expected = if j == i {
+                    Felt::new(reference) + Felt::ONE
+                } else {
+                    Felt::ONE
+                };
+                assert_eq!(entry, expected, "row {j}, column {i}");
+            }
+        }
     }
 
     #[test]

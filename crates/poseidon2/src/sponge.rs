@@ -7,7 +7,7 @@
 //! (`docs/protocol.md` §6, item 5). A leaf's last block needs no padding rule: its zeros
 //! are told apart by the length.
 
-use ballast_field::{Algebra, Felt};
+use ballast_field::{Felt, Halve};
 
 use crate::constants::{CONSTANTS, Constants, WIDTH};
 use crate::permutation::permute_over;
@@ -41,7 +41,7 @@ pub fn compress(left: &FeltDigest, right: &FeltDigest) -> FeltDigest {
 
 /// [`hash_elements`] over `A`, of a leaf of `len` elements, element j being `element(j)`.
 #[inline(always)]
-pub(crate) fn sponge<A: Algebra>(
+pub(crate) fn sponge<A: Halve>(
     constants: &Constants<A>,
     len: usize,
     zero: A,
@@ -61,7 +61,7 @@ pub(crate) fn sponge<A: Algebra>(
 
 /// [`compress`] over `A`.
 #[inline(always)]
-pub(crate) fn compress_over<A: Algebra>(
+pub(crate) fn compress_over<A: Halve>(
     constants: &Constants<A>,
     left: [A; DIGEST_ELEMENTS],
     right: [A; DIGEST_ELEMENTS],
@@ -76,7 +76,7 @@ pub(crate) fn compress_over<A: Algebra>(
 }
 
 #[inline(always)]
-fn squeeze<A: Algebra>(state: &[A; WIDTH]) -> [A; DIGEST_ELEMENTS] {
+fn squeeze<A: Copy>(state: &[A; WIDTH]) -> [A; DIGEST_ELEMENTS] {
     std::array::from_fn(|i| state[i])
 }
 

@@ -7,7 +7,7 @@ use std::arch::x86_64::*;
 
 use super::PackedField;
 use crate::Felt;
-use crate::felt::{EPSILON, P};
+use crate::felt::{EPSILON, HALF, P};
 
 super::ring_ops!(Packed, "avx2", "AVX2");
 
@@ -111,6 +111,19 @@ impl Packed {
         let wrapped = greater(rhs.0, self.0);
         let fix = _mm256_and_si256(wrapped, _mm256_set1_epi64x(EPSILON as i64));
         Self(_mm256_sub_epi64(diff, fix))
+    }
+
+    /// Lane-wise `self / 2`, as [`Felt::halve`]: canonical lanes stay canonical.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn halve(self) -> Self {
+        let odd = _mm256_and_si256(self.0, _mm256_set1_epi64x(1));
+        let mask = _mm256_sub_epi64(_mm256_setzero_si256(), odd);
+        let half = _mm256_and_si256(mask, _mm256_set1_epi64x(HALF as i64));
+        Self(_mm256_add_epi64(_mm256_srli_epi64::<1>(self.0), half))
     }
 
     /// Lane-wise `self · rhs`.

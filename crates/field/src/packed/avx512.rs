@@ -5,7 +5,7 @@ use std::arch::x86_64::*;
 
 use super::PackedField;
 use crate::Felt;
-use crate::felt::{EPSILON, P};
+use crate::felt::{EPSILON, HALF, P};
 
 super::ring_ops!(Packed, "avx512f", "AVX-512F");
 
@@ -110,6 +110,23 @@ impl Packed {
             wrapped,
             diff,
             _mm512_set1_epi64(EPSILON as i64),
+        ))
+    }
+
+    /// Lane-wise `self / 2`, as [`Felt::halve`]: canonical lanes stay canonical.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F: call it from code compiled for it, behind a token.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn halve(self) -> Self {
+        let odd = _mm512_test_epi64_mask(self.0, _mm512_set1_epi64(1));
+        let shifted = _mm512_srli_epi64::<1>(self.0);
+        Self(_mm512_mask_add_epi64(
+            shifted,
+            odd,
+            shifted,
+            _mm512_set1_epi64(HALF as i64),
         ))
     }
 

@@ -13,7 +13,7 @@ use std::fmt::Debug;
 
 use ballast_cpu::Kernels;
 
-use crate::{Algebra, Felt};
+use crate::{Algebra, Felt, Halve};
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
@@ -24,7 +24,7 @@ pub mod avx512;
 mod tests;
 
 /// Goldilocks elements in one register, lane i holding element i.
-pub trait PackedField: Algebra + Debug + 'static {
+pub trait PackedField: Algebra + Halve + Debug + 'static {
     /// Elements per register.
     const LANES: usize;
     /// The proof that the CPU has the register's instructions.
@@ -278,6 +278,14 @@ macro_rules! ring_ops {
             fn neg(self) -> Self {
                 // SAFETY: `self` exists, so the CPU supports the feature (see `ring_ops`).
                 unsafe { $packed::sub($packed::zero_like(self), self) }
+            }
+        }
+
+        impl crate::Halve for $packed {
+            #[inline(always)]
+            fn halve(self) -> Self {
+                // SAFETY: `self` exists, so the CPU supports the feature (see `ring_ops`).
+                unsafe { $packed::halve(self) }
             }
         }
 

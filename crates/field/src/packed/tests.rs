@@ -48,10 +48,11 @@ fn simd_paths() -> Vec<Kernels> {
 }
 
 type Op = fn(Felt, Felt) -> Felt;
-const OPS: [(&str, Op); 3] = [
+const OPS: [(&str, Op); 4] = [
     ("add", |a, b| a + b),
     ("sub", |a, b| a - b),
     ("mul", |a, b| a * b),
+    ("halve", |a, _| a.halve()),
 ];
 
 /// Operation `op` on `a` and `b` a register at a time, checking `nonzero_lanes` on the way.
@@ -81,7 +82,8 @@ impl Kernel for Ops<'_> {
             let r = match self.op {
                 0 => x + y,
                 1 => x - y,
-                _ => x * y,
+                2 => x * y,
+                _ => x.halve(),
             };
             r.store(o);
         }
