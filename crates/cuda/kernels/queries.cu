@@ -1,7 +1,8 @@
-// Proof of work and the openings: the only values the host reads of a segment's tables
-// (crates/transcript/src/pow.rs, crates/stark's openings).
+// Proof of work (Keccak-256 or Poseidon2 transcripts) and the openings: the only values the
+// host reads of a segment's tables (crates/transcript/src/pow.rs, crates/stark's openings).
 
 #include "keccak.cuh"
+#include "poseidon2.cuh"
 
 // The proof-of-work domain byte (ballast_keccak::HashDomain::ProofOfWork).
 #define POW_PREFIX 0x06u
@@ -38,6 +39,46 @@ extern "C" __global__ void grind(const u64* state, u64 start, u64 count, u64 bit
     // The first 8 bytes big-endian are the first little-endian word byte-reversed.
     u64 prefix = byte_swap(digest[0]);
     if (bits == 0 || (u64)__clzll((long long)prefix) >= bits) {
+        atomicMin(found, nonce);
+    }
+}
+
+// Nonces start .. start + count of a Poseidon2 transcript: `duplex` is its 12 cells after
+// the work message's kind was absorbed, and in word 12 the rate cell the nonce's low half
+// is added to (below 8: Transcript::work_state). The nonce's halves are added there and in
+// the next cell (permuting first when the block is full), the duplex is permuted, and a
+// nonce whose cell 0 has at least `bits` leading zero bits lowers `*found` to it.
+extern "C" __global__ void grind_poseidon2(const u64* duplex, const u64* rc, u64 start,
+                                           u64 count, u64 bits, u64* found) {
+    u64 i = global_thread_index();
+    if (i >= count) {
+        return;
+    }
+    u64 nonce = start + i;
+    u64 low = nonce & 0xffffffffull;
+    u64 high = nonce >> 32;
+    u64 s[P2_WIDTH];
+#pragma unroll
+    for (int k = 0; k < P2_WIDTH; ++k) {
+        s[k] = duplex[k];
+    }
+    u64 next = duplex[P2_WIDTH];
+    // Selected, not indexed: the state stays in registers.
+#pragma unroll
+    for (int k = 0; k < P2_RATE; ++k) {
+        if ((u64)k == next) {
+            s[k] = gl_add(s[k], low);
+        }
+        if ((u64)k == next + 1) {
+            s[k] = gl_add(s[k], high);
+        }
+    }
+    if (next + 1 == P2_RATE) {
+        p2_permute(s, rc);
+        s[0] = gl_add(s[0], high);
+    }
+    p2_permute(s, rc);
+    if (bits == 0 || (u64)__clzll((long long)s[0]) >= bits) {
         atomicMin(found, nonce);
     }
 }

@@ -13,7 +13,6 @@ use ballast_backend::{
     Backend, BackendError, DeviceCounters, Geometry, SegmentAir, SegmentProver, Staged,
 };
 use ballast_field::{Felt, RowBlocks};
-use ballast_merkle::MerkleHash;
 
 use crate::counted::{Counted, CountedBuffer};
 use crate::kernels::{Launcher, Queue};
@@ -196,7 +195,6 @@ impl<L: Launcher> Backend for KernelBackend<L> {
         geometry
             .check_trace(table)
             .map_err(|m| backend_error::<L>(CudaError::Input(m)))?;
-        check_hash(&geometry).map_err(backend_error::<L>)?;
         let key = Key {
             geometry,
             air_id: air.id().to_owned(),
@@ -266,18 +264,16 @@ impl CudaBackend {
         self.inner.launcher()
     }
 
-    /// Checks that the device can prove segments of `geometry` with `program`: their trees'
-    /// hash has kernels here, and the work fits in the device's free memory.
+    /// Checks that the device can prove segments of `geometry` with `program`: the work fits
+    /// in the device's free memory.
     ///
     /// # Errors
-    /// [`CudaError::Hash`] for a hash other than Keccak-256; [`CudaError::OutOfMemory`]
-    /// saying how much is needed and free; or a driver failure.
+    /// [`CudaError::OutOfMemory`] saying how much is needed and free; or a driver failure.
     pub fn check_fits(
         &self,
         geometry: &Geometry,
         program: &ConstraintProgram,
     ) -> Result<(), CudaError> {
-        check_hash(geometry)?;
         let needed = self.inner.device_bytes(geometry, program);
         let (free, _) = self.launcher().memory()?;
         if needed > free {
@@ -292,14 +288,6 @@ impl CudaBackend {
             });
         }
         Ok(())
-    }
-}
-
-/// The device's trees are Keccak-256's: [`CudaError::Hash`] for any other.
-fn check_hash(geometry: &Geometry) -> Result<(), CudaError> {
-    match geometry.hash {
-        MerkleHash::Keccak256 => Ok(()),
-        other => Err(CudaError::Hash(other)),
     }
 }
 

@@ -1,6 +1,5 @@
 //! Why the CUDA backend is unavailable or failed.
 
-use ballast_merkle::MerkleHash;
 use thiserror::Error;
 
 /// A CUDA backend error: no usable device, a driver call that failed, or device output that
@@ -59,9 +58,6 @@ pub enum CudaError {
     /// as a matrix whose height is not a power of two.
     #[error("invalid input: {0}")]
     Input(String),
-    /// This error occurs when a proof asks for a Merkle hash the device has no kernels for.
-    #[error("the CUDA backend commits with Keccak-256 only, not {0}")]
-    Hash(MerkleHash),
     /// This error occurs when a launch or a table exceeds what the backend supports.
     #[error("{what} is too large: {size}, at most {max}")]
     TooLarge {

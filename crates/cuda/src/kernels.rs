@@ -14,13 +14,13 @@ use crate::CudaError;
 pub enum Module {
     /// `ntt.cu`: transform passes, their tables, the quotient's chunks.
     Ntt,
-    /// `merkle.cu`: leaf and node hashing.
+    /// `merkle.cu`: leaf and node hashing, with Keccak-256 or Poseidon2.
     Merkle,
     /// `constraints.cu`: the composition, by interpreting the constraint program.
     Constraints,
     /// `deep.cu`: out-of-domain sums, the DEEP function, FRI folding.
     Deep,
-    /// `queries.cu`: grinding and the openings' gathers.
+    /// `queries.cu`: grinding (either transcript) and the openings' gathers.
     Queries,
 }
 
@@ -66,6 +66,12 @@ pub enum Kernel {
     MerkleFriLayerLeaves,
     /// `merkle_level(*tree, count, below, above)`.
     MerkleLevel,
+    /// `poseidon2_row_leaves(*matrix, *leaves, *rc, count, width, height)`.
+    Poseidon2RowLeaves,
+    /// `poseidon2_fri_layer_leaves(*evals, *leaves, *rc, count, arity)`.
+    Poseidon2FriLayerLeaves,
+    /// `poseidon2_level(*tree, *rc, count, below, above)`.
+    Poseidon2Level,
     /// `composition(*program, program_len, *lde, log_lde_rows, *periodic, *periodic_at,
     /// *public_inputs, *constants, *coefficients, *registers, *quotient, count, log_rows,
     /// log_blowup, log_chunks, shift, zeta_q, omega_last)`.
@@ -85,6 +91,8 @@ pub enum Kernel {
     FriFold,
     /// `grind(*state, start, count, bits, *found)`.
     Grind,
+    /// `grind_poseidon2(*duplex, *rc, start, count, bits, *found)`.
+    GrindPoseidon2,
     /// `gather_rows(*table, rows, width, *positions, count, *out)`.
     GatherRows,
     /// `gather_items(*src, *indices, words, count, *out)`.
@@ -95,7 +103,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel; `Kernel::ALL[k as usize] == k`.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 21] = [
         Self::NttPass,
         Self::NttTwiddles,
         Self::LdeScales,
@@ -103,6 +111,9 @@ impl Kernel {
         Self::MerkleRowLeaves,
         Self::MerkleFriLayerLeaves,
         Self::MerkleLevel,
+        Self::Poseidon2RowLeaves,
+        Self::Poseidon2FriLayerLeaves,
+        Self::Poseidon2Level,
         Self::Composition,
         Self::OodWeights,
         Self::RawPowers,
@@ -110,6 +121,7 @@ impl Kernel {
         Self::DeepFunction,
         Self::FriFold,
         Self::Grind,
+        Self::GrindPoseidon2,
         Self::GatherRows,
         Self::GatherItems,
         Self::FillWords,
@@ -125,6 +137,9 @@ impl Kernel {
             Self::MerkleRowLeaves => "merkle_row_leaves",
             Self::MerkleFriLayerLeaves => "merkle_fri_layer_leaves",
             Self::MerkleLevel => "merkle_level",
+            Self::Poseidon2RowLeaves => "poseidon2_row_leaves",
+            Self::Poseidon2FriLayerLeaves => "poseidon2_fri_layer_leaves",
+            Self::Poseidon2Level => "poseidon2_level",
             Self::Composition => "composition",
             Self::OodWeights => "ood_weights",
             Self::RawPowers => "raw_powers",
@@ -132,6 +147,7 @@ impl Kernel {
             Self::DeepFunction => "deep_function",
             Self::FriFold => "fri_fold",
             Self::Grind => "grind",
+            Self::GrindPoseidon2 => "grind_poseidon2",
             Self::GatherRows => "gather_rows",
             Self::GatherItems => "gather_items",
             Self::FillWords => "fill_words",
@@ -142,16 +158,23 @@ impl Kernel {
     pub fn module(self) -> Module {
         match self {
             Self::NttPass | Self::NttTwiddles | Self::LdeScales | Self::SplitChunks => Module::Ntt,
-            Self::MerkleRowLeaves | Self::MerkleFriLayerLeaves | Self::MerkleLevel => {
-                Module::Merkle
-            }
+            Self::MerkleRowLeaves
+            | Self::MerkleFriLayerLeaves
+            | Self::MerkleLevel
+            | Self::Poseidon2RowLeaves
+            | Self::Poseidon2FriLayerLeaves
+            | Self::Poseidon2Level => Module::Merkle,
             Self::Composition => Module::Constraints,
             Self::OodWeights
             | Self::RawPowers
             | Self::ColumnSums
             | Self::DeepFunction
             | Self::FriFold => Module::Deep,
-            Self::Grind | Self::GatherRows | Self::GatherItems | Self::FillWords => Module::Queries,
+            Self::Grind
+            | Self::GrindPoseidon2
+            | Self::GatherRows
+            | Self::GatherItems
+            | Self::FillWords => Module::Queries,
         }
     }
 }

@@ -18,4 +18,5 @@ pub use device::{
 };
 pub use error::CudaError;
 pub use kernels::{Arg, Grid, Kernel, Launcher, Module, Queue, THREADS_PER_BLOCK};
+pub use merkle::poseidon2_constants;
 pub use nvml::Management;

@@ -4,6 +4,7 @@
 //!
 //! A whole tree lives in a buffer, level after level (`kernels/merkle.cu`): the L leaves at
 //! digest 0, the L/2 nodes above them at digest L, and so on up to the root at 2L − 2.
+//! Keccak-256 and Poseidon2 trees differ only in their kernels ([`TreeHash`]).
 
 use ballast_merkle::{Digest, batch_opening_nodes};
 
@@ -12,6 +13,61 @@ use crate::kernels::{Arg, Grid, Kernel, Launcher};
 
 /// Words per digest: 32 bytes as four little-endian `u64`s.
 pub(crate) const DIGEST_WORDS: usize = 4;
+
+/// The round constants' table a Poseidon2 kernel reads (its `*rc`): `ballast_poseidon2`'s,
+/// in round order.
+pub fn poseidon2_constants() -> Vec<u64> {
+    let c = &ballast_poseidon2::constants::CONSTANTS;
+    c.initial
+        .iter()
+        .flatten()
+        .chain(&c.partial)
+        .chain(c.terminal.iter().flatten())
+        .map(|f| f.as_u64())
+        .collect()
+}
+
+/// The hash a tree is built with on the device.
+#[derive(Debug)]
+pub(crate) enum TreeHash<'a, B> {
+    /// Keccak-256.
+    Keccak,
+    /// Poseidon2, its round constants in a buffer ([`poseidon2_constants`]).
+    Poseidon2(&'a B),
+}
+
+// Derived `Clone` would ask `B: Clone`; a reference is copied whatever it points to.
+impl<B> Clone for TreeHash<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B> Copy for TreeHash<'_, B> {}
+
+impl<B> TreeHash<'_, B> {
+    /// Launches one item per thread of the hash's kernel of a pair (Keccak-256's,
+    /// Poseidon2's) with `buffers`, then Poseidon2's round constants, then `words`.
+    fn launch<L: Launcher<Buffer = B>>(
+        self,
+        launcher: &L,
+        [keccak, poseidon2]: [Kernel; 2],
+        items: u64,
+        buffers: Vec<Arg<'_, B>>,
+        words: &[u64],
+    ) -> Result<(), CudaError> {
+        let mut args = buffers;
+        let kernel = match self {
+            Self::Keccak => keccak,
+            Self::Poseidon2(rc) => {
+                args.push(Arg::Buffer(rc));
+                poseidon2
+            }
+        };
+        args.extend(words.iter().map(|&w| Arg::Word(w)));
+        launcher.launch(kernel, Grid::items(items)?, &args)
+    }
+}
 
 /// Digests in a tree over 2^`height` leaves.
 pub(crate) fn tree_digests(height: usize) -> usize {
@@ -41,6 +97,7 @@ pub(crate) fn digest_of(words: &[u64]) -> Digest {
 /// If the device fails.
 pub(crate) fn finish_tree<L: Launcher>(
     launcher: &L,
+    hash: TreeHash<'_, L::Buffer>,
     tree: &L::Buffer,
     start: usize,
     height: usize,
@@ -50,15 +107,12 @@ pub(crate) fn finish_tree<L: Launcher>(
     while width > 1 {
         let above = below + width;
         width /= 2;
-        launcher.launch(
-            Kernel::MerkleLevel,
-            Grid::items(width)?,
-            &[
-                Arg::Buffer(tree),
-                Arg::Word(width),
-                Arg::Word(below),
-                Arg::Word(above),
-            ],
+        hash.launch(
+            launcher,
+            [Kernel::MerkleLevel, Kernel::Poseidon2Level],
+            width,
+            vec![Arg::Buffer(tree)],
+            &[width, below, above],
         )?;
         below = above;
     }
@@ -74,24 +128,21 @@ pub(crate) fn finish_tree<L: Launcher>(
 /// If the device fails.
 pub(crate) fn commit_rows<L: Launcher>(
     launcher: &L,
+    hash: TreeHash<'_, L::Buffer>,
     table: &L::Buffer,
     width: usize,
     height: usize,
     tree: &L::Buffer,
 ) -> Result<Digest, CudaError> {
     let rows = 1u64 << height;
-    launcher.launch(
-        Kernel::MerkleRowLeaves,
-        Grid::items(rows)?,
-        &[
-            Arg::Buffer(table),
-            Arg::Buffer(tree),
-            Arg::Word(rows),
-            Arg::Word(width as u64),
-            Arg::Word(rows),
-        ],
+    hash.launch(
+        launcher,
+        [Kernel::MerkleRowLeaves, Kernel::Poseidon2RowLeaves],
+        rows,
+        vec![Arg::Buffer(table), Arg::Buffer(tree)],
+        &[rows, width as u64, rows],
     )?;
-    finish_tree(launcher, tree, 0, height)
+    finish_tree(launcher, hash, tree, 0, height)
 }
 
 /// The tree over a FRI layer of 2^`log_len` extension elements (at word `layer_at` of
@@ -100,8 +151,10 @@ pub(crate) fn commit_rows<L: Launcher>(
 ///
 /// # Errors
 /// If the device fails.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn commit_layer<L: Launcher>(
     launcher: &L,
+    hash: TreeHash<'_, L::Buffer>,
     layers: &L::Buffer,
     layer_at: usize,
     log_len: usize,
@@ -110,17 +163,20 @@ pub(crate) fn commit_layer<L: Launcher>(
     tree_at: usize,
 ) -> Result<Digest, CudaError> {
     let leaves = 1u64 << (log_len - log_arity);
-    launcher.launch(
-        Kernel::MerkleFriLayerLeaves,
-        Grid::items(leaves)?,
-        &[
+    hash.launch(
+        launcher,
+        [
+            Kernel::MerkleFriLayerLeaves,
+            Kernel::Poseidon2FriLayerLeaves,
+        ],
+        leaves,
+        vec![
             Arg::At(layers, layer_at),
             Arg::At(trees, tree_at * DIGEST_WORDS),
-            Arg::Word(leaves),
-            Arg::Word(1 << log_arity),
         ],
+        &[leaves, 1 << log_arity],
     )?;
-    finish_tree(launcher, trees, tree_at, log_len - log_arity)
+    finish_tree(launcher, hash, trees, tree_at, log_len - log_arity)
 }
 
 /// Where the nodes of the batch opening of `leaves` in a tree of the given height, starting

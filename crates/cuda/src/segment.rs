@@ -13,7 +13,7 @@ use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::{FriLayerOpening, FriLayers, QueryPlan};
 use ballast_merkle::Digest;
 use ballast_ntt::LdePlan;
-use ballast_transcript::Transcript;
+use ballast_transcript::{Transcript, WorkState};
 
 use crate::CudaError;
 use crate::backend::TraceSlot;
@@ -132,7 +132,14 @@ impl<'a, L: Launcher> DeviceSegment<'a, L> {
             lde::extend(launcher, &ws.tables, &ws.raw, &ws.scratch, &ws.lde, g.width)
         })?;
         timed(launcher, times, Phase::Tree, || {
-            merkle::commit_rows(launcher, &ws.lde, g.width, g.log_lde(), &ws.trace_tree)
+            merkle::commit_rows(
+                launcher,
+                ws.tree_hash(),
+                &ws.lde,
+                g.width,
+                g.log_lde(),
+                &ws.trace_tree,
+            )
         })
     }
 
@@ -226,6 +233,7 @@ impl<'a, L: Launcher> DeviceSegment<'a, L> {
         timed(launcher, times, Phase::Tree, || {
             merkle::commit_rows(
                 launcher,
+                ws.tree_hash(),
                 &ws.quotient_lde,
                 g.quotient_width(),
                 g.log_lde(),
@@ -353,13 +361,24 @@ impl<'a, L: Launcher> DeviceSegment<'a, L> {
     fn grind_on_device(&mut self, transcript: &Transcript, bits: u32) -> Result<u64, CudaError> {
         let launcher = self.launcher;
         let ws = self.ws();
-        let state = transcript
-            .keccak_state()
-            .ok_or(CudaError::Hash(transcript.hash()))?;
-        let words: Vec<u64> = state
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect();
+        let (kernel, words, round_constants) = match transcript.work_state() {
+            WorkState::Keccak(state) => (
+                Kernel::Grind,
+                state
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect::<Vec<u64>>(),
+                None,
+            ),
+            WorkState::Poseidon2 { cells, next } => {
+                let rc = ws.round_constants.as_ref().ok_or_else(|| {
+                    CudaError::Input("a Poseidon2 transcript for a Keccak-256 segment".into())
+                })?;
+                let mut words: Vec<u64> = cells.iter().map(|c| c.as_u64()).collect();
+                words.push(next as u64);
+                (Kernel::GrindPoseidon2, words, Some(rc))
+            }
+        };
         launcher.upload(&words, &ws.grind_state, 0)?;
         let batch = launcher.grind_batch();
         let mut start = 0u64;
@@ -373,17 +392,12 @@ impl<'a, L: Launcher> DeviceSegment<'a, L> {
                     Arg::Word(u64::MAX),
                 ],
             )?;
-            launcher.launch(
-                Kernel::Grind,
-                Grid::items(batch)?,
-                &[
-                    Arg::Buffer(&ws.grind_state),
-                    Arg::Word(start),
-                    Arg::Word(batch),
-                    Arg::Word(u64::from(bits)),
-                    Arg::Buffer(&ws.grind_found),
-                ],
-            )?;
+            // The state, Poseidon2's round constants, the range and bits, the result.
+            let mut args = vec![Arg::Buffer(&ws.grind_state)];
+            args.extend(round_constants.map(Arg::Buffer));
+            args.extend([start, batch, u64::from(bits)].map(Arg::Word));
+            args.push(Arg::Buffer(&ws.grind_found));
+            launcher.launch(kernel, Grid::items(batch)?, &args)?;
             let mut found = [0u64];
             launcher.download(&ws.grind_found, 0, &mut found)?;
             if found[0] != u64::MAX {
@@ -638,6 +652,7 @@ impl<L: Launcher> FriLayers for DeviceSegment<'_, L> {
         let ws = self.ws();
         let root = merkle::commit_layer(
             launcher,
+            ws.tree_hash(),
             &ws.layers,
             at,
             log_len,

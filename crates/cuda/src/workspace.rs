@@ -5,11 +5,15 @@
 
 use ballast_air::ConstraintProgram;
 use ballast_backend::Geometry;
+use ballast_merkle::MerkleHash;
 
 use crate::CudaError;
 use crate::kernels::{Launcher, THREADS_PER_BLOCK};
 use crate::lde::{self, LdeTables};
-use crate::merkle::{DIGEST_WORDS, tree_digests};
+use crate::merkle::{self, DIGEST_WORDS, TreeHash, tree_digests};
+
+/// Words of the grinding state: a Poseidon2 duplex's 12 cells and its next cell.
+pub(crate) const GRIND_STATE_WORDS: usize = 13;
 
 /// Threads of the composition's launch at most: each holds a set of registers.
 const COMPOSITION_THREADS: u64 = 1 << 16;
@@ -51,13 +55,27 @@ pub(crate) struct Workspace<B> {
     pub(crate) layers: B,
     /// Every FRI layer's tree, one after another.
     pub(crate) layer_trees: B,
+    /// The transcript's state a nonce is ground from (13 words: a Poseidon2 duplex's cells
+    /// and next cell; a Keccak-256 state takes 4).
     pub(crate) grind_state: B,
     pub(crate) grind_found: B,
+    /// Poseidon2's round constants, for segments committed with it.
+    pub(crate) round_constants: Option<B>,
     /// Per-segment inputs: periodic columns, their offsets, public inputs, coefficients.
     pub(crate) inputs: Inputs<B>,
     /// The openings' indices and gathered words, grown as needed.
     pub(crate) indices: B,
     pub(crate) gathered: B,
+}
+
+impl<B> Workspace<B> {
+    /// The hash its segments' trees are built with.
+    pub(crate) fn tree_hash(&self) -> TreeHash<'_, B> {
+        match &self.round_constants {
+            None => TreeHash::Keccak,
+            Some(rc) => TreeHash::Poseidon2(rc),
+        }
+    }
 }
 
 /// A buffer whose contents change per segment, with its capacity; it grows (rarely: the
@@ -146,8 +164,17 @@ impl<B> Workspace<B> {
             deep_constants: launcher.alloc(15)?,
             layers: launcher.alloc(size.layers)?,
             layer_trees: launcher.alloc(size.layer_trees)?,
-            grind_state: launcher.alloc(4)?,
+            grind_state: launcher.alloc(GRIND_STATE_WORDS)?,
             grind_found: launcher.alloc(1)?,
+            round_constants: match key.geometry.hash {
+                MerkleHash::Keccak256 => None,
+                MerkleHash::Poseidon2 => {
+                    let words = merkle::poseidon2_constants();
+                    let buffer = launcher.alloc(words.len())?;
+                    launcher.upload(&words, &buffer, 0)?;
+                    Some(buffer)
+                }
+            },
             inputs: Inputs {
                 periodic: Growable::new(launcher, 1)?,
                 periodic_at: Growable::new(launcher, 2)?,

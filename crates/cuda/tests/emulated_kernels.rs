@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 
 use ballast_cuda::{Arg, CudaError, Grid, Kernel, KernelBackend, Launcher, Queue};
 use ballast_field::Felt;
+use ballast_merkle::MerkleHash;
+use ballast_transcript::{Transcript, WorkState};
 
 /// `ballast_emu_launch(kernel, grid, block, shared_words, args, num_args, error, error_len)`
 /// in `kernels/emu/launch.cpp`.
@@ -409,9 +411,59 @@ fn transforms_of_several_passes_give_the_same_proofs() {
 }
 
 #[test]
-fn a_poseidon2_proof_is_refused_by_name() {
+fn poseidon2_proofs_are_byte_identical_to_the_cpu_backend() {
     let Some(emu) = emulator() else { return };
-    common::check_refuses_poseidon2(&KernelBackend::new(emu.clone()));
+    let backend = KernelBackend::new(emu.clone());
+    let (fibonacci, keccak) = common::poseidon2_cases();
+    for case in &fibonacci {
+        common::check_proof(&backend, case);
+    }
+    common::check_proof(&backend, &keccak);
+    common::check_parts(&backend, &fibonacci[0], 3);
+}
+
+#[test]
+fn poseidon2_grinding_finds_the_cpus_nonce_from_every_cell() {
+    // The nonce's low half lands in each of the 8 rate cells in turn (the last one permutes
+    // before its high half); nonces above 2^32, so that both halves count.
+    let Some(emu) = emulator() else { return };
+    let constants = ballast_cuda::poseidon2_constants();
+    let rc = emu.alloc(constants.len()).unwrap();
+    emu.upload(&constants, &rc, 0).unwrap();
+    let (state, found) = (emu.alloc(13).unwrap(), emu.alloc(1).unwrap());
+    let (start, count, bits) = (0xdead_beef_0000_0000u64, 1024, 6);
+    let mut t = Transcript::new(MerkleHash::Poseidon2, b"grind");
+    let mut seen = [false; 8];
+    for _ in 0..8 {
+        let WorkState::Poseidon2 { cells, next } = t.work_state() else {
+            panic!("a Poseidon2 transcript");
+        };
+        seen[next] = true;
+        let mut words: Vec<u64> = cells.iter().map(|c| c.as_u64()).collect();
+        words.push(next as u64);
+        emu.upload(&words, &state, 0).unwrap();
+        emu.upload(&[u64::MAX], &found, 0).unwrap();
+        emu.launch(
+            Kernel::GrindPoseidon2,
+            Grid::items(count).unwrap(),
+            &[
+                Arg::Buffer(&state),
+                Arg::Buffer(&rc),
+                Arg::Word(start),
+                Arg::Word(count),
+                Arg::Word(u64::from(bits)),
+                Arg::Buffer(&found),
+            ],
+        )
+        .unwrap();
+        let mut got = [0];
+        emu.download(&found, 0, &mut got).unwrap();
+        let expected = (start..start + count).find(|&n| t.check_pow(bits, n));
+        assert_eq!(Some(got[0]), expected, "low half in cell {next}");
+        // Three elements (kind, empty label, no element): the next cell moves by 3.
+        t.absorb_felts("", &[]);
+    }
+    assert_eq!(seen, [true; 8]);
 }
 
 #[test]

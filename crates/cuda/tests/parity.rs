@@ -54,7 +54,11 @@ fn proofs_are_byte_identical_to_the_cpu_backend() {
     }
     let small_tiles = KernelBackend::with_tile(device().unwrap(), 2);
     common::check_proof(&small_tiles, &common::keccak_cases()[1]);
-    common::check_refuses_poseidon2(&backend);
+    let (fibonacci, keccak) = common::poseidon2_cases();
+    for case in &fibonacci {
+        common::check_proof(&backend, case);
+    }
+    common::check_proof(&backend, &keccak);
 }
 
 #[test]

@@ -55,6 +55,17 @@ impl Duplex {
         }
     }
 
+    /// The cells, and the rate cell the next element is added to, with a full block
+    /// permuted first as the next absorb would: what a device continues the duplex from.
+    pub fn continuation(&self) -> ([Felt; WIDTH], usize) {
+        let mut state = self.state;
+        if self.filled == RATE {
+            permute(&mut state);
+            return (state, 0);
+        }
+        (state, self.filled)
+    }
+
     /// Ends the current block and reads `count` elements, [`RATE`] a block, permuting before
     /// each block (at least once, so a squeeze of nothing still ends the block).
     pub fn squeeze(&mut self, count: usize) -> Vec<Felt> {

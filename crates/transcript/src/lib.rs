@@ -5,4 +5,4 @@ mod poseidon2;
 mod pow;
 mod transcript;
 
-pub use transcript::Transcript;
+pub use transcript::{Transcript, WorkState};

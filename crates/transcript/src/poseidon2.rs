@@ -10,6 +10,7 @@
 use ballast_field::Felt;
 use ballast_keccak::Digest;
 use ballast_poseidon2::Duplex;
+use ballast_poseidon2::constants::WIDTH;
 
 /// A message's first element, so that messages of different kinds never read alike.
 #[derive(Clone, Copy)]
@@ -89,6 +90,14 @@ impl DuplexChain {
         duplex.absorb(&[Felt::new(Kind::Work as u64)]);
         duplex.absorb(&word(nonce));
         duplex.squeeze(1)[0].as_u64()
+    }
+
+    /// The duplex once the work message's kind is absorbed, as cells and the rate cell the
+    /// nonce's low half is added to ([`Duplex::continuation`]).
+    pub(crate) fn work_state(&self) -> ([Felt; WIDTH], usize) {
+        let mut duplex = self.duplex.clone();
+        duplex.absorb(&[Felt::new(Kind::Work as u64)]);
+        duplex.continuation()
     }
 
     fn message(&mut self, kind: Kind, label: &str, payload: &[Felt]) {

@@ -85,9 +85,12 @@ impl Transcript {
 
 #[cfg(test)]
 mod tests {
+    use ballast_field::Felt;
     use ballast_merkle::MerkleHash;
+    use ballast_poseidon2::permute;
 
     use super::*;
+    use crate::WorkState;
 
     #[test]
     fn grinding_finds_the_smallest_valid_nonce() {
@@ -103,6 +106,35 @@ mod tests {
             assert!(!t.check_pow(bits, wrong), "{hash}");
             assert_eq!(t.grind(0), 0, "{hash}");
         }
+    }
+
+    #[test]
+    fn the_work_state_gives_each_nonces_word() {
+        // WorkState::Poseidon2's recipe, as a device follows it, against check_pow's word,
+        // with the nonce's low half landing in every rate cell.
+        let mut t = Transcript::new(MerkleHash::Poseidon2, b"work");
+        let mut seen = [false; 8];
+        for step in 0..12 {
+            let WorkState::Poseidon2 { mut cells, next } = t.work_state() else {
+                panic!("a Poseidon2 transcript");
+            };
+            seen[next] = true;
+            let nonce = 0x1234_5678_9abc_def0 + step;
+            cells[next] += Felt::new(nonce & 0xffff_ffff);
+            if next == 7 {
+                permute(&mut cells);
+                cells[0] += Felt::new(nonce >> 32);
+            } else {
+                cells[next + 1] += Felt::new(nonce >> 32);
+            }
+            permute(&mut cells);
+            assert_eq!(cells[0].as_u64(), t.work(nonce), "step {step}, cell {next}");
+            // Three elements (kind, empty label, no element): the next cell moves by 3.
+            t.absorb_felts("", &[]);
+        }
+        assert_eq!(seen, [true; 8]);
+        let keccak = Transcript::new(MerkleHash::Keccak256, b"work");
+        assert!(matches!(keccak.work_state(), WorkState::Keccak(_)));
     }
 
     #[test]

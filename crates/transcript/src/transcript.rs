@@ -15,6 +15,24 @@ pub struct Transcript {
     pub(crate) chain: Chain,
 }
 
+/// The state a nonce's work word ([`Transcript::check_pow`]) is computed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkState {
+    /// Keccak-256: the chaining state; the word is the first 8 bytes, big-endian, of
+    /// H(0x06 ‖ state ‖ nonce).
+    Keccak(Digest),
+    /// Poseidon2: the duplex's cells once the work message's kind is absorbed, and the rate
+    /// cell (below 8) the nonce's low half is added to; its high half goes to the next cell
+    /// (after a permutation, when `next` is the last), and the word is cell 0 after one
+    /// more permutation.
+    Poseidon2 {
+        /// The 12 cells.
+        cells: [Felt; 12],
+        /// Where the nonce's low half is added.
+        next: usize,
+    },
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Chain {
     Keccak(KeccakChain),
@@ -39,12 +57,14 @@ impl Transcript {
         }
     }
 
-    /// The chaining state of a Keccak-256 transcript (what a device grinds from); `None` for
-    /// another hash.
-    pub fn keccak_state(&self) -> Option<Digest> {
+    /// What a device grinds from: the state a nonce's work word is computed from.
+    pub fn work_state(&self) -> WorkState {
         match &self.chain {
-            Chain::Keccak(chain) => Some(chain.state),
-            Chain::Poseidon2(_) => None,
+            Chain::Keccak(chain) => WorkState::Keccak(chain.state),
+            Chain::Poseidon2(chain) => {
+                let (cells, next) = chain.work_state();
+                WorkState::Poseidon2 { cells, next }
+            }
         }
     }
 

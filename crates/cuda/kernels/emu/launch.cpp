@@ -376,6 +376,9 @@ extern "C" int ballast_emu_launch(const char* kernel, unsigned grid, unsigned bl
     EMU_KERNEL(merkle_row_leaves, false, 5, buf(a[0]), buf(a[1]), a[2], a[3], a[4])
     EMU_KERNEL(merkle_fri_layer_leaves, false, 4, buf(a[0]), buf(a[1]), a[2], a[3])
     EMU_KERNEL(merkle_level, false, 4, buf(a[0]), a[1], a[2], a[3])
+    EMU_KERNEL(poseidon2_row_leaves, false, 6, buf(a[0]), buf(a[1]), buf(a[2]), a[3], a[4], a[5])
+    EMU_KERNEL(poseidon2_fri_layer_leaves, false, 5, buf(a[0]), buf(a[1]), buf(a[2]), a[3], a[4])
+    EMU_KERNEL(poseidon2_level, false, 5, buf(a[0]), buf(a[1]), a[2], a[3], a[4])
     EMU_KERNEL(composition, false, 18, buf(a[0]), a[1], buf(a[2]), a[3], buf(a[4]), buf(a[5]),
                buf(a[6]), buf(a[7]), buf(a[8]), buf(a[9]), buf(a[10]), a[11], a[12], a[13],
                a[14], a[15], a[16], a[17])
@@ -387,6 +390,7 @@ extern "C" int ballast_emu_launch(const char* kernel, unsigned grid, unsigned bl
     EMU_KERNEL(fri_fold, false, 10, buf(a[0]), buf(a[1]), a[2], a[3], a[4], a[5], a[6], a[7],
                a[8], a[9])
     EMU_KERNEL(grind, false, 5, buf(a[0]), a[1], a[2], a[3], buf(a[4]))
+    EMU_KERNEL(grind_poseidon2, false, 6, buf(a[0]), buf(a[1]), a[2], a[3], a[4], buf(a[5]))
     EMU_KERNEL(gather_rows, false, 6, buf(a[0]), a[1], a[2], buf(a[3]), a[4], buf(a[5]))
     EMU_KERNEL(gather_items, false, 5, buf(a[0]), buf(a[1]), a[2], a[3], buf(a[4]))
     EMU_KERNEL(fill_words, false, 3, buf(a[0]), a[1], a[2])

@@ -118,27 +118,26 @@ pub fn check_proof<W: Workload>(backend: &dyn Backend, case: &Case<W>) {
     );
 }
 
-/// A proof committed with Poseidon2, which the device has no kernels for, is refused by
-/// name before anything runs on it.
-pub fn check_refuses_poseidon2(backend: &dyn Backend) {
-    let case = &fibonacci_cases()[1];
-    let params = StarkParams {
+/// Fibonacci and the Keccak chain committed with Poseidon2: its leaves, nodes, FRI layers
+/// and grinding on the device, at blowups 2 to 16.
+pub fn poseidon2_cases() -> (Vec<Case<Fibonacci>>, Case<KeccakChain>) {
+    let poseidon2 = |params: StarkParams| StarkParams {
         hash: ballast_stark::MerkleHash::Poseidon2,
-        ..case.params
+        ..params
     };
-    let err = prove_statement(
-        &case.workload,
-        &params,
-        backend,
-        &mut PhaseTimes::default(),
-        &mut |_| {},
-    )
-    .expect_err("the device commits with Keccak-256 only");
-    assert!(
-        err.to_string()
-            .contains("the CUDA backend commits with Keccak-256 only, not poseidon2"),
-        "{err}"
-    );
+    let fibonacci = fibonacci_cases()
+        .into_iter()
+        .map(|case| Case {
+            params: poseidon2(case.params),
+            ..case
+        })
+        .collect();
+    let keccak = keccak_cases().into_iter().next().expect("a keccak case");
+    let keccak = Case {
+        params: poseidon2(params(2, 4)),
+        ..keccak
+    };
+    (fibonacci, keccak)
 }
 
 /// Each part of `case` proven on `backend`, bundled: the single-host CPU proof's bytes.
