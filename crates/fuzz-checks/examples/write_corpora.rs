@@ -1,11 +1,12 @@
 //! Writes the fuzz targets' seed corpora: `write_corpora DIR` fills `DIR/<target>/`.
 //!
 //! decode_verify gets the seed proofs and parts; mutate_proof one input per seed (no edits, and one
-//! edit); batch_opening canonical openings of a few index sets.
+//! edit); batch_opening canonical openings of a few index sets in a tree of each hash.
 
 use std::path::Path;
 
 use ballast_fuzz_checks::{batch_opening_input, seed_parts, seed_proofs};
+use ballast_merkle::MerkleHash;
 
 fn main() {
     let Some(dir) = std::env::args().nth(1) else {
@@ -29,19 +30,21 @@ fn main() {
     for (i, part) in seed_parts().iter().enumerate() {
         write("decode_verify", format!("part-{i}"), part);
     }
-    for (i, indices) in [
-        &[0u8][..],
-        &[3, 40],
-        &[5, 6, 7, 63],
-        &[1, 2, 9, 10, 33, 34, 60],
-    ]
-    .iter()
-    .enumerate()
-    {
-        write(
-            "batch_opening",
-            format!("opening-{i}"),
-            &batch_opening_input(indices),
-        );
+    for hash in MerkleHash::ALL {
+        for (i, indices) in [
+            &[0u8][..],
+            &[3, 40],
+            &[5, 6, 7, 63],
+            &[1, 2, 9, 10, 33, 34, 60],
+        ]
+        .iter()
+        .enumerate()
+        {
+            write(
+                "batch_opening",
+                format!("opening-{}-{i}", hash.name()),
+                &batch_opening_input(hash, indices),
+            );
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::sync::OnceLock;
 
+use ballast_field::Felt;
 use ballast_fri::{QueryPlan, round_arities};
 use ballast_merkle::{
     Digest, MerkleHash, MerkleTree, batch_opening_len, check_indices, verify_batch,
@@ -149,27 +150,33 @@ pub fn mutate_and_verify(data: &[u8]) {
     );
 }
 
-/// Height of the tree [`batch_opening`] opens: 64 leaves.
+/// Height of the trees [`batch_opening`] opens: 64 leaves.
 const HEIGHT: usize = 6;
-/// The hash of that tree (its committed regression inputs carry Keccak-256 nodes).
-const HASH: MerkleHash = MerkleHash::Keccak256;
+/// The bit of `data[0]` that picks the tree's hash (set: Poseidon2).
+const POSEIDON2_BIT: u8 = 0x80;
 
 /// Interprets `data` as a batch opening against a fixed tree of 64 leaves and as FRI query
 /// positions.
 ///
-/// `data[0]` is the number of indices k (mod 65), the next k bytes the indices (mod 128,
-/// so some are out of range), and the rest node digests (32 bytes each, a trailing partial
-/// one ignored). The same indices, read as LDE positions, go through the query plan of a
-/// 2^7 domain folded in rounds of 8 and 2.
+/// `data[0]`'s top bit picks the tree's hash (clear: Keccak-256, set: Poseidon2), its low
+/// seven bits are the number of indices k (mod 65); the next k bytes are the indices (mod
+/// 128, so some are out of range), and the rest node digests (32 bytes each, a trailing
+/// partial one ignored). The same indices, read as LDE positions, go through the query plan
+/// of a 2^7 domain folded in rounds of 8 and 2.
 ///
 /// # Panics
 /// When the verifier accepts anything but the canonical opening of valid indices, or the
 /// plan's sizes disagree with its contents.
 pub fn batch_opening(data: &[u8]) {
-    let Some((&count, rest)) = data.split_first() else {
+    let Some((&first, rest)) = data.split_first() else {
         return;
     };
-    let count = usize::from(count) % 65;
+    let hash = if first & POSEIDON2_BIT == 0 {
+        MerkleHash::Keccak256
+    } else {
+        MerkleHash::Poseidon2
+    };
+    let count = usize::from(first & !POSEIDON2_BIT) % 65;
     if rest.len() < count {
         return;
     }
@@ -179,18 +186,18 @@ pub fn batch_opening(data: &[u8]) {
         .chunks_exact(32)
         .map(|c| c.try_into().expect("32 bytes"))
         .collect();
-    let tree = tree();
+    let tree = tree(hash);
     let leaves: Vec<Digest> = indices
         .iter()
         .map(|&i| tree.levels()[0].get(i).copied().unwrap_or([0; 32]))
         .collect();
-    let accepted = verify_batch(HASH, &tree.root(), HEIGHT, &indices, &leaves, &nodes);
+    let accepted = verify_batch(hash, &tree.root(), HEIGHT, &indices, &leaves, &nodes);
     let valid = check_indices(HEIGHT, &indices).is_ok();
     if valid {
         let canonical = tree.open_batch(&indices);
         assert_eq!(canonical.len(), batch_opening_len(HEIGHT, &indices));
         assert!(verify_batch(
-            HASH,
+            hash,
             &tree.root(),
             HEIGHT,
             &indices,
@@ -219,22 +226,27 @@ pub fn batch_opening(data: &[u8]) {
     }
 }
 
-/// The [`batch_opening`] input that opens `indices` (below 64, strictly increasing) with
-/// their canonical opening.
-pub fn batch_opening_input(indices: &[u8]) -> Vec<u8> {
+/// The [`batch_opening`] input that opens `indices` (below 64, strictly increasing) of the
+/// `hash` tree with their canonical opening.
+pub fn batch_opening_input(hash: MerkleHash, indices: &[u8]) -> Vec<u8> {
     let positions: Vec<usize> = indices.iter().map(|&i| usize::from(i)).collect();
-    let mut input = vec![u8::try_from(indices.len()).expect("at most 64 indices")];
+    let count = u8::try_from(indices.len()).expect("at most 64 indices");
+    let mut input = vec![match hash {
+        MerkleHash::Keccak256 => count,
+        MerkleHash::Poseidon2 => count | POSEIDON2_BIT,
+    }];
     input.extend_from_slice(indices);
-    for node in tree().open_batch(&positions) {
+    for node in tree(hash).open_batch(&positions) {
         input.extend_from_slice(&node);
     }
     input
 }
 
-/// The fixed tree of [`batch_opening`].
-fn tree() -> &'static MerkleTree {
-    static TREE: OnceLock<MerkleTree> = OnceLock::new();
-    TREE.get_or_init(|| {
-        MerkleTree::from_leaves(HASH, (0..1u8 << HEIGHT).map(|i| HASH.leaf(&[i])).collect())
+/// The fixed tree of [`batch_opening`] with `hash`: leaf i is the row (i).
+fn tree(hash: MerkleHash) -> &'static MerkleTree {
+    static TREES: [OnceLock<MerkleTree>; 2] = [OnceLock::new(), OnceLock::new()];
+    TREES[usize::from(hash.id())].get_or_init(|| {
+        let leaves = (0..1u64 << HEIGHT).map(|i| hash.row(&[Felt::new(i)]));
+        MerkleTree::from_leaves(hash, leaves.collect())
     })
 }

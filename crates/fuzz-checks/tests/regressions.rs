@@ -69,9 +69,11 @@ fn seeds_verify_and_their_edits_do_not() {
 
 #[test]
 fn the_batch_opening_check_catches_a_forged_opening() {
-    // Indices 3 and 40, no nodes: a short opening, which must be refused.
-    batch_opening(&[2, 3, 40]);
-    // Out-of-range and repeated indices.
-    batch_opening(&[2, 100, 100]);
-    batch_opening(&[3, 9, 2, 9]);
+    for poseidon2 in [0, 0x80] {
+        // Indices 3 and 40, no nodes: a short opening, which must be refused.
+        batch_opening(&[poseidon2 | 2, 3, 40]);
+        // Out-of-range and repeated indices.
+        batch_opening(&[poseidon2 | 2, 100, 100]);
+        batch_opening(&[poseidon2 | 3, 9, 2, 9]);
+    }
 }

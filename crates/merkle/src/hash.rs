@@ -51,29 +51,24 @@ impl MerkleHash {
         Self::ALL.into_iter().find(|hash| hash.name() == name)
     }
 
-    /// The digest of a leaf whose bytes are `bytes`. For Poseidon2 the bytes are field
-    /// elements in canonical little-endian encoding (what a table row or a FRI coset
-    /// encodes to), and the leaf is those elements.
-    ///
-    /// # Panics
-    /// For Poseidon2, if `bytes` are not canonical elements: leaf bytes are the prover's or
-    /// the verifier's own encoding of elements, never read from a proof.
-    pub fn leaf(self, bytes: &[u8]) -> Digest {
-        match self {
-            Self::Keccak256 => keccak256(HashDomain::MerkleLeaf, bytes),
-            Self::Poseidon2 => to_bytes(ballast_poseidon2::hash_elements(&elements(bytes))),
-        }
-    }
-
     /// The leaf digest of a row: its elements' canonical little-endian encodings,
     /// concatenated, for Keccak-256; the elements themselves for Poseidon2.
     pub fn row(self, row: &[Felt]) -> Digest {
         match self {
             Self::Keccak256 => {
                 let bytes: Vec<u8> = row.iter().flat_map(|f| f.to_le_bytes()).collect();
-                self.leaf(&bytes)
+                keccak256(HashDomain::MerkleLeaf, &bytes)
             }
             Self::Poseidon2 => to_bytes(ballast_poseidon2::hash_elements(row)),
+        }
+    }
+
+    /// Whether `digest` is a digest of this hash: any 32 bytes for Keccak-256; four canonical
+    /// elements for Poseidon2 (a node or root is never read two ways).
+    pub fn is_digest(self, digest: &Digest) -> bool {
+        match self {
+            Self::Keccak256 => true,
+            Self::Poseidon2 => digest_from_bytes(digest).is_some(),
         }
     }
 
@@ -183,16 +178,6 @@ impl fmt::Display for MerkleHash {
     }
 }
 
-/// The elements whose canonical encodings `bytes` are.
-fn elements(bytes: &[u8]) -> Vec<Felt> {
-    let (words, rest) = bytes.as_chunks::<{ Felt::BYTES }>();
-    assert!(rest.is_empty(), "leaf bytes of whole elements");
-    words
-        .iter()
-        .map(|w| Felt::from_le_bytes(*w).expect("leaf bytes are canonical elements"))
-        .collect()
-}
-
 fn to_bytes(digest: FeltDigest) -> Digest {
     digest_to_bytes(&digest)
 }
@@ -216,7 +201,7 @@ mod tests {
         // Keccak-256(0x00); a node is Keccak-256(0x01 ‖ left ‖ right).
         let keccak = MerkleHash::Keccak256;
         assert_eq!(
-            hex(&keccak.leaf(&[])),
+            hex(&keccak.row(&[])),
             "bc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98a"
         );
         assert_eq!(
@@ -226,7 +211,7 @@ mod tests {
         // Poseidon2: the sponge of no elements, the compression of two zero digests.
         let poseidon2 = MerkleHash::Poseidon2;
         assert_eq!(
-            poseidon2.leaf(&[]),
+            poseidon2.row(&[]),
             to_bytes(ballast_poseidon2::hash_elements(&[]))
         );
         assert_eq!(
@@ -275,21 +260,32 @@ mod tests {
     fn leaves_and_nodes_are_domain_separated() {
         for hash in MerkleHash::ALL {
             let (a, b) = (hash.row(&[Felt::ONE]), hash.row(&[Felt::new(2)]));
-            let mut concatenated = a.to_vec();
-            concatenated.extend_from_slice(&b);
-            assert_ne!(hash.node(&a, &b), Some(hash.leaf(&concatenated)), "{hash}");
+            // The leaf of the children's concatenation: their bytes, or their elements.
+            let leaf = match hash {
+                MerkleHash::Keccak256 => keccak256(HashDomain::MerkleLeaf, &[a, b].concat()),
+                MerkleHash::Poseidon2 => {
+                    let elements = [a, b].map(|d| digest_from_bytes(&d).unwrap()).concat();
+                    hash.row(&elements)
+                }
+            };
+            assert_ne!(hash.node(&a, &b), Some(leaf), "{hash}");
             assert_ne!(hash.node(&a, &b), hash.node(&b, &a), "{hash}");
         }
     }
 
     #[test]
-    fn rows_hash_their_canonical_encoding() {
+    fn rows_hash_their_canonical_encoding_or_their_elements() {
         let row = [Felt::new(1), Felt::new(Felt::MODULUS - 1)];
         let mut bytes = 1u64.to_le_bytes().to_vec();
         bytes.extend_from_slice(&(Felt::MODULUS - 1).to_le_bytes());
-        for hash in MerkleHash::ALL {
-            assert_eq!(hash.row(&row), hash.leaf(&bytes), "{hash}");
-        }
+        assert_eq!(
+            MerkleHash::Keccak256.row(&row),
+            keccak256(HashDomain::MerkleLeaf, &bytes)
+        );
+        assert_eq!(
+            MerkleHash::Poseidon2.row(&row),
+            to_bytes(ballast_poseidon2::hash_elements(&row))
+        );
     }
 
     #[test]

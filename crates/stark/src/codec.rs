@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use ballast_field::{Ext3, Felt};
+use ballast_merkle::Digest;
 
 use crate::layout::{
     Count, HEADER, Head, Item, MAGIC, STATES, SectionLayout, header_count, header_len,
@@ -69,7 +70,7 @@ pub fn peek(bytes: &[u8]) -> Result<Prefix, ProofFormatError> {
     if !bytes.starts_with(&MAGIC) {
         return Err(ProofFormatError::BadMagic);
     }
-    let mut d = Decoder { bytes, pos: 0 };
+    let mut d = Decoder::new(bytes);
     let mut head = Head::default();
     for section in HEADER.iter().take_while(|s| s.count != Count::Workload) {
         d.read(section, &mut head, 0, header_count(section.count, 0))?;
@@ -147,7 +148,7 @@ impl<W: Workload> Proof<W> {
     /// Bad magic, an unsupported version, another workload, an invalid header, another
     /// length than stated, invalid query positions or a non-canonical field element.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
-        let mut d = Decoder { bytes, pos: 0 };
+        let mut d = Decoder::new(bytes);
         let header = decode_header::<W>(&mut d)?;
         let stated = header.head.length;
         check_len(&header, stated)?;
@@ -195,10 +196,7 @@ impl<W: Workload> Proof<W> {
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes) for the header.
     pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-        let header = decode_header::<W>(&mut Decoder {
-            bytes: header,
-            pos: 0,
-        })?;
+        let header = decode_header::<W>(&mut Decoder::new(header))?;
         header.max_len().ok_or(ProofFormatError::TooLarge)
     }
 }
@@ -257,6 +255,7 @@ fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFor
     }
     head.params.hash =
         MerkleHash::from_id(head.hash).ok_or(ProofFormatError::UnknownHash(head.hash))?;
+    d.hash = head.params.hash;
     let tag = head.workload[0];
     if tag != W::TAG {
         return Err(ProofFormatError::UnknownWorkload(tag));
@@ -349,9 +348,19 @@ fn narrow<T: TryFrom<u64>>(v: u64, name: &str) -> T {
 struct Decoder<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The proof's hash, once the header names it: a digest it reads must be one of its.
+    hash: MerkleHash,
 }
 
 impl<'a> Decoder<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            pos: 0,
+            hash: MerkleHash::Keccak256,
+        }
+    }
+
     fn slice(&mut self, len: usize) -> Result<&'a [u8], ProofFormatError> {
         let end = self.pos.checked_add(len).filter(|&e| e <= self.bytes.len());
         let Some(end) = end else {
@@ -409,9 +418,18 @@ impl<'a> Decoder<'a> {
                     })
                     .collect::<Result<_, _>>()?,
             ),
-            Item::Digest => {
-                Values::Digests(chunks.map(|c| c.try_into().expect("32 bytes")).collect())
-            }
+            Item::Digest => Values::Digests(
+                chunks
+                    .enumerate()
+                    .map(|(k, c)| {
+                        let digest: Digest = c.try_into().expect("32 bytes");
+                        self.hash
+                            .is_digest(&digest)
+                            .then_some(digest)
+                            .ok_or_else(|| non_canonical(k))
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
         };
         (section.set)(target, layer, values);
         Ok(())

@@ -268,7 +268,8 @@ pub enum ProofFormatError {
         /// What is wrong with them.
         reason: String,
     },
-    /// This error occurs when a field element is not in canonical form.
+    /// This error occurs when a field element, or an element of a Poseidon2 digest, is not
+    /// in canonical form.
     #[error("non-canonical field element at byte {offset}")]
     NonCanonical {
         /// Offset of the element.

@@ -66,7 +66,8 @@ impl DuplexChain {
     }
 
     /// A root's 4 little-endian words as elements. A word that is not canonical is reduced:
-    /// such a root is no Poseidon2 digest, and no opening against it verifies.
+    /// such a root is no Poseidon2 digest (a proof carrying one is refused when decoded, and
+    /// no opening against it verifies).
     pub(crate) fn absorb_digest(&mut self, label: &str, root: &Digest) {
         let elements = root
             .as_chunks::<8>()

@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::collections::BTreeSet;
+
 use ballast_air::{Air, check_trace};
 use ballast_field::{Ext3, Felt};
 use ballast_stark::{
@@ -48,7 +50,7 @@ fn every_section_is_checked<W: Workload>(workload: &W, hash: MerkleHash) {
     assert!(!rejected(&bytes), "the untouched proof verifies");
     let sections = proof.sections();
     assert_eq!(sections.last().unwrap().range.end, bytes.len());
-    let mut kinds = std::collections::BTreeSet::new();
+    let mut kinds = BTreeSet::new();
     for section in sections.iter().filter(|s| !s.range.is_empty()) {
         let mut offsets = vec![section.range.start, section.range.end - 1];
         if section.name.ends_with("opening") {
@@ -110,6 +112,41 @@ fn an_unknown_merkle_hash_is_refused_and_the_other_one_rejected() {
             }
         }
     }
+}
+
+#[test]
+fn a_digest_that_is_no_poseidon2_digest_is_refused_when_read() {
+    // Every digest section of a Poseidon2 proof (roots and opening nodes): its first
+    // digest's first word set to 2^64 - 1 (no element) is refused at that offset, before
+    // any hashing or transcript step reads it.
+    let params = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..StarkParams::testing()
+    };
+    let proof = common::prove(&fibonacci(), &params);
+    let bytes = proof.to_bytes();
+    let digests: BTreeSet<&str> = ballast_stark::layout()
+        .into_iter()
+        .filter(|row| row.item == "digest")
+        .map(|row| row.name)
+        .collect();
+    let mut seen = BTreeSet::new();
+    for section in proof.sections() {
+        if !digests.contains(section.name) || section.range.is_empty() {
+            continue;
+        }
+        let mut tampered = bytes.clone();
+        let at = section.range.start;
+        tampered[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(
+            decode(&tampered).err(),
+            Some(ProofFormatError::NonCanonical { offset: at }),
+            "{}",
+            section.name
+        );
+        seen.insert(section.name);
+    }
+    assert_eq!(seen, digests, "every digest section was tried");
 }
 
 /// A trace changed at `(column, row)` is refused by `prove`, and its forced proof
