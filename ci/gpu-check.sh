@@ -145,6 +145,7 @@ step "5. cuda against cpu, phase by phase, beside the roofline"
 # name|prove flags|roofline flags
 statements=(
   "default statement||--keccak 14 4"
+  "default statement, poseidon2 trees|--hash poseidon2|--keccak 14 4 --hash poseidon2"
   "keccak chain, one 2^16 segment|--log-rows 16 --steps 2730|--keccak 16 1"
   "fibonacci 16 x 2^22|--workload fibonacci --sequences 16 --log-rows 22 --segments 1|--fibonacci 16 22 1"
 )

@@ -8,7 +8,8 @@ its prediction beside every phase it measures.
 
     roofline.py predict [--sms 132 --clock-ghz 1.98 --bandwidth-tbs 4.8 --pcie-gbs 55]
                         (--keccak LOG_ROWS SEGMENTS | --fibonacci SEQUENCES LOG_ROWS SEGMENTS)
-                        [--blowup 2] [--queries 227] [--pow-bits 16] [--json]
+                        [--blowup 2] [--queries 227] [--pow-bits 16] [--hash keccak|poseidon2]
+                        [--json]
     roofline.py costs --nvrtc LIBNVRTC [--check]
 
 `predict` prints, per phase, the predicted time of one segment (and of all), as the larger of
@@ -36,6 +37,9 @@ COSTS = {
     "gl_sub": 3,
     "ext_mul": 191,
     "keccak_round": 218,
+    "p2_full_round": 1244,
+    "p2_partial_round": 297,
+    "p2_external": 390,
 }
 
 # SASS instructions per PTX 64-bit multiply (mul.lo.u64, mul.hi.u64): 32-bit IMADs and
@@ -46,6 +50,7 @@ MULTIPLY_EXPANSION = 4
 PROBES = r"""
 #include "keccak.cuh"
 #include "goldilocks.cuh"
+#include "poseidon2.cuh"
 extern "C" __global__ void probe_empty(const u64* a, const u64* b, u64* out) {
     out[0] = a[0] ^ b[0];
 }
@@ -67,6 +72,40 @@ extern "C" __global__ void probe_keccak(const u64* a, const u64* b, u64* out) {
     for (int i = 0; i < 25; ++i) s[i] = a[i];
     keccak_f1600(s);
     out[0] = s[0];
+}
+// The Poseidon2 probes load a state of 12 and store one word of it: probe_p2_state is that
+// overhead alone.
+extern "C" __global__ void probe_p2_state(const u64* a, const u64* b, u64* out) {
+    u64 s[12];
+    for (int i = 0; i < 12; ++i) s[i] = a[i];
+    u64 x = 0;
+    for (int i = 0; i < 12; ++i) x ^= s[i];
+    out[0] = x;
+}
+extern "C" __global__ void probe_p2_full_round(const u64* a, const u64* b, u64* out) {
+    u64 s[12];
+    for (int i = 0; i < 12; ++i) s[i] = a[i];
+    p2_full_round(s, b);
+    u64 x = 0;
+    for (int i = 0; i < 12; ++i) x ^= s[i];
+    out[0] = x;
+}
+extern "C" __global__ void probe_p2_partial_round(const u64* a, const u64* b, u64* out) {
+    u64 s[12];
+    for (int i = 0; i < 12; ++i) s[i] = a[i];
+    s[0] = p2_sbox(gl_add(s[0], b[0]));
+    p2_internal(s);
+    u64 x = 0;
+    for (int i = 0; i < 12; ++i) x ^= s[i];
+    out[0] = x;
+}
+extern "C" __global__ void probe_p2_external(const u64* a, const u64* b, u64* out) {
+    u64 s[12];
+    for (int i = 0; i < 12; ++i) s[i] = a[i];
+    p2_external(s);
+    u64 x = 0;
+    for (int i = 0; i < 12; ++i) x ^= s[i];
+    out[0] = x;
 }
 """
 
@@ -99,6 +138,9 @@ def measure(nvrtc_lib):
     body = bodies["probe_keccak"]
     loop = re.search(r"\n(\$L__BB\d+_\d+):\n(.*?)\n\s*@%p\d+ bra \s*\1;", body, re.S)
     counts["keccak_round"] = len(ptx_instructions(loop.group(2))) + 1
+    state = len(ptx_instructions(bodies["probe_p2_state"]))
+    for name in ("p2_full_round", "p2_partial_round", "p2_external"):
+        counts[name] = len(ptx_instructions(bodies[f"probe_{name}"])) - state
     return counts
 
 
@@ -141,6 +183,10 @@ def predict(args):
     inverse = 96 * mul  # a^(p-2): 63 squarings and ~32 multiplications
     ext_inverse = inverse + 12 * mul
     keccak = 24 * c["keccak_round"]
+    # Poseidon2: the outer matrix, 8 full rounds (12 S-boxes of 4 multiplies), 22 partial
+    # ones (1), the multiplies SASS-weighted.
+    poseidon2 = (c["p2_external"] + 8 * c["p2_full_round"] + 22 * c["p2_partial_round"]
+                 + (8 * 12 + 22) * 4 * (MULTIPLY_EXPANSION - 1) * 3)
     # A butterfly: a multiply, an add and a subtract, the twiddle's index and load, two
     # shared-memory loads and stores.
     butterfly = mul + c["gl_add"] + c["gl_sub"] + 12
@@ -172,10 +218,18 @@ def predict(args):
     phase("lde", (trace_butterflies + quotient_butterflies) * butterfly + scales * mul,
           16 * w * n * passes * (1 + blowup) + 16 * 3 * q * passes_q
           + 16 * cq * n * passes * blowup)
-    # Trees: a leaf per LDE row hashes its row (trace and quotient), a node per leaf.
-    trace_leaf = math.ceil((8 * w + 2) / KECCAK_RATE_BYTES)
-    quotient_leaf = math.ceil((8 * cq + 2) / KECCAK_RATE_BYTES)
-    phase("tree", lde_rows * (trace_leaf + quotient_leaf + 2) * keccak,
+    # Trees: a leaf per LDE row hashes its row (trace and quotient), a node per leaf; with
+    # Poseidon2 a permutation per 8 elements (at least one) and one a node.
+    if args.hash == "poseidon2":
+        permutation = poseidon2
+        trace_leaf, quotient_leaf = max(1, math.ceil(w / 8)), max(1, math.ceil(cq / 8))
+        fri_leaf = 3 + 1  # 8 values of 3 coordinates, and a node
+    else:
+        permutation = keccak
+        trace_leaf = math.ceil((8 * w + 2) / KECCAK_RATE_BYTES)
+        quotient_leaf = math.ceil((8 * cq + 2) / KECCAK_RATE_BYTES)
+        fri_leaf = 2  # 8 values' 192 bytes in two blocks, a node a block
+    phase("tree", lde_rows * (trace_leaf + quotient_leaf + 2) * permutation,
           8 * (w + cq) * lde_rows + 2 * 64 * lde_rows)
     # Quotient: the program interpreted at q points; its registers (24 bytes of traffic an
     # instruction) stay in L2 only while the launch's register files fit there.
@@ -201,8 +255,8 @@ def predict(args):
     # FRI: folds of 8 (an extension inverse-free fold a value, ~a multiply of the extension)
     # and a tree a round, over layers shrinking by 8.
     layer_values = sum(lde_rows >> (3 * k) for k in range(log_n // 3 + 1))
-    phase("fri", layer_values * (ext_mul + 2 * keccak // 8), 48 * layer_values)
-    phase("grind", (1 << args.pow_bits) * keccak, 0)
+    phase("fri", layer_values * (ext_mul + fri_leaf * permutation // 8), 48 * layer_values)
+    phase("grind", (1 << args.pow_bits) * permutation, 0)
     phase("queries", args.queries * (w + cq) * 4, 8 * args.queries * (w + cq) * 32)
 
     segment = sum(v["seconds"] for v in phases.values())
@@ -229,6 +283,7 @@ def main():
     p.add_argument("--blowup", type=int, default=2)
     p.add_argument("--queries", type=int, default=227)
     p.add_argument("--pow-bits", type=int, default=16)
+    p.add_argument("--hash", choices=["keccak", "poseidon2"], default="keccak")
     p.add_argument("--json", action="store_true")
     c = commands.add_parser("costs")
     c.add_argument("--nvrtc", required=True, help="path to libnvrtc.so")
@@ -248,7 +303,7 @@ def main():
     if args.json:
         print(json.dumps(r, indent=1))
         return 0
-    print(f"{r['statement']}, blowup {args.blowup}, on {args.sms} SMs at {args.clock_ghz} GHz, "
+    print(f"{r['statement']}, {args.hash} trees, blowup {args.blowup}, on {args.sms} SMs at {args.clock_ghz} GHz, "
           f"{args.bandwidth_tbs} TB/s")
     print(f"{'phase':<14} {'G instr':>9} {'GB':>8} {'ms':>8}")
     for name, v in r["phases"].items():
