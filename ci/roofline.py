@@ -73,40 +73,26 @@ extern "C" __global__ void probe_keccak(const u64* a, const u64* b, u64* out) {
     keccak_f1600(s);
     out[0] = s[0];
 }
-// The Poseidon2 probes load a state of 12 and store one word of it: probe_p2_state is that
-// overhead alone.
-extern "C" __global__ void probe_p2_state(const u64* a, const u64* b, u64* out) {
+"""
+
+
+# The Poseidon2 probes load a state of 12, apply one piece of the permutation to it (b: round
+# constants) and store one word of it; probe_p2_state is that overhead alone.
+P2_PROBES = {
+    "p2_state": "",
+    "p2_full_round": "p2_full_round(s, b);",
+    "p2_partial_round": "s[0] = p2_sbox(gl_add(s[0], b[0])); p2_internal(s);",
+    "p2_external": "p2_external(s);",
+}
+P2_PROBE = """
+extern "C" __global__ void probe_{name}(const u64* a, const u64* b, u64* out) {{
     u64 s[12];
     for (int i = 0; i < 12; ++i) s[i] = a[i];
+    {body}
     u64 x = 0;
     for (int i = 0; i < 12; ++i) x ^= s[i];
     out[0] = x;
-}
-extern "C" __global__ void probe_p2_full_round(const u64* a, const u64* b, u64* out) {
-    u64 s[12];
-    for (int i = 0; i < 12; ++i) s[i] = a[i];
-    p2_full_round(s, b);
-    u64 x = 0;
-    for (int i = 0; i < 12; ++i) x ^= s[i];
-    out[0] = x;
-}
-extern "C" __global__ void probe_p2_partial_round(const u64* a, const u64* b, u64* out) {
-    u64 s[12];
-    for (int i = 0; i < 12; ++i) s[i] = a[i];
-    s[0] = p2_sbox(gl_add(s[0], b[0]));
-    p2_internal(s);
-    u64 x = 0;
-    for (int i = 0; i < 12; ++i) x ^= s[i];
-    out[0] = x;
-}
-extern "C" __global__ void probe_p2_external(const u64* a, const u64* b, u64* out) {
-    u64 s[12];
-    for (int i = 0; i < 12; ++i) s[i] = a[i];
-    p2_external(s);
-    u64 x = 0;
-    for (int i = 0; i < 12; ++i) x ^= s[i];
-    out[0] = x;
-}
+}}
 """
 
 
@@ -124,7 +110,8 @@ def measure(nvrtc_lib):
         for header in kernels.glob("*.cuh"):
             shutil.copy(header, tmp)
         source = pathlib.Path(tmp) / "probes.cu"
-        source.write_text(PROBES)
+        source.write_text(PROBES + "".join(
+            P2_PROBE.format(name=name, body=body) for name, body in P2_PROBES.items()))
         _, ptx = nvrtc.Nvrtc(nvrtc_lib).compile(source, nvrtc.PTX_OPTIONS)
     bodies = {m.group(1): m.group(2) for m in re.finditer(
         r"\.visible \.entry (\w+)\(.*?\n\{(.*?)\n\}", ptx.decode(), re.S)}
