@@ -3,6 +3,7 @@
 use ballast_field::{Ext3, Felt};
 use ballast_keccak::Digest;
 use ballast_merkle::MerkleHash;
+use ballast_poseidon2::constants::WIDTH;
 
 use crate::keccak::KeccakChain;
 use crate::poseidon2::DuplexChain;
@@ -26,8 +27,8 @@ pub enum WorkState {
     /// (after a permutation, when `next` is the last), and the word is cell 0 after one
     /// more permutation.
     Poseidon2 {
-        /// The 12 cells.
-        cells: [Felt; 12],
+        /// The cells.
+        cells: [Felt; WIDTH],
         /// Where the nonce's low half is added.
         next: usize,
     },
