@@ -45,7 +45,7 @@ extern "C" __global__ void grind(const u64* state, u64 start, u64 count, u64 bit
 
 // Nonces start .. start + count of a Poseidon2 transcript: `duplex` is its 12 cells after
 // the work message's kind was absorbed, and in word 12 the rate cell the nonce's low half
-// is added to (below 8: Transcript::work_state). The nonce's halves are added there and in
+// is added to (below 8: Transcript::work_state). As WorkState::word: the nonce's halves are added there and in
 // the next cell (permuting first when the block is full), the duplex is permuted, and a
 // nonce whose cell 0 has at least `bits` leading zero bits lowers `*found` to it.
 extern "C" __global__ void grind_poseidon2(const u64* duplex, const u64* rc, u64 start,

@@ -12,8 +12,9 @@ use crate::kernels::{Launcher, THREADS_PER_BLOCK};
 use crate::lde::{self, LdeTables};
 use crate::merkle::{self, DIGEST_WORDS, TreeHash, tree_digests};
 
-/// Words of the grinding state: a Poseidon2 duplex's 12 cells and its next cell.
-pub(crate) const GRIND_STATE_WORDS: usize = 13;
+/// Words of the grinding state: a Poseidon2 duplex's cells and its next cell (a Keccak-256
+/// state takes 4).
+const GRIND_STATE_WORDS: usize = ballast_poseidon2::constants::WIDTH + 1;
 
 /// Threads of the composition's launch at most: each holds a set of registers.
 const COMPOSITION_THREADS: u64 = 1 << 16;
@@ -55,8 +56,7 @@ pub(crate) struct Workspace<B> {
     pub(crate) layers: B,
     /// Every FRI layer's tree, one after another.
     pub(crate) layer_trees: B,
-    /// The transcript's state a nonce is ground from (13 words: a Poseidon2 duplex's cells
-    /// and next cell; a Keccak-256 state takes 4).
+    /// The transcript's state a nonce is ground from ([`GRIND_STATE_WORDS`]).
     pub(crate) grind_state: B,
     pub(crate) grind_found: B,
     /// Poseidon2's round constants, for segments committed with it.

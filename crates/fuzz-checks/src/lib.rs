@@ -152,13 +152,13 @@ pub fn mutate_and_verify(data: &[u8]) {
 
 /// Height of the trees [`batch_opening`] opens: 64 leaves.
 const HEIGHT: usize = 6;
-/// The bit of `data[0]` that picks the tree's hash (set: Poseidon2).
-const POSEIDON2_BIT: u8 = 0x80;
+/// Where `data[0]` holds the tree's hash id (its top bit).
+const HASH_SHIFT: u8 = 7;
 
 /// Interprets `data` as a batch opening against a fixed tree of 64 leaves and as FRI query
 /// positions.
 ///
-/// `data[0]`'s top bit picks the tree's hash (clear: Keccak-256, set: Poseidon2), its low
+/// `data[0]`'s top bit is the tree's hash id (0: Keccak-256, 1: Poseidon2), its low
 /// seven bits are the number of indices k (mod 65); the next k bytes are the indices (mod
 /// 128, so some are out of range), and the rest node digests (32 bytes each, a trailing
 /// partial one ignored). The same indices, read as LDE positions, go through the query plan
@@ -171,12 +171,8 @@ pub fn batch_opening(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else {
         return;
     };
-    let hash = if first & POSEIDON2_BIT == 0 {
-        MerkleHash::Keccak256
-    } else {
-        MerkleHash::Poseidon2
-    };
-    let count = usize::from(first & !POSEIDON2_BIT) % 65;
+    let hash = MerkleHash::from_id(first >> HASH_SHIFT).expect("a hash has each id 0 and 1");
+    let count = usize::from(first & ((1 << HASH_SHIFT) - 1)) % 65;
     if rest.len() < count {
         return;
     }
@@ -231,10 +227,7 @@ pub fn batch_opening(data: &[u8]) {
 pub fn batch_opening_input(hash: MerkleHash, indices: &[u8]) -> Vec<u8> {
     let positions: Vec<usize> = indices.iter().map(|&i| usize::from(i)).collect();
     let count = u8::try_from(indices.len()).expect("at most 64 indices");
-    let mut input = vec![match hash {
-        MerkleHash::Keccak256 => count,
-        MerkleHash::Poseidon2 => count | POSEIDON2_BIT,
-    }];
+    let mut input = vec![count | hash.id() << HASH_SHIFT];
     input.extend_from_slice(indices);
     for node in tree(hash).open_batch(&positions) {
         input.extend_from_slice(&node);

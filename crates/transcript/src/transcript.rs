@@ -4,6 +4,7 @@ use ballast_field::{Ext3, Felt};
 use ballast_keccak::Digest;
 use ballast_merkle::MerkleHash;
 use ballast_poseidon2::constants::WIDTH;
+use ballast_poseidon2::{RATE, permute};
 
 use crate::keccak::KeccakChain;
 use crate::poseidon2::DuplexChain;
@@ -32,6 +33,28 @@ pub enum WorkState {
         /// Where the nonce's low half is added.
         next: usize,
     },
+}
+
+impl WorkState {
+    /// `nonce`'s work word from this state: what [`Transcript::check_pow`] judges, computed
+    /// as a device does, without replaying the work message's kind for every nonce.
+    pub fn word(&self, nonce: u64) -> u64 {
+        match *self {
+            Self::Keccak(state) => KeccakChain { state }.work(nonce),
+            Self::Poseidon2 { mut cells, next } => {
+                let (low, high) = (Felt::new(nonce & 0xffff_ffff), Felt::new(nonce >> 32));
+                cells[next] += low;
+                if next + 1 == RATE {
+                    permute(&mut cells);
+                    cells[0] += high;
+                } else {
+                    cells[next + 1] += high;
+                }
+                permute(&mut cells);
+                cells[0].as_u64()
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
