@@ -177,7 +177,7 @@ pub fn flag_error(err: ParamsError) -> anyhow::Error {
         },
         ParamsError::DegreeTooHigh { .. } => "--blowup",
         ParamsError::TargetTooHigh { .. } | ParamsError::Unreachable { .. } => "--security-bits",
-        ParamsError::Air(_) => "workload",
+        ParamsError::Air(_) | ParamsError::NonCanonical { .. } => "workload",
     };
     anyhow!("invalid {flag}: {err}")
 }

@@ -324,7 +324,7 @@ fn bad_usage_is_a_one_line_error_and_writes_nothing() {
         ),
         (
             &["--workload", "fibonacci", "--steps", "4"],
-            "--steps is a keccak-chain flag; fibonacci takes --sequences",
+            "--steps is a keccak-chain and poseidon2-chain flag; fibonacci takes --sequences",
         ),
         (&["--queries", "0"], "invalid --queries"),
         (&["--security-bits", "200"], "invalid --security-bits"),

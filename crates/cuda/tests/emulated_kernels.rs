@@ -423,6 +423,15 @@ fn poseidon2_proofs_are_byte_identical_to_the_cpu_backend() {
 }
 
 #[test]
+fn poseidon2_chain_proofs_are_byte_identical_to_the_cpu_backend() {
+    let Some(emu) = emulator() else { return };
+    let backend = KernelBackend::new(emu.clone());
+    for case in common::poseidon2_chain_cases() {
+        common::check_proof(&backend, &case);
+    }
+}
+
+#[test]
 fn poseidon2_grinding_finds_the_cpus_nonce_from_every_cell() {
     // The nonce's low half lands in each of the 8 rate cells in turn (the last one permutes
     // before its high half); nonces above 2^32, so that both halves count.

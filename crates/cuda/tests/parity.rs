@@ -59,6 +59,9 @@ fn proofs_are_byte_identical_to_the_cpu_backend() {
         common::check_proof(&backend, case);
     }
     common::check_proof(&backend, &keccak);
+    for case in common::poseidon2_chain_cases() {
+        common::check_proof(&backend, &case);
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! The Poseidon2 permutation of 12 Goldilocks elements, written once over [`Halve`] (an
-//! [`Algebra`] that divides by two): on field elements, on SIMD registers holding a state per lane (`crate::many`), and — for a
-//! verifier AIR — on a constraint's symbolic form.
+//! The Poseidon2 permutation of 12 Goldilocks elements, written once (`rounds`, over any
+//! [`Algebra`] given its halving): on field elements, on SIMD registers holding a state per
+//! lane (`crate::many`), and as an AIR's constraints and columns (`crate::air`).
 
 use ballast_field::{Algebra, Felt, Halve};
 
@@ -16,33 +16,57 @@ pub fn permute(state: &mut [Felt; WIDTH]) {
 /// applies the S-box, then its matrix).
 #[inline(always)]
 pub fn permute_over<A: Halve>(state: &mut [A; WIDTH], constants: &Constants<A>) {
+    rounds(state, constants, A::halve, |value| value);
+}
+
+/// The permutation's one definition, over any [`Algebra`] given its halving. Every value
+/// an AIR keeps in a column of its own passes through `keep`, in column order, and the
+/// rounds go on with what `keep` returns: a permutation keeps nothing (the identity), the
+/// AIR ([`crate::air`]) records each value, or asserts its column equal to it and goes on
+/// from the column. Kept: each S-box input's cube; the state after each full round; in a
+/// partial round, the first cell's S-box output.
+#[inline(always)]
+pub(crate) fn rounds<A: Algebra>(
+    state: &mut [A; WIDTH],
+    constants: &Constants<A>,
+    halve: impl Fn(A) -> A + Copy,
+    mut keep: impl FnMut(A) -> A,
+) {
     external_matrix(state);
     for round in &constants.initial {
-        full_round(state, round);
+        full_round(state, round, &mut keep);
     }
     for &constant in &constants.partial {
-        state[0] = sbox(state[0] + constant);
-        internal_matrix(state);
+        state[0] = sbox(state[0] + constant, &mut keep);
+        state[0] = keep(state[0]);
+        internal_matrix(state, halve);
     }
     for round in &constants.terminal {
-        full_round(state, round);
+        full_round(state, round, &mut keep);
     }
 }
 
 #[inline(always)]
-fn full_round<A: Algebra>(state: &mut [A; WIDTH], constants: &[A; WIDTH]) {
+fn full_round<A: Algebra>(
+    state: &mut [A; WIDTH],
+    constants: &[A; WIDTH],
+    keep: &mut impl FnMut(A) -> A,
+) {
     for (cell, &constant) in state.iter_mut().zip(constants) {
-        *cell = sbox(*cell + constant);
+        *cell = sbox(*cell + constant, keep);
     }
     external_matrix(state);
+    for cell in state.iter_mut() {
+        *cell = keep(*cell);
+    }
 }
 
-/// x⁷ (7 is the smallest exponent prime to p − 1).
+/// x⁷ (7 is the smallest exponent prime to p − 1), as x³·x³·x with x³ kept: degree 3 in an
+/// AIR's columns.
 #[inline(always)]
-fn sbox<A: Algebra>(x: A) -> A {
-    let x2 = x * x;
-    let x3 = x2 * x;
-    x3 * x2 * x2
+fn sbox<A: Algebra>(x: A, keep: &mut impl FnMut(A) -> A) -> A {
+    let cube = keep(x * x * x);
+    cube * cube * x
 }
 
 /// `circ(2·M4, M4, M4)`: M4 on each group of 4 cells, then each cell plus the sum of the
@@ -78,7 +102,7 @@ fn m4<A: Algebra>(x: &mut [A; 4]) {
 /// dyadic fractions, so each cell takes additions and halvings, not a multiplication. (This
 /// is μ's one definition: the tests read it back from the layer.)
 #[inline(always)]
-fn internal_matrix<A: Halve>(state: &mut [A; WIDTH]) {
+fn internal_matrix<A: Algebra>(state: &mut [A; WIDTH], halve: impl Fn(A) -> A) {
     let sum = state[1..].iter().fold(state[0], |sum, &cell| sum + cell);
     let double = |x: A| x + x;
     let [x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11] = *state;
@@ -86,15 +110,15 @@ fn internal_matrix<A: Halve>(state: &mut [A; WIDTH]) {
         sum - double(x0),
         sum + x1,
         sum + double(x2),
-        sum + x3.halve(),
+        sum + halve(x3),
         sum + (double(x4) + x4),
         sum + double(double(x5)),
-        sum - x6.halve(),
+        sum - halve(x6),
         sum - (double(x7) + x7),
         sum - double(double(x8)),
-        sum + x9.halve().halve(),
-        sum - x10.halve().halve(),
-        sum + x11.halve().halve().halve(),
+        sum + halve(halve(x9)),
+        sum - halve(halve(x10)),
+        sum + halve(halve(halve(x11))),
     ];
 }
 
@@ -151,7 +175,7 @@ mod tests {
         for (i, reference) in reference.into_iter().enumerate() {
             let mut unit = [Felt::ZERO; WIDTH];
             unit[i] = Felt::ONE;
-            internal_matrix(&mut unit);
+            internal_matrix(&mut unit, Felt::halve);
             for (j, &entry) in unit.iter().enumerate() {
                 let expected = if j == i {
                     Felt::new(reference) + Felt::ONE

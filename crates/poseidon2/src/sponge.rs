@@ -7,7 +7,7 @@
 //! (`docs/protocol.md` §6, item 5). A leaf's last block needs no padding rule: its zeros
 //! are told apart by the length.
 
-use ballast_field::{Felt, Halve};
+use ballast_field::{Algebra, Felt, Halve};
 
 use crate::constants::{CONSTANTS, Constants, WIDTH};
 use crate::permutation::permute_over;
@@ -47,8 +47,7 @@ pub(crate) fn sponge<A: Halve>(
     zero: A,
     element: impl Fn(usize) -> A,
 ) -> [A; DIGEST_ELEMENTS] {
-    let mut state = [zero; WIDTH];
-    state[LENGTH_CELL] = A::from(Felt::new(len as u64));
+    let mut state = leaf_start(len, zero);
     for block in 0..len.div_ceil(RATE).max(1) {
         for (i, cell) in state[..RATE].iter_mut().enumerate() {
             let j = block * RATE + i;
@@ -57,6 +56,15 @@ pub(crate) fn sponge<A: Halve>(
         permute_over(&mut state, constants);
     }
     squeeze(&state)
+}
+
+/// The state a leaf of `len` elements starts from: zero but its length cell. Its first block
+/// goes into the first [`RATE`] cells; a leaf of at most [`RATE`] elements is hashed by one
+/// permutation of that state ([`hash_elements`] keeps the first [`DIGEST_ELEMENTS`] cells).
+pub fn leaf_start<A: Algebra>(len: usize, zero: A) -> [A; WIDTH] {
+    let mut state = [zero; WIDTH];
+    state[LENGTH_CELL] = A::from(Felt::new(len as u64));
+    state
 }
 
 /// [`compress`] over `A`.

@@ -22,6 +22,13 @@ pub enum ParamsError {
         /// Largest allowed value.
         max: usize,
     },
+    /// This error occurs when a statement's value is not a canonical field element (at
+    /// least the Goldilocks prime).
+    #[error("{name} holds a value that is not a canonical field element")]
+    NonCanonical {
+        /// The parameter's name.
+        name: &'static str,
+    },
     /// This error occurs when an AIR is malformed (no constraints, a bad periodic column).
     #[error("invalid AIR: {0}")]
     Air(#[from] AirError),

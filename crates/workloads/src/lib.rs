@@ -4,6 +4,7 @@ mod any;
 mod fibonacci;
 mod flags;
 mod keccak_chain;
+mod poseidon2_chain;
 mod registry;
 #[cfg(feature = "test-workload")]
 mod square_chain;
@@ -12,6 +13,7 @@ pub use any::{AnyProof, AnyStatement, Describe, thousands};
 pub use fibonacci::{Fibonacci, FibonacciAir};
 pub use flags::{Flag, FlagError, FlagValues, FromFlags, SHARED_FLAGS, parse_digest};
 pub use keccak_chain::{KeccakChain, KeccakChainAir, keccak_f};
+pub use poseidon2_chain::{Poseidon2Chain, Poseidon2ChainAir};
 pub use registry::{
     DEFAULT_WORKLOAD, MAX_HEADER_LEN, Registered, WORKLOADS, bundle, decode, max_len, named,
 };

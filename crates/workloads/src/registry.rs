@@ -5,7 +5,7 @@
 use ballast_stark::{BundleError, Proof, ProofFormatError, VerifyPolicy, Workload, peek};
 
 use crate::flags::{Flag, FlagError, FlagValues, FromFlags, SHARED_FLAGS};
-use crate::{AnyProof, AnyStatement, Fibonacci, KeccakChain};
+use crate::{AnyProof, AnyStatement, Fibonacci, KeccakChain, Poseidon2Chain};
 
 /// A registered workload: its tag and name, its flags, and its proofs' decoding and
 /// bundling.
@@ -57,6 +57,7 @@ impl Registered {
 pub const WORKLOADS: &[Registered] = &[
     Registered::of::<Fibonacci>(),
     Registered::of::<KeccakChain>(),
+    Registered::of::<Poseidon2Chain>(),
     #[cfg(feature = "test-workload")]
     Registered::of::<crate::square_chain::SquareChain>(),
 ];
@@ -99,7 +100,7 @@ impl Registered {
                 .map(|f| format!("--{f}"))
                 .collect::<Vec<_>>()
                 .join(" and ");
-            let what = if foreign.len() == 1 && owners(first).len() == 1 {
+            let what = if foreign.len() == 1 {
                 format!("{given} is a {owner} flag")
             } else if foreign.iter().all(|f| owners(f) == owners(first)) {
                 format!("{given} are {owner} flags")
@@ -246,7 +247,7 @@ mod tests {
         let err = fibonacci.statement(&flags).err().unwrap().to_string();
         assert_eq!(
             err,
-            "--seed and --steps are keccak-chain flags; fibonacci takes --sequences, --log-rows, --segments"
+            "--seed and --steps are keccak-chain and poseidon2-chain flags; fibonacci takes --sequences, --log-rows, --segments"
         );
         let mut flags = FlagValues::default();
         flags.insert("segments", "2");

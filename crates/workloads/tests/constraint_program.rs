@@ -6,7 +6,7 @@
 use ballast_air::{Air, ConstraintBuilder, ConstraintProgram, Domain, Frame};
 use ballast_field::{Ext3, Felt};
 use ballast_testkit::SplitMix64;
-use ballast_workloads::{FibonacciAir, KeccakChainAir};
+use ballast_workloads::{FibonacciAir, KeccakChainAir, Poseidon2ChainAir};
 
 /// Each constraint's domain and value, from `eval` on field elements.
 struct Direct(Vec<(Domain, Felt)>);
@@ -108,4 +108,9 @@ fn the_fibonacci_program_computes_what_its_air_computes() {
         },
         16,
     );
+}
+
+#[test]
+fn the_poseidon2_chain_program_computes_what_its_air_computes() {
+    check(&Poseidon2ChainAir { log_rows: 4 }, 8);
 }

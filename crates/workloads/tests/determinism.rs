@@ -3,8 +3,9 @@
 
 mod common;
 
+use ballast_field::Felt;
 use ballast_stark::{MerkleHash, StarkParams, Workload};
-use ballast_workloads::{Fibonacci, KeccakChain};
+use ballast_workloads::{Fibonacci, KeccakChain, Poseidon2Chain};
 use sha2::{Digest, Sha256};
 
 fn proof_bytes<W: Workload>(threads: usize, workload: &W, params: &StarkParams) -> Vec<u8> {
@@ -48,10 +49,21 @@ fn identical_bytes_with_one_two_and_four_threads_and_on_repeated_runs() {
         hash: MerkleHash::Poseidon2,
         ..params
     };
+    // One segment of 2^13 rows, the chain ending inside it, committed with Poseidon2.
+    let poseidon2_chain = Poseidon2Chain {
+        seed: [1, 2, 3, 4].map(Felt::new),
+        steps: 8000,
+        log_rows: 13,
+    };
+    let poseidon2_fast = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..fast
+    };
     let reference = (
         proof_bytes(1, &fib, &params),
         proof_bytes(1, &chain, &fast),
         proof_bytes(1, &fib, &poseidon2),
+        proof_bytes(1, &poseidon2_chain, &poseidon2_fast),
     );
     for threads in [2, 4, 4, 1] {
         assert!(
@@ -65,6 +77,10 @@ fn identical_bytes_with_one_two_and_four_threads_and_on_repeated_runs() {
         assert!(
             proof_bytes(threads, &fib, &poseidon2) == reference.2,
             "{threads} threads, Poseidon2"
+        );
+        assert!(
+            proof_bytes(threads, &poseidon2_chain, &poseidon2_fast) == reference.3,
+            "{threads} threads, the Poseidon2 chain"
         );
     }
 }
@@ -102,5 +118,14 @@ fn golden_proof_digests() {
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
         "2119157553aa59649ae40ca40f36d393bfff53f6f723f2ff79032f4772955a3d"
+    );
+    let poseidon2_chain = Poseidon2Chain {
+        seed: [0; 4].map(Felt::new),
+        steps: 20,
+        log_rows: 4,
+    };
+    assert_eq!(
+        sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
+        "f09865ff2a5d51bb0d071227a82b5632ee4acc2bd2bf53575e3af95ad7bb2026"
     );
 }

@@ -6,7 +6,7 @@ mod common;
 use ballast_stark::{
     MerkleHash, Proof, ProofFormatError, Regime, StarkParams, Workload, peek, verify_statement,
 };
-use ballast_workloads::{Describe, Fibonacci, KeccakChain};
+use ballast_workloads::{Describe, Fibonacci, KeccakChain, Poseidon2Chain};
 
 /// Proves `workload` with `params` and each Merkle hash, and checks every proof.
 fn check<W: Describe + Clone + Send + 'static>(workload: W, params: StarkParams) {
@@ -114,6 +114,29 @@ fn keccak_chains_of_several_lengths_blowups_and_segment_counts() {
         check(
             KeccakChain {
                 seed: [steps as u8; 32],
+                steps,
+                log_rows,
+            },
+            params,
+        );
+    }
+}
+
+#[test]
+fn poseidon2_chains_of_several_lengths_blowups_and_segment_counts() {
+    // 2^4 rows hold 16 steps: 5 and 20 steps leave the last segment partly dead.
+    let cases = [(1, 4, 1), (5, 4, 2), (16, 4, 1), (20, 4, 3), (40, 5, 1)];
+    for (steps, log_rows, log_blowup) in cases {
+        let params = StarkParams {
+            log_blowup,
+            num_queries: 10,
+            pow_bits: 2,
+            log_final_poly_len: 2,
+            hash: MerkleHash::Keccak256,
+        };
+        check(
+            Poseidon2Chain {
+                seed: [steps, 1, 2, 3].map(ballast_field::Felt::new),
                 steps,
                 log_rows,
             },

@@ -12,7 +12,7 @@ use ballast_stark::{
     SegmentPosition, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy,
     Workload, prove, prove_unchecked, verify, verify_statement,
 };
-use ballast_workloads::{Fibonacci, KeccakChain, decode};
+use ballast_workloads::{Fibonacci, KeccakChain, Poseidon2Chain, decode};
 
 fn fibonacci() -> Fibonacci {
     Fibonacci {
@@ -27,6 +27,15 @@ fn chain() -> KeccakChain {
         seed: [5; 32],
         steps: 3,
         log_rows: 6,
+    }
+}
+
+/// 20 steps in two segments of 2^4 rows, the second partly dead.
+fn poseidon2_chain() -> Poseidon2Chain {
+    Poseidon2Chain {
+        seed: [5, 6, 7, 8].map(Felt::new),
+        steps: 20,
+        log_rows: 4,
     }
 }
 
@@ -89,6 +98,7 @@ fn a_byte_changed_in_any_section_is_rejected() {
     for hash in MerkleHash::ALL {
         every_section_is_checked(&fibonacci(), hash);
         every_section_is_checked(&chain(), hash);
+        every_section_is_checked(&poseidon2_chain(), hash);
     }
 }
 
@@ -212,6 +222,21 @@ fn proofs_of_broken_traces_are_rejected() {
         (0, 26),
     ] {
         forced_proof_is_rejected(&chain(), column, row);
+    }
+    // The Poseidon2 chain: live, count, the digest, a full round's cube and state, a
+    // partial round's S-box output, the output; on the first, middle and last rows.
+    let width = poseidon2_chain().air(0).width();
+    for (column, row) in [
+        (0, 9),
+        (1, 15),
+        (3, 0),
+        (6 + 5, 2),
+        (6 + 4 * 24 + 12, 7),
+        (6 + 4 * 24 + 21, 11),
+        (width - 9, 15),
+        (width - 12, 3),
+    ] {
+        forced_proof_is_rejected(&poseidon2_chain(), column, row);
     }
 }
 

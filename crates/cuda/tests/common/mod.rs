@@ -7,7 +7,7 @@ use ballast_stark::{
     Backend, CpuBackend, PhaseTimes, Proof, StarkParams, VerifyPolicy, Workload, bundle,
     prove_part, prove_statement,
 };
-use ballast_workloads::{Fibonacci, KeccakChain};
+use ballast_workloads::{Fibonacci, KeccakChain, Poseidon2Chain};
 
 /// A statement and the parameters it is proven with.
 pub struct Case<W> {
@@ -88,6 +88,30 @@ pub fn keccak_cases() -> Vec<Case<KeccakChain>> {
                 log_rows: 5,
             },
             params: params(3, 1),
+        },
+    ]
+}
+
+/// The Poseidon2 chain (242 columns of degree-3 constraints, one permutation a row): a last
+/// segment the chain does not fill, committed with Keccak-256 at blowup 2 and with
+/// Poseidon2 at blowup 4.
+pub fn poseidon2_chain_cases() -> Vec<Case<Poseidon2Chain>> {
+    let workload = Poseidon2Chain {
+        seed: [5, 6, 7, 8].map(ballast_field::Felt::new),
+        steps: 40,
+        log_rows: 5,
+    };
+    vec![
+        Case {
+            workload,
+            params: params(1, 2),
+        },
+        Case {
+            workload,
+            params: StarkParams {
+                hash: ballast_stark::MerkleHash::Poseidon2,
+                ..params(2, 3)
+            },
         },
     ]
 }

@@ -1,0 +1,165 @@
+//! The permutation as AIR constraints: the [`COLUMNS`] values one permutation keeps in a
+//! row ([`fill`]) and the constraints that tie them to its input ([`eval`]). Both run the
+//! permutation's one definition (`crate::permutation`'s rounds), so the constraints are
+//! the permutation itself, not a second copy of it, and the same ones a verifier AIR will
+//! use for the Merkle paths and the transcript it recomputes.
+//!
+//! A row keeps, in the order the rounds reach them: in each full round, the cube of every
+//! S-box input, then the state after the round's matrix; in each partial round, the cube
+//! of the first cell's S-box input, then its S-box output. x⁷ is x³·x³·x with x³ a column,
+//! so every constraint has degree 3 in the columns (the S-box inputs are linear in them);
+//! the partial rounds' other cells stay linear expressions, never columns.
+
+use ballast_air::ConstraintBuilder;
+use ballast_field::Felt;
+
+use crate::constants::{CONSTANTS, FULL_ROUNDS, PARTIAL_ROUNDS, WIDTH};
+use crate::permutation::rounds;
+
+/// Columns one permutation keeps: 24 a full round, 2 a partial round (236).
+pub const COLUMNS: usize = FULL_ROUNDS * 2 * WIDTH + PARTIAL_ROUNDS * 2;
+
+/// The permutation of `input`, its kept values written into `columns` ([`COLUMNS`] of
+/// them): the output, equal to [`permute`](crate::permute)'s.
+///
+/// # Panics
+/// If `columns` is not [`COLUMNS`] long.
+pub fn fill(input: [Felt; WIDTH], columns: &mut [Felt]) -> [Felt; WIDTH] {
+    assert_eq!(columns.len(), COLUMNS, "one value per kept column");
+    let mut state = input;
+    let mut at = 0;
+    rounds(&mut state, &CONSTANTS, Felt::halve, |value| {
+        columns[at] = value;
+        at += 1;
+        value
+    });
+    state
+}
+
+/// Asserts, on every row, that `columns` ([`COLUMNS`] of the row's values) keep the
+/// permutation of `input` (expressions of degree at most 1 in the row, for degree-3
+/// constraints), and returns its output: the last round's columns.
+///
+/// # Panics
+/// If `columns` is not [`COLUMNS`] long.
+pub fn eval<B: ConstraintBuilder>(
+    builder: &mut B,
+    input: [B::Expr; WIDTH],
+    columns: &[B::Expr],
+) -> [B::Expr; WIDTH] {
+    assert_eq!(columns.len(), COLUMNS, "one value per kept column");
+    let constants = CONSTANTS.lift(B::Expr::from);
+    let half = B::Expr::from(Felt::ONE.halve());
+    let mut state = input;
+    let mut columns = columns.iter();
+    rounds(
+        &mut state,
+        &constants,
+        |x| x * half,
+        |value| {
+            let column = *columns.next().expect("COLUMNS columns");
+            builder.every_row(column - value);
+            column
+        },
+    );
+    state
+}
+
+#[cfg(test)]
+mod tests {
+    use ballast_air::{Air, AirError, ConstraintInfo, Frame, check_trace};
+    use ballast_field::RowBlocks;
+    use ballast_testkit::SplitMix64;
+
+    use super::*;
+
+    /// A row: the permutation's input in 12 columns, then its kept columns.
+    struct Permutations {
+        log_rows: usize,
+    }
+
+    impl Air for Permutations {
+        fn id(&self) -> &str {
+            "test/poseidon2-permutations"
+        }
+        fn width(&self) -> usize {
+            WIDTH + COLUMNS
+        }
+        fn log_rows(&self) -> usize {
+            self.log_rows
+        }
+        fn num_public_inputs(&self) -> usize {
+            0
+        }
+        fn eval<B: ConstraintBuilder>(&self, frame: &Frame<'_, B::Expr>, builder: &mut B) {
+            let input = std::array::from_fn(|i| frame.current[i]);
+            eval(builder, input, &frame.current[WIDTH..]);
+        }
+    }
+
+    fn table(log_rows: usize, seed: u64) -> RowBlocks {
+        let rows = 1 << log_rows;
+        let mut table = RowBlocks::zeroed(WIDTH + COLUMNS, rows, rows);
+        let mut rng = SplitMix64::new(seed);
+        let mut row = vec![Felt::ZERO; WIDTH + COLUMNS];
+        for r in 0..rows {
+            let input: [Felt; WIDTH] =
+                std::array::from_fn(|_| Felt::new(rng.next().expect("endless")));
+            row[..WIDTH].copy_from_slice(&input);
+            let output = fill(input, &mut row[WIDTH..]);
+            let mut expected = input;
+            crate::permute(&mut expected);
+            assert_eq!(output, expected, "row {r}");
+            assert_eq!(row[WIDTH + COLUMNS - WIDTH..], output, "the last columns");
+            table.write_row(r, &row);
+        }
+        table
+    }
+
+    #[test]
+    fn constraints_have_degree_three_and_hold_on_filled_rows() {
+        let air = Permutations { log_rows: 4 };
+        let info = ConstraintInfo::of(&air).unwrap();
+        assert_eq!(info.max_degree(), 3);
+        assert_eq!(info.counts(), [COLUMNS, 0, 0, 0]);
+        assert_eq!(check_trace(&air, &table(4, 1), &[]), Ok(()));
+    }
+
+    /// A row whose kept column `forged` is one more than the permutation's and whose later
+    /// columns follow from it: consistent everywhere but at that column's own constraint.
+    fn forged_row(input: [Felt; WIDTH], forged: usize) -> Vec<Felt> {
+        let mut row = input.to_vec();
+        let mut state = input;
+        rounds(&mut state, &CONSTANTS, Felt::halve, |value| {
+            let value = if row.len() == WIDTH + forged {
+                value + Felt::ONE
+            } else {
+                value
+            };
+            row.push(value);
+            value
+        });
+        row
+    }
+
+    #[test]
+    fn every_kept_column_is_constrained() {
+        // A forged column with every later column following from it is refused on its
+        // row: dropping any one constraint would let such a row pass.
+        let air = Permutations { log_rows: 3 };
+        let honest = table(3, 2);
+        for forged in 0..COLUMNS {
+            let row = forged % 8;
+            let input = std::array::from_fn(|i| honest.get(row, i));
+            let mut table = honest.clone();
+            table.write_row(row, &forged_row(input, forged));
+            assert!(
+                matches!(
+                    check_trace(&air, &table, &[]),
+                    Err(AirError::Unsatisfied { row: r, .. }) if r == row
+                ),
+                "column {forged}"
+            );
+        }
+    }
+}
