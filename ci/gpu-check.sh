@@ -147,6 +147,7 @@ statements=(
   "default statement||--keccak 14 4"
   "default statement, poseidon2 trees|--hash poseidon2|--keccak 14 4 --hash poseidon2"
   "keccak chain, one 2^16 segment|--log-rows 16 --steps 2730|--keccak 16 1"
+  "poseidon2 chain, 4 x 2^14|--workload poseidon2-chain --hash poseidon2|--poseidon2-chain 14 4 --queries 226 --hash poseidon2"
   "fibonacci 16 x 2^22|--workload fibonacci --sequences 16 --log-rows 22 --segments 1|--fibonacci 16 22 1"
 )
 for entry in "${statements[@]}"; do

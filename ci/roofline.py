@@ -7,7 +7,8 @@ Standard library only. docs/gpu.md's tables are this script's output; ci/gpu-che
 its prediction beside every phase it measures.
 
     roofline.py predict [--sms 132 --clock-ghz 1.98 --bandwidth-tbs 4.8 --pcie-gbs 55]
-                        (--keccak LOG_ROWS SEGMENTS | --fibonacci SEQUENCES LOG_ROWS SEGMENTS)
+                        (--keccak LOG_ROWS SEGMENTS | --poseidon2-chain LOG_ROWS SEGMENTS
+                         | --fibonacci SEQUENCES LOG_ROWS SEGMENTS)
                         [--blowup 2] [--queries 227] [--pow-bits 16] [--hash keccak|poseidon2]
                         [--json]
     roofline.py costs --nvrtc LIBNVRTC [--check]
@@ -136,6 +137,8 @@ def measure(nvrtc_lib):
 PROGRAMS = {
     "keccak": {"add": 11433, "sub": 13061, "mul": 8448, "neg": 40, "assert": 3109,
                "registers": 323},
+    "poseidon2-chain": {"add": 1281, "sub": 365, "mul": 684, "neg": 0, "assert": 258,
+                        "registers": 19},
     "fibonacci": {"add": 1, "sub": 6, "mul": 0, "neg": 0, "assert": 6, "registers": 1},
 }
 # Per interpreted instruction, beyond its operation: fetching and decoding the word, two
@@ -154,6 +157,11 @@ def segment_shape(args):
         return {"name": f"keccak chain, {segments} x 2^{log_rows} rows", "width": 2353,
                 "log_rows": log_rows, "segments": segments, "log_chunks": 1,
                 "program": PROGRAMS["keccak"]}
+    if args.poseidon2_chain:
+        log_rows, segments = args.poseidon2_chain
+        return {"name": f"poseidon2 chain, {segments} x 2^{log_rows} rows", "width": 242,
+                "log_rows": log_rows, "segments": segments, "log_chunks": 1,
+                "program": PROGRAMS["poseidon2-chain"]}
     sequences, log_rows, segments = args.fibonacci
     program = {k: v * sequences for k, v in PROGRAMS["fibonacci"].items()}
     program["registers"] = 1
@@ -265,6 +273,7 @@ def main():
     p.add_argument("--pcie-gbs", type=float, default=55.0)
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--keccak", type=int, nargs=2, metavar=("LOG_ROWS", "SEGMENTS"))
+    which.add_argument("--poseidon2-chain", type=int, nargs=2, metavar=("LOG_ROWS", "SEGMENTS"))
     which.add_argument("--fibonacci", type=int, nargs=3,
                        metavar=("SEQUENCES", "LOG_ROWS", "SEGMENTS"))
     p.add_argument("--blowup", type=int, default=2)

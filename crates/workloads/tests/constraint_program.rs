@@ -112,5 +112,12 @@ fn the_fibonacci_program_computes_what_its_air_computes() {
 
 #[test]
 fn the_poseidon2_chain_program_computes_what_its_air_computes() {
-    check(&Poseidon2ChainAir { log_rows: 4 }, 8);
+    let program = check(&Poseidon2ChainAir { log_rows: 4 }, 8);
+    eprintln!(
+        "poseidon2-chain: {} instructions, {} registers, {} constants, {} constraints",
+        program.instructions().len(),
+        program.registers(),
+        program.constants().len(),
+        program.domains().len()
+    );
 }

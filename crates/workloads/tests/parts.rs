@@ -8,7 +8,7 @@ use ballast_stark::{
     SegmentStatement, StarkParams, VerifierError, Workload, bundle, part_range, prove_part,
     verify_part, verify_statement,
 };
-use ballast_workloads::{Fibonacci, KeccakChain};
+use ballast_workloads::{Fibonacci, KeccakChain, Poseidon2Chain};
 
 fn params() -> StarkParams {
     StarkParams {
@@ -77,6 +77,12 @@ fn every_split_bundles_into_the_single_host_bytes() {
         seed: [7; 32],
         steps: 3,
         log_rows: 6,
+    });
+    // Three segments of 2^3 rows, the last partly dead: its states are digests.
+    check_bundles(Poseidon2Chain {
+        seed: [7, 8, 9, 10].map(ballast_field::Felt::new),
+        steps: 21,
+        log_rows: 3,
     });
 }
 

@@ -224,13 +224,14 @@ fn proofs_of_broken_traces_are_rejected() {
         forced_proof_is_rejected(&chain(), column, row);
     }
     // The Poseidon2 chain: live, count, the digest, a full round's cube and state, a
-    // partial round's S-box output, the output; on the first, middle and last rows.
+    // partial round's cube and S-box output, the output; on the first, middle and last rows.
     let width = poseidon2_chain().air(0).width();
     for (column, row) in [
         (0, 9),
         (1, 15),
         (3, 0),
         (6 + 5, 2),
+        (6 + 12 + 7, 13),
         (6 + 4 * 24 + 12, 7),
         (6 + 4 * 24 + 21, 11),
         (width - 9, 15),

@@ -251,8 +251,8 @@ impl FromFlags for Poseidon2Chain {
     const ABOUT: &'static str = "\
 h₀ = --seed, h_{i+1} = Poseidon2(h_i) (the Poseidon2 leaf hash of four Goldilocks elements:
 one permutation), proven for --steps steps; public: h₀, n and h_n. Each segment of
-2^--log-rows rows proves 2^log-rows steps. The default: the seed Poseidon2(\"ballast\"), 4 full
-segments of 2^14 rows (65,536 steps).";
+2^--log-rows rows proves 2^log-rows steps, the last one what is left. The default: the seed
+Poseidon2(\"ballast\"), 4 full segments of 2^14 rows (65,536 steps).";
     const FLAGS: &'static [Flag] = &[
         Flag {
             name: "seed",
