@@ -43,6 +43,8 @@ def pick(side, case):
 
 def name(case):
     w, _, _, size = case
+    if w == "poseidon2":
+        return f"poseidon2 × {size:,}"
     return f"keccak × {size:,}" if w == "keccak" else f"fib 16 × 2^{size}"
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ci/bench-prover.sh [--runs N] [--peer BIN | --no-peer] [--keccak PERMS] [--fib SIZES]
-#                    [--params LIST] [--paths LIST] [CLI]
+# ci/bench-prover.sh [--runs N] [--peer BIN | --no-peer] [--keccak PERMS] [--poseidon2 PERMS]
+#                    [--fib SIZES] [--params LIST] [--paths LIST] [CLI]
 #
 # The prover benchmark: ballast against Plonky3 0.8.0 on the same statements, one command.
 # Each case is proven and verified by whole processes, interleaved (run r proves the sides
@@ -16,6 +16,9 @@
 #                   one segment (2^k rows, 24 per step) against p3-keccak-air proving as many
 #                   permutations (24 rows each, padded to a power of two)
 #                   (default "512 1024 1365 2048")
+#   --poseidon2 PERMS  Poseidon2 permutation counts, powers of two: ballast's poseidon2-chain of
+#                   that many steps in one segment (a row each) against p3-poseidon2-air
+#                   proving as many width-12 Goldilocks permutations (default: none)
 #   --fib SIZES     log2 rows of the 16-sequence Fibonacci statement, one segment
 #                   (default "16 17 18 19 20")
 #   --params LIST   blowup/queries pairs (default "2/219 4/110")
@@ -31,10 +34,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-runs=3 peer="" use_peer=1 keccak="512 1024 1365 2048" fib="16 17 18 19 20" params="2/219 4/110"
+runs=3 peer="" use_peer=1 keccak="512 1024 1365 2048" poseidon2="" fib="16 17 18 19 20"
+params="2/219 4/110"
 paths="" cli=""
 usage() {
-  echo "usage: ci/bench-prover.sh [--runs N] [--peer BIN | --no-peer] [--keccak PERMS] [--fib SIZES] [--params LIST] [--paths LIST] [CLI]" >&2
+  echo "usage: ci/bench-prover.sh [--runs N] [--peer BIN | --no-peer] [--keccak PERMS] [--poseidon2 PERMS] [--fib SIZES] [--params LIST] [--paths LIST] [CLI]" >&2
   exit 2
 }
 while [[ $# -gt 0 ]]; do
@@ -43,6 +47,7 @@ while [[ $# -gt 0 ]]; do
     --peer) peer=${2:?}; shift 2 ;;
     --no-peer) use_peer=0; shift ;;
     --keccak) keccak=${2-}; shift 2 ;;
+    --poseidon2) poseidon2=${2-}; shift 2 ;;
     --fib) fib=${2-}; shift 2 ;;
     --params) params=${2:?}; shift 2 ;;
     --paths) paths=${2:?}; shift 2 ;;
@@ -64,6 +69,10 @@ for k in $fib; do
 done
 for n in $keccak; do
   [[ $n =~ ^[1-9][0-9]*$ && $n -le 65536 ]] || { echo "bench-prover: --keccak takes permutation counts in 1..65536, not $n" >&2; exit 2; }
+done
+for n in $poseidon2; do
+  [[ $n =~ ^[1-9][0-9]*$ && $n -ge 2 && $n -le 16777216 && $((n & (n - 1))) -eq 0 ]] ||
+    { echo "bench-prover: --poseidon2 takes powers of two in 2..2^24, not $n" >&2; exit 2; }
 done
 if [[ -z $paths ]]; then
   paths=$("$cli" doctor --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["cpu_path"])')
@@ -92,6 +101,8 @@ ballast() { # path workload size blowup queries
   local path=$1 workload=$2 size=$3 blowup=$4 queries=$5 flags
   if [[ $workload == fib ]]; then
     flags=(--workload fibonacci --sequences 16 --log-rows "$size" --segments 1)
+  elif [[ $workload == poseidon2 ]]; then
+    flags=(--workload poseidon2-chain --steps "$size" --log-rows "$(log2 "$size")")
   else
     flags=(--steps "$size" --log-rows "$(log2 $((24 * size)))")
   fi
@@ -114,6 +125,8 @@ plonky3() { # workload size blowup queries
   local workload=$1 size=$2 blowup=$3 queries=$4 flags
   if [[ $workload == fib ]]; then
     flags=(--air fib --log-rows "$size")
+  elif [[ $workload == poseidon2 ]]; then
+    flags=(--air poseidon2 --perms "$size")
   else
     flags=(--air keccak --perms "$size")
   fi
@@ -133,6 +146,7 @@ PY
 cases=()
 for p in $params; do
   for n in $keccak; do cases+=("keccak $n ${p%/*} ${p#*/}"); done
+  for n in $poseidon2; do cases+=("poseidon2 $n ${p%/*} ${p#*/}"); done
   for k in $fib; do cases+=("fib $k ${p%/*} ${p#*/}"); done
 done
 sides=()

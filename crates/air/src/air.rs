@@ -6,7 +6,7 @@
 //! symbolically, to derive each constraint's degree. Values that change from one instance to
 //! the next (a seed, a claimed output) enter only as public inputs, which the transcript binds.
 
-use ballast_field::{Algebra, Felt};
+use ballast_field::{Felt, Halve};
 
 /// The rows a constraint must hold on. Each domain has its own zerofier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -55,8 +55,9 @@ pub struct Frame<'a, E> {
 
 /// Where constraints go: each value asserted to vanish on its domain.
 pub trait ConstraintBuilder {
-    /// The value type: [`Felt`] on trace rows, an extension element out of domain.
-    type Expr: Algebra;
+    /// The value type: [`Felt`] on trace rows, an extension element out of domain. It halves
+    /// ([`Halve`]): constraints may divide by two without a multiplication.
+    type Expr: Halve;
 
     /// Requires `value` to vanish on `domain`.
     fn assert_zero(&mut self, domain: Domain, value: Self::Expr);
@@ -112,6 +113,8 @@ pub trait Air: Sync {
     }
 
     /// Asserts every constraint of the row `frame` shows on `builder`. The sequence of
-    /// domains must not depend on the values read.
+    /// domains must not depend on the values read. Implementations (and the helpers they
+    /// call) are `#[inline(always)]`, so that the SIMD paths compile them with their own
+    /// instructions.
     fn eval<B: ConstraintBuilder>(&self, frame: &Frame<'_, B::Expr>, builder: &mut B);
 }

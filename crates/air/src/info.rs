@@ -2,7 +2,7 @@
 
 use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use ballast_field::Felt;
+use ballast_field::{Felt, Halve};
 
 use crate::{Air, AirError, ConstraintBuilder, Domain, Frame};
 
@@ -29,6 +29,13 @@ impl Sub for Degree {
     type Output = Self;
     fn sub(self, rhs: Self) -> Self {
         Degree(self.0.max(rhs.0))
+    }
+}
+
+impl Halve for Degree {
+    /// Halving multiplies by a constant: the degree stays.
+    fn halve(self) -> Self {
+        self
     }
 }
 

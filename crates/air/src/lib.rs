@@ -9,7 +9,7 @@ mod program;
 mod symbolic;
 
 pub use air::{Air, ConstraintBuilder, Domain, Frame, PeriodicColumn};
-pub use ballast_field::Algebra;
+pub use ballast_field::{Algebra, Halve};
 pub use check::check_trace;
 pub use error::AirError;
 pub use info::{ConstraintInfo, Degree};

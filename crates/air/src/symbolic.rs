@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use ballast_field::Felt;
+use ballast_field::{Felt, Halve};
 
 use crate::{Air, ConstraintBuilder, Domain, Frame};
 
@@ -263,6 +263,13 @@ impl Neg for Symbolic {
     type Output = Self;
     fn neg(self) -> Self {
         Self::push(Node::Neg(self.0))
+    }
+}
+
+impl Halve for Symbolic {
+    /// The product with the constant 1/2.
+    fn halve(self) -> Self {
+        self * Self::from(Felt::ONE.halve())
     }
 }
 

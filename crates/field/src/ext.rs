@@ -6,7 +6,7 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use crate::{Felt, FieldElement};
+use crate::{Felt, FieldElement, Halve};
 
 /// x^3 = `NONRESIDUE` in the extension.
 const NONRESIDUE: u64 = 2;
@@ -131,6 +131,14 @@ impl From<Felt> for Ext3 {
     #[inline(always)]
     fn from(value: Felt) -> Self {
         Self::new([value, Felt::ZERO, Felt::ZERO])
+    }
+}
+
+impl Halve for Ext3 {
+    /// Each coordinate halved: halving is multiplying by the base field's 1/2.
+    #[inline(always)]
+    fn halve(self) -> Self {
+        Self::new(self.coeffs().map(Felt::halve))
     }
 }
 
@@ -279,6 +287,13 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn halving_is_the_product_with_one_half(a in any::<[u64; 3]>()) {
+            let a = ext(a[0], a[1], a[2]);
+            prop_assert_eq!(a.halve(), a * Ext3::from(Felt::ONE.halve()));
+            prop_assert_eq!(a.halve() + a.halve(), a);
+        }
+
         #[test]
         fn field_axioms(a in any::<[u64; 3]>(), b in any::<[u64; 3]>(), c in any::<[u64; 3]>()) {
             let (a, b, c) = (ext(a[0], a[1], a[2]), ext(b[0], b[1], b[2]), ext(c[0], c[1], c[2]));

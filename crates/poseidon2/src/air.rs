@@ -11,7 +11,7 @@
 //! the partial rounds' other cells stay linear expressions, never columns.
 
 use ballast_air::ConstraintBuilder;
-use ballast_field::Felt;
+use ballast_field::{Felt, Halve};
 
 use crate::constants::{CONSTANTS, FULL_ROUNDS, PARTIAL_ROUNDS, WIDTH};
 use crate::permutation::rounds;
@@ -42,6 +42,7 @@ pub fn fill(input: [Felt; WIDTH], columns: &mut [Felt]) -> [Felt; WIDTH] {
 ///
 /// # Panics
 /// If `columns` is not [`COLUMNS`] long.
+#[inline(always)]
 pub fn eval<B: ConstraintBuilder>(
     builder: &mut B,
     input: [B::Expr; WIDTH],
@@ -49,19 +50,13 @@ pub fn eval<B: ConstraintBuilder>(
 ) -> [B::Expr; WIDTH] {
     assert_eq!(columns.len(), COLUMNS, "one value per kept column");
     let constants = CONSTANTS.lift(B::Expr::from);
-    let half = B::Expr::from(Felt::ONE.halve());
     let mut state = input;
     let mut columns = columns.iter();
-    rounds(
-        &mut state,
-        &constants,
-        |x| x * half,
-        |value| {
-            let column = *columns.next().expect("COLUMNS columns");
-            builder.every_row(column - value);
-            column
-        },
-    );
+    rounds(&mut state, &constants, Halve::halve, |value| {
+        let column = *columns.next().expect("COLUMNS columns");
+        builder.every_row(column - value);
+        column
+    });
     state
 }
 

@@ -61,6 +61,7 @@ pub(crate) fn sponge<A: Halve>(
 /// The state a leaf of `len` elements starts from: zero but its length cell. Its first block
 /// goes into the first [`RATE`] cells; a leaf of at most [`RATE`] elements is hashed by one
 /// permutation of that state ([`hash_elements`] keeps the first [`DIGEST_ELEMENTS`] cells).
+#[inline(always)]
 pub fn leaf_start<A: Algebra>(len: usize, zero: A) -> [A; WIDTH] {
     let mut state = [zero; WIDTH];
     state[LENGTH_CELL] = A::from(Felt::new(len as u64));

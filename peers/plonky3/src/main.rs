@@ -4,7 +4,10 @@
 //! `p3-bench --air keccak --perms N …`: `p3-keccak-air` over N Keccak-f permutations (24 rows
 //! each, padded to a power of two). `p3-bench --air fib --log-rows K …`: 16 Fibonacci
 //! sequences (32 columns, first-row, transition and last-row constraints), the statement of
-//! ballast's Fibonacci workload. Both over Goldilocks with challenges from the cubic extension
+//! ballast's Fibonacci workload. `p3-bench --air poseidon2 --perms N …`: `p3-poseidon2-air`
+//! over N width-12 Poseidon2 permutations of pseudo-random states, one a row (248 columns:
+//! x⁷ with x³ kept, degree 3; N a power of two), as many as ballast's poseidon2-chain
+//! proves in one segment. All over Goldilocks with challenges from the cubic extension
 //! X³ − X − 1, Keccak-256 Merkle commitments (Plonky3's u64-lane Keccak sponge, cap 3),
 //! FRI with arity up to 8 and no proof of work anywhere.
 //!
@@ -21,11 +24,12 @@ use p3_dft::Radix2DitParallel;
 use p3_field::extension::CubicTrinomialExtensionField;
 use p3_field::PrimeCharacteristicRing;
 use p3_fri::{FriParameters, TwoAdicFriPcs};
-use p3_goldilocks::Goldilocks;
+use p3_goldilocks::{GenericPoseidon2LinearLayersGoldilocks, Goldilocks};
 use p3_keccak::{Keccak256Hash, KeccakF};
 use p3_keccak_air::{KeccakAir, generate_trace_rows};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_merkle_tree::MerkleTreeMmcs;
+use p3_poseidon2_air::{Poseidon2Air, RoundConstants};
 use p3_symmetric::{CompressionFunctionFromHasher, PaddingFreeSponge, SerializingHasher};
 use p3_uni_stark::{StarkConfig, prove, verify};
 use tracing::span::{Attributes, Id};
@@ -55,6 +59,12 @@ type Config = StarkConfig<Pcs, Challenge, Challenger>;
 /// Sequences of the Fibonacci statement.
 const SEQUENCES: usize = 16;
 
+/// Width-12 Poseidon2 over Goldilocks: x⁷ with one register (x³), 4 + 4 full rounds, 22
+/// partial ones (the instance ballast's `--hash poseidon2` uses).
+type Poseidon2Goldilocks =
+    Poseidon2Air<Val, GenericPoseidon2LinearLayersGoldilocks, 12, 7, 1, 4, 22>;
+type Constants = RoundConstants<Val, 12, 4, 22>;
+
 struct Args {
     air: String,
     perms: usize,
@@ -66,7 +76,7 @@ struct Args {
 fn usage(message: &str) -> ! {
     eprintln!("p3-bench: {message}");
     eprintln!(
-        "usage: p3-bench --air keccak --perms N | --air fib --log-rows K  [--log-blowup B] [--queries Q]"
+        "usage: p3-bench --air keccak|poseidon2 --perms N | --air fib --log-rows K  [--log-blowup B] [--queries Q]"
     );
     std::process::exit(2)
 }
@@ -97,8 +107,11 @@ fn parse() -> Args {
     }
     match args.air.as_str() {
         "keccak" if args.perms > 0 => {}
+        "poseidon2" if args.perms.is_power_of_two() => {}
         "fib" if (1..=24).contains(&args.log_rows) => {}
-        _ => usage("give --air keccak with --perms, or --air fib with --log-rows"),
+        _ => usage(
+            "give --air keccak with --perms, --air poseidon2 with --perms a power of two, or --air fib with --log-rows",
+        ),
     }
     if !(1..=4).contains(&args.log_blowup) || args.queries == 0 {
         usage("--log-blowup takes 1..4 and --queries a positive number");
@@ -173,17 +186,38 @@ fn fibonacci_trace(log_rows: usize) -> (RowMajorMatrix<Val>, Vec<Val>) {
     (RowMajorMatrix::new(values, width), public)
 }
 
-/// The states `p3-keccak-air` permutes: a fixed pseudo-random sequence (SplitMix64).
-fn keccak_inputs(perms: usize) -> Vec<[u64; 25]> {
+/// A fixed pseudo-random sequence of words (SplitMix64).
+fn split_mix() -> impl FnMut() -> u64 {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
+    move || {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
-    };
+    }
+}
+
+/// The states `p3-keccak-air` permutes.
+fn keccak_inputs(perms: usize) -> Vec<[u64; 25]> {
+    let mut next = split_mix();
     (0..perms).map(|_| std::array::from_fn(|_| next())).collect()
+}
+
+/// The Poseidon2 AIR with pseudo-random round constants (the work does not depend on their
+/// values), and the states it permutes.
+fn poseidon2_instance(perms: usize) -> (Constants, Vec<[Val; 12]>) {
+    let mut next = split_mix();
+    let mut element = || Val::from_u64(next());
+    let constants = RoundConstants::new(
+        std::array::from_fn(|_| std::array::from_fn(|_| element())),
+        std::array::from_fn(|_| element()),
+        std::array::from_fn(|_| std::array::from_fn(|_| element())),
+    );
+    let inputs = (0..perms)
+        .map(|_| std::array::from_fn(|_| element()))
+        .collect();
+    (constants, inputs)
 }
 
 /// Sums the time spent in each span name (outermost occurrence only: recursion is counted once).
@@ -241,6 +275,29 @@ fn main() {
         let verify_s = verified.elapsed().as_secs_f64();
         let bytes = postcard::to_allocvec(&proof).expect("serialises").len();
         (bytes, trace_s, prove_s, verify_s, rows)
+    } else if args.air == "poseidon2" {
+        let (constants, inputs) = poseidon2_instance(args.perms);
+        let air = Poseidon2Goldilocks::new(constants.clone());
+        let trace = info_span!("trace").in_scope(|| {
+            p3_poseidon2_air::generate_trace_rows::<
+                Val,
+                GenericPoseidon2LinearLayersGoldilocks,
+                12,
+                7,
+                1,
+                4,
+                22,
+            >(inputs, &constants, args.log_blowup)
+        });
+        let trace_s = start.elapsed().as_secs_f64();
+        let proved = Instant::now();
+        let proof = prove(&config, &air, trace, &[]).expect("proves");
+        let prove_s = proved.elapsed().as_secs_f64();
+        let verified = Instant::now();
+        verify(&config, &air, &proof, &[]).expect("verifies");
+        let verify_s = verified.elapsed().as_secs_f64();
+        let bytes = postcard::to_allocvec(&proof).expect("serialises").len();
+        (bytes, trace_s, prove_s, verify_s, args.perms)
     } else {
         let (trace, public) = info_span!("trace").in_scope(|| fibonacci_trace(args.log_rows));
         let trace_s = start.elapsed().as_secs_f64();

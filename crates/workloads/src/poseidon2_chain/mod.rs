@@ -170,6 +170,7 @@ impl Workload for Poseidon2Chain {
 }
 
 /// The state a step permutes: the leaf of `digest`'s four elements.
+#[inline(always)]
 fn step_input<E: ballast_air::Algebra>(digest: [E; DIGEST_ELEMENTS], zero: E) -> [E; 12] {
     let mut state = leaf_start(DIGEST_ELEMENTS, zero);
     state[..DIGEST_ELEMENTS].copy_from_slice(&digest);
@@ -220,13 +221,12 @@ impl Air for Poseidon2ChainAir {
         2 * DIGEST_ELEMENTS + 1
     }
 
+    #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let one = B::Expr::from(Felt::ONE);
         let (cur, next) = (f.current, f.next);
-        let digest = |row: &[B::Expr]| -> [B::Expr; DIGEST_ELEMENTS] {
-            std::array::from_fn(|i| row[DIGEST + i])
-        };
-        let input = step_input(digest(cur), B::Expr::from(Felt::ZERO));
+        let digest: [B::Expr; DIGEST_ELEMENTS] = std::array::from_fn(|i| cur[DIGEST + i]);
+        let input = step_input(digest, B::Expr::from(Felt::ZERO));
         let output = air::eval(b, input, &cur[PERMUTATION..]);
         let (start, rest) = f.public_inputs.split_at(DIGEST_ELEMENTS);
         let (end, steps) = rest.split_at(DIGEST_ELEMENTS);
