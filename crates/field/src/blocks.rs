@@ -358,6 +358,13 @@ impl BlockRunMut<'_> {
         self.data[(r / BLOCK_ROWS * self.width + c) * BLOCK_ROWS + r % BLOCK_ROWS] = value;
     }
 
+    /// Block `b` of the run, mutably: `width` runs of [`BLOCK_ROWS`] values, column after
+    /// column (its rows beyond [`rows`](Self::rows), in a last partial block, are padding).
+    pub fn block_mut(&mut self, b: usize) -> &mut [Felt] {
+        let len = BLOCK_ROWS * self.width;
+        &mut self.data[b * len..(b + 1) * len]
+    }
+
     /// Writes block `b` of the run from its [`BLOCK_ROWS`] rows, laid one after another in
     /// `rows`: the block is written front to back, one run per column.
     ///

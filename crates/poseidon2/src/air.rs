@@ -11,6 +11,8 @@
 //! the partial rounds' other cells stay linear expressions, never columns.
 
 use ballast_air::ConstraintBuilder;
+use ballast_cpu::Kernels;
+use ballast_field::packed::{Kernel, PackedField, run};
 use ballast_field::{Felt, Halve};
 
 use crate::constants::{CONSTANTS, FULL_ROUNDS, PARTIAL_ROUNDS, WIDTH};
@@ -34,6 +36,74 @@ pub fn fill(input: [Felt; WIDTH], columns: &mut [Felt]) -> [Felt; WIDTH] {
         value
     });
     state
+}
+
+/// [`fill`] of many inputs, column by column: `out` holds [`COLUMNS`] runs of `stride`
+/// values, and run c starts with column c of each input's row, in order (the layout of a
+/// block of `ballast_field::RowBlocks`). On a SIMD path a register of inputs is permuted at
+/// once and each kept value stored as one run; the values are [`fill`]'s on every path.
+///
+/// # Panics
+/// If `inputs` is longer than `stride`, or `out` shorter than [`COLUMNS`] runs.
+pub fn fill_runs(kernels: Kernels, inputs: &[[Felt; WIDTH]], stride: usize, out: &mut [Felt]) {
+    assert!(
+        inputs.len() <= stride,
+        "{} inputs in runs of {stride}",
+        inputs.len()
+    );
+    assert!(out.len() >= COLUMNS * stride, "{COLUMNS} runs of {stride}");
+    let done = run(
+        kernels,
+        FillRuns {
+            inputs,
+            stride,
+            out: &mut *out,
+        },
+    )
+    .unwrap_or(0);
+    let mut row = [Felt::ZERO; COLUMNS];
+    for (k, &input) in inputs.iter().enumerate().skip(done) {
+        fill(input, &mut row);
+        for (c, &value) in row.iter().enumerate() {
+            out[c * stride + k] = value;
+        }
+    }
+}
+
+/// Inputs permuted a register at a time into their runs; returns how many (whole registers
+/// only).
+struct FillRuns<'a> {
+    inputs: &'a [[Felt; WIDTH]],
+    stride: usize,
+    out: &'a mut [Felt],
+}
+
+impl Kernel for FillRuns<'_> {
+    type Output = usize;
+
+    #[inline(always)]
+    fn run<P: PackedField>(self, token: P::Token) -> usize {
+        let Self {
+            inputs,
+            stride,
+            out,
+        } = self;
+        let constants = CONSTANTS.lift(|c| P::splat(token, c));
+        let groups = inputs.len() / P::LANES;
+        for g in 0..groups {
+            let first = g * P::LANES;
+            let mut state: [P; WIDTH] = std::array::from_fn(|i| {
+                P::load(token, P::array(|k| inputs[first + k][i]).as_ref())
+            });
+            let mut at = first;
+            rounds(&mut state, &constants, P::halve, |value| {
+                value.store(&mut out[at..]);
+                at += stride;
+                value
+            });
+        }
+        groups * P::LANES
+    }
 }
 
 /// Asserts, on every row, that `columns` ([`COLUMNS`] of the row's values) keep the
@@ -109,6 +179,33 @@ mod tests {
             table.write_row(r, &row);
         }
         table
+    }
+
+    #[test]
+    fn many_at_once_fill_what_one_at_a_time_fills_on_every_path() {
+        let mut rng = SplitMix64::new(3);
+        for kernels in Kernels::supported() {
+            for (count, stride) in [(8, 8), (2, 8), (13, 16), (3, 3)] {
+                let inputs: Vec<[Felt; WIDTH]> = (0..count)
+                    .map(|_| std::array::from_fn(|_| Felt::new(rng.next().expect("endless"))))
+                    .collect();
+                let mut runs = vec![Felt::new(7); COLUMNS * stride];
+                fill_runs(kernels, &inputs, stride, &mut runs);
+                let mut row = [Felt::ZERO; COLUMNS];
+                for (k, &input) in inputs.iter().enumerate() {
+                    fill(input, &mut row);
+                    for (c, &value) in row.iter().enumerate() {
+                        assert_eq!(runs[c * stride + k], value, "{} input {k}", kernels.path());
+                    }
+                }
+                // Beyond the inputs, the runs are untouched.
+                for c in 0..COLUMNS {
+                    for k in count..stride {
+                        assert_eq!(runs[c * stride + k], Felt::new(7));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

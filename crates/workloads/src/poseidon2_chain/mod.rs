@@ -8,7 +8,9 @@
 //! the last segment proves what is left, its later rows dead.
 
 use ballast_air::{Air, ConstraintBuilder, Frame};
-use ballast_field::{Felt, RowBlocks};
+use ballast_cpu::Kernels;
+use ballast_field::{BLOCK_ROWS, Felt, RowBlocks};
+use ballast_poseidon2::constants::WIDTH as STATE;
 use ballast_poseidon2::{
     DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest, air, digest_from_bytes, digest_to_bytes,
     hash_elements, leaf_start,
@@ -138,7 +140,8 @@ impl Workload for Poseidon2Chain {
 
     fn trace(&self, segment: usize, start: &FeltDigest, table: &mut RowBlocks) -> FeltDigest {
         // Each row's input digest, one after another (the chain is sequential); dead rows
-        // repeat the last live one's. The rows are then filled in parallel.
+        // repeat the last live one's. Then each block of rows is filled in parallel, its
+        // permutations a register of rows at a time, straight into its column runs.
         let rows = 1usize << self.log_rows;
         let live = self.segment_steps(segment) as usize;
         let mut inputs = Vec::with_capacity(rows);
@@ -148,18 +151,26 @@ impl Workload for Poseidon2Chain {
             digest = hash_elements(&digest);
         }
         inputs.resize(rows, inputs[live - 1]);
+        let kernels = Kernels::active();
         table.par_block_runs_mut(1).for_each(|(first, mut block)| {
-            let mut row = [Felt::ZERO; WIDTH];
-            for k in 0..block.rows() {
+            let count = block.rows();
+            let runs = block.block_mut(0);
+            let mut states = [[Felt::ZERO; STATE]; BLOCK_ROWS];
+            for (k, state) in states.iter_mut().enumerate().take(count) {
                 let r = first + k;
-                row[LIVE] = Felt::new(u64::from(r < live));
-                row[COUNT] = Felt::new((r + 1).min(live) as u64);
-                row[DIGEST..PERMUTATION].copy_from_slice(&inputs[r]);
-                air::fill(step_input(inputs[r], Felt::ZERO), &mut row[PERMUTATION..]);
-                for (c, &value) in row.iter().enumerate() {
-                    block.set(k, c, value);
+                runs[LIVE * BLOCK_ROWS + k] = Felt::new(u64::from(r < live));
+                runs[COUNT * BLOCK_ROWS + k] = Felt::new((r + 1).min(live) as u64);
+                for (i, &element) in inputs[r].iter().enumerate() {
+                    runs[(DIGEST + i) * BLOCK_ROWS + k] = element;
                 }
+                *state = step_input(inputs[r], Felt::ZERO);
             }
+            air::fill_runs(
+                kernels,
+                &states[..count],
+                BLOCK_ROWS,
+                &mut runs[PERMUTATION * BLOCK_ROWS..],
+            );
         });
         digest
     }
@@ -171,7 +182,7 @@ impl Workload for Poseidon2Chain {
 
 /// The state a step permutes: the leaf of `digest`'s four elements.
 #[inline(always)]
-fn step_input<E: ballast_air::Algebra>(digest: [E; DIGEST_ELEMENTS], zero: E) -> [E; 12] {
+fn step_input<E: ballast_air::Algebra>(digest: [E; DIGEST_ELEMENTS], zero: E) -> [E; STATE] {
     let mut state = leaf_start(DIGEST_ELEMENTS, zero);
     state[..DIGEST_ELEMENTS].copy_from_slice(&digest);
     state
@@ -184,7 +195,7 @@ const COUNT: usize = 1;
 /// Columns: the digest the row's step hashes.
 const DIGEST: usize = 2;
 /// Columns: the step's permutation ([`air::COLUMNS`]), its output digest in the first four
-/// of the last [`WIDTH`](ballast_poseidon2::constants::WIDTH).
+/// of the last [`STATE`].
 const PERMUTATION: usize = DIGEST + DIGEST_ELEMENTS;
 /// Columns of the table (242).
 pub const WIDTH: usize = PERMUTATION + air::COLUMNS;
