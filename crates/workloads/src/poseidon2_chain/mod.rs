@@ -21,7 +21,7 @@ use ballast_stark::{
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::flags::{Flag, FlagError, FlagValues, FromFlags, parse_digest};
+use crate::flags::{Flag, FlagError, FlagValues, FromFlags, chain_steps, parse_digest};
 use crate::{Describe, thousands};
 
 /// The embedded statement's seed is the Poseidon2 hash of this, a byte an element.
@@ -297,21 +297,10 @@ Poseidon2(\"ballast\"), 4 full segments of 2^14 rows (65,536 steps).";
             log_rows: flags.number("log-rows")?.unwrap_or(14),
         };
         chain.validate().map_err(|e| FlagError::of_params(&e))?;
-        chain.steps = match (flags.number("steps")?, flags.number::<u64>("segments")?) {
-            (Some(_), Some(_)) => {
-                return Err(FlagError("give --steps or --segments, not both".into()));
-            }
-            (Some(steps), None) => steps,
-            (None, segments) => match segments.unwrap_or(4) {
-                0 => return Err(FlagError::invalid("segments", "0, must be at least 1")),
-                segments => segments.saturating_mul(chain.steps_per_segment()),
-            },
-        };
-        chain.validate().map_err(|e| match e {
-            ParamsError::OutOfRange { name: "steps", .. } => {
-                FlagError::invalid("steps or --segments", e)
-            }
-            e => FlagError::of_params(&e),
+        chain.steps = chain_steps(flags, chain.steps_per_segment(), 4, |steps| {
+            let mut candidate = chain;
+            candidate.steps = steps;
+            candidate.validate()
         })?;
         Ok(chain)
     }

@@ -167,3 +167,38 @@ fn a_break_in_the_chain_is_refused_where_it_is() {
     let public = w.public_inputs(0, &w.seed, &honest_end);
     assert_eq!(check_trace(&w.air(0), &honest, &public), Ok(()));
 }
+
+#[test]
+fn flags_give_the_default_statement_and_refuse_a_seed_that_is_no_digest() {
+    let default = Poseidon2Chain::from_flags(&FlagValues::default()).unwrap();
+    let ballast: Vec<Felt> = b"ballast".iter().map(|&b| Felt::new(b.into())).collect();
+    assert_eq!(default.seed, hash_elements(&ballast));
+    assert_eq!((default.steps, default.log_rows), (4 << 14, 14));
+    assert_eq!(default.segments(), 4);
+
+    let mut flags = FlagValues::default();
+    flags.insert("seed", "ff".repeat(32));
+    let err = Poseidon2Chain::from_flags(&flags).unwrap_err().to_string();
+    assert!(
+        err.starts_with("invalid --seed: an element is not below"),
+        "{err}"
+    );
+
+    let mut flags = FlagValues::default();
+    flags.insert(
+        "seed",
+        hex::encode(digest_to_bytes(&[9, 8, 7, 6].map(Felt::new))),
+    );
+    flags.insert("steps", "20");
+    flags.insert("log-rows", "3");
+    let chain = Poseidon2Chain::from_flags(&flags).unwrap();
+    assert_eq!(
+        (chain.seed, chain.steps, chain.segments()),
+        ([9, 8, 7, 6].map(Felt::new), 20, 3)
+    );
+    flags.insert("segments", "2");
+    assert!(
+        Poseidon2Chain::from_flags(&flags).is_err(),
+        "--steps and --segments"
+    );
+}
