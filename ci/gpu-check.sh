@@ -147,7 +147,7 @@ statements=(
   "default statement||--keccak 14 4"
   "default statement, poseidon2 trees|--hash poseidon2|--keccak 14 4 --hash poseidon2"
   "keccak chain, one 2^16 segment|--log-rows 16 --steps 2730|--keccak 16 1"
-  "poseidon2 chain, 4 x 2^14|--workload poseidon2-chain --hash poseidon2|--poseidon2-chain 14 4 --queries 226 --hash poseidon2"
+  "poseidon2 chain, 4 x 2^14|--workload poseidon2-chain --hash poseidon2|--poseidon2-chain 14 4 --hash poseidon2"
   "fibonacci 16 x 2^22|--workload fibonacci --sequences 16 --log-rows 22 --segments 1|--fibonacci 16 22 1"
 )
 for entry in "${statements[@]}"; do
@@ -161,8 +161,10 @@ for entry in "${statements[@]}"; do
   cmp "$work/$slug.cuda.bin" "$work/$slug.cpu.bin" || fail "$name: the cuda and cpu proofs differ"
   timeout 60 "$cli" verify --min-security-bits 0 "$work/$slug.cuda.bin" >/dev/null ||
     fail "$name: the cuda proof does not verify"
+  # The roofline prices the queries the proof has (the security code picks them).
+  queries=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["params"]["queries"])' "$work/$slug.cpu.json")
   # shellcheck disable=SC2086 # flags are words
-  python3 ci/roofline.py predict $roofline --json \
+  python3 ci/roofline.py predict $roofline --queries "$queries" --json \
     --sms "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cuda"]["device"]["multiprocessors"])' "$work/doctor.json")" \
     --bandwidth-tbs "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cuda"]["device"]["peak_memory_bandwidth_bytes_per_second"] / 1e12)' "$work/doctor.json")" \
     >"$work/$slug.roofline.json"

@@ -63,7 +63,7 @@ pub struct StatementArgs {
     pub regime: Regime,
     /// The hash every Merkle tree of the proof commits with: `keccak` (Keccak-256, the
     /// fastest on CPUs) or `poseidon2` (Poseidon2 over Goldilocks: what a proof verifying
-    /// this one inside an AIR can afford to recompute; CPU backend only).
+    /// this one inside an AIR can afford to recompute).
     #[arg(long, default_value = "keccak", value_parser = parse_hash)]
     pub hash: MerkleHash,
 }
@@ -72,20 +72,38 @@ pub struct StatementArgs {
 /// shared ones, as given: which of them a workload takes is the registry's to judge.
 pub struct WorkloadFlags(pub FlagValues);
 
-/// Every statement flag once, with the workloads that take it (none: every workload).
-fn statement_flags() -> Vec<(&'static Flag, Vec<&'static str>)> {
-    let mut flags: Vec<(&'static Flag, Vec<&'static str>)> =
+/// Every statement flag once, with each workload that takes it and its help there (none:
+/// every workload, with the flag's own help).
+fn statement_flags() -> Vec<(&'static Flag, Vec<(&'static str, &'static str)>)> {
+    let mut flags: Vec<(&'static Flag, Vec<(&'static str, &'static str)>)> =
         SHARED_FLAGS.iter().map(|f| (f, Vec::new())).collect();
     for row in WORKLOADS {
         for flag in row.flags {
             match flags.iter_mut().find(|(f, _)| f.name == flag.name) {
-                Some((_, owners)) if !owners.is_empty() => owners.push(row.name),
+                Some((_, owners)) if !owners.is_empty() => owners.push((row.name, flag.help)),
                 Some(_) => {}
-                None => flags.push((flag, vec![row.name])),
+                None => flags.push((flag, vec![(row.name, flag.help)])),
             }
         }
     }
     flags
+}
+
+/// A statement flag's help: the shared help, or the workloads that take it before theirs
+/// (once when they agree, each with its own when they differ).
+fn statement_help(flag: &Flag, owners: &[(&str, &str)]) -> String {
+    let Some(&(_, first)) = owners.first() else {
+        return flag.help.to_owned();
+    };
+    if owners.iter().all(|&(_, help)| help == first) {
+        let names: Vec<&str> = owners.iter().map(|&(name, _)| name).collect();
+        return format!("{}: {first}", names.join(", "));
+    }
+    owners
+        .iter()
+        .map(|(name, help)| format!("{name}: {help}"))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl FromArgMatches for WorkloadFlags {
@@ -110,15 +128,11 @@ impl Args for WorkloadFlags {
         statement_flags()
             .into_iter()
             .fold(command, |command, (flag, owners)| {
-                let help = match owners.as_slice() {
-                    [] => flag.help.to_owned(),
-                    owners => format!("{}: {}", owners.join(", "), flag.help),
-                };
                 command.arg(
                     Arg::new(flag.name)
                         .long(flag.name)
                         .value_name(flag.value_name)
-                        .help(help),
+                        .help(statement_help(flag, &owners)),
                 )
             })
     }

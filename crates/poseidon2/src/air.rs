@@ -12,8 +12,8 @@
 
 use ballast_air::ConstraintBuilder;
 use ballast_cpu::Kernels;
+use ballast_field::Felt;
 use ballast_field::packed::{Kernel, PackedField, run};
-use ballast_field::{Felt, Halve};
 
 use crate::constants::{CONSTANTS, FULL_ROUNDS, PARTIAL_ROUNDS, WIDTH};
 use crate::permutation::rounds;
@@ -30,7 +30,7 @@ pub fn fill(input: [Felt; WIDTH], columns: &mut [Felt]) -> [Felt; WIDTH] {
     assert_eq!(columns.len(), COLUMNS, "one value per kept column");
     let mut state = input;
     let mut at = 0;
-    rounds(&mut state, &CONSTANTS, Felt::halve, |value| {
+    rounds(&mut state, &CONSTANTS, |value| {
         columns[at] = value;
         at += 1;
         value
@@ -96,7 +96,7 @@ impl Kernel for FillRuns<'_> {
                 P::load(token, P::array(|k| inputs[first + k][i]).as_ref())
             });
             let mut at = first;
-            rounds(&mut state, &constants, P::halve, |value| {
+            rounds(&mut state, &constants, |value| {
                 value.store(&mut out[at..]);
                 at += stride;
                 value
@@ -122,7 +122,7 @@ pub fn eval<B: ConstraintBuilder>(
     let constants = CONSTANTS.lift(B::Expr::from);
     let mut state = input;
     let mut columns = columns.iter();
-    rounds(&mut state, &constants, Halve::halve, |value| {
+    rounds(&mut state, &constants, |value| {
         let column = *columns.next().expect("COLUMNS columns");
         builder.every_row(column - value);
         column
@@ -222,7 +222,7 @@ mod tests {
     fn forged_row(input: [Felt; WIDTH], forged: usize) -> Vec<Felt> {
         let mut row = input.to_vec();
         let mut state = input;
-        rounds(&mut state, &CONSTANTS, Felt::halve, |value| {
+        rounds(&mut state, &CONSTANTS, |value| {
             let value = if row.len() == WIDTH + forged {
                 value + Felt::ONE
             } else {

@@ -1,6 +1,7 @@
 //! The Poseidon2 permutation of 12 Goldilocks elements, written once (`rounds`, over any
-//! [`Algebra`] given its halving): on field elements, on SIMD registers holding a state per
-//! lane (`crate::many`), and as an AIR's constraints and columns (`crate::air`).
+//! [`Halve`]: an [`Algebra`] that divides by two): on field elements, on SIMD registers
+//! holding a state per lane (`crate::many`), and as an AIR's constraints and columns
+//! (`crate::air`).
 
 use ballast_field::{Algebra, Felt, Halve};
 
@@ -16,20 +17,18 @@ pub fn permute(state: &mut [Felt; WIDTH]) {
 /// applies the S-box, then its matrix).
 #[inline(always)]
 pub fn permute_over<A: Halve>(state: &mut [A; WIDTH], constants: &Constants<A>) {
-    rounds(state, constants, A::halve, |value| value);
+    rounds(state, constants, |value| value);
 }
 
-/// The permutation's one definition, over any [`Algebra`] given its halving. Every value
-/// an AIR keeps in a column of its own passes through `keep`, in column order, and the
+/// The permutation's one definition. Every value an AIR keeps in a column of its own passes through `keep`, in column order, and the
 /// rounds go on with what `keep` returns: a permutation keeps nothing (the identity), the
 /// AIR ([`crate::air`]) records each value, or asserts its column equal to it and goes on
 /// from the column. Kept: each S-box input's cube; the state after each full round; in a
 /// partial round, the first cell's S-box output.
 #[inline(always)]
-pub(crate) fn rounds<A: Algebra>(
+pub(crate) fn rounds<A: Halve>(
     state: &mut [A; WIDTH],
     constants: &Constants<A>,
-    halve: impl Fn(A) -> A + Copy,
     mut keep: impl FnMut(A) -> A,
 ) {
     external_matrix(state);
@@ -39,7 +38,7 @@ pub(crate) fn rounds<A: Algebra>(
     for &constant in &constants.partial {
         state[0] = sbox(state[0] + constant, &mut keep);
         state[0] = keep(state[0]);
-        internal_matrix(state, halve);
+        internal_matrix(state);
     }
     for round in &constants.terminal {
         full_round(state, round, &mut keep);
@@ -102,7 +101,7 @@ fn m4<A: Algebra>(x: &mut [A; 4]) {
 /// dyadic fractions, so each cell takes additions and halvings, not a multiplication. (This
 /// is μ's one definition: the tests read it back from the layer.)
 #[inline(always)]
-fn internal_matrix<A: Algebra>(state: &mut [A; WIDTH], halve: impl Fn(A) -> A) {
+fn internal_matrix<A: Halve>(state: &mut [A; WIDTH]) {
     let sum = state[1..].iter().fold(state[0], |sum, &cell| sum + cell);
     let double = |x: A| x + x;
     let [x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11] = *state;
@@ -110,15 +109,15 @@ fn internal_matrix<A: Algebra>(state: &mut [A; WIDTH], halve: impl Fn(A) -> A) {
         sum - double(x0),
         sum + x1,
         sum + double(x2),
-        sum + halve(x3),
+        sum + x3.halve(),
         sum + (double(x4) + x4),
         sum + double(double(x5)),
-        sum - halve(x6),
+        sum - x6.halve(),
         sum - (double(x7) + x7),
         sum - double(double(x8)),
-        sum + halve(halve(x9)),
-        sum - halve(halve(x10)),
-        sum + halve(halve(halve(x11))),
+        sum + x9.halve().halve(),
+        sum - x10.halve().halve(),
+        sum + x11.halve().halve().halve(),
     ];
 }
 
@@ -175,7 +174,7 @@ mod tests {
         for (i, reference) in reference.into_iter().enumerate() {
             let mut unit = [Felt::ZERO; WIDTH];
             unit[i] = Felt::ONE;
-            internal_matrix(&mut unit, Felt::halve);
+            internal_matrix(&mut unit);
             for (j, &entry) in unit.iter().enumerate() {
                 let expected = if j == i {
                     Felt::new(reference) + Felt::ONE

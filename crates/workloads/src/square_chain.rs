@@ -200,6 +200,7 @@ impl Air for SquareChainAir {
         2
     }
 
+    #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let (x, next) = (f.current[0], f.next[0]);
         b.transition(next - (x * x + B::Expr::from(Felt::ONE)));

@@ -276,7 +276,7 @@ fn main() {
         let bytes = postcard::to_allocvec(&proof).expect("serialises").len();
         (bytes, trace_s, prove_s, verify_s, rows)
     } else if args.air == "poseidon2" {
-        let (constants, inputs) = poseidon2_instance(args.perms);
+        let (constants, inputs) = info_span!("trace").in_scope(|| poseidon2_instance(args.perms));
         let air = Poseidon2Goldilocks::new(constants.clone());
         let trace = info_span!("trace").in_scope(|| {
             p3_poseidon2_air::generate_trace_rows::<

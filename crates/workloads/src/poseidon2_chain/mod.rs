@@ -10,7 +10,7 @@
 use ballast_air::{Air, ConstraintBuilder, Frame};
 use ballast_cpu::Kernels;
 use ballast_field::{BLOCK_ROWS, Felt, RowBlocks};
-use ballast_poseidon2::constants::WIDTH as STATE;
+use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{
     DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest, air, digest_from_bytes, digest_to_bytes,
     hash_elements, leaf_start,
@@ -155,7 +155,7 @@ impl Workload for Poseidon2Chain {
         table.par_block_runs_mut(1).for_each(|(first, mut block)| {
             let count = block.rows();
             let runs = block.block_mut(0);
-            let mut states = [[Felt::ZERO; STATE]; BLOCK_ROWS];
+            let mut states = [[Felt::ZERO; STATE_CELLS]; BLOCK_ROWS];
             for (k, state) in states.iter_mut().enumerate().take(count) {
                 let r = first + k;
                 runs[LIVE * BLOCK_ROWS + k] = Felt::new(u64::from(r < live));
@@ -182,7 +182,7 @@ impl Workload for Poseidon2Chain {
 
 /// The state a step permutes: the leaf of `digest`'s four elements.
 #[inline(always)]
-fn step_input<E: ballast_air::Algebra>(digest: [E; DIGEST_ELEMENTS], zero: E) -> [E; STATE] {
+fn step_input<E: ballast_air::Algebra>(digest: [E; DIGEST_ELEMENTS], zero: E) -> [E; STATE_CELLS] {
     let mut state = leaf_start(DIGEST_ELEMENTS, zero);
     state[..DIGEST_ELEMENTS].copy_from_slice(&digest);
     state
@@ -195,7 +195,7 @@ const COUNT: usize = 1;
 /// Columns: the digest the row's step hashes.
 const DIGEST: usize = 2;
 /// Columns: the step's permutation ([`air::COLUMNS`]), its output digest in the first four
-/// of the last [`STATE`].
+/// of the last [`STATE_CELLS`].
 const PERMUTATION: usize = DIGEST + DIGEST_ELEMENTS;
 /// Columns of the table (242).
 pub const WIDTH: usize = PERMUTATION + air::COLUMNS;

@@ -23,14 +23,16 @@ fn constraints_have_degree_three_and_two_quotient_chunks() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(6))]
+    #![proptest_config(ProptestConfig::with_cases(12))]
     #[test]
     fn traces_follow_the_leaf_hash_across_segments(
         seed in any::<[u32; 4]>(),
         steps in 1u64..20,
+        log_rows in 1usize..=4,
     ) {
-        // 2^3 rows: segments end full or partly dead.
-        let w = Poseidon2Chain { seed: seed.map(|x| Felt::new(x.into())), steps, log_rows: 3 };
+        // 2 to 16 rows (tables of 2 and 4 rows fill part of a block): segments end full or
+        // partly dead.
+        let w = Poseidon2Chain { seed: seed.map(|x| Felt::new(x.into())), steps, log_rows };
         let mut start = w.seed;
         for segment in 0..w.segments() {
             let (trace, end) = w.trace_table(segment, &start);
@@ -68,8 +70,8 @@ fn every_kind_of_column_is_constrained() {
         ("digest", DIGEST),
         ("digest", DIGEST + 3),
         ("a cube", PERMUTATION),
-        ("a partial round", PERMUTATION + 8 * WIDTH_OF_STATE + 1),
-        ("the output", WIDTH - WIDTH_OF_STATE),
+        ("a partial round", PERMUTATION + 8 * STATE_CELLS + 1),
+        ("the output", WIDTH - STATE_CELLS),
         ("the output's last cell", WIDTH - 1),
     ];
     for (name, column) in columns {
@@ -78,9 +80,6 @@ fn every_kind_of_column_is_constrained() {
         }
     }
 }
-
-/// Cells of the permutation's state.
-const WIDTH_OF_STATE: usize = ballast_poseidon2::constants::WIDTH;
 
 #[test]
 fn public_inputs_bind_the_digests_and_the_step_count() {
