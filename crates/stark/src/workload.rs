@@ -86,4 +86,10 @@ pub trait Workload: Clone + Debug + PartialEq + Sync + Sized {
     /// Runs segment `segment` from `start` without keeping a trace (far cheaper than
     /// [`trace`](Self::trace)): the state it ends in.
     fn run(&self, segment: usize, start: &Self::State) -> Self::State;
+
+    /// The state the last segment ends in, by [`run`](Self::run) from
+    /// [`start`](Self::start): the statement's output, without a trace.
+    fn output(&self) -> Self::State {
+        (0..self.segments()).fold(self.start(), |state, segment| self.run(segment, &state))
+    }
 }

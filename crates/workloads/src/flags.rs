@@ -81,37 +81,6 @@ pub fn parse_digest(value: &str) -> Result<[u8; 32], String> {
     Ok(digest)
 }
 
-/// A hash chain's step count from its flags: `--steps`, or `--segments` full segments of
-/// `per_segment` steps (`default_segments` of them when neither is given), not both; checked
-/// by `validate`, a count out of range naming both flags.
-///
-/// # Errors
-/// Both flags, zero segments, an unreadable number, or what `validate` refuses.
-pub(crate) fn chain_steps(
-    flags: &FlagValues,
-    per_segment: u64,
-    default_segments: u64,
-    validate: impl Fn(u64) -> Result<(), ParamsError>,
-) -> Result<u64, FlagError> {
-    let steps = match (flags.number("steps")?, flags.number::<u64>("segments")?) {
-        (Some(_), Some(_)) => {
-            return Err(FlagError("give --steps or --segments, not both".into()));
-        }
-        (Some(steps), None) => steps,
-        (None, segments) => match segments.unwrap_or(default_segments) {
-            0 => return Err(FlagError::invalid("segments", "0, must be at least 1")),
-            segments => segments.saturating_mul(per_segment),
-        },
-    };
-    validate(steps).map_err(|e| match e {
-        ParamsError::OutOfRange { name: "steps", .. } => {
-            FlagError::invalid("steps or --segments", e)
-        }
-        e => FlagError::of_params(&e),
-    })?;
-    Ok(steps)
-}
-
 /// The statement flags given on a command line, by name, as written.
 #[derive(Debug, Default)]
 pub struct FlagValues {

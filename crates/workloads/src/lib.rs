@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod any;
+mod chain;
 mod fibonacci;
 mod flags;
 mod keccak_chain;

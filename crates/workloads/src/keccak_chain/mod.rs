@@ -10,9 +10,7 @@ mod air;
 mod permutation;
 
 use ballast_field::{BlockRunMut, Felt, RowBlocks};
-use ballast_stark::{
-    MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload, check_range,
-};
+use ballast_stark::{MAX_LOG_ROWS, ParamsError, ProofFormatError, Workload, check_range};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
@@ -26,7 +24,8 @@ use permutation::{
     IOTA_BITS, ROUND_CONSTANTS, ROUNDS, absorb_digest, keccak256_of_digest, round, squeeze_digest,
 };
 
-use crate::flags::{Flag, FlagError, FlagValues, FromFlags, chain_steps, parse_digest};
+use crate::chain::{Steps, steps_from_flags};
+use crate::flags::{Flag, FlagError, FlagValues, FromFlags, parse_digest};
 use crate::{Describe, thousands};
 
 /// The smallest segment: one permutation and the rows after it (2^5 ≥ 24 + 1).
@@ -54,13 +53,15 @@ impl KeccakChain {
 
     /// Steps segment `segment` proves: a full segment, or what is left for the last one.
     pub fn segment_steps(&self, segment: usize) -> u64 {
-        let per = self.steps_per_segment();
-        per.min(self.steps - segment as u64 * per)
+        self.split().in_segment(segment)
     }
 
-    /// h_n, computed without a trace.
-    pub fn output(&self) -> [u8; 32] {
-        (0..self.segments()).fold(self.seed, |h, s| self.run(s, &h))
+    /// The chain's steps, cut into segments.
+    fn split(&self) -> Steps {
+        Steps {
+            total: self.steps,
+            per_segment: self.steps_per_segment(),
+        }
     }
 }
 
@@ -73,16 +74,7 @@ impl Workload for KeccakChain {
 
     fn validate(&self) -> Result<(), ParamsError> {
         check_range("log_rows", self.log_rows, MIN_LOG_ROWS, MAX_LOG_ROWS)?;
-        let max_steps = MAX_SEGMENTS as u64 * self.steps_per_segment();
-        if !(1..=max_steps).contains(&self.steps) {
-            return Err(ParamsError::OutOfRange {
-                name: "steps",
-                value: usize::try_from(self.steps).unwrap_or(usize::MAX),
-                min: 1,
-                max: usize::try_from(max_steps).unwrap_or(usize::MAX),
-            });
-        }
-        Ok(())
+        self.split().check()
     }
 
     fn encode(&self) -> Vec<u8> {
@@ -104,7 +96,7 @@ impl Workload for KeccakChain {
     }
 
     fn segments(&self) -> usize {
-        self.steps.div_ceil(self.steps_per_segment()) as usize
+        self.split().segments()
     }
 
     fn log_rows(&self) -> usize {
@@ -264,11 +256,7 @@ Keccak-256(\"ballast\"), 4 full segments of 2^14 rows (2,728 steps).";
             log_rows: flags.number("log-rows")?.unwrap_or(14),
         };
         chain.validate().map_err(|e| FlagError::of_params(&e))?;
-        chain.steps = chain_steps(flags, chain.steps_per_segment(), 4, |steps| {
-            let mut candidate = chain;
-            candidate.steps = steps;
-            candidate.validate()
-        })?;
+        chain.steps = steps_from_flags(flags, chain.steps_per_segment(), 4)?;
         Ok(chain)
     }
 }

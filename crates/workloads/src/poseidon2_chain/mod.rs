@@ -15,13 +15,12 @@ use ballast_poseidon2::{
     DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest, air, digest_from_bytes, digest_to_bytes,
     hash_elements, leaf_start,
 };
-use ballast_stark::{
-    MAX_LOG_ROWS, MAX_SEGMENTS, ParamsError, ProofFormatError, Workload, check_range,
-};
+use ballast_stark::{MAX_LOG_ROWS, ParamsError, ProofFormatError, Workload, check_range};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::flags::{Flag, FlagError, FlagValues, FromFlags, chain_steps, parse_digest};
+use crate::chain::{Steps, steps_from_flags};
+use crate::flags::{Flag, FlagError, FlagValues, FromFlags, parse_digest};
 use crate::{Describe, thousands};
 
 /// The embedded statement's seed is the Poseidon2 hash of this, a byte an element.
@@ -46,13 +45,15 @@ impl Poseidon2Chain {
 
     /// Steps segment `segment` proves: a full segment, or what is left for the last one.
     pub fn segment_steps(&self, segment: usize) -> u64 {
-        let per = self.steps_per_segment();
-        per.min(self.steps - segment as u64 * per)
+        self.split().in_segment(segment)
     }
 
-    /// h_n, computed without a trace.
-    pub fn output(&self) -> FeltDigest {
-        (0..self.segments()).fold(self.seed, |h, s| self.run(s, &h))
+    /// The chain's steps, cut into segments.
+    fn split(&self) -> Steps {
+        Steps {
+            total: self.steps,
+            per_segment: self.steps_per_segment(),
+        }
     }
 }
 
@@ -65,16 +66,7 @@ impl Workload for Poseidon2Chain {
 
     fn validate(&self) -> Result<(), ParamsError> {
         check_range("log_rows", self.log_rows, 1, MAX_LOG_ROWS)?;
-        let max_steps = MAX_SEGMENTS as u64 * self.steps_per_segment();
-        if !(1..=max_steps).contains(&self.steps) {
-            return Err(ParamsError::OutOfRange {
-                name: "steps",
-                value: usize::try_from(self.steps).unwrap_or(usize::MAX),
-                min: 1,
-                max: usize::try_from(max_steps).unwrap_or(usize::MAX),
-            });
-        }
-        Ok(())
+        self.split().check()
     }
 
     fn encode(&self) -> Vec<u8> {
@@ -101,7 +93,7 @@ impl Workload for Poseidon2Chain {
     }
 
     fn segments(&self) -> usize {
-        self.steps.div_ceil(self.steps_per_segment()) as usize
+        self.split().segments()
     }
 
     fn log_rows(&self) -> usize {
@@ -297,11 +289,7 @@ Poseidon2(\"ballast\"), 4 full segments of 2^14 rows (65,536 steps).";
             log_rows: flags.number("log-rows")?.unwrap_or(14),
         };
         chain.validate().map_err(|e| FlagError::of_params(&e))?;
-        chain.steps = chain_steps(flags, chain.steps_per_segment(), 4, |steps| {
-            let mut candidate = chain;
-            candidate.steps = steps;
-            candidate.validate()
-        })?;
+        chain.steps = steps_from_flags(flags, chain.steps_per_segment(), 4)?;
         Ok(chain)
     }
 }
