@@ -6,4 +6,6 @@ mod tree;
 
 pub use error::MerkleError;
 pub use hash::{Digest, MerkleHash};
-pub use tree::{MerkleTree, batch_opening_len, batch_opening_nodes, check_indices, verify_batch};
+pub use tree::{
+    MerkleTree, batch_opening_len, batch_opening_nodes, batch_paths, check_indices, verify_batch,
+};

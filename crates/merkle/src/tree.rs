@@ -212,8 +212,57 @@ pub fn verify_batch(
     leaves: &[Digest],
     nodes: &[Digest],
 ) -> bool {
+    climb(hash, height, indices, leaves, nodes, |_, _, _| {}) == Some(*root)
+}
+
+/// The authentication path of each leaf a batch opening opens, from the leaf's sibling up
+/// to the root's child (`height` nodes), when [`verify_batch`] accepts the opening against
+/// `root`: what a verifier AIR hashes, one node a row. `None` when it refuses.
+pub fn batch_paths(
+    hash: MerkleHash,
+    root: &Digest,
+    height: usize,
+    indices: &[usize],
+    leaves: &[Digest],
+    nodes: &[Digest],
+) -> Option<Vec<Vec<Digest>>> {
+    let mut known = std::collections::HashMap::new();
+    let top = climb(
+        hash,
+        height,
+        indices,
+        leaves,
+        nodes,
+        |depth, index, digest| {
+            known.insert((depth, index), *digest);
+        },
+    );
+    (top == Some(*root)).then(|| {
+        indices
+            .iter()
+            .map(|&leaf| {
+                (0..height)
+                    .map(|depth| known[&(depth, (leaf >> depth) ^ 1)])
+                    .collect()
+            })
+            .collect()
+    })
+}
+
+/// The root that the batch opening `nodes` of `leaves` at `indices` leads to, calling
+/// `known(depth, index, digest)` for every node on the way below the root (opened, carried
+/// or computed). `None` when the indices are invalid, the counts disagree, nodes are left
+/// over, or a node is no digest of `hash`.
+fn climb(
+    hash: MerkleHash,
+    height: usize,
+    indices: &[usize],
+    leaves: &[Digest],
+    nodes: &[Digest],
+    mut known: impl FnMut(usize, usize, &Digest),
+) -> Option<Digest> {
     if check_indices(height, indices).is_err() || leaves.len() != indices.len() {
-        return false;
+        return None;
     }
     let mut level: Vec<(usize, Digest)> = indices
         .iter()
@@ -221,21 +270,22 @@ pub fn verify_batch(
         .zip(leaves.iter().copied())
         .collect();
     let mut nodes = nodes.iter();
-    for _ in 0..height {
+    for depth in 0..height {
         let mut above = Vec::with_capacity(level.len());
         let mut k = 0;
         while k < level.len() {
             let (i, digest) = level[k];
+            known(depth, i, &digest);
             let parent = match level.get(k + 1) {
                 Some(&(j, right)) if i.is_multiple_of(2) && j == i + 1 => {
                     k += 2;
+                    known(depth, j, &right);
                     hash.node(&digest, &right)
                 }
                 _ => {
                     k += 1;
-                    let Some(sibling) = nodes.next() else {
-                        return false;
-                    };
+                    let sibling = nodes.next()?;
+                    known(depth, i ^ 1, sibling);
                     if i.is_multiple_of(2) {
                         hash.node(&digest, sibling)
                     } else {
@@ -243,14 +293,14 @@ pub fn verify_batch(
                     }
                 }
             };
-            let Some(parent) = parent else {
-                return false;
-            };
-            above.push((i >> 1, parent));
+            above.push((i >> 1, parent?));
         }
         level = above;
     }
-    nodes.next().is_none() && level == [(0, *root)]
+    match (nodes.next(), level.as_slice()) {
+        (None, &[(0, root)]) => Some(root),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -396,6 +446,14 @@ mod tests {
                 &leaves,
                 &nodes
             ));
+            let paths = batch_paths(hash, &tree.root(), 7, &indices, &leaves, &nodes)
+                .expect("the opening verifies");
+            for (&leaf, path) in indices.iter().zip(&paths) {
+                let siblings: Vec<Digest> = (0..7)
+                    .map(|depth| tree.levels()[depth][(leaf >> depth) ^ 1])
+                    .collect();
+                assert_eq!(path, &siblings, "leaf {leaf} of {indices:?}");
+            }
         }
         assert!(tree.open_batch(&(0..128).collect::<Vec<_>>()).is_empty());
     }
@@ -422,6 +480,7 @@ mod tests {
             let mut bad = nodes.clone();
             bad[k][7] ^= 1;
             assert!(!verify(&indices, &leaves, &bad, 6), "{hash} node {k}");
+            assert_eq!(batch_paths(hash, &root, 6, &indices, &leaves, &bad), None);
         }
         for k in 0..leaves.len() {
             let mut bad = leaves.clone();

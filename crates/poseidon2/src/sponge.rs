@@ -76,12 +76,20 @@ pub(crate) fn compress_over<A: Halve>(
     right: [A; DIGEST_ELEMENTS],
     zero: A,
 ) -> [A; DIGEST_ELEMENTS] {
-    let mut state = [zero; WIDTH];
+    let mut state = node_start(zero);
     state[..DIGEST_ELEMENTS].copy_from_slice(&left);
     state[DIGEST_ELEMENTS..RATE].copy_from_slice(&right);
-    state[NODE_CELL] = A::from(Felt::ONE);
     permute_over(&mut state, constants);
     squeeze(&state)
+}
+
+/// The state an inner node starts from before its children go into the first [`RATE`]
+/// cells (left, then right): zero but the node cell.
+#[inline(always)]
+pub fn node_start<A: Algebra>(zero: A) -> [A; WIDTH] {
+    let mut state = [zero; WIDTH];
+    state[NODE_CELL] = A::from(Felt::ONE);
+    state
 }
 
 #[inline(always)]
