@@ -1,0 +1,5 @@
+#![doc = include_str!("../README.md")]
+
+mod openings;
+
+pub use openings::{OpeningsAir, OpeningsError, WIDTH, paths_of};

@@ -1,0 +1,383 @@
+//! The openings AIR against real trees and real child proofs: honest openings prove and
+//! verify; a changed row, sibling, position or root is refused on the row it breaks.
+
+use ballast_air::{AirError, check_trace};
+use ballast_field::{Felt, RowBlocks};
+use ballast_merkle::{Digest, MerkleHash, MerkleTree};
+use ballast_poseidon2::{FeltDigest, digest_from_bytes};
+use ballast_recursion::{OpeningsAir, OpeningsError, paths_of};
+use ballast_stark::{
+    CpuBackend, PhaseTimes, ProverError, SegmentPosition, SegmentStatement, StarkParams,
+    VerifyPolicy, Workload, prove, prove_statement, prove_unchecked, verify,
+};
+use ballast_testkit::SplitMix64;
+use ballast_workloads::{Fibonacci, Poseidon2Chain};
+
+/// Poseidon2 trees, fast and insecure parameters.
+fn params() -> StarkParams {
+    StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..StarkParams::testing()
+    }
+}
+
+fn any_security() -> VerifyPolicy {
+    VerifyPolicy {
+        min_security_bits: 0,
+        ..VerifyPolicy::default()
+    }
+}
+
+/// One tree's openings: what the AIR is built from and the witness it hashes.
+#[derive(Clone)]
+struct Openings {
+    row_width: usize,
+    height: usize,
+    positions: Vec<usize>,
+    rows: Vec<Felt>,
+    nodes: Vec<Digest>,
+    paths: Vec<Vec<FeltDigest>>,
+    root: FeltDigest,
+}
+
+impl Openings {
+    /// The openings at `positions` of a random table of `rows` rows of `row_width`.
+    fn random(row_width: usize, height: usize, positions: &[usize], seed: u64) -> Self {
+        let mut rng = SplitMix64::new(seed);
+        let cells: Vec<Felt> = (0..row_width << height)
+            .map(|_| Felt::new(rng.next().expect("an endless stream")))
+            .collect();
+        let table = RowBlocks::from_rows(row_width, &cells);
+        let tree = MerkleTree::commit_rows(MerkleHash::Poseidon2, &table);
+        let rows: Vec<Felt> = positions.iter().flat_map(|&p| table.row(p)).collect();
+        let root = digest_from_bytes(&tree.root()).expect("a Poseidon2 root");
+        let nodes = tree.open_batch(positions);
+        let paths = paths_of(&root, height, positions, &rows, row_width, &nodes)
+            .expect("an honest opening");
+        Self {
+            row_width,
+            height,
+            positions: positions.to_vec(),
+            rows,
+            nodes,
+            paths,
+            root,
+        }
+    }
+
+    fn air(&self) -> OpeningsAir {
+        OpeningsAir::new(self.row_width, self.height, &self.positions).expect("valid openings")
+    }
+
+    fn check(&self) -> Result<(), AirError> {
+        let air = self.air();
+        let trace = air
+            .trace(&self.rows, &self.paths)
+            .expect("the witness's shape");
+        check_trace(&air, &trace, &OpeningsAir::public_inputs(&self.root))
+    }
+}
+
+/// The row of `air`'s table that computes the root for the `k`-th position.
+fn root_row(openings: &Openings, k: usize) -> usize {
+    let leaf_rows = openings.row_width.div_ceil(8).max(1);
+    let block_rows = (leaf_rows + openings.height).next_power_of_two();
+    k * block_rows + leaf_rows + openings.height - 1
+}
+
+fn failing_row(result: Result<(), AirError>) -> usize {
+    match result {
+        Err(AirError::Unsatisfied { row, .. }) => row,
+        other => panic!("expected a failing row, got {other:?}"),
+    }
+}
+
+#[test]
+fn honest_openings_satisfy_the_air_at_every_shape() {
+    for (row_width, height) in [(1, 0), (2, 2), (1, 3), (7, 3), (8, 1), (9, 4), (17, 2)] {
+        let leaves = 1usize << height;
+        let positions: Vec<usize> = [0, leaves / 2, leaves - 1]
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let openings = Openings::random(row_width, height, &positions, 7);
+        assert_eq!(openings.check(), Ok(()), "{row_width} × {height}");
+    }
+}
+
+#[test]
+fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
+    let honest = Openings::random(11, 4, &[1, 6, 9, 14], 3);
+    assert_eq!(honest.check(), Ok(()));
+
+    let mut bad = honest.clone();
+    bad.rows[2 * 11 + 10] += Felt::ONE;
+    assert_eq!(
+        failing_row(bad.check()),
+        root_row(&honest, 2),
+        "a row value"
+    );
+
+    let mut bad = honest.clone();
+    bad.paths[1][3][0] += Felt::ONE;
+    assert_eq!(failing_row(bad.check()), root_row(&honest, 1), "a sibling");
+
+    // The AIR of another position, the witness of the honest one: the direction bits
+    // disagree with the hashing at the level of the flipped bit.
+    let mut bad = honest.clone();
+    bad.positions[3] ^= 1 << 2;
+    let air = bad.air();
+    let trace = air.trace(&honest.rows, &honest.paths).unwrap();
+    let public = OpeningsAir::public_inputs(&honest.root);
+    assert!(check_trace(&air, &trace, &public).is_err(), "a position");
+
+    let mut bad = honest.clone();
+    bad.root[3] += Felt::ONE;
+    assert_eq!(failing_row(bad.check()), root_row(&honest, 0), "the root");
+}
+
+/// `row` of `table` with its input changed by `change` and its permutation's columns
+/// refilled: every constraint of that row's permutation still holds.
+fn forge(table: &mut RowBlocks, row: usize, change: impl FnOnce(&mut [Felt])) {
+    let mut values = table.row(row);
+    change(&mut values[..12]);
+    let input: [Felt; 12] = std::array::from_fn(|i| values[i]);
+    ballast_poseidon2::air::fill(input, &mut values[12..]);
+    table.write_row(row, &values);
+}
+
+/// The first failing (row, constraint) of `table`.
+fn first_failure(air: &OpeningsAir, table: &RowBlocks, root: &FeltDigest) -> (usize, usize) {
+    match check_trace(air, table, &OpeningsAir::public_inputs(root)) {
+        Err(AirError::Unsatisfied { row, constraint }) => (row, constraint),
+        other => panic!("expected a failing constraint, got {other:?}"),
+    }
+}
+
+#[test]
+fn each_link_of_the_schedule_is_its_own_constraint() {
+    // Rows of 11 elements: two leaf rows (the second padded with five zeros), then four
+    // path rows; positions 1 (the leaf a right child) and 6 (a left child).
+    let honest = Openings::random(11, 4, &[1, 6], 9);
+    let air = honest.air();
+    let table = air.trace(&honest.rows, &honest.paths).unwrap();
+    // The constraints' order: the permutation's, then for each capacity cell the leaf's
+    // start, the sponge's link and the node's capacity, then the padding, then for each
+    // digest element the links into a left and a right half and the root.
+    let permutation = ballast_poseidon2::air::COLUMNS;
+    let capacity = |cell: usize, which: usize| permutation + 3 * (cell - 8) + which;
+    let padding = |cell: usize| permutation + 12 + (cell - 3);
+    let digest = |element: usize, which: usize| permutation + 12 + 5 + 3 * element + which;
+    let block = 8;
+    type Case = (&'static str, usize, fn(&mut [Felt]), (usize, usize));
+    let cases: [Case; 6] = [
+        (
+            "a leaf of another length",
+            0,
+            |s| s[8] += Felt::ONE,
+            (0, capacity(8, 0)),
+        ),
+        (
+            "a sponge restarted",
+            1,
+            |s| s[9] += Felt::ONE,
+            (0, capacity(9, 1)),
+        ),
+        (
+            "a node hashed as a leaf",
+            2,
+            |s| s[9] = Felt::ZERO,
+            (2, capacity(9, 2)),
+        ),
+        ("a nonzero pad", 1, |s| s[5] = Felt::ONE, (1, padding(5))),
+        (
+            "a right child moved left",
+            2,
+            |s| s.swap(4, 0),
+            (1, digest(0, 1)),
+        ),
+        (
+            "a left child moved right",
+            block + 2,
+            |s| s.swap(1, 5),
+            (block + 1, digest(1, 0)),
+        ),
+    ];
+    for (what, row, change, expected) in cases {
+        let mut forged = table.clone();
+        forge(&mut forged, row, change);
+        assert_eq!(
+            first_failure(&air, &forged, &honest.root),
+            expected,
+            "{what}"
+        );
+    }
+}
+
+/// The trace and quotient openings of a child proof's first segment, made with Poseidon2
+/// trees.
+fn child_openings<W: Workload>(workload: &W) -> [Openings; 2] {
+    let params = params();
+    let proof = prove_statement(
+        workload,
+        &params,
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+        &mut |_| {},
+    )
+    .expect("the child proves");
+    let segment = &proof.segments[0];
+    let queries = &segment.queries;
+    let height = workload.log_rows() + params.log_blowup;
+    let positions = queries.positions.clone();
+    let tree = |root, rows: &[Felt], nodes: &[Digest]| {
+        let root = digest_from_bytes(root).expect("a Poseidon2 root");
+        let row_width = rows.len() / positions.len();
+        let paths = paths_of(&root, height, &positions, rows, row_width, nodes)
+            .expect("the child's opening verifies");
+        Openings {
+            row_width,
+            height,
+            positions: positions.clone(),
+            rows: rows.to_vec(),
+            nodes: nodes.to_vec(),
+            paths,
+            root,
+        }
+    };
+    [
+        tree(
+            &segment.trace_root,
+            &queries.trace_rows,
+            &queries.trace_nodes,
+        ),
+        tree(
+            &segment.quotient_root,
+            &queries.quotient_rows,
+            &queries.quotient_nodes,
+        ),
+    ]
+}
+
+fn prove_openings(openings: &Openings) -> Result<(), String> {
+    let air = openings.air();
+    let mut trace = air.trace(&openings.rows, &openings.paths).unwrap();
+    let public = OpeningsAir::public_inputs(&openings.root);
+    let statement = SegmentStatement {
+        context: b"openings test",
+        position: SegmentPosition { index: 0, count: 1 },
+        public_inputs: &public,
+    };
+    let params = params();
+    let proof = prove(
+        &air,
+        &mut trace,
+        &statement,
+        &params,
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    verify(&air, &proof, &statement, &params, &any_security()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_child_proofs_openings_prove_and_verify() {
+    let fibonacci = Fibonacci {
+        sequences: 2,
+        log_rows: 5,
+        segments: 1,
+    };
+    let chain = Poseidon2Chain {
+        seed: [1, 2, 3, 4].map(Felt::new),
+        steps: 16,
+        log_rows: 4,
+    };
+    for openings in child_openings(&fibonacci)
+        .into_iter()
+        .chain(child_openings(&chain))
+    {
+        assert_eq!(prove_openings(&openings), Ok(()), "{}", openings.row_width);
+    }
+}
+
+#[test]
+fn a_forced_proof_against_another_root_is_rejected() {
+    let honest = Openings::random(5, 3, &[2, 5], 11);
+    let mut bad = honest.clone();
+    bad.root[0] += Felt::ONE;
+    let air = bad.air();
+    let mut trace = air.trace(&bad.rows, &bad.paths).unwrap();
+    let public = OpeningsAir::public_inputs(&bad.root);
+    let statement = SegmentStatement {
+        context: b"openings test",
+        position: SegmentPosition { index: 0, count: 1 },
+        public_inputs: &public,
+    };
+    let params = params();
+    let backend = CpuBackend::new();
+    let refused = prove(
+        &air,
+        &mut trace.clone(),
+        &statement,
+        &params,
+        &backend,
+        &mut PhaseTimes::default(),
+    );
+    assert!(
+        matches!(refused, Err(ProverError::Unsatisfied(_))),
+        "{refused:?}"
+    );
+    let forced = prove_unchecked(
+        &air,
+        &mut trace,
+        &statement,
+        &params,
+        &backend,
+        &mut PhaseTimes::default(),
+    )
+    .expect("a forced proof");
+    assert!(verify(&air, &forced, &statement, &params, &any_security()).is_err());
+}
+
+#[test]
+fn bad_openings_are_refused_by_name() {
+    assert_eq!(
+        OpeningsAir::new(4, 3, &[]).unwrap_err(),
+        OpeningsError::NoPositions
+    );
+    assert_eq!(
+        OpeningsAir::new(4, 3, &[1, 8]).unwrap_err(),
+        OpeningsError::PositionOutsideTree {
+            position: 8,
+            leaves: 8
+        }
+    );
+    assert!(matches!(
+        OpeningsAir::new(4, 64, &[0]),
+        Err(OpeningsError::TooLarge { .. })
+    ));
+    let honest = Openings::random(4, 3, &[1, 6], 5);
+    let air = honest.air();
+    assert!(matches!(
+        air.trace(&honest.rows[1..], &honest.paths),
+        Err(OpeningsError::Shape(_))
+    ));
+    assert!(matches!(
+        air.trace(&honest.rows, &honest.paths[..1]),
+        Err(OpeningsError::Shape(_))
+    ));
+    let mut short = honest.paths.clone();
+    short[1].pop();
+    assert!(matches!(
+        air.trace(&honest.rows, &short),
+        Err(OpeningsError::Shape(_))
+    ));
+    let mut rows = honest.rows.clone();
+    rows[0] += Felt::ONE;
+    assert_eq!(
+        paths_of(&honest.root, 3, &honest.positions, &rows, 4, &honest.nodes),
+        Err(OpeningsError::Rejected)
+    );
+}
