@@ -2,4 +2,4 @@
 
 mod openings;
 
-pub use openings::{OpeningsAir, OpeningsError, WIDTH, paths_of};
+pub use openings::{OpeningsAir, OpeningsError, WIDTH};

@@ -22,8 +22,10 @@ use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, batch_paths};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
-use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest, RATE, air, digest_from_bytes, leaf_start};
-use ballast_poseidon2::{digest_to_bytes, node_start};
+use ballast_poseidon2::{
+    DIGEST_ELEMENTS, FeltDigest, RATE, air, digest_from_bytes, digest_to_bytes, leaf_start,
+    node_start,
+};
 use rayon::prelude::*;
 
 /// Columns: the state the row's permutation starts from.
@@ -60,9 +62,19 @@ pub enum OpeningsError {
         /// The elements of a row.
         row_width: usize,
     },
-    /// Rows or paths of another count or length than the AIR's.
-    #[error("{0}")]
-    Shape(String),
+    /// A witness of another size than the AIR's.
+    #[error("{what}: expected {expected}, got {got}")]
+    Shape {
+        /// What has the wrong size.
+        what: &'static str,
+        /// The size the AIR needs.
+        expected: usize,
+        /// The size given.
+        got: usize,
+    },
+    /// Positions that are not strictly increasing: no batch opening has them.
+    #[error("the positions of a batch opening must be strictly increasing")]
+    Unordered,
     /// The batch opening does not open these rows against the root.
     #[error("the batch opening does not verify against the root")]
     Rejected,
@@ -103,7 +115,8 @@ impl OpeningsAir {
             return Err(OpeningsError::PositionOutsideTree { position, leaves });
         }
         let block_rows = (leaf_rows(row_width) + height).next_power_of_two();
-        // At least 4 rows: the shortest table the prover's final polynomial allows.
+        // At least 2^2 rows, so parameters with a final polynomial of 4 coefficients (the
+        // fewest `StarkParams::testing` has) fit any openings.
         let blocks = positions
             .len()
             .next_power_of_two()
@@ -134,20 +147,10 @@ impl OpeningsAir {
         paths: &[Vec<FeltDigest>],
     ) -> Result<RowBlocks, OpeningsError> {
         let count = self.positions.len();
-        if rows.len() != count * self.row_width || paths.len() != count {
-            return Err(OpeningsError::Shape(format!(
-                "{} row elements and {} paths for {count} rows of {}",
-                rows.len(),
-                paths.len(),
-                self.row_width
-            )));
-        }
-        if let Some(path) = paths.iter().find(|p| p.len() != self.height) {
-            return Err(OpeningsError::Shape(format!(
-                "a path of {} siblings in a tree of height {}",
-                path.len(),
-                self.height
-            )));
+        self.check_rows(rows)?;
+        expect_len("paths", count, paths.len())?;
+        for path in paths {
+            expect_len("siblings in a path", self.height, path.len())?;
         }
         let mut table = vec![Felt::ZERO; (self.blocks * self.block_rows) * WIDTH];
         table
@@ -165,9 +168,9 @@ impl OpeningsAir {
     fn fill_block(&self, position: usize, row: &[Felt], path: &[FeltDigest], cells: &mut [Felt]) {
         let mut rows = cells.chunks_exact_mut(WIDTH);
         let mut permute = |input: [Felt; STATE_CELLS]| {
-            let cells = rows.next().expect("a row for every permutation");
-            cells[INPUT..PERMUTATION].copy_from_slice(&input);
-            air::fill(input, &mut cells[PERMUTATION..])
+            let row = rows.next().expect("a row for every permutation");
+            row[INPUT..PERMUTATION].copy_from_slice(&input);
+            air::fill(input, &mut row[PERMUTATION..])
         };
         let mut state = leaf_start(self.row_width, Felt::ZERO);
         for block in 0..leaf_rows(self.row_width) {
@@ -191,6 +194,49 @@ impl OpeningsAir {
         for _ in leaf_rows(self.row_width) + self.height..self.block_rows {
             permute([Felt::ZERO; STATE_CELLS]);
         }
+    }
+
+    /// Each opened row's authentication path (its siblings, from the leaf's up), from a
+    /// batch opening (`nodes`) of `rows` (one after another, in the order of the positions)
+    /// in the Poseidon2 tree with root `root`: the witness of [`trace`](Self::trace).
+    ///
+    /// # Errors
+    /// Rows of another size, positions not strictly increasing, or a batch opening that
+    /// does not verify.
+    pub fn paths(
+        &self,
+        root: &FeltDigest,
+        rows: &[Felt],
+        nodes: &[Digest],
+    ) -> Result<Vec<Vec<FeltDigest>>, OpeningsError> {
+        self.check_rows(rows)?;
+        if self.positions.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(OpeningsError::Unordered);
+        }
+        let hash = MerkleHash::Poseidon2;
+        let leaves: Vec<Digest> = (0..self.positions.len())
+            .map(|k| hash.row(&rows[k * self.row_width..(k + 1) * self.row_width]))
+            .collect();
+        let root = digest_to_bytes(root);
+        let paths = batch_paths(hash, &root, self.height, &self.positions, &leaves, nodes)
+            .ok_or(OpeningsError::Rejected)?;
+        Ok(paths
+            .iter()
+            .map(|path| {
+                path.iter()
+                    .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// Refuses opened rows of another total size than the positions' rows.
+    fn check_rows(&self, rows: &[Felt]) -> Result<(), OpeningsError> {
+        expect_len(
+            "opened elements",
+            self.positions.len() * self.row_width,
+            rows.len(),
+        )
     }
 
     /// The position block `block` opens.
@@ -228,7 +274,7 @@ fn leaf_rows(row_width: usize) -> usize {
     row_width.div_ceil(RATE).max(1)
 }
 
-/// The periodic columns, in [`OpeningsAir::periodic_columns`]'s order.
+// The periodic columns, in `periodic_columns`'s order.
 const LEAF_START: usize = 0;
 const LEAF_NEXT: usize = 1;
 const LEAF_LAST: usize = 2;
@@ -293,37 +339,15 @@ impl Air for OpeningsAir {
     }
 }
 
-/// Each opened row's authentication path (its siblings, from the leaf's up) in a Poseidon2
-/// tree of `height` levels with root `root`, from a batch opening (`nodes`) of `rows`
-/// (`row_width` elements each) at `positions`: the witness of [`OpeningsAir::trace`].
-///
-/// # Errors
-/// [`OpeningsError::Rejected`] when the batch opening does not verify.
-pub fn paths_of(
-    root: &FeltDigest,
-    height: usize,
-    positions: &[usize],
-    rows: &[Felt],
-    row_width: usize,
-    nodes: &[Digest],
-) -> Result<Vec<Vec<FeltDigest>>, OpeningsError> {
-    let hash = MerkleHash::Poseidon2;
-    let leaves: Vec<Digest> = if row_width == 0 {
-        vec![hash.row(&[]); positions.len()]
+/// Refuses a length other than `expected`.
+fn expect_len(what: &'static str, expected: usize, got: usize) -> Result<(), OpeningsError> {
+    if got == expected {
+        Ok(())
     } else {
-        rows.chunks_exact(row_width)
-            .map(|row| hash.row(row))
-            .collect()
-    };
-    let root = digest_to_bytes(root);
-    let paths = batch_paths(hash, &root, height, positions, &leaves, nodes)
-        .ok_or(OpeningsError::Rejected)?;
-    Ok(paths
-        .iter()
-        .map(|path| {
-            path.iter()
-                .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
-                .collect()
+        Err(OpeningsError::Shape {
+            what,
+            expected,
+            got,
         })
-        .collect())
+    }
 }

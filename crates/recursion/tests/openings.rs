@@ -1,14 +1,16 @@
 //! The openings AIR against real trees and real child proofs: honest openings prove and
-//! verify; a changed row, sibling, position or root is refused on the row it breaks.
+//! verify; a changed row, sibling or root is refused on the row that computes the root, a
+//! changed position on the link its bit drives, and each link of the schedule is its own
+//! constraint.
 
 use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, MerkleTree};
-use ballast_poseidon2::{FeltDigest, digest_from_bytes};
-use ballast_recursion::{OpeningsAir, OpeningsError, paths_of};
+use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
+use ballast_recursion::{OpeningsAir, OpeningsError};
 use ballast_stark::{
     CpuBackend, PhaseTimes, ProverError, SegmentPosition, SegmentStatement, StarkParams,
-    VerifyPolicy, Workload, prove, prove_statement, prove_unchecked, verify,
+    VerifierError, VerifyPolicy, Workload, prove, prove_statement, prove_unchecked, verify,
 };
 use ballast_testkit::SplitMix64;
 use ballast_workloads::{Fibonacci, Poseidon2Chain};
@@ -41,7 +43,7 @@ struct Openings {
 }
 
 impl Openings {
-    /// The openings at `positions` of a random table of `rows` rows of `row_width`.
+    /// The openings at `positions` of a random table of 2^`height` rows of `row_width`.
     fn random(row_width: usize, height: usize, positions: &[usize], seed: u64) -> Self {
         let mut rng = SplitMix64::new(seed);
         let cells: Vec<Felt> = (0..row_width << height)
@@ -52,7 +54,8 @@ impl Openings {
         let rows: Vec<Felt> = positions.iter().flat_map(|&p| table.row(p)).collect();
         let root = digest_from_bytes(&tree.root()).expect("a Poseidon2 root");
         let nodes = tree.open_batch(positions);
-        let paths = paths_of(&root, height, positions, &rows, row_width, &nodes)
+        let paths = OpeningsAir::new(row_width, height, positions)
+            .and_then(|air| air.paths(&root, &rows, &nodes))
             .expect("an honest opening");
         Self {
             row_width,
@@ -94,7 +97,16 @@ fn failing_row(result: Result<(), AirError>) -> usize {
 
 #[test]
 fn honest_openings_satisfy_the_air_at_every_shape() {
-    for (row_width, height) in [(1, 0), (2, 2), (1, 3), (7, 3), (8, 1), (9, 4), (17, 2)] {
+    for (row_width, height) in [
+        (1, 0),
+        (2, 2),
+        (1, 3),
+        (7, 3),
+        (8, 1),
+        (9, 4),
+        (16, 3),
+        (17, 2),
+    ] {
         let leaves = 1usize << height;
         let positions: Vec<usize> = [0, leaves / 2, leaves - 1]
             .into_iter()
@@ -123,18 +135,32 @@ fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
     bad.paths[1][3][0] += Felt::ONE;
     assert_eq!(failing_row(bad.check()), root_row(&honest, 1), "a sibling");
 
-    // The AIR of another position, the witness of the honest one: the direction bits
-    // disagree with the hashing at the level of the flipped bit.
+    // The honest trace against the AIR of another position (14 with bit 2 cleared): the
+    // digest from below sits in the right half where the AIR now wants it left, on the
+    // link into level 2 of the fourth block (8 rows a block, 2 leaf rows).
     let mut bad = honest.clone();
     bad.positions[3] ^= 1 << 2;
-    let air = bad.air();
-    let trace = air.trace(&honest.rows, &honest.paths).unwrap();
-    let public = OpeningsAir::public_inputs(&honest.root);
-    assert!(check_trace(&air, &trace, &public).is_err(), "a position");
+    let trace = honest.air().trace(&honest.rows, &honest.paths).unwrap();
+    assert_eq!(
+        first_failure(&bad.air(), &trace, &honest.root),
+        (3 * 8 + 2 + 2 - 1, digest_constraint(0, 0)),
+        "a position"
+    );
 
     let mut bad = honest.clone();
     bad.root[3] += Felt::ONE;
     assert_eq!(failing_row(bad.check()), root_row(&honest, 0), "the root");
+}
+
+// The constraints' order: the permutation's, then for each capacity cell the leaf's start,
+// the sponge's link and the node's capacity, then the padding (five cells for rows of 11),
+// then for each digest element the links into a left and a right half and the root.
+const PERMUTATION: usize = ballast_poseidon2::air::COLUMNS;
+
+/// The index of digest element `element`'s link into a left (`which` 0) or right (1) half,
+/// or its root check (2), in an AIR of rows of 11 elements.
+fn digest_constraint(element: usize, which: usize) -> usize {
+    PERMUTATION + 12 + 5 + 3 * element + which
 }
 
 /// `row` of `table` with its input changed by `change` and its permutation's columns
@@ -162,13 +188,9 @@ fn each_link_of_the_schedule_is_its_own_constraint() {
     let honest = Openings::random(11, 4, &[1, 6], 9);
     let air = honest.air();
     let table = air.trace(&honest.rows, &honest.paths).unwrap();
-    // The constraints' order: the permutation's, then for each capacity cell the leaf's
-    // start, the sponge's link and the node's capacity, then the padding, then for each
-    // digest element the links into a left and a right half and the root.
-    let permutation = ballast_poseidon2::air::COLUMNS;
-    let capacity = |cell: usize, which: usize| permutation + 3 * (cell - 8) + which;
-    let padding = |cell: usize| permutation + 12 + (cell - 3);
-    let digest = |element: usize, which: usize| permutation + 12 + 5 + 3 * element + which;
+    let capacity = |cell: usize, which: usize| PERMUTATION + 3 * (cell - 8) + which;
+    let padding = |cell: usize| PERMUTATION + 12 + (cell - 3);
+    let digest = |element: usize, which: usize| digest_constraint(element, which);
     let block = 8;
     type Case = (&'static str, usize, fn(&mut [Felt]), (usize, usize));
     let cases: [Case; 6] = [
@@ -179,7 +201,7 @@ fn each_link_of_the_schedule_is_its_own_constraint() {
             (0, capacity(8, 0)),
         ),
         (
-            "a sponge restarted",
+            "a carried capacity changed",
             1,
             |s| s[9] += Felt::ONE,
             (0, capacity(9, 1)),
@@ -234,7 +256,8 @@ fn child_openings<W: Workload>(workload: &W) -> [Openings; 2] {
     let tree = |root, rows: &[Felt], nodes: &[Digest]| {
         let root = digest_from_bytes(root).expect("a Poseidon2 root");
         let row_width = rows.len() / positions.len();
-        let paths = paths_of(&root, height, &positions, rows, row_width, nodes)
+        let paths = OpeningsAir::new(row_width, height, &positions)
+            .and_then(|air| air.paths(&root, rows, nodes))
             .expect("the child's opening verifies");
         Openings {
             row_width,
@@ -338,7 +361,10 @@ fn a_forced_proof_against_another_root_is_rejected() {
         &mut PhaseTimes::default(),
     )
     .expect("a forced proof");
-    assert!(verify(&air, &forced, &statement, &params, &any_security()).is_err());
+    assert!(matches!(
+        verify(&air, &forced, &statement, &params, &any_security()),
+        Err(VerifierError::OodMismatch { .. })
+    ));
 }
 
 #[test]
@@ -360,24 +386,61 @@ fn bad_openings_are_refused_by_name() {
     ));
     let honest = Openings::random(4, 3, &[1, 6], 5);
     let air = honest.air();
-    assert!(matches!(
-        air.trace(&honest.rows[1..], &honest.paths),
-        Err(OpeningsError::Shape(_))
-    ));
-    assert!(matches!(
-        air.trace(&honest.rows, &honest.paths[..1]),
-        Err(OpeningsError::Shape(_))
-    ));
+    let shape = |what, expected, got| OpeningsError::Shape {
+        what,
+        expected,
+        got,
+    };
+    assert_eq!(
+        air.trace(&honest.rows[1..], &honest.paths).unwrap_err(),
+        shape("opened elements", 8, 7)
+    );
+    assert_eq!(
+        air.trace(&honest.rows, &honest.paths[..1]).unwrap_err(),
+        shape("paths", 2, 1)
+    );
     let mut short = honest.paths.clone();
     short[1].pop();
-    assert!(matches!(
-        air.trace(&honest.rows, &short),
-        Err(OpeningsError::Shape(_))
-    ));
+    assert_eq!(
+        air.trace(&honest.rows, &short).unwrap_err(),
+        shape("siblings in a path", 3, 2)
+    );
+    assert_eq!(
+        air.paths(&honest.root, &honest.rows[..7], &honest.nodes),
+        Err(shape("opened elements", 8, 7))
+    );
+    let unordered = OpeningsAir::new(4, 3, &[6, 1]).unwrap();
+    assert_eq!(
+        unordered.paths(&honest.root, &honest.rows, &honest.nodes),
+        Err(OpeningsError::Unordered)
+    );
     let mut rows = honest.rows.clone();
     rows[0] += Felt::ONE;
     assert_eq!(
-        paths_of(&honest.root, 3, &honest.positions, &rows, 4, &honest.nodes),
+        air.paths(&honest.root, &rows, &honest.nodes),
         Err(OpeningsError::Rejected)
     );
+}
+
+#[test]
+fn rows_of_no_elements_open_too() {
+    // Every leaf is the empty leaf's digest, every node at a level the same: a tree built
+    // here without a table, its paths read off level by level.
+    let height = 3;
+    let mut level = hash_elements(&[]);
+    let mut path = Vec::new();
+    for _ in 0..height {
+        path.push(level);
+        level = compress(&level, &level);
+    }
+    let air = OpeningsAir::new(0, height, &[2, 5]).unwrap();
+    let paths = vec![path.clone(), path];
+    let trace = air.trace(&[], &paths).unwrap();
+    assert_eq!(
+        check_trace(&air, &trace, &OpeningsAir::public_inputs(&level)),
+        Ok(())
+    );
+    let mut other = level;
+    other[0] += Felt::ONE;
+    assert!(check_trace(&air, &trace, &OpeningsAir::public_inputs(&other)).is_err());
 }
