@@ -6,7 +6,7 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use crate::{Felt, FieldElement, Halve};
+use crate::{Algebra, Felt, FieldElement, Halve};
 
 /// x^3 = `NONRESIDUE` in the extension.
 const NONRESIDUE: u64 = 2;
@@ -19,7 +19,7 @@ pub struct Ext3 {
 
 /// `a·NONRESIDUE`, as a doubling.
 #[inline(always)]
-fn times_nonresidue(a: Felt) -> Felt {
+fn times_nonresidue<A: Algebra>(a: A) -> A {
     const { assert!(NONRESIDUE == 2, "times_nonresidue doubles") };
     a + a
 }
@@ -77,6 +77,20 @@ impl Ext3 {
             *c = Felt::from_le_bytes(chunk.try_into().expect("8-byte chunk"))?;
         }
         Some(Self { coeffs })
+    }
+
+    /// The product of two elements given by their coordinates over any [`Algebra`] (an
+    /// AIR's expressions as well as field elements): the one definition of the extension's
+    /// multiplication, a schoolbook product with x^3 = W and x^4 = W·x.
+    #[inline(always)]
+    pub fn mul_over<A: Algebra>(a: [A; 3], b: [A; 3]) -> [A; 3] {
+        let [a0, a1, a2] = a;
+        let [b0, b1, b2] = b;
+        [
+            a0 * b0 + times_nonresidue(a1 * b2 + a2 * b1),
+            a0 * b1 + a1 * b0 + times_nonresidue(a2 * b2),
+            a0 * b2 + a1 * b1 + a2 * b0,
+        ]
     }
 
     /// `self · scalar` for a base-field scalar: three base multiplications.
@@ -175,13 +189,7 @@ impl Mul for Ext3 {
     type Output = Self;
     #[inline(always)]
     fn mul(self, rhs: Self) -> Self {
-        let [a0, a1, a2] = self.coeffs;
-        let [b0, b1, b2] = rhs.coeffs;
-        // Schoolbook product, then x^3 = W and x^4 = W·x.
-        let c0 = a0 * b0 + times_nonresidue(a1 * b2 + a2 * b1);
-        let c1 = a0 * b1 + a1 * b0 + times_nonresidue(a2 * b2);
-        let c2 = a0 * b2 + a1 * b1 + a2 * b0;
-        Self::new([c0, c1, c2])
+        Self::new(Self::mul_over(self.coeffs, rhs.coeffs))
     }
 }
 

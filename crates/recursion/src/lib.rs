@@ -2,4 +2,4 @@
 
 mod openings;
 
-pub use openings::{OpeningsAir, OpeningsError, WIDTH};
+pub use openings::{Opened, OpeningsAir, OpeningsError, WIDTH};

@@ -1,20 +1,22 @@
-//! A child proof's Merkle openings as an AIR: each opened row hashed into its leaf by the
-//! Poseidon2 sponge, then up its authentication path to the root, one permutation a row
-//! ([`ballast_poseidon2::air`]). The rows and the siblings are the witness; the root is the
-//! public input; the positions are the AIR's own (periodic columns, bound in the transcript
-//! with the rest of its shape). A verifier AIR checks every tree a child opens this way.
+//! A child proof's Merkle openings as an AIR: in each of its trees (the trace's and the
+//! quotient's: the same positions, the same height, rows of their own width), each opened
+//! row hashed into its leaf by the Poseidon2 sponge, then up its authentication path to the
+//! tree's root, one permutation a row ([`ballast_poseidon2::air`]). The rows and the
+//! siblings are the witness; the roots are the public inputs; the positions are the AIR's
+//! own (periodic columns, bound in the transcript with the rest of its shape).
 //!
-//! Each position has a block of rows on a fixed schedule, a power of two long: first the
-//! leaf's blocks of [`RATE`] elements, then one row a level of the path, then idle rows.
-//! Periodic columns say which row is which, so the constraints need no selector columns:
+//! Each position has a block of rows on a fixed schedule, a power of two long: for each
+//! tree in turn, the leaf's blocks of [`RATE`] elements, then one row a level of the path;
+//! then idle rows. Periodic columns say which row is which, so the constraints need no
+//! selector columns:
 //!
-//! - the leaf's first row starts from the leaf state of `row_width` elements (its length in
+//! - a leaf's first row starts from the leaf state of its tree's row width (the length in
 //!   the capacity), its next rows from the capacity the last permutation left, and its last
 //!   block's cells past the row are zero: the sponge of `hash_elements`;
 //! - a path row starts from the inner-node state, with the digest below it as its left half
 //!   when the position's bit at that level is 0, its right half when 1 (the other half is
 //!   the sibling): `compress`, in the order the Merkle verifier uses;
-//! - the last path row's digest is the root.
+//! - the last path row's digest is its tree's root.
 //!
 //! Blocks past the last position repeat it. Every constraint has degree at most 3.
 
@@ -54,6 +56,9 @@ pub enum OpeningsError {
         /// The tree's leaves.
         leaves: u64,
     },
+    /// No tree to open.
+    #[error("no trees to open")]
+    NoTrees,
     /// A tree or a row beyond what the AIR takes.
     #[error("a tree of height {height} with rows of {row_width} elements is too large")]
     TooLarge {
@@ -80,12 +85,12 @@ pub enum OpeningsError {
     Rejected,
 }
 
-/// The openings of rows of `row_width` elements at `positions` of a Poseidon2 tree of
-/// `height` levels: an [`Air`] of [`WIDTH`] columns whose public inputs are the root's
-/// [`DIGEST_ELEMENTS`].
+/// The openings at `positions` of Poseidon2 trees of `height` levels whose rows have
+/// `row_widths` elements, one width a tree: an [`Air`] of [`WIDTH`] columns whose public
+/// inputs are the roots' [`DIGEST_ELEMENTS`], tree after tree.
 #[derive(Clone, Debug)]
 pub struct OpeningsAir {
-    row_width: usize,
+    row_widths: Vec<usize>,
     height: usize,
     positions: Vec<usize>,
     /// Rows of a position's block: a power of two.
@@ -94,18 +99,37 @@ pub struct OpeningsAir {
     blocks: usize,
 }
 
+/// One tree's openings, the witness [`OpeningsAir::trace`] hashes: the opened rows (one
+/// after another, in the order of the positions) and each one's authentication path (its
+/// siblings, from the leaf's up).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opened {
+    /// The opened rows.
+    pub rows: Vec<Felt>,
+    /// Each row's path.
+    pub paths: Vec<Vec<FeltDigest>>,
+}
+
 impl OpeningsAir {
     /// The AIR of these openings.
     ///
     /// # Errors
-    /// No positions, one outside the tree, or a tree or row too large.
+    /// No trees, no positions, one outside the trees, or a tree or row too large.
     pub fn new(
-        row_width: usize,
+        row_widths: &[usize],
         height: usize,
         positions: &[usize],
     ) -> Result<Self, OpeningsError> {
-        if height > MAX_HEIGHT || row_width > MAX_ROW_WIDTH {
-            return Err(OpeningsError::TooLarge { height, row_width });
+        let widest = row_widths
+            .iter()
+            .copied()
+            .max()
+            .ok_or(OpeningsError::NoTrees)?;
+        if height > MAX_HEIGHT || widest > MAX_ROW_WIDTH {
+            return Err(OpeningsError::TooLarge {
+                height,
+                row_width: widest,
+            });
         }
         if positions.is_empty() {
             return Err(OpeningsError::NoPositions);
@@ -114,7 +138,8 @@ impl OpeningsAir {
         if let Some(&position) = positions.iter().find(|&&p| p as u64 >= leaves) {
             return Err(OpeningsError::PositionOutsideTree { position, leaves });
         }
-        let block_rows = (leaf_rows(row_width) + height).next_power_of_two();
+        let scheduled: usize = row_widths.iter().map(|&w| leaf_rows(w) + height).sum();
+        let block_rows = scheduled.next_power_of_two();
         // At least 2^2 rows, so parameters with a final polynomial of 4 coefficients (the
         // fewest `StarkParams::testing` has) fit any openings.
         let blocks = positions
@@ -122,7 +147,7 @@ impl OpeningsAir {
             .next_power_of_two()
             .max(4 / block_rows.min(4));
         Ok(Self {
-            row_width,
+            row_widths: row_widths.to_vec(),
             height,
             positions: positions.to_vec(),
             block_rows,
@@ -130,113 +155,116 @@ impl OpeningsAir {
         })
     }
 
-    /// The public inputs of the openings against `root`.
-    pub fn public_inputs(root: &FeltDigest) -> Vec<Felt> {
-        root.to_vec()
+    /// The public inputs of the openings against `roots`, one a tree.
+    pub fn public_inputs(roots: &[FeltDigest]) -> Vec<Felt> {
+        roots.concat()
     }
 
-    /// The trace: `rows` (one after another, `row_width` elements each, in the order of
-    /// the positions) hashed into their leaves and up `paths` (each position's siblings,
-    /// from the leaf's up). Wrong rows or siblings give a trace the constraints refuse.
+    /// The trace: each tree's opened rows hashed into their leaves and up their paths.
+    /// Wrong rows or siblings give a trace the constraints refuse.
     ///
     /// # Errors
-    /// Rows or paths of another count or length.
-    pub fn trace(
-        &self,
-        rows: &[Felt],
-        paths: &[Vec<FeltDigest>],
-    ) -> Result<RowBlocks, OpeningsError> {
-        let count = self.positions.len();
-        self.check_rows(rows)?;
-        expect_len("paths", count, paths.len())?;
-        for path in paths {
-            expect_len("siblings in a path", self.height, path.len())?;
+    /// Openings of another count or size than the AIR's.
+    pub fn trace(&self, opened: &[Opened]) -> Result<RowBlocks, OpeningsError> {
+        expect_len("opened trees", self.row_widths.len(), opened.len())?;
+        for (tree, opened) in opened.iter().enumerate() {
+            self.check_rows(tree, &opened.rows)?;
+            expect_len("paths", self.positions.len(), opened.paths.len())?;
+            for path in &opened.paths {
+                expect_len("siblings in a path", self.height, path.len())?;
+            }
         }
+        let count = self.positions.len();
         let mut table = vec![Felt::ZERO; (self.blocks * self.block_rows) * WIDTH];
         table
             .par_chunks_mut(self.block_rows * WIDTH)
             .enumerate()
             .for_each(|(block, cells)| {
                 let k = block.min(count - 1);
-                let row = &rows[k * self.row_width..(k + 1) * self.row_width];
-                self.fill_block(self.positions[k], row, &paths[k], cells);
+                let mut rows = cells.chunks_exact_mut(WIDTH);
+                let mut permute = |input: [Felt; STATE_CELLS]| {
+                    let row = rows.next().expect("a row for every permutation");
+                    row[INPUT..PERMUTATION].copy_from_slice(&input);
+                    air::fill(input, &mut row[PERMUTATION..])
+                };
+                for (&width, opened) in self.row_widths.iter().zip(opened) {
+                    let row = &opened.rows[k * width..(k + 1) * width];
+                    hash_up(self.positions[k], row, &opened.paths[k], &mut permute);
+                }
+                for _ in self.scheduled_rows()..self.block_rows {
+                    permute([Felt::ZERO; STATE_CELLS]);
+                }
             });
         Ok(RowBlocks::from_rows(WIDTH, &table))
     }
 
-    /// One position's block of rows, row-major.
-    fn fill_block(&self, position: usize, row: &[Felt], path: &[FeltDigest], cells: &mut [Felt]) {
-        let mut rows = cells.chunks_exact_mut(WIDTH);
-        let mut permute = |input: [Felt; STATE_CELLS]| {
-            let row = rows.next().expect("a row for every permutation");
-            row[INPUT..PERMUTATION].copy_from_slice(&input);
-            air::fill(input, &mut row[PERMUTATION..])
-        };
-        let mut state = leaf_start(self.row_width, Felt::ZERO);
-        for block in 0..leaf_rows(self.row_width) {
-            for (i, cell) in state[..RATE].iter_mut().enumerate() {
-                *cell = row.get(block * RATE + i).copied().unwrap_or(Felt::ZERO);
-            }
-            state = permute(state);
-        }
-        for (level, sibling) in path.iter().enumerate() {
-            let digest: FeltDigest = std::array::from_fn(|i| state[i]);
-            let (left, right) = if position >> level & 1 == 0 {
-                (digest, *sibling)
-            } else {
-                (*sibling, digest)
-            };
-            let mut input = node_start(Felt::ZERO);
-            input[..DIGEST_ELEMENTS].copy_from_slice(&left);
-            input[DIGEST_ELEMENTS..RATE].copy_from_slice(&right);
-            state = permute(input);
-        }
-        for _ in leaf_rows(self.row_width) + self.height..self.block_rows {
-            permute([Felt::ZERO; STATE_CELLS]);
-        }
-    }
-
-    /// Each opened row's authentication path (its siblings, from the leaf's up), from a
-    /// batch opening (`nodes`) of `rows` (one after another, in the order of the positions)
-    /// in the Poseidon2 tree with root `root`: the witness of [`trace`](Self::trace).
+    /// Tree `tree`'s openings from its batch opening (`nodes`) of `rows` (one after
+    /// another, in the order of the positions) against `root`: the rows and their paths.
     ///
     /// # Errors
-    /// Rows of another size, positions not strictly increasing, or a batch opening that
-    /// does not verify.
-    pub fn paths(
+    /// No such tree, rows of another size, positions not strictly increasing, or a batch
+    /// opening that does not verify.
+    pub fn open(
         &self,
+        tree: usize,
         root: &FeltDigest,
         rows: &[Felt],
         nodes: &[Digest],
-    ) -> Result<Vec<Vec<FeltDigest>>, OpeningsError> {
-        self.check_rows(rows)?;
+    ) -> Result<Opened, OpeningsError> {
+        self.check_rows(tree, rows)?;
         if self.positions.windows(2).any(|w| w[0] >= w[1]) {
             return Err(OpeningsError::Unordered);
         }
+        let width = self.row_widths[tree];
         let hash = MerkleHash::Poseidon2;
         let leaves: Vec<Digest> = (0..self.positions.len())
-            .map(|k| hash.row(&rows[k * self.row_width..(k + 1) * self.row_width]))
+            .map(|k| hash.row(&rows[k * width..(k + 1) * width]))
             .collect();
         let root = digest_to_bytes(root);
         let paths = batch_paths(hash, &root, self.height, &self.positions, &leaves, nodes)
             .ok_or(OpeningsError::Rejected)?;
-        Ok(paths
+        let paths = paths
             .iter()
             .map(|path| {
                 path.iter()
                     .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
                     .collect()
             })
-            .collect())
+            .collect();
+        Ok(Opened {
+            rows: rows.to_vec(),
+            paths,
+        })
     }
 
-    /// Refuses opened rows of another total size than the positions' rows.
-    fn check_rows(&self, rows: &[Felt]) -> Result<(), OpeningsError> {
-        expect_len(
-            "opened elements",
-            self.positions.len() * self.row_width,
-            rows.len(),
-        )
+    /// Refuses an unknown tree, or opened rows of another total size than its rows at the
+    /// positions.
+    fn check_rows(&self, tree: usize, rows: &[Felt]) -> Result<(), OpeningsError> {
+        let Some(&width) = self.row_widths.get(tree) else {
+            return Err(OpeningsError::Shape {
+                what: "tree index past the trees",
+                expected: self.row_widths.len(),
+                got: tree,
+            });
+        };
+        expect_len("opened elements", self.positions.len() * width, rows.len())
+    }
+
+    /// Rows of a block the trees use; the rest are idle.
+    fn scheduled_rows(&self) -> usize {
+        self.row_widths
+            .iter()
+            .map(|&w| leaf_rows(w) + self.height)
+            .sum()
+    }
+
+    /// Where each tree's rows start in a block, and how many leaf rows it has.
+    fn segments(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.row_widths.iter().scan(0, |start, &width| {
+            let segment = (*start, leaf_rows(width));
+            *start += segment.1 + self.height;
+            Some(segment)
+        })
     }
 
     /// The position block `block` opens.
@@ -244,28 +272,72 @@ impl OpeningsAir {
         self.positions[block.min(self.positions.len() - 1)]
     }
 
-    /// A column of one block's period, 1 on the rows `on` picks.
-    fn scheduled(&self, on: impl Fn(usize) -> bool) -> PeriodicColumn {
-        PeriodicColumn {
-            values: (0..self.block_rows)
-                .map(|r| Felt::new(u64::from(on(r))))
-                .collect(),
+    /// A column of one block's period, `value(tree, r)` on row r of each tree's rows (r
+    /// counted from the tree's first row), zero on idle rows.
+    fn scheduled(&self, value: impl Fn(usize, usize) -> u64) -> PeriodicColumn {
+        let mut values = vec![Felt::ZERO; self.block_rows];
+        for (tree, (start, leaf)) in self.segments().enumerate() {
+            for r in 0..leaf + self.height {
+                values[start + r] = Felt::new(value(tree, r));
+            }
         }
+        PeriodicColumn { values }
     }
 
     /// A column of the whole table, 1 on the row before each path row whose digest from
     /// below is its `bit` half (0 left, 1 right).
     fn links_to_half(&self, bit: usize) -> PeriodicColumn {
-        let first_node = leaf_rows(self.row_width);
         let mut values = vec![Felt::ZERO; self.blocks * self.block_rows];
         for block in 0..self.blocks {
-            for level in 0..self.height {
-                if self.position(block) >> level & 1 == bit {
-                    values[block * self.block_rows + first_node + level - 1] = Felt::ONE;
+            for (start, leaf) in self.segments() {
+                for level in 0..self.height {
+                    if self.position(block) >> level & 1 == bit {
+                        values[block * self.block_rows + start + leaf + level - 1] = Felt::ONE;
+                    }
                 }
             }
         }
         PeriodicColumn { values }
+    }
+
+    /// The first cell of a leaf's last block that holds padding, for a row of `width`.
+    fn filled(width: usize) -> usize {
+        width - (leaf_rows(width) - 1) * RATE
+    }
+
+    /// The rate cells some tree pads.
+    fn padded_cells(&self) -> std::ops::Range<usize> {
+        let least = self.row_widths.iter().map(|&w| Self::filled(w)).min();
+        least.unwrap_or(RATE)..RATE
+    }
+}
+
+/// Hashes `row` into its leaf and up `path` for `position`, one permutation (`permute`,
+/// which returns the output state) a row.
+fn hash_up(
+    position: usize,
+    row: &[Felt],
+    path: &[FeltDigest],
+    permute: &mut impl FnMut([Felt; STATE_CELLS]) -> [Felt; STATE_CELLS],
+) {
+    let mut state = leaf_start(row.len(), Felt::ZERO);
+    for block in 0..leaf_rows(row.len()) {
+        for (i, cell) in state[..RATE].iter_mut().enumerate() {
+            *cell = row.get(block * RATE + i).copied().unwrap_or(Felt::ZERO);
+        }
+        state = permute(state);
+    }
+    for (level, sibling) in path.iter().enumerate() {
+        let digest: FeltDigest = std::array::from_fn(|i| state[i]);
+        let (left, right) = if position >> level & 1 == 0 {
+            (digest, *sibling)
+        } else {
+            (*sibling, digest)
+        };
+        let mut input = node_start(Felt::ZERO);
+        input[..DIGEST_ELEMENTS].copy_from_slice(&left);
+        input[DIGEST_ELEMENTS..RATE].copy_from_slice(&right);
+        state = permute(input);
     }
 }
 
@@ -274,14 +346,15 @@ fn leaf_rows(row_width: usize) -> usize {
     row_width.div_ceil(RATE).max(1)
 }
 
-// The periodic columns, in `periodic_columns`'s order.
+// The periodic columns, in `periodic_columns`'s order: the schedule's, then one a padded
+// cell, then one a tree's root row.
 const LEAF_START: usize = 0;
-const LEAF_NEXT: usize = 1;
-const LEAF_LAST: usize = 2;
+const LEAF_LENGTH: usize = 1;
+const LEAF_NEXT: usize = 2;
 const NODE: usize = 3;
-const ROOT: usize = 4;
-const INTO_LEFT: usize = 5;
-const INTO_RIGHT: usize = 6;
+const INTO_LEFT: usize = 4;
+const INTO_RIGHT: usize = 5;
+const PADDING: usize = 6;
 
 impl Air for OpeningsAir {
     fn id(&self) -> &str {
@@ -297,21 +370,38 @@ impl Air for OpeningsAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        DIGEST_ELEMENTS
+        self.row_widths.len() * DIGEST_ELEMENTS
     }
 
     fn periodic_columns(&self) -> Vec<PeriodicColumn> {
-        let leaf = leaf_rows(self.row_width);
-        let path_end = leaf + self.height;
-        vec![
-            self.scheduled(|r| r == 0),
-            self.scheduled(|r| r + 1 < leaf),
-            self.scheduled(|r| r + 1 == leaf),
-            self.scheduled(|r| (leaf..path_end).contains(&r)),
-            self.scheduled(|r| r + 1 == path_end),
+        let leaf = |tree: usize| leaf_rows(self.row_widths[tree]);
+        let mut columns = vec![
+            self.scheduled(|_, r| u64::from(r == 0)),
+            self.scheduled(|tree, r| {
+                if r == 0 {
+                    self.row_widths[tree] as u64
+                } else {
+                    0
+                }
+            }),
+            self.scheduled(|tree, r| u64::from(r + 1 < leaf(tree))),
+            self.scheduled(|tree, r| u64::from(r >= leaf(tree))),
             self.links_to_half(0),
             self.links_to_half(1),
-        ]
+        ];
+        for cell in self.padded_cells() {
+            columns.push(self.scheduled(|tree, r| {
+                u64::from(r + 1 == leaf(tree) && cell >= Self::filled(self.row_widths[tree]))
+            }));
+        }
+        for root in 0..self.row_widths.len() {
+            columns.push(
+                self.scheduled(|tree, r| {
+                    u64::from(tree == root && r + 1 == leaf(tree) + self.height)
+                }),
+            );
+        }
+        columns
     }
 
     #[inline(always)]
@@ -320,21 +410,28 @@ impl Air for OpeningsAir {
         let (cur, next, p) = (f.current, f.next, f.periodic);
         let input: [B::Expr; STATE_CELLS] = std::array::from_fn(|i| cur[INPUT + i]);
         let output = air::eval(b, input, &cur[PERMUTATION..]);
-        let leaf = leaf_start(self.row_width, zero);
+        // A leaf starts from its length in the first capacity cell: the periodic length
+        // column holds it on each leaf's first row, so the start state is `leaf_start`'s.
+        let leaf = leaf_start(0, zero);
         let node = node_start(zero);
         for i in RATE..STATE_CELLS {
-            b.every_row(p[LEAF_START] * (input[i] - leaf[i]));
+            let length = if i == RATE { p[LEAF_LENGTH] } else { zero };
+            b.every_row(p[LEAF_START] * (input[i] - leaf[i]) - length);
             b.transition(p[LEAF_NEXT] * (next[INPUT + i] - output[i]));
             b.every_row(p[NODE] * (input[i] - node[i]));
         }
-        let filled = self.row_width - (leaf_rows(self.row_width) - 1) * RATE;
-        for &cell in &input[filled..RATE] {
-            b.every_row(p[LEAF_LAST] * cell);
+        let padded = self.padded_cells();
+        for (k, cell) in padded.clone().enumerate() {
+            b.every_row(p[PADDING + k] * input[cell]);
         }
+        let roots = PADDING + padded.len();
         for i in 0..DIGEST_ELEMENTS {
             b.transition(p[INTO_LEFT] * (next[INPUT + i] - output[i]));
             b.transition(p[INTO_RIGHT] * (next[INPUT + DIGEST_ELEMENTS + i] - output[i]));
-            b.every_row(p[ROOT] * (output[i] - f.public_inputs[i]));
+            for tree in 0..self.row_widths.len() {
+                let root = f.public_inputs[tree * DIGEST_ELEMENTS + i];
+                b.every_row(p[roots + tree] * (output[i] - root));
+            }
         }
     }
 }

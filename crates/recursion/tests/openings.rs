@@ -7,7 +7,7 @@ use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, MerkleTree};
 use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
-use ballast_recursion::{OpeningsAir, OpeningsError};
+use ballast_recursion::{Opened, OpeningsAir, OpeningsError};
 use ballast_stark::{
     CpuBackend, PhaseTimes, ProverError, SegmentPosition, SegmentStatement, StarkParams,
     VerifierError, VerifyPolicy, Workload, prove, prove_statement, prove_unchecked, verify,
@@ -36,9 +36,8 @@ struct Openings {
     row_width: usize,
     height: usize,
     positions: Vec<usize>,
-    rows: Vec<Felt>,
     nodes: Vec<Digest>,
-    paths: Vec<Vec<FeltDigest>>,
+    opened: Opened,
     root: FeltDigest,
 }
 
@@ -54,30 +53,29 @@ impl Openings {
         let rows: Vec<Felt> = positions.iter().flat_map(|&p| table.row(p)).collect();
         let root = digest_from_bytes(&tree.root()).expect("a Poseidon2 root");
         let nodes = tree.open_batch(positions);
-        let paths = OpeningsAir::new(row_width, height, positions)
-            .and_then(|air| air.paths(&root, &rows, &nodes))
+        let opened = OpeningsAir::new(&[row_width], height, positions)
+            .and_then(|air| air.open(0, &root, &rows, &nodes))
             .expect("an honest opening");
         Self {
             row_width,
             height,
             positions: positions.to_vec(),
-            rows,
             nodes,
-            paths,
+            opened,
             root,
         }
     }
 
     fn air(&self) -> OpeningsAir {
-        OpeningsAir::new(self.row_width, self.height, &self.positions).expect("valid openings")
+        OpeningsAir::new(&[self.row_width], self.height, &self.positions).expect("valid openings")
     }
 
     fn check(&self) -> Result<(), AirError> {
         let air = self.air();
         let trace = air
-            .trace(&self.rows, &self.paths)
+            .trace(std::slice::from_ref(&self.opened))
             .expect("the witness's shape");
-        check_trace(&air, &trace, &OpeningsAir::public_inputs(&self.root))
+        check_trace(&air, &trace, &OpeningsAir::public_inputs(&[self.root]))
     }
 }
 
@@ -124,7 +122,7 @@ fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
     assert_eq!(honest.check(), Ok(()));
 
     let mut bad = honest.clone();
-    bad.rows[2 * 11 + 10] += Felt::ONE;
+    bad.opened.rows[2 * 11 + 10] += Felt::ONE;
     assert_eq!(
         failing_row(bad.check()),
         root_row(&honest, 2),
@@ -132,7 +130,7 @@ fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
     );
 
     let mut bad = honest.clone();
-    bad.paths[1][3][0] += Felt::ONE;
+    bad.opened.paths[1][3][0] += Felt::ONE;
     assert_eq!(failing_row(bad.check()), root_row(&honest, 1), "a sibling");
 
     // The honest trace against the AIR of another position (14 with bit 2 cleared): the
@@ -140,7 +138,7 @@ fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
     // link into level 2 of the fourth block (8 rows a block, 2 leaf rows).
     let mut bad = honest.clone();
     bad.positions[3] ^= 1 << 2;
-    let trace = honest.air().trace(&honest.rows, &honest.paths).unwrap();
+    let trace = honest.air().trace(std::slice::from_ref(&honest.opened)).unwrap();
     assert_eq!(
         first_failure(&bad.air(), &trace, &honest.root),
         (3 * 8 + 2 + 2 - 1, digest_constraint(0, 0)),
@@ -175,7 +173,7 @@ fn forge(table: &mut RowBlocks, row: usize, change: impl FnOnce(&mut [Felt])) {
 
 /// The first failing (row, constraint) of `table`.
 fn first_failure(air: &OpeningsAir, table: &RowBlocks, root: &FeltDigest) -> (usize, usize) {
-    match check_trace(air, table, &OpeningsAir::public_inputs(root)) {
+    match check_trace(air, table, &OpeningsAir::public_inputs(&[*root])) {
         Err(AirError::Unsatisfied { row, constraint }) => (row, constraint),
         other => panic!("expected a failing constraint, got {other:?}"),
     }
@@ -187,7 +185,7 @@ fn each_link_of_the_schedule_is_its_own_constraint() {
     // path rows; positions 1 (the leaf a right child) and 6 (a left child).
     let honest = Openings::random(11, 4, &[1, 6], 9);
     let air = honest.air();
-    let table = air.trace(&honest.rows, &honest.paths).unwrap();
+    let table = air.trace(std::slice::from_ref(&honest.opened)).unwrap();
     let capacity = |cell: usize, which: usize| PERMUTATION + 3 * (cell - 8) + which;
     let padding = |cell: usize| PERMUTATION + 12 + (cell - 3);
     let digest = |element: usize, which: usize| digest_constraint(element, which);
@@ -235,11 +233,33 @@ fn each_link_of_the_schedule_is_its_own_constraint() {
             "{what}"
         );
     }
+
+    // A second tree's leaf starts from its own length: rows of 3 after the rows of 11
+    // (block rows 0..6 the first tree's, 6..11 the second's), the second leaf given the
+    // first's length.
+    let row_widths = [11, 3];
+    let positions = [1, 6];
+    let second = Openings::random(3, 4, &positions, 10);
+    let air = OpeningsAir::new(&row_widths, 4, &positions).unwrap();
+    let opened = [honest.opened.clone(), second.opened.clone()];
+    let roots = [honest.root, second.root];
+    let mut table = air.trace(&opened).unwrap();
+    let public = OpeningsAir::public_inputs(&roots);
+    assert_eq!(check_trace(&air, &table, &public), Ok(()));
+    forge(&mut table, 6, |s| s[8] = Felt::new(11));
+    assert_eq!(
+        check_trace(&air, &table, &public),
+        Err(AirError::Unsatisfied {
+            constraint: capacity(8, 0),
+            row: 6
+        }),
+        "a leaf of the other tree's length"
+    );
 }
 
-/// The trace and quotient openings of a child proof's first segment, made with Poseidon2
-/// trees.
-fn child_openings<W: Workload>(workload: &W) -> [Openings; 2] {
+/// A child proof's first segment, made with Poseidon2 trees: the AIR of its trace and
+/// quotient openings, their witness, and their roots.
+fn child_openings<W: Workload>(workload: &W) -> (OpeningsAir, [Opened; 2], [FeltDigest; 2]) {
     let params = params();
     let proof = prove_statement(
         workload,
@@ -250,43 +270,27 @@ fn child_openings<W: Workload>(workload: &W) -> [Openings; 2] {
     )
     .expect("the child proves");
     let segment = &proof.segments[0];
-    let queries = &segment.queries;
+    let q = &segment.queries;
     let height = workload.log_rows() + params.log_blowup;
-    let positions = queries.positions.clone();
-    let tree = |root, rows: &[Felt], nodes: &[Digest]| {
-        let root = digest_from_bytes(root).expect("a Poseidon2 root");
-        let row_width = rows.len() / positions.len();
-        let paths = OpeningsAir::new(row_width, height, &positions)
-            .and_then(|air| air.paths(&root, rows, nodes))
-            .expect("the child's opening verifies");
-        Openings {
-            row_width,
-            height,
-            positions: positions.clone(),
-            rows: rows.to_vec(),
-            nodes: nodes.to_vec(),
-            paths,
-            root,
-        }
-    };
-    [
-        tree(
-            &segment.trace_root,
-            &queries.trace_rows,
-            &queries.trace_nodes,
-        ),
-        tree(
-            &segment.quotient_root,
-            &queries.quotient_rows,
-            &queries.quotient_nodes,
-        ),
+    let widths = [q.trace_rows.len(), q.quotient_rows.len()].map(|len| len / q.positions.len());
+    let air = OpeningsAir::new(&widths, height, &q.positions).expect("valid openings");
+    let roots = [&segment.trace_root, &segment.quotient_root]
+        .map(|root| digest_from_bytes(root).expect("a Poseidon2 root"));
+    let opened = [
+        air.open(0, &roots[0], &q.trace_rows, &q.trace_nodes),
+        air.open(1, &roots[1], &q.quotient_rows, &q.quotient_nodes),
     ]
+    .map(|opened| opened.expect("the child's openings verify"));
+    (air, opened, roots)
 }
 
-fn prove_openings(openings: &Openings) -> Result<(), String> {
-    let air = openings.air();
-    let mut trace = air.trace(&openings.rows, &openings.paths).unwrap();
-    let public = OpeningsAir::public_inputs(&openings.root);
+fn prove_openings(
+    air: &OpeningsAir,
+    opened: &[Opened],
+    roots: &[FeltDigest],
+) -> Result<(), String> {
+    let mut trace = air.trace(opened).unwrap();
+    let public = OpeningsAir::public_inputs(roots);
     let statement = SegmentStatement {
         context: b"openings test",
         position: SegmentPosition { index: 0, count: 1 },
@@ -294,7 +298,7 @@ fn prove_openings(openings: &Openings) -> Result<(), String> {
     };
     let params = params();
     let proof = prove(
-        &air,
+        air,
         &mut trace,
         &statement,
         &params,
@@ -302,7 +306,7 @@ fn prove_openings(openings: &Openings) -> Result<(), String> {
         &mut PhaseTimes::default(),
     )
     .map_err(|e| e.to_string())?;
-    verify(&air, &proof, &statement, &params, &any_security()).map_err(|e| e.to_string())
+    verify(air, &proof, &statement, &params, &any_security()).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -317,11 +321,12 @@ fn a_child_proofs_openings_prove_and_verify() {
         steps: 16,
         log_rows: 4,
     };
-    for openings in child_openings(&fibonacci)
-        .into_iter()
-        .chain(child_openings(&chain))
-    {
-        assert_eq!(prove_openings(&openings), Ok(()), "{}", openings.row_width);
+    for (air, opened, roots) in [child_openings(&fibonacci), child_openings(&chain)] {
+        assert_eq!(prove_openings(&air, &opened, &roots), Ok(()));
+        // The two trees' roots swapped are refused.
+        let trace = air.trace(&opened).unwrap();
+        let swapped = OpeningsAir::public_inputs(&[roots[1], roots[0]]);
+        assert!(check_trace(&air, &trace, &swapped).is_err());
     }
 }
 
@@ -331,8 +336,8 @@ fn a_forced_proof_against_another_root_is_rejected() {
     let mut bad = honest.clone();
     bad.root[0] += Felt::ONE;
     let air = bad.air();
-    let mut trace = air.trace(&bad.rows, &bad.paths).unwrap();
-    let public = OpeningsAir::public_inputs(&bad.root);
+    let mut trace = air.trace(&[bad.opened.clone()]).unwrap();
+    let public = OpeningsAir::public_inputs(&[bad.root]);
     let statement = SegmentStatement {
         context: b"openings test",
         position: SegmentPosition { index: 0, count: 1 },
@@ -369,20 +374,21 @@ fn a_forced_proof_against_another_root_is_rejected() {
 
 #[test]
 fn bad_openings_are_refused_by_name() {
+    let refused = |widths: &[usize], height, positions: &[usize]| {
+        OpeningsAir::new(widths, height, positions).unwrap_err()
+    };
+    assert_eq!(refused(&[], 3, &[1]), OpeningsError::NoTrees);
+    assert_eq!(refused(&[4], 3, &[]), OpeningsError::NoPositions);
     assert_eq!(
-        OpeningsAir::new(4, 3, &[]).unwrap_err(),
-        OpeningsError::NoPositions
-    );
-    assert_eq!(
-        OpeningsAir::new(4, 3, &[1, 8]).unwrap_err(),
+        refused(&[4, 2], 3, &[1, 8]),
         OpeningsError::PositionOutsideTree {
             position: 8,
             leaves: 8
         }
     );
     assert!(matches!(
-        OpeningsAir::new(4, 64, &[0]),
-        Err(OpeningsError::TooLarge { .. })
+        refused(&[4], 64, &[0]),
+        OpeningsError::TooLarge { .. }
     ));
     let honest = Openings::random(4, 3, &[1, 6], 5);
     let air = honest.air();
@@ -391,33 +397,36 @@ fn bad_openings_are_refused_by_name() {
         expected,
         got,
     };
+    let with = |change: fn(&mut Opened)| {
+        let mut opened = honest.opened.clone();
+        change(&mut opened);
+        air.trace(&[opened]).unwrap_err()
+    };
+    assert_eq!(air.trace(&[]).unwrap_err(), shape("opened trees", 1, 0));
+    assert_eq!(with(|o| o.rows.truncate(7)), shape("opened elements", 8, 7));
+    assert_eq!(with(|o| o.paths.truncate(1)), shape("paths", 2, 1));
     assert_eq!(
-        air.trace(&honest.rows[1..], &honest.paths).unwrap_err(),
-        shape("opened elements", 8, 7)
-    );
-    assert_eq!(
-        air.trace(&honest.rows, &honest.paths[..1]).unwrap_err(),
-        shape("paths", 2, 1)
-    );
-    let mut short = honest.paths.clone();
-    short[1].pop();
-    assert_eq!(
-        air.trace(&honest.rows, &short).unwrap_err(),
+        with(|o| o.paths[1].truncate(2)),
         shape("siblings in a path", 3, 2)
     );
+    let (rows, nodes) = (&honest.opened.rows, &honest.nodes);
     assert_eq!(
-        air.paths(&honest.root, &honest.rows[..7], &honest.nodes),
+        air.open(0, &honest.root, &rows[..7], nodes),
         Err(shape("opened elements", 8, 7))
     );
-    let unordered = OpeningsAir::new(4, 3, &[6, 1]).unwrap();
     assert_eq!(
-        unordered.paths(&honest.root, &honest.rows, &honest.nodes),
+        air.open(1, &honest.root, rows, nodes),
+        Err(shape("tree index past the trees", 1, 1))
+    );
+    let unordered = OpeningsAir::new(&[4], 3, &[6, 1]).unwrap();
+    assert_eq!(
+        unordered.open(0, &honest.root, rows, nodes),
         Err(OpeningsError::Unordered)
     );
-    let mut rows = honest.rows.clone();
-    rows[0] += Felt::ONE;
+    let mut changed = rows.clone();
+    changed[0] += Felt::ONE;
     assert_eq!(
-        air.paths(&honest.root, &rows, &honest.nodes),
+        air.open(0, &honest.root, &changed, nodes),
         Err(OpeningsError::Rejected)
     );
 }
@@ -433,14 +442,17 @@ fn rows_of_no_elements_open_too() {
         path.push(level);
         level = compress(&level, &level);
     }
-    let air = OpeningsAir::new(0, height, &[2, 5]).unwrap();
-    let paths = vec![path.clone(), path];
-    let trace = air.trace(&[], &paths).unwrap();
+    let air = OpeningsAir::new(&[0], height, &[2, 5]).unwrap();
+    let opened = Opened {
+        rows: Vec::new(),
+        paths: vec![path.clone(), path],
+    };
+    let trace = air.trace(&[opened]).unwrap();
     assert_eq!(
-        check_trace(&air, &trace, &OpeningsAir::public_inputs(&level)),
+        check_trace(&air, &trace, &OpeningsAir::public_inputs(&[level])),
         Ok(())
     );
     let mut other = level;
     other[0] += Felt::ONE;
-    assert!(check_trace(&air, &trace, &OpeningsAir::public_inputs(&other)).is_err());
+    assert!(check_trace(&air, &trace, &OpeningsAir::public_inputs(&[other])).is_err());
 }

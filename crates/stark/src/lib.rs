@@ -49,5 +49,5 @@ pub use statement::{
     MAX_SEGMENTS, estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part,
     verify_statement,
 };
-pub use verifier::verify;
+pub use verifier::{Replay, replay, verify};
 pub use workload::Workload;

@@ -15,7 +15,9 @@ use crate::protocol::{
 };
 use crate::quotient::Composition;
 use crate::sizes::check_segment;
-use crate::{SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy};
+use crate::{
+    DeepCoefficients, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy,
+};
 
 /// Checks that `proof` shows a trace exists that satisfies `air` with the segment's public
 /// inputs, using `params`, which must satisfy `policy` (its security floor and, when set,
@@ -31,18 +33,42 @@ pub fn verify<A: Air>(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<(), VerifierError> {
+    replay(air, proof, segment, params, policy).map(|_| ())
+}
+
+/// What a verifier derives from a proof it accepts, besides its verdict: the values a
+/// recursive layer's witness is built from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// The query positions in the LDE (distinct and increasing), drawn from the transcript.
+    pub positions: Vec<usize>,
+    /// The DEEP constants: γ's powers, the claims' sums, z and zω.
+    pub deep: DeepCoefficients,
+}
+
+/// [`verify`], returning what the verifier derived on the way.
+///
+/// # Errors
+/// Parameters the policy refuses, or the first check that fails.
+pub fn replay<A: Air>(
+    air: &A,
+    proof: &SegmentProof,
+    segment: &SegmentStatement<'_>,
+    params: &StarkParams,
+    policy: &VerifyPolicy,
+) -> Result<Replay, VerifierError> {
     policy.check_params(air, params)?;
-    verify_with_transcript(air, proof, segment, params).map(|_| ())
+    verify_with_transcript(air, proof, segment, params).map(|(_, replay)| replay)
 }
 
 /// [`verify`] without the policy check (for parameters that already passed it), also
-/// returning the final transcript.
+/// returning the final transcript and what the verifier derived.
 pub(crate) fn verify_with_transcript<A: Air>(
     air: &A,
     proof: &SegmentProof,
     statement: &SegmentStatement<'_>,
     params: &StarkParams,
-) -> Result<Transcript, VerifierError> {
+) -> Result<(Transcript, Replay), VerifierError> {
     let segment = statement.position.index;
     let log_rows = air.log_rows();
     let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
@@ -145,7 +171,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
         .collect();
     verify_queries(&fri, &positions, &values, &q.fri)
         .map_err(|source| VerifierError::Fri { segment, source })?;
-    Ok(transcript)
+    Ok((transcript, Replay { positions, deep }))
 }
 
 #[cfg(test)]
@@ -190,7 +216,7 @@ mod tests {
             None,
         )
         .unwrap();
-        let verifier_state = verify_with_transcript(&air, &proof, &segment, &params).unwrap();
+        let (verifier_state, _) = verify_with_transcript(&air, &proof, &segment, &params).unwrap();
         assert_eq!(prover_state, verifier_state);
     }
 
