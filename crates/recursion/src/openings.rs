@@ -31,7 +31,7 @@ use ballast_poseidon2::{
 use rayon::prelude::*;
 
 /// Columns: the state the row's permutation starts from.
-const INPUT: usize = 0;
+pub(crate) const INPUT: usize = 0;
 /// Columns: the permutation's kept values ([`air::COLUMNS`]), its output state last.
 const PERMUTATION: usize = INPUT + STATE_CELLS;
 /// Columns of the table (248).
@@ -91,12 +91,12 @@ pub enum OpeningsError {
 #[derive(Clone, Debug)]
 pub struct OpeningsAir {
     row_widths: Vec<usize>,
-    height: usize,
+    pub(crate) height: usize,
     positions: Vec<usize>,
     /// Rows of a position's block: a power of two.
-    block_rows: usize,
+    pub(crate) block_rows: usize,
     /// Blocks in the table: a power of two, at least one a position.
-    blocks: usize,
+    pub(crate) blocks: usize,
 }
 
 /// One tree's openings, the witness [`OpeningsAir::trace`] hashes: the opened rows (one
@@ -259,7 +259,7 @@ impl OpeningsAir {
     }
 
     /// Where each tree's rows start in a block, and how many leaf rows it has.
-    fn segments(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+    pub(crate) fn segments(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.row_widths.iter().scan(0, |start, &width| {
             let segment = (*start, leaf_rows(width));
             *start += segment.1 + self.height;
@@ -268,13 +268,13 @@ impl OpeningsAir {
     }
 
     /// The position block `block` opens.
-    fn position(&self, block: usize) -> usize {
+    pub(crate) fn position(&self, block: usize) -> usize {
         self.positions[block.min(self.positions.len() - 1)]
     }
 
     /// A column of one block's period, `value(tree, r)` on row r of each tree's rows (r
     /// counted from the tree's first row), zero on idle rows.
-    fn scheduled(&self, value: impl Fn(usize, usize) -> u64) -> PeriodicColumn {
+    pub(crate) fn scheduled(&self, value: impl Fn(usize, usize) -> u64) -> PeriodicColumn {
         let mut values = vec![Felt::ZERO; self.block_rows];
         for (tree, (start, leaf)) in self.segments().enumerate() {
             for r in 0..leaf + self.height {
@@ -298,6 +298,11 @@ impl OpeningsAir {
             }
         }
         PeriodicColumn { values }
+    }
+
+    /// How many periodic columns [`periodic_columns`](Air::periodic_columns) gives.
+    pub(crate) fn periodic_columns_len(&self) -> usize {
+        PADDING + self.padded_cells().len() + self.row_widths.len()
     }
 
     /// The first cell of a leaf's last block that holds padding, for a row of `width`.

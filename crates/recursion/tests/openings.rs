@@ -138,7 +138,10 @@ fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
     // link into level 2 of the fourth block (8 rows a block, 2 leaf rows).
     let mut bad = honest.clone();
     bad.positions[3] ^= 1 << 2;
-    let trace = honest.air().trace(std::slice::from_ref(&honest.opened)).unwrap();
+    let trace = honest
+        .air()
+        .trace(std::slice::from_ref(&honest.opened))
+        .unwrap();
     assert_eq!(
         first_failure(&bad.air(), &trace, &honest.root),
         (3 * 8 + 2 + 2 - 1, digest_constraint(0, 0)),

@@ -42,6 +42,8 @@ pub fn verify<A: Air>(
 pub struct Replay {
     /// The query positions in the LDE (distinct and increasing), drawn from the transcript.
     pub positions: Vec<usize>,
+    /// γ, the DEEP composition's challenge.
+    pub gamma: Ext3,
     /// The DEEP constants: γ's powers, the claims' sums, z and zω.
     pub deep: DeepCoefficients,
 }
@@ -171,7 +173,14 @@ pub(crate) fn verify_with_transcript<A: Air>(
         .collect();
     verify_queries(&fri, &positions, &values, &q.fri)
         .map_err(|source| VerifierError::Fri { segment, source })?;
-    Ok((transcript, Replay { positions, deep }))
+    Ok((
+        transcript,
+        Replay {
+            positions,
+            gamma,
+            deep,
+        },
+    ))
 }
 
 #[cfg(test)]

@@ -1,0 +1,351 @@
+//! The DEEP value at each queried position, beside the openings it is computed from: the
+//! [`OpeningsAir`] of a child segment's trace and quotient trees, with columns that combine
+//! each position's opened rows into
+//!
+//! f(x) = (A + B − a)/(x − z) + γ^(W+C)·(A − b)/(x − zω), A = Σ_k γ^k·T_k, B = Σ_c γ^(W+c)·Q_c
+//!
+//! the function FRI tests (`ballast_stark`'s DEEP composition): the value the next rows of a
+//! verifier AIR, FRI's folds, start from.
+//!
+//! The sums ride on the leaf rows: a leaf row's 8 rate cells are 8 consecutive values of the
+//! row, so the row adds `power·Σ_i γ^i·cell_i` to an accumulator, `power` stepping by γ^8
+//! down the leaf and starting at 1 for the trace's leaf and γ^W for the quotient's. The
+//! accumulator is A after the trace's leaf and A + B after the quotient's; A is kept. The
+//! two divisions are checked as products: inverse columns with `inverse·(x − z) = 1`, x a
+//! periodic column (the position's point, `SHIFT·ζ^p`). γ^W, γ^(W+C) and zω are computed
+//! in the constraints from γ and z; the claims (γ, z, a, b) are public inputs, so for now
+//! the layer's verifier supplies them from the child's transcript ([`ballast_stark::replay`]).
+
+use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
+use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
+use ballast_ntt::LdePlan;
+use ballast_poseidon2::{FeltDigest, RATE};
+
+use crate::openings::{INPUT, Opened, OpeningsAir, OpeningsError, WIDTH as OPENINGS_WIDTH};
+
+/// Columns (each an extension element, 3 base coordinates): the sum so far of the block's
+/// leaf rows above this one.
+const SUM: usize = OPENINGS_WIDTH;
+/// The power of γ this leaf row's first cell takes.
+const POWER: usize = SUM + 3;
+/// A: the trace row's sum, the same all down the block.
+const TRACE_SUM: usize = POWER + 3;
+/// 1/(x − z).
+const INVERSE_Z: usize = TRACE_SUM + 3;
+/// 1/(x − zω).
+const INVERSE_ZW: usize = INVERSE_Z + 3;
+/// f(x).
+const VALUE: usize = INVERSE_ZW + 3;
+/// Columns of the table (266).
+pub const WIDTH: usize = VALUE + 3;
+
+/// The claims the DEEP function combines: γ, the out-of-domain point z, and the claimed sums
+/// a = A(z) + B(z) and b = A(zω).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeepClaims {
+    /// γ.
+    pub gamma: Ext3,
+    /// z.
+    pub z: Ext3,
+    /// a: the trace's and the quotient's claimed sums at z.
+    pub at_z: Ext3,
+    /// b: the trace's claimed sum at zω.
+    pub at_zw: Ext3,
+}
+
+/// A child segment's trace and quotient openings at its query positions and the DEEP value
+/// at each: an [`Air`] of [`WIDTH`] columns whose public inputs are the two roots, then γ,
+/// z, a and b (3 coordinates each).
+#[derive(Clone, Debug)]
+pub struct DeepAir {
+    openings: OpeningsAir,
+    trace_width: usize,
+    quotient_width: usize,
+    /// log2 of the child's rows: zω's ω.
+    log_rows: usize,
+}
+
+impl DeepAir {
+    /// The AIR of a child of `log_rows` rows, `trace_width` trace columns and
+    /// `quotient_width` quotient columns, whose LDE has 2^`log_lde` points, queried at
+    /// `positions`.
+    ///
+    /// # Errors
+    /// What [`OpeningsAir::new`] refuses, or an LDE no taller than the child.
+    pub fn new(
+        trace_width: usize,
+        quotient_width: usize,
+        log_rows: usize,
+        log_lde: usize,
+        positions: &[usize],
+    ) -> Result<Self, OpeningsError> {
+        if log_lde <= log_rows {
+            return Err(OpeningsError::Shape {
+                what: "LDE bits, more than the child's rows",
+                expected: log_rows + 1,
+                got: log_lde,
+            });
+        }
+        Ok(Self {
+            openings: OpeningsAir::new(&[trace_width, quotient_width], log_lde, positions)?,
+            trace_width,
+            quotient_width,
+            log_rows,
+        })
+    }
+
+    /// The openings this AIR checks: [`OpeningsAir::open`] builds their witness (tree 0 the
+    /// trace's, tree 1 the quotient's).
+    pub fn openings(&self) -> &OpeningsAir {
+        &self.openings
+    }
+
+    /// The public inputs: the trace's and the quotient's roots, then the claims.
+    pub fn public_inputs(roots: &[FeltDigest; 2], claims: &DeepClaims) -> Vec<Felt> {
+        let mut inputs = OpeningsAir::public_inputs(roots);
+        for value in [claims.gamma, claims.z, claims.at_z, claims.at_zw] {
+            inputs.extend(value.coeffs());
+        }
+        inputs
+    }
+
+    /// The trace: the openings' (`opened`, the trace's then the quotient's), with the sums,
+    /// powers, inverses and DEEP value of each block.
+    ///
+    /// # Errors
+    /// Openings of another count or size than the AIR's.
+    pub fn trace(
+        &self,
+        opened: &[Opened],
+        claims: &DeepClaims,
+    ) -> Result<RowBlocks, OpeningsError> {
+        let openings = self.openings.trace(opened)?;
+        let rows = openings.height();
+        let block_rows = self.openings.block_rows;
+        let [trace_leaf, quotient_leaf] = self.leaves();
+        let gamma_powers = claims.gamma.powers(RATE + 1);
+        let zw = claims.z * Felt::two_adic_root(self.log_rows);
+        let next_row = claims
+            .gamma
+            .pow((self.trace_width + self.quotient_width) as u64);
+        let mut table = Vec::with_capacity(rows * WIDTH);
+        for block in 0..rows / block_rows {
+            let x = Ext3::from(self.point(block));
+            let inverse_z = (x - claims.z).inverse();
+            let inverse_zw = (x - zw).inverse();
+            let first = block * block_rows;
+            // The sums before each row, and each leaf row's power.
+            let mut sums = vec![Ext3::ZERO; block_rows];
+            let mut powers = vec![Ext3::ZERO; block_rows];
+            for (start, leaf, first_power) in [
+                (trace_leaf.0, trace_leaf.1, Ext3::ONE),
+                (
+                    quotient_leaf.0,
+                    quotient_leaf.1,
+                    claims.gamma.pow(self.trace_width as u64),
+                ),
+            ] {
+                let mut power = first_power;
+                for slot in &mut powers[start..start + leaf] {
+                    *slot = power;
+                    power *= gamma_powers[RATE];
+                }
+            }
+            let mut sum = Ext3::ZERO;
+            for r in 0..block_rows {
+                sums[r] = sum;
+                if self.absorbs(r) {
+                    let cells = openings.row(first + r);
+                    let combined = (0..RATE).fold(Ext3::ZERO, |acc, i| {
+                        acc + gamma_powers[i] * cells[INPUT + i]
+                    });
+                    sum += powers[r] * combined;
+                }
+            }
+            let trace_sum = sums[trace_leaf.0 + trace_leaf.1];
+            let both = sums[quotient_leaf.0 + quotient_leaf.1];
+            let value = (both - claims.at_z) * inverse_z
+                + next_row * (trace_sum - claims.at_zw) * inverse_zw;
+            for r in 0..block_rows {
+                table.extend(openings.row(first + r));
+                for v in [sums[r], powers[r], trace_sum, inverse_z, inverse_zw, value] {
+                    table.extend(v.coeffs());
+                }
+            }
+        }
+        Ok(RowBlocks::from_rows(WIDTH, &table))
+    }
+
+    /// The (first row, leaf rows) of the trace's and the quotient's leaves in a block.
+    fn leaves(&self) -> [(usize, usize); 2] {
+        let mut segments = self.openings.segments();
+        [0, 1].map(|_| segments.next().expect("two trees"))
+    }
+
+    /// Whether block row `r` is a leaf row of either tree.
+    fn absorbs(&self, r: usize) -> bool {
+        self.leaves()
+            .iter()
+            .any(|&(start, leaf)| (start..start + leaf).contains(&r))
+    }
+
+    /// The LDE point of the position block `block` opens: SHIFT·ζ^p.
+    fn point(&self, block: usize) -> Felt {
+        let zeta = Felt::two_adic_root(self.openings.height);
+        LdePlan::SHIFT * zeta.pow(self.openings.position(block) as u64)
+    }
+
+    /// A column of one block's period, 1 on the rows `on` picks.
+    fn block_column(&self, on: impl Fn(usize) -> bool) -> PeriodicColumn {
+        PeriodicColumn {
+            values: (0..self.openings.block_rows)
+                .map(|r| Felt::new(u64::from(on(r))))
+                .collect(),
+        }
+    }
+}
+
+// The periodic columns after the openings', in `periodic_columns`'s order.
+const BLOCK_START: usize = 0;
+const CARRY: usize = 1;
+const ABSORB: usize = 2;
+const LEAF_NEXT: usize = 3;
+const TRACE_POWER: usize = 4;
+const QUOTIENT_POWER: usize = 5;
+const KEEP_TRACE_SUM: usize = 6;
+const DEEP_ROW: usize = 7;
+const POINT: usize = 8;
+/// Public inputs after the roots: γ, z, a, b.
+const ROOTS: usize = 8;
+
+/// An extension element's coordinates over an algebra.
+type Ext<E> = [E; 3];
+
+fn add<E: Algebra>(a: Ext<E>, b: Ext<E>) -> Ext<E> {
+    std::array::from_fn(|i| a[i] + b[i])
+}
+
+fn sub<E: Algebra>(a: Ext<E>, b: Ext<E>) -> Ext<E> {
+    std::array::from_fn(|i| a[i] - b[i])
+}
+
+fn scale<E: Algebra>(a: Ext<E>, s: E) -> Ext<E> {
+    a.map(|c| c * s)
+}
+
+/// a^exponent by square-and-multiply.
+fn pow<E: Algebra>(a: Ext<E>, exponent: u64, one: Ext<E>) -> Ext<E> {
+    let mut result = one;
+    for bit in (0..u64::BITS - exponent.leading_zeros()).rev() {
+        result = Ext3::mul_over(result, result);
+        if exponent >> bit & 1 == 1 {
+            result = Ext3::mul_over(result, a);
+        }
+    }
+    result
+}
+
+impl Air for DeepAir {
+    fn id(&self) -> &str {
+        "ballast/deep-values"
+    }
+
+    fn width(&self) -> usize {
+        WIDTH
+    }
+
+    fn log_rows(&self) -> usize {
+        self.openings.log_rows()
+    }
+
+    fn num_public_inputs(&self) -> usize {
+        self.openings.num_public_inputs() + 4 * 3
+    }
+
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        let [trace_leaf, quotient_leaf] = self.leaves();
+        let block_rows = self.openings.block_rows;
+        let mut points = vec![Felt::ZERO; self.openings.blocks * block_rows];
+        let deep_row = quotient_leaf.0 + quotient_leaf.1;
+        for block in 0..self.openings.blocks {
+            points[block * block_rows + deep_row] = self.point(block);
+        }
+        let mut columns = self.openings.periodic_columns();
+        columns.extend([
+            self.block_column(|r| r == 0),
+            self.block_column(|r| r + 1 < block_rows),
+            self.block_column(|r| self.absorbs(r)),
+            self.block_column(|r| {
+                [trace_leaf, quotient_leaf]
+                    .iter()
+                    .any(|&(start, leaf)| (start..start + leaf - 1).contains(&r))
+            }),
+            self.block_column(|r| r == trace_leaf.0),
+            self.block_column(|r| r == quotient_leaf.0),
+            self.block_column(|r| r == trace_leaf.0 + trace_leaf.1),
+            self.block_column(|r| r == deep_row),
+            PeriodicColumn { values: points },
+        ]);
+        columns
+    }
+
+    #[inline(always)]
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        let own = self.openings.periodic_columns_len();
+        let inner = Frame {
+            current: &f.current[..OPENINGS_WIDTH],
+            next: &f.next[..OPENINGS_WIDTH],
+            periodic: &f.periodic[..own],
+            public_inputs: &f.public_inputs[..ROOTS],
+        };
+        self.openings.eval(&inner, b);
+
+        let (cur, next, p) = (f.current, f.next, &f.periodic[own..]);
+        let zero = B::Expr::from(Felt::ZERO);
+        let one = [B::Expr::from(Felt::ONE), zero, zero];
+        let ext =
+            |row: &[B::Expr], at: usize| -> Ext<B::Expr> { [row[at], row[at + 1], row[at + 2]] };
+        let public = |k: usize| ext(f.public_inputs, ROOTS + 3 * k);
+        let (gamma, z, at_z, at_zw) = (public(0), public(1), public(2), public(3));
+        let omega = B::Expr::from(Felt::two_adic_root(self.log_rows));
+        let zw = scale(z, omega);
+
+        // The leaf row's cells, combined with γ^0..γ^7.
+        let mut gamma_power = one;
+        let mut combined = [zero; 3];
+        for i in 0..RATE {
+            combined = add(combined, scale(gamma_power, cur[INPUT + i]));
+            gamma_power = Ext3::mul_over(gamma_power, gamma);
+        }
+        let gamma_rate = gamma_power;
+        let (sum, power) = (ext(cur, SUM), ext(cur, POWER));
+        let step = Ext3::mul_over(power, combined);
+        let trace_power = pow(gamma, self.trace_width as u64, one);
+        let next_row = pow(gamma, (self.trace_width + self.quotient_width) as u64, one);
+        let stepped_power = Ext3::mul_over(power, gamma_rate);
+        let x = p[POINT];
+        let inverse_z = ext(cur, INVERSE_Z);
+        let inverse_zw = ext(cur, INVERSE_ZW);
+        let check_z = Ext3::mul_over(inverse_z, sub([x, zero, zero], z));
+        let check_zw = Ext3::mul_over(inverse_zw, sub([x, zero, zero], zw));
+        let value = add(
+            Ext3::mul_over(sub(sum, at_z), inverse_z),
+            Ext3::mul_over(
+                next_row,
+                Ext3::mul_over(sub(ext(cur, TRACE_SUM), at_zw), inverse_zw),
+            ),
+        );
+        for c in 0..3 {
+            b.every_row(p[BLOCK_START] * sum[c]);
+            b.transition(p[CARRY] * (next[SUM + c] - sum[c]) - p[ABSORB] * step[c]);
+            b.every_row(p[TRACE_POWER] * (power[c] - one[c]));
+            b.every_row(p[QUOTIENT_POWER] * (power[c] - trace_power[c]));
+            b.transition(p[LEAF_NEXT] * (next[POWER + c] - stepped_power[c]));
+            b.transition(p[CARRY] * (next[TRACE_SUM + c] - cur[TRACE_SUM + c]));
+            b.every_row(p[KEEP_TRACE_SUM] * (cur[TRACE_SUM + c] - sum[c]));
+            b.every_row(p[DEEP_ROW] * (check_z[c] - one[c]));
+            b.every_row(p[DEEP_ROW] * (check_zw[c] - one[c]));
+            b.every_row(p[DEEP_ROW] * (cur[VALUE + c] - value[c]));
+        }
+    }
+}
