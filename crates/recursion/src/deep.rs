@@ -14,27 +14,30 @@
 //! two divisions are checked as products: inverse columns with `inverse·(x − z) = 1`, x a
 //! periodic column (the position's point, `SHIFT·ζ^p`). γ^W, γ^(W+C) and zω are computed
 //! in the constraints from γ and z; the claims (γ, z, a, b) are public inputs, so for now
-//! the layer's verifier supplies them from the child's transcript ([`ballast_stark::replay`]).
+//! the layer's verifier supplies them from the child's transcript (`ballast_stark::replay`).
 
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
 use ballast_ntt::LdePlan;
-use ballast_poseidon2::{FeltDigest, RATE};
+use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest, RATE};
 
-use crate::openings::{INPUT, Opened, OpeningsAir, OpeningsError, WIDTH as OPENINGS_WIDTH};
+use crate::openings::{
+    INPUT, LEAF_NEXT, Opened, OpeningsAir, OpeningsError, WIDTH as OPENINGS_WIDTH,
+};
 
 /// Columns (each an extension element, 3 base coordinates): the sum so far of the block's
 /// leaf rows above this one.
 const SUM: usize = OPENINGS_WIDTH;
-/// The power of γ this leaf row's first cell takes.
+/// The power of γ this leaf row's first cell takes (bound on leaf rows only).
 const POWER: usize = SUM + 3;
 /// A: the trace row's sum, the same all down the block.
 const TRACE_SUM: usize = POWER + 3;
-/// 1/(x − z).
+/// 1/(x − z), bound on the block's DEEP row (the first row after the quotient's leaf)
+/// only, as are the next two.
 const INVERSE_Z: usize = TRACE_SUM + 3;
 /// 1/(x − zω).
 const INVERSE_ZW: usize = INVERSE_Z + 3;
-/// f(x).
+/// f(x): read it on the DEEP row; elsewhere it is free.
 const VALUE: usize = INVERSE_ZW + 3;
 /// Columns of the table (266).
 pub const WIDTH: usize = VALUE + 3;
@@ -80,11 +83,7 @@ impl DeepAir {
         positions: &[usize],
     ) -> Result<Self, OpeningsError> {
         if log_lde <= log_rows {
-            return Err(OpeningsError::Shape {
-                what: "LDE bits, more than the child's rows",
-                expected: log_rows + 1,
-                got: log_lde,
-            });
+            return Err(OpeningsError::LdeTooShort { log_rows, log_lde });
         }
         Ok(Self {
             openings: OpeningsAir::new(&[trace_width, quotient_width], log_lde, positions)?,
@@ -113,7 +112,8 @@ impl DeepAir {
     /// powers, inverses and DEEP value of each block.
     ///
     /// # Errors
-    /// Openings of another count or size than the AIR's.
+    /// Openings of another count or size than the AIR's, or a z (or zω) on the LDE's
+    /// points, which no child's transcript draws.
     pub fn trace(
         &self,
         opened: &[Opened],
@@ -131,8 +131,11 @@ impl DeepAir {
         let mut table = Vec::with_capacity(rows * WIDTH);
         for block in 0..rows / block_rows {
             let x = Ext3::from(self.point(block));
-            let inverse_z = (x - claims.z).inverse();
-            let inverse_zw = (x - zw).inverse();
+            let (Some(inverse_z), Some(inverse_zw)) =
+                ((x - claims.z).try_inverse(), (x - zw).try_inverse())
+            else {
+                return Err(OpeningsError::OnTheDomain);
+            };
             let first = block * block_rows;
             // The sums before each row, and each leaf row's power.
             let mut sums = vec![Ext3::ZERO; block_rows];
@@ -209,14 +212,14 @@ impl DeepAir {
 const BLOCK_START: usize = 0;
 const CARRY: usize = 1;
 const ABSORB: usize = 2;
-const LEAF_NEXT: usize = 3;
-const TRACE_POWER: usize = 4;
-const QUOTIENT_POWER: usize = 5;
-const KEEP_TRACE_SUM: usize = 6;
-const DEEP_ROW: usize = 7;
-const POINT: usize = 8;
-/// Public inputs after the roots: γ, z, a, b.
-const ROOTS: usize = 8;
+const TRACE_POWER: usize = 3;
+const QUOTIENT_POWER: usize = 4;
+const KEEP_TRACE_SUM: usize = 5;
+const DEEP_ROW: usize = 6;
+const POINT: usize = 7;
+
+/// Where the claims (γ, z, a, b) start in the public inputs: after the two roots.
+const CLAIMS: usize = 2 * DIGEST_ELEMENTS;
 
 /// An extension element's coordinates over an algebra.
 type Ext<E> = [E; 3];
@@ -275,11 +278,6 @@ impl Air for DeepAir {
             self.block_column(|r| r == 0),
             self.block_column(|r| r + 1 < block_rows),
             self.block_column(|r| self.absorbs(r)),
-            self.block_column(|r| {
-                [trace_leaf, quotient_leaf]
-                    .iter()
-                    .any(|&(start, leaf)| (start..start + leaf - 1).contains(&r))
-            }),
             self.block_column(|r| r == trace_leaf.0),
             self.block_column(|r| r == quotient_leaf.0),
             self.block_column(|r| r == trace_leaf.0 + trace_leaf.1),
@@ -296,7 +294,7 @@ impl Air for DeepAir {
             current: &f.current[..OPENINGS_WIDTH],
             next: &f.next[..OPENINGS_WIDTH],
             periodic: &f.periodic[..own],
-            public_inputs: &f.public_inputs[..ROOTS],
+            public_inputs: &f.public_inputs[..CLAIMS],
         };
         self.openings.eval(&inner, b);
 
@@ -305,7 +303,7 @@ impl Air for DeepAir {
         let one = [B::Expr::from(Felt::ONE), zero, zero];
         let ext =
             |row: &[B::Expr], at: usize| -> Ext<B::Expr> { [row[at], row[at + 1], row[at + 2]] };
-        let public = |k: usize| ext(f.public_inputs, ROOTS + 3 * k);
+        let public = |k: usize| ext(f.public_inputs, CLAIMS + 3 * k);
         let (gamma, z, at_z, at_zw) = (public(0), public(1), public(2), public(3));
         let omega = B::Expr::from(Felt::two_adic_root(self.log_rows));
         let zw = scale(z, omega);
@@ -340,7 +338,7 @@ impl Air for DeepAir {
             b.transition(p[CARRY] * (next[SUM + c] - sum[c]) - p[ABSORB] * step[c]);
             b.every_row(p[TRACE_POWER] * (power[c] - one[c]));
             b.every_row(p[QUOTIENT_POWER] * (power[c] - trace_power[c]));
-            b.transition(p[LEAF_NEXT] * (next[POWER + c] - stepped_power[c]));
+            b.transition(f.periodic[LEAF_NEXT] * (next[POWER + c] - stepped_power[c]));
             b.transition(p[CARRY] * (next[TRACE_SUM + c] - cur[TRACE_SUM + c]));
             b.every_row(p[KEEP_TRACE_SUM] * (cur[TRACE_SUM + c] - sum[c]));
             b.every_row(p[DEEP_ROW] * (check_z[c] - one[c]));

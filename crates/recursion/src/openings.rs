@@ -80,6 +80,17 @@ pub enum OpeningsError {
     /// Positions that are not strictly increasing: no batch opening has them.
     #[error("the positions of a batch opening must be strictly increasing")]
     Unordered,
+    /// A child's LDE no taller than its trace: no blowup.
+    #[error("an LDE of 2^{log_lde} points for a child of 2^{log_rows} rows: no blowup")]
+    LdeTooShort {
+        /// log2 of the child's rows.
+        log_rows: usize,
+        /// log2 of its LDE's points.
+        log_lde: usize,
+    },
+    /// An out-of-domain point on the LDE's points, where the DEEP quotients divide by zero.
+    #[error("z or zω lies on the LDE's points")]
+    OnTheDomain,
     /// The batch opening does not open these rows against the root.
     #[error("the batch opening does not verify against the root")]
     Rejected,
@@ -355,7 +366,8 @@ fn leaf_rows(row_width: usize) -> usize {
 // cell, then one a tree's root row.
 const LEAF_START: usize = 0;
 const LEAF_LENGTH: usize = 1;
-const LEAF_NEXT: usize = 2;
+/// Rows followed by another row of the same leaf (the DEEP sums step their powers there).
+pub(crate) const LEAF_NEXT: usize = 2;
 const NODE: usize = 3;
 const INTO_LEFT: usize = 4;
 const INTO_RIGHT: usize = 5;
@@ -451,5 +463,18 @@ fn expect_len(what: &'static str, expected: usize, got: usize) -> Result<(), Ope
             expected,
             got,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_periodic_column_count_is_the_columns() {
+        for widths in [&[4][..], &[8, 16], &[11, 3], &[0, 9, 17]] {
+            let air = OpeningsAir::new(widths, 3, &[1, 6]).unwrap();
+            assert_eq!(air.periodic_columns_len(), air.periodic_columns().len());
+        }
     }
 }

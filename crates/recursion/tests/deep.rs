@@ -6,8 +6,8 @@ use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_merkle::MerkleHash;
 use ballast_ntt::LdePlan;
-use ballast_poseidon2::{FeltDigest, digest_from_bytes};
-use ballast_recursion::{DeepAir, DeepClaims, Opened};
+use ballast_poseidon2::{FeltDigest, RATE, digest_from_bytes};
+use ballast_recursion::{DeepAir, DeepClaims, Opened, OpeningsError};
 use ballast_stark::{
     CpuBackend, PhaseTimes, Replay, SegmentPosition, SegmentStatement, StarkParams, VerifyPolicy,
     Workload, prove, replay, verify,
@@ -106,7 +106,7 @@ impl Child {
             roots,
             claims,
             replay,
-            leaf_rows: widths.map(|w| w.div_ceil(8).max(1)),
+            leaf_rows: widths.map(|w| w.div_ceil(RATE).max(1)),
             height,
         }
     }
@@ -137,7 +137,7 @@ fn ext(row: &[Felt], at: usize) -> Ext3 {
 /// The value's columns: the last three.
 const VALUE: usize = ballast_recursion::DEEP_WIDTH - 3;
 /// The sum's columns: the first three after the openings'.
-const SUM: usize = ballast_recursion::WIDTH;
+const SUM: usize = ballast_recursion::OPENINGS_WIDTH;
 
 fn fibonacci() -> Fibonacci {
     Fibonacci {
@@ -395,5 +395,70 @@ fn shift_one(table: &mut RowBlocks, row: usize, column: usize, by: Ext3) {
 
 #[test]
 fn an_lde_no_taller_than_the_child_is_refused() {
-    assert!(DeepAir::new(4, 2, 5, 5, &[1]).is_err());
+    assert_eq!(
+        DeepAir::new(4, 2, 5, 5, &[1]).unwrap_err(),
+        OpeningsError::LdeTooShort {
+            log_rows: 5,
+            log_lde: 5
+        }
+    );
+    assert!(DeepAir::new(4, 2, 5, 6, &[1]).is_ok());
+}
+
+#[test]
+fn values_over_leaves_of_several_rows_are_the_verifiers() {
+    // Synthetic trees whose quotient rows span two leaf rows (13 values), so the quotient's
+    // powers step too, against DeepCoefficients built from random claims.
+    let (log_rows, height, widths, positions) = (2, 4, [5, 13], [3, 9, 12]);
+    let mut rng = ballast_testkit::SplitMix64::new(21);
+    let mut felt = || Felt::new(rng.next().expect("an endless stream"));
+    let tables = widths.map(|w| {
+        let cells: Vec<Felt> = (0..w << height).map(|_| felt()).collect();
+        RowBlocks::from_rows(w, &cells)
+    });
+    let mut ext3 = || Ext3::new([felt(), felt(), felt()]);
+    let claims = DeepClaims {
+        gamma: ext3(),
+        z: ext3(),
+        at_z: ext3(),
+        at_zw: ext3(),
+    };
+    let air = DeepAir::new(widths[0], widths[1], log_rows, height, &positions).unwrap();
+    let mut roots = [[Felt::ZERO; 4]; 2];
+    let opened = [0, 1].map(|t| {
+        let tree = ballast_merkle::MerkleTree::commit_rows(MerkleHash::Poseidon2, &tables[t]);
+        roots[t] = digest_from_bytes(&tree.root()).unwrap();
+        let rows: Vec<Felt> = positions.iter().flat_map(|&p| tables[t].row(p)).collect();
+        air.openings()
+            .open(t, &roots[t], &rows, &tree.open_batch(&positions))
+            .unwrap()
+    });
+    let powers = claims.gamma.powers(widths[0] + widths[1] + 1);
+    let deep = ballast_stark::DeepCoefficients {
+        trace: powers[..widths[0]].to_vec(),
+        quotient: powers[widths[0]..widths[0] + widths[1]].to_vec(),
+        next_row: powers[widths[0] + widths[1]],
+        at_z: claims.at_z,
+        at_zw: claims.at_zw,
+        z: claims.z,
+        zw: claims.z * Felt::two_adic_root(log_rows),
+    };
+    let table = air.trace(&opened, &claims).unwrap();
+    let public = DeepAir::public_inputs(&roots, &claims);
+    assert_eq!(check_trace(&air, &table, &public), Ok(()));
+    let zeta = Felt::two_adic_root(height);
+    let block_rows = (1 + 2 + 2 * height).next_power_of_two();
+    for (k, &p) in positions.iter().enumerate() {
+        let x = LdePlan::SHIFT * zeta.pow(p as u64);
+        let expected = deep.evaluate(&tables[0].row(p), &tables[1].row(p), x);
+        let row = k * block_rows + 1 + height + 2;
+        assert_eq!(ext(&table.row(row), VALUE), expected, "position {p}");
+    }
+    // A z on the LDE's points has no DEEP quotient: refused, not a panic.
+    let mut on_domain = claims;
+    on_domain.z = Ext3::from(LdePlan::SHIFT * zeta.pow(positions[1] as u64));
+    assert_eq!(
+        air.trace(&opened, &on_domain).unwrap_err(),
+        OpeningsError::OnTheDomain
+    );
 }
