@@ -2,6 +2,10 @@
 //! verifier computes from the same openings and claims; the AIR proves and verifies; a
 //! forged value, sum or power, or a claim other than the child's, is refused on its row.
 
+mod common;
+
+use common::{any_security, params};
+
 use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_merkle::MerkleHash;
@@ -9,25 +13,10 @@ use ballast_ntt::LdePlan;
 use ballast_poseidon2::{FeltDigest, RATE, digest_from_bytes};
 use ballast_recursion::{DeepAir, DeepClaims, Opened, OpeningsError};
 use ballast_stark::{
-    CpuBackend, PhaseTimes, Replay, SegmentPosition, SegmentStatement, StarkParams, VerifyPolicy,
-    Workload, prove, replay, verify,
+    CpuBackend, PhaseTimes, Replay, SegmentPosition, SegmentStatement, Workload, prove, replay,
+    verify,
 };
 use ballast_workloads::{Fibonacci, Poseidon2Chain};
-
-/// Poseidon2 trees, fast and insecure parameters.
-fn params() -> StarkParams {
-    StarkParams {
-        hash: MerkleHash::Poseidon2,
-        ..StarkParams::testing()
-    }
-}
-
-fn any_security() -> VerifyPolicy {
-    VerifyPolicy {
-        min_security_bits: 0,
-        ..VerifyPolicy::default()
-    }
-}
 
 fn statement(public_inputs: &[Felt]) -> SegmentStatement<'_> {
     SegmentStatement {

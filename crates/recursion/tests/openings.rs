@@ -3,32 +3,21 @@
 //! changed position on the link its bit drives, and each link of the schedule is its own
 //! constraint.
 
+mod common;
+
+use common::{any_security, params};
+
 use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, MerkleTree};
 use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
 use ballast_recursion::{Opened, OpeningsAir, OpeningsError};
 use ballast_stark::{
-    CpuBackend, PhaseTimes, ProverError, SegmentPosition, SegmentStatement, StarkParams,
-    VerifierError, VerifyPolicy, Workload, prove, prove_statement, prove_unchecked, verify,
+    CpuBackend, PhaseTimes, ProverError, SegmentPosition, SegmentStatement, VerifierError,
+    Workload, prove, prove_statement, prove_unchecked, verify,
 };
 use ballast_testkit::SplitMix64;
 use ballast_workloads::{Fibonacci, Poseidon2Chain};
-
-/// Poseidon2 trees, fast and insecure parameters.
-fn params() -> StarkParams {
-    StarkParams {
-        hash: MerkleHash::Poseidon2,
-        ..StarkParams::testing()
-    }
-}
-
-fn any_security() -> VerifyPolicy {
-    VerifyPolicy {
-        min_security_bits: 0,
-        ..VerifyPolicy::default()
-    }
-}
 
 /// One tree's openings: what the AIR is built from and the witness it hashes.
 #[derive(Clone)]
