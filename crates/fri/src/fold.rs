@@ -19,11 +19,15 @@ pub fn round_arities(folds: usize) -> Vec<usize> {
     arities
 }
 
-/// The leaf digest of one coset of a layer: the row of its values' base coordinates, slot
-/// by slot ([`MerkleHash::row`]).
+/// The leaf digest of one coset of a layer: the hash of its [`layer_row`]
+/// ([`MerkleHash::row`]).
 pub fn layer_leaf(hash: MerkleHash, values: &[Ext3]) -> Digest {
-    let row: Vec<Felt> = values.iter().flat_map(|v| v.coeffs()).collect();
-    hash.row(&row)
+    hash.row(&layer_row(values))
+}
+
+/// The row a layer's tree holds for one coset: its values' base coordinates, slot by slot.
+pub fn layer_row(values: &[Ext3]) -> Vec<Felt> {
+    values.iter().flat_map(|v| v.coeffs()).collect()
 }
 
 /// One binary fold: (lo + hi)/2 + β·(lo − hi)·`inv_two_x`, where lo = f(x), hi = f(−x) and

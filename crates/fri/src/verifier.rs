@@ -6,7 +6,7 @@ use ballast_ntt::{LdePlan, evaluate_poly};
 use ballast_transcript::Transcript;
 
 use crate::steps::{absorb_final_poly, round_challenge};
-use crate::{FriError, QueryPlan, fold_coset, layer_leaf, round_arities};
+use crate::{FriError, QueryPlan, fold_coset, layer_row, round_arities};
 
 /// What the queries reveal about one committed layer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -86,10 +86,17 @@ impl FriVerifierInput {
     pub fn log_arities(&self) -> &[usize] {
         &self.log_arities
     }
+
+    /// Each round's folding challenge β, drawn from the transcript.
+    pub fn betas(&self) -> &[Ext3] {
+        &self.betas
+    }
 }
 
 /// Checks the queries at input `positions` (strictly increasing); `values` are the input's
-/// values there, computed by the caller from its own openings.
+/// values there, computed by the caller from its own openings. Returns each layer's opened
+/// rows: the queried cosets' values (base coordinates, slot by slot), coset after coset in
+/// leaf order, as the layer's tree hashed them.
 ///
 /// Layer by layer: every queried coset is rebuilt from the values folded so far and the
 /// proof's other values, the cosets' batch opening is checked against the layer's root, and
@@ -102,13 +109,14 @@ pub fn verify_queries(
     positions: &[usize],
     values: &[Ext3],
     openings: &[FriLayerOpening],
-) -> Result<(), FriError> {
+) -> Result<Vec<Vec<Felt>>, FriError> {
     let plan = QueryPlan::new(input.log_domain, &input.log_arities, positions)?;
     expect("query values", positions.len(), values.len())?;
     expect("layer openings", plan.layers().len(), openings.len())?;
     let mut positions = positions.to_vec();
     let mut values = values.to_vec();
     let mut shift = LdePlan::SHIFT;
+    let mut opened = Vec::with_capacity(openings.len());
     for (layer, ((planned, opening), (root, &beta))) in plan
         .layers()
         .iter()
@@ -126,6 +134,7 @@ pub fn verify_queries(
         let zeta = Felt::two_adic_root(planned.log_len());
         let mut carried = opening.values.iter();
         let mut leaves = Vec::with_capacity(planned.leaves().len());
+        let mut rows = Vec::with_capacity(planned.leaves().len() * arity * 3);
         let mut folded = Vec::with_capacity(planned.leaves().len());
         for (&leaf, known) in planned.leaves().iter().zip(planned.known_slots()) {
             let mut coset = Vec::with_capacity(arity);
@@ -141,7 +150,9 @@ pub fn verify_queries(
                 };
                 coset.push(value);
             }
-            leaves.push(layer_leaf(input.hash, &coset));
+            let row = layer_row(&coset);
+            leaves.push(input.hash.row(&row));
+            rows.extend(row);
             let x = shift * zeta.pow(leaf as u64);
             folded.push(fold_coset(&mut coset, x, beta));
         }
@@ -158,6 +169,7 @@ pub fn verify_queries(
         positions = planned.leaves().to_vec();
         values = folded;
         shift = shift.pow(arity as u64);
+        opened.push(rows);
     }
     let log_final_domain = input.log_domain - input.log_arities.iter().sum::<usize>();
     let zeta = Felt::two_adic_root(log_final_domain);
@@ -167,7 +179,7 @@ pub fn verify_queries(
             return Err(FriError::FinalPolynomial { position });
         }
     }
-    Ok(())
+    Ok(opened)
 }
 
 /// `expected` == `got`, or [`FriError::Shape`] naming `what`.
@@ -281,7 +293,19 @@ mod tests {
             (0..1024).collect(),
         ] {
             let openings = c.open(&positions);
-            verify_queries(&input, &positions, &at(&evals, &positions), &openings).unwrap();
+            let rows =
+                verify_queries(&input, &positions, &at(&evals, &positions), &openings).unwrap();
+            // The first layer's rows hold each queried value at its coset's slot.
+            let plan = QueryPlan::new(log_domain, input.log_arities(), &positions).unwrap();
+            let first = &plan.layers()[0];
+            let row_len = 3 << first.log_arity();
+            assert_eq!(rows[0].len(), first.leaves().len() * row_len);
+            for &p in &positions {
+                let (leaf, slot) = (p & ((1 << first.height()) - 1), p >> first.height());
+                let k = first.leaves().binary_search(&leaf).unwrap();
+                let at = k * row_len + 3 * slot;
+                assert_eq!(rows[0][at..at + 3], evals[p].coeffs());
+            }
         }
     }
 

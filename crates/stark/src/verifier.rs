@@ -46,6 +46,11 @@ pub struct Replay {
     pub gamma: Ext3,
     /// The DEEP constants: γ's powers, the claims' sums, z and zω.
     pub deep: DeepCoefficients,
+    /// Each FRI round's folding challenge β.
+    pub betas: Vec<Ext3>,
+    /// Each FRI layer's opened rows (`ballast_fri::verify_queries`'s): the queried cosets'
+    /// values, coset after coset in leaf order.
+    pub fri_rows: Vec<Vec<Felt>>,
 }
 
 /// [`verify`], returning what the verifier derived on the way.
@@ -171,7 +176,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
             deep.evaluate(trace, quotient, LdePlan::SHIFT * zeta.pow(j as u64))
         })
         .collect();
-    verify_queries(&fri, &positions, &values, &q.fri)
+    let fri_rows = verify_queries(&fri, &positions, &values, &q.fri)
         .map_err(|source| VerifierError::Fri { segment, source })?;
     Ok((
         transcript,
@@ -179,6 +184,8 @@ pub(crate) fn verify_with_transcript<A: Air>(
             positions,
             gamma,
             deep,
+            betas: fri.betas().to_vec(),
+            fri_rows,
         },
     ))
 }
