@@ -17,12 +17,13 @@
 //! the layer's verifier supplies them from the child's transcript (`ballast_stark::replay`).
 
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
-use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
+use ballast_field::{Ext3, Felt, RowBlocks, TWO_ADICITY};
 use ballast_ntt::LdePlan;
-use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest, RATE};
+use ballast_poseidon2::{FeltDigest, RATE};
 
+use crate::ext::{add, ext, pow, scale, sub};
 use crate::openings::{
-    INPUT, LEAF_NEXT, Opened, OpeningsAir, OpeningsError, WIDTH as OPENINGS_WIDTH,
+    INPUT, LEAF_NEXT, Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH,
 };
 
 /// Columns (each an extension element, 3 base coordinates): the sum so far of the block's
@@ -37,8 +38,8 @@ const TRACE_SUM: usize = POWER + 3;
 const INVERSE_Z: usize = TRACE_SUM + 3;
 /// 1/(x − zω).
 const INVERSE_ZW: usize = INVERSE_Z + 3;
-/// f(x): read it on the DEEP row; elsewhere it is free.
-const VALUE: usize = INVERSE_ZW + 3;
+/// f(x): read it on the DEEP row; elsewhere it is free (FRI's rows carry and fold it).
+pub(crate) const VALUE: usize = INVERSE_ZW + 3;
 /// Columns of the table (266).
 pub const WIDTH: usize = VALUE + 3;
 
@@ -74,7 +75,8 @@ impl DeepAir {
     /// `positions`.
     ///
     /// # Errors
-    /// What [`OpeningsAir::new`] refuses, or an LDE no taller than the child.
+    /// What [`OpeningsAir::new`] refuses, an LDE no taller than the child, or one taller
+    /// than the field's two-adic subgroup.
     pub fn new(
         trace_width: usize,
         quotient_width: usize,
@@ -82,11 +84,47 @@ impl DeepAir {
         log_lde: usize,
         positions: &[usize],
     ) -> Result<Self, OpeningsError> {
+        Self::with_trees(
+            trace_width,
+            quotient_width,
+            log_rows,
+            log_lde,
+            positions,
+            &[],
+        )
+    }
+
+    /// [`new`](Self::new), its openings followed by those of the trees `more`.
+    pub(crate) fn with_trees(
+        trace_width: usize,
+        quotient_width: usize,
+        log_rows: usize,
+        log_lde: usize,
+        positions: &[usize],
+        more: &[TreeShape],
+    ) -> Result<Self, OpeningsError> {
         if log_lde <= log_rows {
             return Err(OpeningsError::LdeTooShort { log_rows, log_lde });
         }
+        if log_lde > TWO_ADICITY {
+            return Err(OpeningsError::TooLarge {
+                height: log_lde,
+                row_width: trace_width.max(quotient_width),
+            });
+        }
+        let mut trees = vec![
+            TreeShape {
+                row_width: trace_width,
+                height: log_lde,
+            },
+            TreeShape {
+                row_width: quotient_width,
+                height: log_lde,
+            },
+        ];
+        trees.extend_from_slice(more);
         Ok(Self {
-            openings: OpeningsAir::new(&[trace_width, quotient_width], log_lde, positions)?,
+            openings: OpeningsAir::new(&trees, positions)?,
             trace_width,
             quotient_width,
             log_rows,
@@ -99,8 +137,9 @@ impl DeepAir {
         &self.openings
     }
 
-    /// The public inputs: the trace's and the quotient's roots, then the claims.
-    pub fn public_inputs(roots: &[FeltDigest; 2], claims: &DeepClaims) -> Vec<Felt> {
+    /// The public inputs: the trace's and the quotient's roots (then any more trees'), then
+    /// the claims.
+    pub fn public_inputs(roots: &[FeltDigest], claims: &DeepClaims) -> Vec<Felt> {
         let mut inputs = OpeningsAir::public_inputs(roots);
         for value in [claims.gamma, claims.z, claims.at_z, claims.at_zw] {
             inputs.extend(value.coeffs());
@@ -128,6 +167,8 @@ impl DeepAir {
         let next_row = claims
             .gamma
             .pow((self.trace_width + self.quotient_width) as u64);
+        let quotient_power = claims.gamma.pow(self.trace_width as u64);
+        let absorbing: Vec<bool> = (0..block_rows).map(|r| self.absorbs(r)).collect();
         let mut table = Vec::with_capacity(rows * WIDTH);
         for block in 0..rows / block_rows {
             let x = Ext3::from(self.point(block));
@@ -142,11 +183,7 @@ impl DeepAir {
             let mut powers = vec![Ext3::ZERO; block_rows];
             for (start, leaf, first_power) in [
                 (trace_leaf.0, trace_leaf.1, Ext3::ONE),
-                (
-                    quotient_leaf.0,
-                    quotient_leaf.1,
-                    claims.gamma.pow(self.trace_width as u64),
-                ),
+                (quotient_leaf.0, quotient_leaf.1, quotient_power),
             ] {
                 let mut power = first_power;
                 for slot in &mut powers[start..start + leaf] {
@@ -157,7 +194,7 @@ impl DeepAir {
             let mut sum = Ext3::ZERO;
             for r in 0..block_rows {
                 sums[r] = sum;
-                if self.absorbs(r) {
+                if absorbing[r] {
                     let cells = openings.row(first + r);
                     let combined = (0..RATE).fold(Ext3::ZERO, |acc, i| {
                         acc + gamma_powers[i] * cells[INPUT + i]
@@ -182,7 +219,31 @@ impl DeepAir {
     /// The (first row, leaf rows) of the trace's and the quotient's leaves in a block.
     fn leaves(&self) -> [(usize, usize); 2] {
         let mut segments = self.openings.segments();
-        [0, 1].map(|_| segments.next().expect("two trees"))
+        [0, 1].map(|_| {
+            let (start, leaf, _) = segments.next().expect("two trees");
+            (start, leaf)
+        })
+    }
+
+    /// The block row where the DEEP value is bound: the first after the quotient's leaf.
+    pub(crate) fn deep_row(&self) -> usize {
+        let [_, (start, leaf)] = self.leaves();
+        start + leaf
+    }
+
+    /// log2 of the child's LDE points.
+    fn log_lde(&self) -> usize {
+        self.openings.trees()[0].height
+    }
+
+    /// Where the claims (γ, z, a, b) start in the public inputs: after the roots.
+    fn claims(&self) -> usize {
+        self.openings.num_public_inputs()
+    }
+
+    /// How many periodic columns [`periodic_columns`](Air::periodic_columns) gives.
+    pub(crate) fn periodic_columns_len(&self) -> usize {
+        self.openings.periodic_columns_len() + PERIODIC
     }
 
     /// Whether block row `r` is a leaf row of either tree.
@@ -194,17 +255,13 @@ impl DeepAir {
 
     /// The LDE point of the position block `block` opens: SHIFT·ζ^p.
     fn point(&self, block: usize) -> Felt {
-        let zeta = Felt::two_adic_root(self.openings.height);
+        let zeta = Felt::two_adic_root(self.log_lde());
         LdePlan::SHIFT * zeta.pow(self.openings.position(block) as u64)
     }
 
     /// A column of one block's period, 1 on the rows `on` picks.
     fn block_column(&self, on: impl Fn(usize) -> bool) -> PeriodicColumn {
-        PeriodicColumn {
-            values: (0..self.openings.block_rows)
-                .map(|r| Felt::new(u64::from(on(r))))
-                .collect(),
-        }
+        self.openings.block_column(|r| u64::from(on(r)))
     }
 }
 
@@ -217,36 +274,11 @@ const QUOTIENT_POWER: usize = 4;
 const KEEP_TRACE_SUM: usize = 5;
 const DEEP_ROW: usize = 6;
 const POINT: usize = 7;
+/// Periodic columns after the openings'.
+const PERIODIC: usize = POINT + 1;
 
-/// Where the claims (γ, z, a, b) start in the public inputs: after the two roots.
-const CLAIMS: usize = 2 * DIGEST_ELEMENTS;
-
-/// An extension element's coordinates over an algebra.
-type Ext<E> = [E; 3];
-
-fn add<E: Algebra>(a: Ext<E>, b: Ext<E>) -> Ext<E> {
-    std::array::from_fn(|i| a[i] + b[i])
-}
-
-fn sub<E: Algebra>(a: Ext<E>, b: Ext<E>) -> Ext<E> {
-    std::array::from_fn(|i| a[i] - b[i])
-}
-
-fn scale<E: Algebra>(a: Ext<E>, s: E) -> Ext<E> {
-    a.map(|c| c * s)
-}
-
-/// a^exponent by square-and-multiply.
-fn pow<E: Algebra>(a: Ext<E>, exponent: u64, one: Ext<E>) -> Ext<E> {
-    let mut result = one;
-    for bit in (0..u64::BITS - exponent.leading_zeros()).rev() {
-        result = Ext3::mul_over(result, result);
-        if exponent >> bit & 1 == 1 {
-            result = Ext3::mul_over(result, a);
-        }
-    }
-    result
-}
+/// The claims' elements in the public inputs: γ, z, a and b, 3 coordinates each.
+const CLAIMS_LEN: usize = 4 * 3;
 
 impl Air for DeepAir {
     fn id(&self) -> &str {
@@ -262,17 +294,13 @@ impl Air for DeepAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        self.openings.num_public_inputs() + 4 * 3
+        self.claims() + CLAIMS_LEN
     }
 
     fn periodic_columns(&self) -> Vec<PeriodicColumn> {
         let [trace_leaf, quotient_leaf] = self.leaves();
         let block_rows = self.openings.block_rows;
-        let mut points = vec![Felt::ZERO; self.openings.blocks * block_rows];
-        let deep_row = quotient_leaf.0 + quotient_leaf.1;
-        for block in 0..self.openings.blocks {
-            points[block * block_rows + deep_row] = self.point(block);
-        }
+        let deep_row = self.deep_row();
         let mut columns = self.openings.periodic_columns();
         columns.extend([
             self.block_column(|r| r == 0),
@@ -282,7 +310,8 @@ impl Air for DeepAir {
             self.block_column(|r| r == quotient_leaf.0),
             self.block_column(|r| r == trace_leaf.0 + trace_leaf.1),
             self.block_column(|r| r == deep_row),
-            PeriodicColumn { values: points },
+            self.openings
+                .table_column(&[deep_row], |block, _| self.point(block)),
         ]);
         columns
     }
@@ -290,20 +319,19 @@ impl Air for DeepAir {
     #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let own = self.openings.periodic_columns_len();
+        let claims = self.claims();
         let inner = Frame {
             current: &f.current[..OPENINGS_WIDTH],
             next: &f.next[..OPENINGS_WIDTH],
             periodic: &f.periodic[..own],
-            public_inputs: &f.public_inputs[..CLAIMS],
+            public_inputs: &f.public_inputs[..claims],
         };
         self.openings.eval(&inner, b);
 
         let (cur, next, p) = (f.current, f.next, &f.periodic[own..]);
         let zero = B::Expr::from(Felt::ZERO);
         let one = [B::Expr::from(Felt::ONE), zero, zero];
-        let ext =
-            |row: &[B::Expr], at: usize| -> Ext<B::Expr> { [row[at], row[at + 1], row[at + 2]] };
-        let public = |k: usize| ext(f.public_inputs, CLAIMS + 3 * k);
+        let public = |k: usize| ext(f.public_inputs, claims + 3 * k);
         let (gamma, z, at_z, at_zw) = (public(0), public(1), public(2), public(3));
         let omega = B::Expr::from(Felt::two_adic_root(self.log_rows));
         let zw = scale(z, omega);

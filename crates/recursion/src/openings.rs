@@ -1,9 +1,10 @@
-//! A child proof's Merkle openings as an AIR: in each of its trees (the trace's and the
-//! quotient's: the same positions, the same height, rows of their own width), each opened
-//! row hashed into its leaf by the Poseidon2 sponge, then up its authentication path to the
-//! tree's root, one permutation a row ([`ballast_poseidon2::air`]). The rows and the
-//! siblings are the witness; the roots are the public inputs; the positions are the AIR's
-//! own (periodic columns, bound in the transcript with the rest of its shape).
+//! A child proof's Merkle openings as an AIR: in each of its trees (the trace's, the
+//! quotient's, FRI's layers': each of its own height and row width), each opened row hashed
+//! into its leaf by the Poseidon2 sponge, then up its authentication path to the tree's root,
+//! one permutation a row ([`ballast_poseidon2::air`]). The rows and the siblings are the
+//! witness; the roots are the public inputs; the positions are the AIR's own (periodic
+//! columns, bound in the transcript with the rest of its shape). A position p of the tallest
+//! tree opens leaf p mod 2^h of a tree of height h: the leaf a FRI layer's coset holds.
 //!
 //! Each position has a block of rows on a fixed schedule, a power of two long: for each
 //! tree in turn, the leaf's blocks of [`RATE`] elements, then one row a level of the path;
@@ -91,18 +92,31 @@ pub enum OpeningsError {
     /// An out-of-domain point on the LDE's points, where the DEEP quotients divide by zero.
     #[error("z or zω lies on the LDE's points")]
     OnTheDomain,
+    /// A child's final polynomial longer than its trace, or than the AIR evaluates.
+    #[error("a final polynomial of 2^{log_len} coefficients is longer than the AIR takes")]
+    FinalPolynomial {
+        /// log2 of its coefficients.
+        log_len: usize,
+    },
     /// The batch opening does not open these rows against the root.
     #[error("the batch opening does not verify against the root")]
     Rejected,
 }
 
-/// The openings at `positions` of Poseidon2 trees of `height` levels whose rows have
-/// `row_widths` elements, one width a tree: an [`Air`] of [`WIDTH`] columns whose public
-/// inputs are the roots' [`DIGEST_ELEMENTS`], tree after tree.
+/// A Poseidon2 tree's shape: its height (levels) and the elements of its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeShape {
+    /// The elements of a row.
+    pub row_width: usize,
+    /// The levels above the leaves.
+    pub height: usize,
+}
+
+/// The openings at `positions` of Poseidon2 trees of the given shapes: an [`Air`] of
+/// [`WIDTH`] columns whose public inputs are the roots' [`DIGEST_ELEMENTS`], tree after tree.
 #[derive(Clone, Debug)]
 pub struct OpeningsAir {
-    row_widths: Vec<usize>,
-    pub(crate) height: usize,
+    trees: Vec<TreeShape>,
     positions: Vec<usize>,
     /// Rows of a position's block: a power of two.
     pub(crate) block_rows: usize,
@@ -110,9 +124,9 @@ pub struct OpeningsAir {
     pub(crate) blocks: usize,
 }
 
-/// One tree's openings, the witness [`OpeningsAir::trace`] hashes: the opened rows (one
-/// after another, in the order of the positions) and each one's authentication path (its
-/// siblings, from the leaf's up).
+/// One tree's openings, the witness [`OpeningsAir::trace`] hashes: the row each position
+/// opens (one after another, in the order of the positions) and each one's authentication
+/// path (its siblings, from the leaf's up).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opened {
     /// The opened rows.
@@ -122,34 +136,35 @@ pub struct Opened {
 }
 
 impl OpeningsAir {
-    /// The AIR of these openings.
+    /// The AIR of these openings: `positions` in the tallest tree.
     ///
     /// # Errors
-    /// No trees, no positions, one outside the trees, or a tree or row too large.
-    pub fn new(
-        row_widths: &[usize],
-        height: usize,
-        positions: &[usize],
-    ) -> Result<Self, OpeningsError> {
-        let widest = row_widths
+    /// No trees, no positions, one outside the tallest tree, or a tree or row too large.
+    pub fn new(trees: &[TreeShape], positions: &[usize]) -> Result<Self, OpeningsError> {
+        if trees.is_empty() {
+            return Err(OpeningsError::NoTrees);
+        }
+        if let Some(tree) = trees
             .iter()
-            .copied()
-            .max()
-            .ok_or(OpeningsError::NoTrees)?;
-        if height > MAX_HEIGHT || widest > MAX_ROW_WIDTH {
+            .find(|t| t.height > MAX_HEIGHT || t.row_width > MAX_ROW_WIDTH)
+        {
             return Err(OpeningsError::TooLarge {
-                height,
-                row_width: widest,
+                height: tree.height,
+                row_width: tree.row_width,
             });
         }
         if positions.is_empty() {
             return Err(OpeningsError::NoPositions);
         }
-        let leaves = 1u64 << height;
+        let tallest = trees.iter().map(|t| t.height).max().unwrap_or(0);
+        let leaves = 1u64 << tallest;
         if let Some(&position) = positions.iter().find(|&&p| p as u64 >= leaves) {
             return Err(OpeningsError::PositionOutsideTree { position, leaves });
         }
-        let scheduled: usize = row_widths.iter().map(|&w| leaf_rows(w) + height).sum();
+        let scheduled: usize = trees
+            .iter()
+            .map(|t| leaf_rows(t.row_width) + t.height)
+            .sum();
         let block_rows = scheduled.next_power_of_two();
         // At least 2^2 rows, so parameters with a final polynomial of 4 coefficients (the
         // fewest `StarkParams::testing` has) fit any openings.
@@ -158,8 +173,7 @@ impl OpeningsAir {
             .next_power_of_two()
             .max(4 / block_rows.min(4));
         Ok(Self {
-            row_widths: row_widths.to_vec(),
-            height,
+            trees: trees.to_vec(),
             positions: positions.to_vec(),
             block_rows,
             blocks,
@@ -177,12 +191,13 @@ impl OpeningsAir {
     /// # Errors
     /// Openings of another count or size than the AIR's.
     pub fn trace(&self, opened: &[Opened]) -> Result<RowBlocks, OpeningsError> {
-        expect_len("opened trees", self.row_widths.len(), opened.len())?;
-        for (tree, opened) in opened.iter().enumerate() {
-            self.check_rows(tree, &opened.rows)?;
+        expect_len("opened trees", self.trees.len(), opened.len())?;
+        for (shape, opened) in self.trees.iter().zip(opened) {
+            let elements = self.positions.len() * shape.row_width;
+            expect_len("opened elements", elements, opened.rows.len())?;
             expect_len("paths", self.positions.len(), opened.paths.len())?;
             for path in &opened.paths {
-                expect_len("siblings in a path", self.height, path.len())?;
+                expect_len("siblings in a path", shape.height, path.len())?;
             }
         }
         let count = self.positions.len();
@@ -198,7 +213,8 @@ impl OpeningsAir {
                     row[INPUT..PERMUTATION].copy_from_slice(&input);
                     air::fill(input, &mut row[PERMUTATION..])
                 };
-                for (&width, opened) in self.row_widths.iter().zip(opened) {
+                for (shape, opened) in self.trees.iter().zip(opened) {
+                    let width = shape.row_width;
                     let row = &opened.rows[k * width..(k + 1) * width];
                     hash_up(self.positions[k], row, &opened.paths[k], &mut permute);
                 }
@@ -209,8 +225,9 @@ impl OpeningsAir {
         Ok(RowBlocks::from_rows(WIDTH, &table))
     }
 
-    /// Tree `tree`'s openings from its batch opening (`nodes`) of `rows` (one after
-    /// another, in the order of the positions) against `root`: the rows and their paths.
+    /// Tree `tree`'s openings from its batch opening (`nodes`) against `root` of `rows`:
+    /// one after another, a row for each distinct leaf the positions open (p mod 2^height),
+    /// in increasing leaf order. Each position gets its leaf's row and path.
     ///
     /// # Errors
     /// No such tree, rows of another size, positions not strictly increasing, or a batch
@@ -222,58 +239,65 @@ impl OpeningsAir {
         rows: &[Felt],
         nodes: &[Digest],
     ) -> Result<Opened, OpeningsError> {
-        self.check_rows(tree, rows)?;
-        if self.positions.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(OpeningsError::Unordered);
-        }
-        let width = self.row_widths[tree];
-        let hash = MerkleHash::Poseidon2;
-        let leaves: Vec<Digest> = (0..self.positions.len())
-            .map(|k| hash.row(&rows[k * width..(k + 1) * width]))
-            .collect();
-        let root = digest_to_bytes(root);
-        let paths = batch_paths(hash, &root, self.height, &self.positions, &leaves, nodes)
-            .ok_or(OpeningsError::Rejected)?;
-        let paths = paths
-            .iter()
-            .map(|path| {
-                path.iter()
-                    .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
-                    .collect()
-            })
-            .collect();
-        Ok(Opened {
-            rows: rows.to_vec(),
-            paths,
-        })
-    }
-
-    /// Refuses an unknown tree, or opened rows of another total size than its rows at the
-    /// positions.
-    fn check_rows(&self, tree: usize, rows: &[Felt]) -> Result<(), OpeningsError> {
-        let Some(&width) = self.row_widths.get(tree) else {
+        let Some(&TreeShape { row_width, height }) = self.trees.get(tree) else {
             return Err(OpeningsError::Shape {
                 what: "tree index past the trees",
-                expected: self.row_widths.len(),
+                expected: self.trees.len(),
                 got: tree,
             });
         };
-        expect_len("opened elements", self.positions.len() * width, rows.len())
+        if self.positions.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(OpeningsError::Unordered);
+        }
+        let leaf_of = |p: usize| p & ((1 << height) - 1);
+        let mut leaf_indices: Vec<usize> = self.positions.iter().map(|&p| leaf_of(p)).collect();
+        leaf_indices.sort_unstable();
+        leaf_indices.dedup();
+        expect_len(
+            "opened elements",
+            leaf_indices.len() * row_width,
+            rows.len(),
+        )?;
+        let hash = MerkleHash::Poseidon2;
+        let row = |k: usize| &rows[k * row_width..(k + 1) * row_width];
+        let leaves: Vec<Digest> = (0..leaf_indices.len()).map(|k| hash.row(row(k))).collect();
+        let root = digest_to_bytes(root);
+        let paths = batch_paths(hash, &root, height, &leaf_indices, &leaves, nodes)
+            .ok_or(OpeningsError::Rejected)?;
+        let mut opened = Opened {
+            rows: Vec::with_capacity(self.positions.len() * row_width),
+            paths: Vec::with_capacity(self.positions.len()),
+        };
+        for &p in &self.positions {
+            let k = leaf_indices
+                .binary_search(&leaf_of(p))
+                .expect("every position's leaf is opened");
+            opened.rows.extend_from_slice(row(k));
+            opened.paths.push(
+                paths[k]
+                    .iter()
+                    .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
+                    .collect(),
+            );
+        }
+        Ok(opened)
+    }
+
+    /// The trees' shapes.
+    pub(crate) fn trees(&self) -> &[TreeShape] {
+        &self.trees
     }
 
     /// Rows of a block the trees use; the rest are idle.
     fn scheduled_rows(&self) -> usize {
-        self.row_widths
-            .iter()
-            .map(|&w| leaf_rows(w) + self.height)
-            .sum()
+        self.segments().map(|(_, leaf, height)| leaf + height).sum()
     }
 
-    /// Where each tree's rows start in a block, and how many leaf rows it has.
-    pub(crate) fn segments(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.row_widths.iter().scan(0, |start, &width| {
-            let segment = (*start, leaf_rows(width));
-            *start += segment.1 + self.height;
+    /// Where each tree's rows start in a block, its leaf rows and its height (path rows).
+    pub(crate) fn segments(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        self.trees.iter().scan(0, |start, tree| {
+            let segment = (*start, leaf_rows(tree.row_width), tree.height);
+            *start += segment.1 + segment.2;
             Some(segment)
         })
     }
@@ -286,13 +310,40 @@ impl OpeningsAir {
     /// A column of one block's period, `value(tree, r)` on row r of each tree's rows (r
     /// counted from the tree's first row), zero on idle rows.
     pub(crate) fn scheduled(&self, value: impl Fn(usize, usize) -> u64) -> PeriodicColumn {
-        let mut values = vec![Felt::ZERO; self.block_rows];
-        for (tree, (start, leaf)) in self.segments().enumerate() {
-            for r in 0..leaf + self.height {
-                values[start + r] = Felt::new(value(tree, r));
+        let owners: Vec<(usize, usize)> = self
+            .segments()
+            .enumerate()
+            .flat_map(|(tree, (_, leaf, height))| (0..leaf + height).map(move |r| (tree, r)))
+            .collect();
+        self.block_column(|row| owners.get(row).map_or(0, |&(tree, r)| value(tree, r)))
+    }
+
+    /// A column of one block's period, `value(r)` on block row r.
+    pub(crate) fn block_column(&self, value: impl Fn(usize) -> u64) -> PeriodicColumn {
+        PeriodicColumn {
+            values: (0..self.block_rows).map(|r| Felt::new(value(r))).collect(),
+        }
+    }
+
+    /// A column of the whole table, zero but on the block rows `rows`, where each block
+    /// holds `value(block, i)` on `rows[i]`.
+    pub(crate) fn table_column(
+        &self,
+        rows: &[usize],
+        value: impl Fn(usize, usize) -> Felt,
+    ) -> PeriodicColumn {
+        let mut values = vec![Felt::ZERO; self.blocks * self.block_rows];
+        for block in 0..self.blocks {
+            for (i, &row) in rows.iter().enumerate() {
+                values[block * self.block_rows + row] = value(block, i);
             }
         }
         PeriodicColumn { values }
+    }
+
+    /// The positions.
+    pub(crate) fn positions(&self) -> &[usize] {
+        &self.positions
     }
 
     /// A column of the whole table, 1 on the row before each path row whose digest from
@@ -300,8 +351,8 @@ impl OpeningsAir {
     fn links_to_half(&self, bit: usize) -> PeriodicColumn {
         let mut values = vec![Felt::ZERO; self.blocks * self.block_rows];
         for block in 0..self.blocks {
-            for (start, leaf) in self.segments() {
-                for level in 0..self.height {
+            for (start, leaf, height) in self.segments() {
+                for level in 0..height {
                     if self.position(block) >> level & 1 == bit {
                         values[block * self.block_rows + start + leaf + level - 1] = Felt::ONE;
                     }
@@ -313,7 +364,7 @@ impl OpeningsAir {
 
     /// How many periodic columns [`periodic_columns`](Air::periodic_columns) gives.
     pub(crate) fn periodic_columns_len(&self) -> usize {
-        PADDING + self.padded_cells().len() + self.row_widths.len()
+        PADDING + self.padded_cells().len() + self.trees.len()
     }
 
     /// The first cell of a leaf's last block that holds padding, for a row of `width`.
@@ -323,7 +374,7 @@ impl OpeningsAir {
 
     /// The rate cells some tree pads.
     fn padded_cells(&self) -> std::ops::Range<usize> {
-        let least = self.row_widths.iter().map(|&w| Self::filled(w)).min();
+        let least = self.trees.iter().map(|t| Self::filled(t.row_width)).min();
         least.unwrap_or(RATE)..RATE
     }
 }
@@ -387,16 +438,16 @@ impl Air for OpeningsAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        self.row_widths.len() * DIGEST_ELEMENTS
+        self.trees.len() * DIGEST_ELEMENTS
     }
 
     fn periodic_columns(&self) -> Vec<PeriodicColumn> {
-        let leaf = |tree: usize| leaf_rows(self.row_widths[tree]);
+        let leaf = |tree: usize| leaf_rows(self.trees[tree].row_width);
         let mut columns = vec![
             self.scheduled(|_, r| u64::from(r == 0)),
             self.scheduled(|tree, r| {
                 if r == 0 {
-                    self.row_widths[tree] as u64
+                    self.trees[tree].row_width as u64
                 } else {
                     0
                 }
@@ -408,15 +459,13 @@ impl Air for OpeningsAir {
         ];
         for cell in self.padded_cells() {
             columns.push(self.scheduled(|tree, r| {
-                u64::from(r + 1 == leaf(tree) && cell >= Self::filled(self.row_widths[tree]))
+                u64::from(r + 1 == leaf(tree) && cell >= Self::filled(self.trees[tree].row_width))
             }));
         }
-        for root in 0..self.row_widths.len() {
-            columns.push(
-                self.scheduled(|tree, r| {
-                    u64::from(tree == root && r + 1 == leaf(tree) + self.height)
-                }),
-            );
+        for root in 0..self.trees.len() {
+            columns.push(self.scheduled(|tree, r| {
+                u64::from(tree == root && r + 1 == leaf(tree) + self.trees[tree].height)
+            }));
         }
         columns
     }
@@ -445,7 +494,7 @@ impl Air for OpeningsAir {
         for i in 0..DIGEST_ELEMENTS {
             b.transition(p[INTO_LEFT] * (next[INPUT + i] - output[i]));
             b.transition(p[INTO_RIGHT] * (next[INPUT + DIGEST_ELEMENTS + i] - output[i]));
-            for tree in 0..self.row_widths.len() {
+            for tree in 0..self.trees.len() {
                 let root = f.public_inputs[tree * DIGEST_ELEMENTS + i];
                 b.every_row(p[roots + tree] * (output[i] - root));
             }
@@ -454,7 +503,11 @@ impl Air for OpeningsAir {
 }
 
 /// Refuses a length other than `expected`.
-fn expect_len(what: &'static str, expected: usize, got: usize) -> Result<(), OpeningsError> {
+pub(crate) fn expect_len(
+    what: &'static str,
+    expected: usize,
+    got: usize,
+) -> Result<(), OpeningsError> {
     if got == expected {
         Ok(())
     } else {
@@ -473,7 +526,15 @@ mod tests {
     #[test]
     fn the_periodic_column_count_is_the_columns() {
         for widths in [&[4][..], &[8, 16], &[11, 3], &[0, 9, 17]] {
-            let air = OpeningsAir::new(widths, 3, &[1, 6]).unwrap();
+            let trees: Vec<TreeShape> = widths
+                .iter()
+                .enumerate()
+                .map(|(k, &row_width)| TreeShape {
+                    row_width,
+                    height: 3 - k.min(2),
+                })
+                .collect();
+            let air = OpeningsAir::new(&trees, &[1, 6]).unwrap();
             assert_eq!(air.periodic_columns_len(), air.periodic_columns().len());
         }
     }

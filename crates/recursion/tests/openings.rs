@@ -11,13 +11,21 @@ use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, MerkleTree};
 use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
-use ballast_recursion::{Opened, OpeningsAir, OpeningsError};
+use ballast_recursion::{Opened, OpeningsAir, OpeningsError, TreeShape};
 use ballast_stark::{
     CpuBackend, PhaseTimes, ProverError, SegmentPosition, SegmentStatement, VerifierError,
     Workload, prove, prove_statement, prove_unchecked, verify,
 };
 use ballast_testkit::SplitMix64;
 use ballast_workloads::{Fibonacci, Poseidon2Chain};
+
+/// Trees of these row widths, all of `height` levels.
+fn same_height(row_widths: &[usize], height: usize) -> Vec<TreeShape> {
+    row_widths
+        .iter()
+        .map(|&row_width| TreeShape { row_width, height })
+        .collect()
+}
 
 /// One tree's openings: what the AIR is built from and the witness it hashes.
 #[derive(Clone)]
@@ -42,7 +50,7 @@ impl Openings {
         let rows: Vec<Felt> = positions.iter().flat_map(|&p| table.row(p)).collect();
         let root = digest_from_bytes(&tree.root()).expect("a Poseidon2 root");
         let nodes = tree.open_batch(positions);
-        let opened = OpeningsAir::new(&[row_width], height, positions)
+        let opened = OpeningsAir::new(&same_height(&[row_width], height), positions)
             .and_then(|air| air.open(0, &root, &rows, &nodes))
             .expect("an honest opening");
         Self {
@@ -56,7 +64,11 @@ impl Openings {
     }
 
     fn air(&self) -> OpeningsAir {
-        OpeningsAir::new(&[self.row_width], self.height, &self.positions).expect("valid openings")
+        OpeningsAir::new(
+            &same_height(&[self.row_width], self.height),
+            &self.positions,
+        )
+        .expect("valid openings")
     }
 
     fn check(&self) -> Result<(), AirError> {
@@ -232,7 +244,7 @@ fn each_link_of_the_schedule_is_its_own_constraint() {
     let row_widths = [11, 3];
     let positions = [1, 6];
     let second = Openings::random(3, 4, &positions, 10);
-    let air = OpeningsAir::new(&row_widths, 4, &positions).unwrap();
+    let air = OpeningsAir::new(&same_height(&row_widths, 4), &positions).unwrap();
     let opened = [honest.opened.clone(), second.opened.clone()];
     let roots = [honest.root, second.root];
     let mut table = air.trace(&opened).unwrap();
@@ -265,7 +277,8 @@ fn child_openings<W: Workload>(workload: &W) -> (OpeningsAir, [Opened; 2], [Felt
     let q = &segment.queries;
     let height = workload.log_rows() + params.log_blowup;
     let widths = [q.trace_rows.len(), q.quotient_rows.len()].map(|len| len / q.positions.len());
-    let air = OpeningsAir::new(&widths, height, &q.positions).expect("valid openings");
+    let air =
+        OpeningsAir::new(&same_height(&widths, height), &q.positions).expect("valid openings");
     let roots = [&segment.trace_root, &segment.quotient_root]
         .map(|root| digest_from_bytes(root).expect("a Poseidon2 root"));
     let opened = [
@@ -366,8 +379,8 @@ fn a_forced_proof_against_another_root_is_rejected() {
 
 #[test]
 fn bad_openings_are_refused_by_name() {
-    let refused = |widths: &[usize], height, positions: &[usize]| {
-        OpeningsAir::new(widths, height, positions).unwrap_err()
+    let refused = |widths: &[usize], height: usize, positions: &[usize]| {
+        OpeningsAir::new(&same_height(widths, height), positions).unwrap_err()
     };
     assert_eq!(refused(&[], 3, &[1]), OpeningsError::NoTrees);
     assert_eq!(refused(&[4], 3, &[]), OpeningsError::NoPositions);
@@ -410,7 +423,7 @@ fn bad_openings_are_refused_by_name() {
         air.open(1, &honest.root, rows, nodes),
         Err(shape("tree index past the trees", 1, 1))
     );
-    let unordered = OpeningsAir::new(&[4], 3, &[6, 1]).unwrap();
+    let unordered = OpeningsAir::new(&same_height(&[4], 3), &[6, 1]).unwrap();
     assert_eq!(
         unordered.open(0, &honest.root, rows, nodes),
         Err(OpeningsError::Unordered)
@@ -434,7 +447,7 @@ fn rows_of_no_elements_open_too() {
         path.push(level);
         level = compress(&level, &level);
     }
-    let air = OpeningsAir::new(&[0], height, &[2, 5]).unwrap();
+    let air = OpeningsAir::new(&same_height(&[0], height), &[2, 5]).unwrap();
     let opened = Opened {
         rows: Vec::new(),
         paths: vec![path.clone(), path],
@@ -447,4 +460,46 @@ fn rows_of_no_elements_open_too() {
     let mut other = level;
     other[0] += Felt::ONE;
     assert!(check_trace(&air, &trace, &OpeningsAir::public_inputs(&[other])).is_err());
+}
+
+#[test]
+fn a_lower_tree_opens_each_position_modulo_its_leaves() {
+    // Positions in a tree of 2^5 leaves; a tree of 2^2 leaves (rows of 24: a FRI layer's
+    // cosets) opens leaves 1, 1, 2 and 1 of them, three positions sharing one leaf.
+    let positions = [1, 5, 6, 29];
+    let tall = Openings::random(5, 5, &positions, 21);
+    let (row_width, height) = (24, 2);
+    let mut rng = SplitMix64::new(22);
+    let cells: Vec<Felt> = (0..row_width << height)
+        .map(|_| Felt::new(rng.next().expect("an endless stream")))
+        .collect();
+    let table = RowBlocks::from_rows(row_width, &cells);
+    let tree = MerkleTree::commit_rows(MerkleHash::Poseidon2, &table);
+    let root = digest_from_bytes(&tree.root()).expect("a Poseidon2 root");
+    let leaves = [1, 2];
+    let rows: Vec<Felt> = leaves.iter().flat_map(|&leaf| table.row(leaf)).collect();
+    let trees = [
+        TreeShape {
+            row_width: 5,
+            height: 5,
+        },
+        TreeShape { row_width, height },
+    ];
+    let air = OpeningsAir::new(&trees, &positions).unwrap();
+    let low = air
+        .open(1, &root, &rows, &tree.open_batch(&leaves))
+        .expect("an honest opening");
+    assert_eq!(low.rows[..row_width], low.rows[row_width..2 * row_width]);
+    assert_eq!(low.rows[2 * row_width..3 * row_width], table.row(2)[..]);
+    let public = OpeningsAir::public_inputs(&[tall.root, root]);
+    let opened = [tall.opened.clone(), low.clone()];
+    assert_eq!(
+        check_trace(&air, &air.trace(&opened).unwrap(), &public),
+        Ok(())
+    );
+    // Leaf 3's row in the place of leaf 1's (the first three positions') is refused.
+    let mut wrong = low;
+    wrong.rows[..row_width].copy_from_slice(&table.row(3)[..]);
+    let wrong = [tall.opened, wrong];
+    assert!(check_trace(&air, &air.trace(&wrong).unwrap(), &public).is_err());
 }

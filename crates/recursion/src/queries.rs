@@ -1,0 +1,574 @@
+//! A child segment's query phase as an AIR: the [`DeepAir`] (the trace's and the quotient's
+//! openings, the DEEP value f(x) at each queried position) followed, in each position's
+//! block, by FRI's rounds. Each round's tree is opened like the others, its leaf the coset
+//! that holds the position (3·arity elements). The coset must hold the value so far at the
+//! position's slot, and folds into the value the next round's coset must hold; the last
+//! value must be the final polynomial's at the position's point. The folds are
+//! `ballast_fri::fold_coset`'s: binary folds with β, β², β⁴, pairing slots i and i + half.
+//!
+//! Columns after the DEEP AIR's: the coset (8 extension values, bound to its leaf rows'
+//! input cells and carried to the leaf's last row, the fold row), the values of the first
+//! two binary folds (4, then 2) and the three folds' challenges. A round of 4 (or 2) enters
+//! at the second (or third) fold, its coset copied into that fold's inputs. The third fold
+//! gives the next row's value, carried from there to the next fold row.
+//!
+//! For now the per-position constants are periodic columns of the whole table (each coset's
+//! 1/(2x) and its squares' halves, the position's slot as one-hot weights, the final point's
+//! powers), and the challenges and the final polynomial are public inputs, as the DEEP
+//! claims are: the layer's verifier takes them from the child's transcript.
+
+use ballast_air::{Air, ConstraintBuilder, Frame, Halve, PeriodicColumn};
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_fri::{LOG_ARITY, fold_pair, round_arities};
+use ballast_ntt::LdePlan;
+use ballast_poseidon2::{FeltDigest, RATE};
+
+use crate::deep::{DeepAir, DeepClaims, VALUE, WIDTH as DEEP_WIDTH};
+use crate::ext::{add, ext, pow, scale, sub};
+use crate::openings::{INPUT, Opened, OpeningsError, TreeShape, expect_len};
+
+// The layout has one column group per binary fold of a round of 8.
+const _: () = assert!(LOG_ARITY == 3);
+
+/// The most values a coset holds.
+const ARITY: usize = 1 << LOG_ARITY;
+/// Columns: the round's coset, [`ARITY`] extension values.
+const COSET: usize = DEEP_WIDTH;
+/// The first binary fold's 4 values (a round of 4's coset, copied).
+const HALVES: usize = COSET + 3 * ARITY;
+/// The second's 2 values (a round of 2's coset, copied).
+const QUARTERS: usize = HALVES + 3 * ARITY / 2;
+/// The three binary folds' challenges, first fold first.
+const BETAS: usize = QUARTERS + 3 * ARITY / 4;
+/// Columns of the table (317).
+pub const WIDTH: usize = BETAS + 3 * LOG_ARITY;
+
+/// log2 of the longest final polynomial the AIR evaluates: its point's powers are columns.
+pub const MAX_LOG_FINAL_POLY_LEN: usize = 4;
+
+/// What a child segment's verifier knows of its shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChildShape {
+    /// Trace columns.
+    pub trace_width: usize,
+    /// Quotient columns.
+    pub quotient_width: usize,
+    /// log2 of its rows.
+    pub log_rows: usize,
+    /// log2 of its LDE's points.
+    pub log_lde: usize,
+    /// log2 of its final polynomial's coefficients.
+    pub log_final_poly_len: usize,
+}
+
+/// One FRI round's place in a block.
+#[derive(Clone, Copy, Debug)]
+struct Round {
+    log_arity: usize,
+    /// log2 of the layer's values.
+    log_len: usize,
+    /// The block row of the leaf's first row.
+    leaf_start: usize,
+    leaf_rows: usize,
+}
+
+impl Round {
+    /// The layer tree's height.
+    fn height(&self) -> usize {
+        self.log_len - self.log_arity
+    }
+
+    /// The leaf's last row, where the coset is whole and folds.
+    fn fold_row(&self) -> usize {
+        self.leaf_start + self.leaf_rows - 1
+    }
+
+    /// The binary fold the coset enters at: 0 for a round of 8.
+    fn entry(&self) -> usize {
+        LOG_ARITY - self.log_arity
+    }
+}
+
+/// A child segment's query phase at its query positions: an [`Air`] of [`WIDTH`] columns
+/// whose public inputs are the trace's, the quotient's and each FRI layer's root, the DEEP
+/// claims, each round's β and the final polynomial's coefficients (3 coordinates each).
+#[derive(Clone, Debug)]
+pub struct QueriesAir {
+    deep: DeepAir,
+    rounds: Vec<Round>,
+    log_lde: usize,
+    final_len: usize,
+    /// The block row where the last value meets the final polynomial.
+    final_row: usize,
+}
+
+impl QueriesAir {
+    /// The AIR of a child of this shape queried at `positions`.
+    ///
+    /// # Errors
+    /// What [`DeepAir::new`] refuses, or a final polynomial longer than the trace or than
+    /// 2^[`MAX_LOG_FINAL_POLY_LEN`] coefficients.
+    pub fn new(child: &ChildShape, positions: &[usize]) -> Result<Self, OpeningsError> {
+        let log_final = child.log_final_poly_len;
+        if log_final > child.log_rows || log_final > MAX_LOG_FINAL_POLY_LEN {
+            return Err(OpeningsError::FinalPolynomial { log_len: log_final });
+        }
+        // Each layer's tree: cosets of 2^a values (3 coordinates each), 2^a fewer leaves
+        // than the layer before has values.
+        let mut log_len = child.log_lde;
+        let layers: Vec<(usize, TreeShape)> = round_arities(child.log_rows - log_final)
+            .into_iter()
+            .map(|log_arity| {
+                let layer = TreeShape {
+                    row_width: 3 << log_arity,
+                    height: log_len.saturating_sub(log_arity),
+                };
+                log_len = layer.height;
+                (log_arity, layer)
+            })
+            .collect();
+        let trees: Vec<TreeShape> = layers.iter().map(|&(_, tree)| tree).collect();
+        let deep = DeepAir::with_trees(
+            child.trace_width,
+            child.quotient_width,
+            child.log_rows,
+            child.log_lde,
+            positions,
+            &trees,
+        )?;
+        let rounds: Vec<Round> = deep
+            .openings()
+            .segments()
+            .skip(2)
+            .zip(&layers)
+            .map(|((leaf_start, leaf_rows, _), &(log_arity, tree))| Round {
+                log_arity,
+                log_len: tree.height + log_arity,
+                leaf_start,
+                leaf_rows,
+            })
+            .collect();
+        let final_row = rounds.last().map_or(deep.deep_row(), |r| r.fold_row() + 1);
+        Ok(Self {
+            deep,
+            rounds,
+            log_lde: child.log_lde,
+            final_len: 1 << log_final,
+            final_row,
+        })
+    }
+
+    /// The DEEP AIR the queries extend: its openings' [`open`](crate::OpeningsAir::open)
+    /// builds their witness (tree 0 the trace's, 1 the quotient's, 2 + i FRI round i's,
+    /// from the rows `ballast_fri::verify_queries` returns).
+    pub fn deep(&self) -> &DeepAir {
+        &self.deep
+    }
+
+    /// The public inputs: the roots (the trace's, the quotient's, each FRI layer's), the
+    /// DEEP claims, each round's β and the final polynomial's coefficients.
+    ///
+    /// # Errors
+    /// Another count of roots, challenges or coefficients than the child's.
+    pub fn public_inputs(
+        &self,
+        roots: &[FeltDigest],
+        claims: &DeepClaims,
+        betas: &[Ext3],
+        final_poly: &[Ext3],
+    ) -> Result<Vec<Felt>, OpeningsError> {
+        let rounds = self.rounds.len();
+        expect_len("roots", 2 + rounds, roots.len())?;
+        expect_len("folding challenges", rounds, betas.len())?;
+        expect_len("final coefficients", self.final_len, final_poly.len())?;
+        let mut inputs = DeepAir::public_inputs(roots, claims);
+        inputs.extend(betas.iter().chain(final_poly).flat_map(|v| v.coeffs()));
+        Ok(inputs)
+    }
+
+    /// The trace: the DEEP AIR's (`opened`: the trace's, the quotient's, then each FRI
+    /// layer's openings), with each round's coset, folds and challenges (`betas`), and the
+    /// value each fold passes on (on every later row of the block; none past the final row
+    /// is read).
+    ///
+    /// # Errors
+    /// What [`DeepAir::trace`] refuses, or another count of challenges than rounds.
+    pub fn trace(
+        &self,
+        opened: &[Opened],
+        claims: &DeepClaims,
+        betas: &[Ext3],
+    ) -> Result<RowBlocks, OpeningsError> {
+        expect_len("folding challenges", self.rounds.len(), betas.len())?;
+        let deep = self.deep.trace(opened, claims)?;
+        let openings = self.deep.openings();
+        let block_rows = openings.block_rows;
+        let mut table = vec![Felt::ZERO; deep.height() * WIDTH];
+        for (r, row) in table.chunks_exact_mut(WIDTH).enumerate() {
+            row[..DEEP_WIDTH].copy_from_slice(&deep.row(r));
+        }
+        let last = openings.positions().len() - 1;
+        for (block, cells) in table.chunks_exact_mut(block_rows * WIDTH).enumerate() {
+            let k = block.min(last);
+            let mut rows: Vec<&mut [Felt]> = cells.chunks_exact_mut(WIDTH).collect();
+            for (i, (round, opened)) in self.rounds.iter().zip(&opened[2..]).enumerate() {
+                let width = 3 << round.log_arity;
+                let coset = &opened.rows[k * width..(k + 1) * width];
+                for row in &mut rows[round.leaf_start..=round.fold_row()] {
+                    row[COSET..COSET + width].copy_from_slice(coset);
+                }
+                let values: Vec<Ext3> = coset
+                    .chunks_exact(3)
+                    .map(|c| Ext3::new([c[0], c[1], c[2]]))
+                    .collect();
+                let level_betas = level_betas(round, betas[i]);
+                let (halves, quarters, folded) =
+                    fold_levels(round, &values, self.inverses(block, i), level_betas);
+                let fold_row = &mut rows[round.fold_row()];
+                for (at, v) in (HALVES..).step_by(3).zip(halves.iter().chain(&quarters)) {
+                    fold_row[at..at + 3].copy_from_slice(&v.coeffs());
+                }
+                for (at, v) in (BETAS..).step_by(3).zip(level_betas) {
+                    fold_row[at..at + 3].copy_from_slice(&v.coeffs());
+                }
+                for row in &mut rows[round.fold_row() + 1..] {
+                    row[VALUE..VALUE + 3].copy_from_slice(&folded.coeffs());
+                }
+            }
+        }
+        Ok(RowBlocks::from_rows(WIDTH, &table))
+    }
+
+    /// Round `round`'s 1/(2x), 1/(2x²), 1/(2x⁴) for the coset block `block` opens, x the
+    /// coset's first point, placed at the binary folds the round makes (zero before).
+    fn inverses(&self, block: usize, round: usize) -> [Felt; LOG_ARITY] {
+        let r = &self.rounds[round];
+        let leaf = self.deep.openings().position(block) & ((1 << r.height()) - 1);
+        let x = self.shift(r.log_len) * Felt::two_adic_root(r.log_len).pow(leaf as u64);
+        let mut inverse = (x + x).inverse();
+        let mut inverses = [Felt::ZERO; LOG_ARITY];
+        for slot in &mut inverses[r.entry()..] {
+            *slot = inverse;
+            let square = inverse * inverse;
+            inverse = square + square;
+        }
+        inverses
+    }
+
+    /// The coset shift of a layer of 2^`log_len` values: SHIFT to the power of the values
+    /// folded into each.
+    fn shift(&self, log_len: usize) -> Felt {
+        LdePlan::SHIFT.pow(1 << (self.log_lde - log_len))
+    }
+
+    /// The position's slot in round `round`'s coset.
+    fn slot(&self, block: usize, round: usize) -> usize {
+        let r = &self.rounds[round];
+        (self.deep.openings().position(block) & ((1 << r.log_len) - 1)) >> r.height()
+    }
+
+    /// The point the position folds to in the final polynomial's domain.
+    fn final_point(&self, block: usize) -> Felt {
+        let log_len = self.rounds.last().map_or(self.log_lde, Round::height);
+        let position = self.deep.openings().position(block) & ((1 << log_len) - 1);
+        self.shift(log_len) * Felt::two_adic_root(log_len).pow(position as u64)
+    }
+}
+
+/// β, β², β⁴ placed at the binary folds `round` makes (zero before).
+fn level_betas(round: &Round, beta: Ext3) -> [Ext3; LOG_ARITY] {
+    let mut betas = [Ext3::ZERO; LOG_ARITY];
+    let mut power = beta;
+    for slot in &mut betas[round.entry()..] {
+        *slot = power;
+        power = power.square();
+    }
+    betas
+}
+
+/// `values` (the coset) folded: the first binary fold's 4 values, the second's 2 and the
+/// third's 1, a coset of fewer values copied in where it enters (zeros in the inputs of
+/// folds it does not make, which no constraint reads).
+fn fold_levels(
+    round: &Round,
+    values: &[Ext3],
+    inverses: [Felt; LOG_ARITY],
+    betas: [Ext3; LOG_ARITY],
+) -> ([Ext3; 4], [Ext3; 2], Ext3) {
+    let fold = |inputs: &[Ext3], level: usize| -> Vec<Ext3> {
+        let half = inputs.len() / 2;
+        let omega_inv = Felt::two_adic_root(LOG_ARITY - level).inverse();
+        (0..half)
+            .map(|i| {
+                let inv = inverses[level] * omega_inv.pow(i as u64);
+                fold_pair(inputs[i], inputs[i + half], betas[level], inv)
+            })
+            .collect()
+    };
+    let padded = |n: usize| -> Vec<Ext3> {
+        (0..n)
+            .map(|i| values.get(i).copied().unwrap_or(Ext3::ZERO))
+            .collect()
+    };
+    let halves = if round.entry() == 0 {
+        fold(values, 0)
+    } else {
+        padded(4)
+    };
+    let quarters = if round.entry() <= 1 {
+        fold(&halves, 1)
+    } else {
+        padded(2)
+    };
+    let folded = fold(&quarters, 2)[0];
+    (
+        halves.try_into().expect("4 values"),
+        quarters.try_into().expect("2 values"),
+        folded,
+    )
+}
+
+// The periodic columns after the DEEP AIR's, in `periodic_columns`'s order: a FRI leaf's
+// rows 0, 1 and 2; its rows followed by another of the leaf; the rows that carry the value;
+// the final row; then one a round (its fold row), the three folds' inverses, one a slot
+// (its weight) and one a power of the final point from x¹ on.
+const COSET_ROW: usize = 0;
+const COSET_NEXT: usize = 3;
+const CARRY_VALUE: usize = 4;
+const FINAL: usize = 5;
+const FOLD: usize = 6;
+
+impl QueriesAir {
+    fn inverse_column(&self) -> usize {
+        FOLD + self.rounds.len()
+    }
+
+    fn slot_column(&self) -> usize {
+        self.inverse_column() + LOG_ARITY
+    }
+
+    fn power_column(&self) -> usize {
+        self.slot_column() + ARITY
+    }
+
+    /// A column of the whole table with each block's `value(block, round)` on the rounds'
+    /// fold rows.
+    fn fold_column(&self, value: impl Fn(usize, usize) -> Felt) -> PeriodicColumn {
+        let fold_rows: Vec<usize> = self.rounds.iter().map(Round::fold_row).collect();
+        self.deep.openings().table_column(&fold_rows, value)
+    }
+}
+
+impl Air for QueriesAir {
+    fn id(&self) -> &str {
+        "ballast/fri-queries"
+    }
+
+    fn width(&self) -> usize {
+        WIDTH
+    }
+
+    fn log_rows(&self) -> usize {
+        self.deep.log_rows()
+    }
+
+    fn num_public_inputs(&self) -> usize {
+        self.deep.num_public_inputs() + 3 * (self.rounds.len() + self.final_len)
+    }
+
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        let openings = self.deep.openings();
+        let in_leaf = |r: usize| {
+            self.rounds
+                .iter()
+                .find(|round| (round.leaf_start..=round.fold_row()).contains(&r))
+        };
+        let is_fold = |r: usize| self.rounds.iter().any(|round| round.fold_row() == r);
+        let mut columns = self.deep.periodic_columns();
+        for j in 0..3 {
+            columns.push(openings.block_column(|r| {
+                u64::from(in_leaf(r).is_some_and(|round| r - round.leaf_start == j))
+            }));
+        }
+        columns.push(
+            openings
+                .block_column(|r| u64::from(in_leaf(r).is_some_and(|round| r < round.fold_row()))),
+        );
+        let deep_row = self.deep.deep_row();
+        columns.push(
+            openings.block_column(|r| {
+                u64::from((deep_row..self.final_row).contains(&r) && !is_fold(r))
+            }),
+        );
+        columns.push(openings.block_column(|r| u64::from(r == self.final_row)));
+        for round in &self.rounds {
+            columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));
+        }
+        for level in 0..LOG_ARITY {
+            columns.push(self.fold_column(|block, i| self.inverses(block, i)[level]));
+        }
+        for slot in 0..ARITY {
+            columns.push(
+                self.fold_column(|block, i| Felt::new(u64::from(self.slot(block, i) == slot))),
+            );
+        }
+        for power in 1..self.final_len {
+            columns.push(openings.table_column(&[self.final_row], |block, _| {
+                self.final_point(block).pow(power as u64)
+            }));
+        }
+        columns
+    }
+
+    #[inline(always)]
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        let own = self.deep.periodic_columns_len();
+        let deep_inputs = self.deep.num_public_inputs();
+        let inner = Frame {
+            current: &f.current[..DEEP_WIDTH],
+            next: &f.next[..DEEP_WIDTH],
+            periodic: &f.periodic[..own],
+            public_inputs: &f.public_inputs[..deep_inputs],
+        };
+        self.deep.eval(&inner, b);
+
+        let (cur, next, p) = (f.current, f.next, &f.periodic[own..]);
+        let zero = B::Expr::from(Felt::ZERO);
+        let one = [B::Expr::from(Felt::ONE), zero, zero];
+        let rounds = self.rounds.len();
+        let public = |k: usize| ext(f.public_inputs, deep_inputs + 3 * k);
+        let value = ext(cur, VALUE);
+        let coset = |s: usize| ext(cur, COSET + 3 * s);
+
+        // The coset: bound to each leaf row's input cells, carried down the leaf.
+        for j in 0..3 {
+            for i in 0..RATE {
+                b.every_row(p[COSET_ROW + j] * (cur[COSET + RATE * j + i] - cur[INPUT + i]));
+            }
+        }
+        for c in COSET..HALVES {
+            b.transition(p[COSET_NEXT] * (next[c] - cur[c]));
+        }
+        // The value so far sits at the position's slot.
+        let mut at_slot = [zero; 3];
+        for s in 0..ARITY {
+            at_slot = add(
+                at_slot,
+                scale(sub(coset(s), value), p[self.slot_column() + s]),
+            );
+        }
+        for constraint in at_slot {
+            b.every_row(constraint);
+        }
+
+        // The gates of the rounds `on` picks: the sum of their fold rows' columns.
+        let gate = |on: &dyn Fn(&Round) -> bool| {
+            (0..rounds)
+                .filter(|&i| on(&self.rounds[i]))
+                .fold(zero, |acc, i| acc + p[FOLD + i])
+        };
+        let level_gates: [B::Expr; LOG_ARITY] =
+            std::array::from_fn(|level| gate(&|r: &Round| r.entry() <= level));
+        let used: [bool; LOG_ARITY] =
+            std::array::from_fn(|level| self.rounds.iter().any(|r| r.entry() <= level));
+        // Each fold's challenge: β, β², β⁴ of its round.
+        let beta = |level: usize| ext(cur, BETAS + 3 * level);
+        for level in (0..LOG_ARITY).filter(|&l| used[l]) {
+            let mut expected = [zero; 3];
+            for i in 0..rounds {
+                let entry = self.rounds[i].entry();
+                if entry <= level {
+                    let power = pow(public(i), 1 << (level - entry), one);
+                    expected = add(expected, scale(power, p[FOLD + i]));
+                }
+            }
+            let bound = sub(scale(beta(level), level_gates[level]), expected);
+            for constraint in bound {
+                b.every_row(constraint);
+            }
+        }
+        // The copies of a round of 4's or 2's coset into its entry fold's inputs.
+        for (level, inputs) in [(1, HALVES), (2, QUARTERS)] {
+            let copy = gate(&|r: &Round| r.entry() == level);
+            if self.rounds.iter().any(|r| r.entry() == level) {
+                for s in 0..ARITY >> level {
+                    let copied = sub(ext(cur, inputs + 3 * s), coset(s));
+                    for difference in copied {
+                        b.every_row(copy * difference);
+                    }
+                }
+            }
+        }
+        // The binary folds: outputs (lo + hi)/2 + β·(lo − hi)/(2x·ω^i), the third's on the
+        // next row.
+        let fold = |b: &mut B, level: usize, inputs: usize, outputs: &[B::Expr], i: usize| {
+            let half = ARITY >> (level + 1);
+            let (lo, hi) = (ext(cur, inputs + 3 * i), ext(cur, inputs + 3 * (i + half)));
+            let twiddle = Felt::two_adic_root(LOG_ARITY - level)
+                .inverse()
+                .pow(i as u64);
+            let inverse = p[self.inverse_column() + level] * B::Expr::from(twiddle);
+            let spread = scale(Ext3::mul_over(beta(level), sub(lo, hi)), inverse);
+            let mean = add(lo, hi).map(Halve::halve);
+            for c in 0..3 {
+                let constraint = level_gates[level] * (outputs[c] - mean[c]) - spread[c];
+                if level + 1 == LOG_ARITY {
+                    b.transition(constraint);
+                } else {
+                    b.every_row(constraint);
+                }
+            }
+        };
+        if used[0] {
+            for i in 0..ARITY / 2 {
+                fold(b, 0, COSET, &cur[HALVES + 3 * i..HALVES + 3 * i + 3], i);
+            }
+        }
+        if used[1] {
+            for i in 0..ARITY / 4 {
+                fold(
+                    b,
+                    1,
+                    HALVES,
+                    &cur[QUARTERS + 3 * i..QUARTERS + 3 * i + 3],
+                    i,
+                );
+            }
+        }
+        if used[2] {
+            fold(b, 2, QUARTERS, &next[VALUE..VALUE + 3], 0);
+        }
+
+        // The value carried to the next fold, and the last one on the final polynomial.
+        let mut on_final = scale(public(rounds), p[FINAL]);
+        for power in 1..self.final_len {
+            let column = p[self.power_column() + power - 1];
+            on_final = add(on_final, scale(public(rounds + power), column));
+        }
+        for c in 0..3 {
+            b.transition(p[CARRY_VALUE] * (next[VALUE + c] - value[c]));
+            b.every_row(p[FINAL] * value[c] - on_final[c]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_periodic_column_count_is_the_columns() {
+        for log_final_poly_len in 0..4 {
+            let child = ChildShape {
+                trace_width: 5,
+                quotient_width: 6,
+                log_rows: 6,
+                log_lde: 7,
+                log_final_poly_len,
+            };
+            let air = QueriesAir::new(&child, &[3, 100]).unwrap();
+            let len = air.deep.periodic_columns_len() + air.power_column() + air.final_len - 1;
+            assert_eq!(len, air.periodic_columns().len());
+        }
+    }
+}

@@ -1,0 +1,528 @@
+//! The query-phase AIR against real children: the openings of all their trees, the DEEP
+//! values and FRI's folds down to the final polynomial satisfy it, it proves and verifies,
+//! and each rule of the folds is its own constraint: a forgery that breaks only that rule is
+//! refused at its row by it. A claim or a challenge other than the child's is refused.
+
+mod common;
+
+use common::{any_security, params};
+
+use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_poseidon2::{FeltDigest, RATE, digest_from_bytes};
+use ballast_recursion::{
+    ChildShape, DEEP_WIDTH, DeepAir, DeepClaims, Opened, OpeningsError, QueriesAir,
+};
+use ballast_stark::{
+    CpuBackend, PhaseTimes, SegmentPosition, SegmentProof, SegmentStatement, StarkParams, Workload,
+    prove, replay, verify,
+};
+use ballast_workloads::{Fibonacci, Poseidon2Chain};
+
+fn statement(public_inputs: &[Felt]) -> SegmentStatement<'_> {
+    SegmentStatement {
+        context: b"queries test",
+        position: SegmentPosition { index: 0, count: 1 },
+        public_inputs,
+    }
+}
+
+/// A child's first segment proven with a final polynomial of 2^`log_final` coefficients and
+/// replayed: the query AIR of its positions and the witness, roots and inputs it takes.
+struct Child {
+    air: QueriesAir,
+    shape: ChildShape,
+    opened: Vec<Opened>,
+    roots: Vec<FeltDigest>,
+    claims: DeepClaims,
+    betas: Vec<Ext3>,
+    final_poly: Vec<Ext3>,
+}
+
+impl Child {
+    fn of<W: Workload>(workload: &W, log_final: usize) -> Self {
+        let params = StarkParams {
+            log_final_poly_len: log_final,
+            ..params()
+        };
+        let child_air = workload.air(0);
+        let start = workload.start();
+        let (mut table, end) = workload.trace_table(0, &start);
+        let public = workload.public_inputs(0, &start, &end);
+        let proof: SegmentProof = prove(
+            &child_air,
+            &mut table,
+            &statement(&public),
+            &params,
+            &CpuBackend::new(),
+            &mut PhaseTimes::default(),
+        )
+        .expect("the child proves");
+        let replay = replay(
+            &child_air,
+            &proof,
+            &statement(&public),
+            &params,
+            &any_security(),
+        )
+        .expect("the child verifies");
+        let q = &proof.queries;
+        let per_position = |len: usize| len / q.positions.len();
+        let shape = ChildShape {
+            trace_width: per_position(q.trace_rows.len()),
+            quotient_width: per_position(q.quotient_rows.len()),
+            log_rows: workload.log_rows(),
+            log_lde: workload.log_rows() + params.log_blowup,
+            log_final_poly_len: log_final,
+        };
+        let air = QueriesAir::new(&shape, &replay.positions).expect("a valid child");
+        let roots: Vec<FeltDigest> = [&proof.trace_root, &proof.quotient_root]
+            .into_iter()
+            .chain(&proof.fri_roots)
+            .map(|root| digest_from_bytes(root).expect("a Poseidon2 root"))
+            .collect();
+        let openings = air.deep().openings();
+        let mut opened = vec![
+            openings.open(0, &roots[0], &q.trace_rows, &q.trace_nodes),
+            openings.open(1, &roots[1], &q.quotient_rows, &q.quotient_nodes),
+        ];
+        for (i, (rows, layer)) in replay.fri_rows.iter().zip(&q.fri).enumerate() {
+            opened.push(openings.open(2 + i, &roots[2 + i], rows, &layer.nodes));
+        }
+        let opened = opened
+            .into_iter()
+            .collect::<Result<_, _>>()
+            .expect("the child's openings verify");
+        Self {
+            air,
+            shape,
+            opened,
+            roots,
+            claims: DeepClaims {
+                gamma: replay.gamma,
+                z: replay.deep.z,
+                at_z: replay.deep.at_z,
+                at_zw: replay.deep.at_zw,
+            },
+            betas: replay.betas,
+            final_poly: proof.final_poly.clone(),
+        }
+    }
+
+    fn table(&self) -> RowBlocks {
+        self.air
+            .trace(&self.opened, &self.claims, &self.betas)
+            .unwrap()
+    }
+
+    fn public(&self) -> Vec<Felt> {
+        self.public_with(&self.claims, &self.betas, &self.final_poly)
+    }
+
+    fn public_with(&self, claims: &DeepClaims, betas: &[Ext3], final_poly: &[Ext3]) -> Vec<Felt> {
+        self.air
+            .public_inputs(&self.roots, claims, betas, final_poly)
+            .unwrap()
+    }
+
+    /// log2 of each FRI round's arity.
+    fn log_arities(&self) -> Vec<usize> {
+        ballast_fri::round_arities(self.shape.log_rows - self.shape.log_final_poly_len)
+    }
+
+    /// Block rows: each tree's leaf rows and path rows, to a power of two.
+    fn block_rows(&self) -> usize {
+        self.segments()
+            .last()
+            .map(|(s, l, h)| s + l + h)
+            .unwrap()
+            .next_power_of_two()
+    }
+
+    /// Each tree's (first row, leaf rows, height) in a block.
+    fn segments(&self) -> Vec<(usize, usize, usize)> {
+        let lde = self.shape.log_lde;
+        let mut trees = vec![
+            (self.shape.trace_width, lde),
+            (self.shape.quotient_width, lde),
+        ];
+        let mut log_len = lde;
+        for a in self.log_arities() {
+            trees.push((3 << a, log_len - a));
+            log_len -= a;
+        }
+        let mut start = 0;
+        trees
+            .into_iter()
+            .map(|(width, height)| {
+                let leaf = width.div_ceil(RATE).max(1);
+                let segment = (start, leaf, height);
+                start += leaf + height;
+                segment
+            })
+            .collect()
+    }
+
+    /// Round i's fold row in block `k`: its leaf's last row.
+    fn fold_row(&self, k: usize, i: usize) -> usize {
+        let (start, leaf, _) = self.segments()[2 + i];
+        k * self.block_rows() + start + leaf - 1
+    }
+}
+
+fn fibonacci(log_rows: usize) -> Fibonacci {
+    Fibonacci {
+        sequences: 2,
+        log_rows,
+        segments: 1,
+    }
+}
+
+fn chain() -> Poseidon2Chain {
+    Poseidon2Chain {
+        seed: [1, 2, 3, 4].map(Felt::new),
+        steps: 16,
+        log_rows: 4,
+    }
+}
+
+#[test]
+fn every_round_folds_as_the_verifier_and_the_air_proves() {
+    // Rounds of 8; of 4; of 8, 8 and 2; and of 8 then 4, with final polynomials of 4, 4,
+    // 1 and 2 coefficients.
+    let children = [
+        (Child::of(&fibonacci(5), 2), vec![3]),
+        (Child::of(&chain(), 2), vec![2]),
+        (Child::of(&fibonacci(7), 0), vec![3, 3, 1]),
+        (Child::of(&fibonacci(6), 1), vec![3, 2]),
+    ];
+    for (child, arities) in children {
+        assert_eq!(child.log_arities(), arities);
+        let mut table = child.table();
+        let public = child.public();
+        assert_eq!(check_trace(&child.air, &table, &public), Ok(()));
+        let params = params();
+        let proof = prove(
+            &child.air,
+            &mut table,
+            &statement(&public),
+            &params,
+            &CpuBackend::new(),
+            &mut PhaseTimes::default(),
+        )
+        .expect("the query AIR proves");
+        verify(
+            &child.air,
+            &proof,
+            &statement(&public),
+            &params,
+            &any_security(),
+        )
+        .expect("and verifies");
+    }
+}
+
+/// The first failing (row, constraint), or none.
+fn failure(child: &Child, table: &RowBlocks, public: &[Felt]) -> Option<(usize, usize)> {
+    match check_trace(&child.air, table, public) {
+        Ok(()) => None,
+        Err(AirError::Unsatisfied { row, constraint }) => Some((row, constraint)),
+        Err(other) => panic!("not a constraint failure: {other}"),
+    }
+}
+
+fn get(table: &RowBlocks, row: usize, at: usize) -> Ext3 {
+    let row = table.row(row);
+    Ext3::new([row[at], row[at + 1], row[at + 2]])
+}
+
+fn set(table: &mut RowBlocks, row: usize, at: usize, value: Ext3) {
+    for (c, v) in value.coeffs().into_iter().enumerate() {
+        table.set(row, at + c, v);
+    }
+}
+
+// The query AIR's columns after the DEEP AIR's.
+const VALUE: usize = DEEP_WIDTH - 3;
+const COSET: usize = DEEP_WIDTH;
+const HALVES: usize = COSET + 24;
+const QUARTERS: usize = HALVES + 12;
+const BETAS: usize = QUARTERS + 6;
+
+/// Where each rule's constraints start, for a child whose rounds fold at every binary fold
+/// and copy a round of 4 in: after the DEEP AIR's, the coset's binding (24) and carry (24),
+/// the slot (3), the three challenges (9), the copy (12), the three folds (12, 6, 3), then
+/// the value's carry and the final polynomial, interleaved by coordinate.
+struct Rules {
+    deep: usize,
+}
+
+impl Rules {
+    const COSET_BINDING: usize = 0;
+    const COSET_CARRY: usize = 24;
+    const SLOT: usize = 48;
+    const CHALLENGES: usize = 51;
+    const COPY: usize = 60;
+    const FIRST_FOLD: usize = 72;
+    const SECOND_FOLD: usize = 84;
+    const THIRD_FOLD: usize = 90;
+    const VALUE_CARRY: usize = 93;
+    const FINAL: usize = 94;
+
+    fn at(&self, rule: usize) -> usize {
+        self.deep + rule
+    }
+}
+
+#[test]
+fn each_rule_of_the_folds_is_its_own_constraint() {
+    // Rounds of 8 then 4, a final polynomial of 2 coefficients.
+    let child = Child::of(&fibonacci(6), 1);
+    let honest = child.table();
+    let public = child.public();
+    assert_eq!(failure(&child, &honest, &public), None);
+    let rules = Rules {
+        deep: ConstraintInfo::of(child.air.deep())
+            .unwrap()
+            .constraints
+            .len(),
+    };
+    let k = 1;
+    let (first, second) = (child.fold_row(k, 0), child.fold_row(k, 1));
+    let leaf_start = first - 2;
+    let delta = Ext3::ONE;
+    type Forgery<'a> = Box<dyn Fn(&mut RowBlocks) + 'a>;
+    let add = |t: &mut RowBlocks, row: usize, at: usize| {
+        let v = get(t, row, at);
+        set(t, row, at, v + delta);
+    };
+    let cases: Vec<(&str, Forgery, (usize, usize))> = vec![
+        (
+            "a coset other than the leaf's, all down the leaf",
+            Box::new(|t| {
+                for r in leaf_start..=first {
+                    add(t, r, COSET);
+                }
+            }),
+            (leaf_start, rules.at(Rules::COSET_BINDING)),
+        ),
+        (
+            "a coset that changes down the leaf",
+            Box::new(|t| add(t, leaf_start, COSET + RATE)),
+            (leaf_start, rules.at(Rules::COSET_CARRY + RATE)),
+        ),
+        (
+            "a first fold's challenge other than β",
+            Box::new(|t| add(t, first, BETAS)),
+            (first, rules.at(Rules::CHALLENGES)),
+        ),
+        (
+            "a round of 4's coset not copied into the second fold",
+            Box::new(|t| add(t, second, HALVES)),
+            (second, rules.at(Rules::COPY)),
+        ),
+        (
+            "a first fold's value off",
+            Box::new(|t| add(t, first, HALVES)),
+            (first, rules.at(Rules::FIRST_FOLD)),
+        ),
+        (
+            "a second fold's value off",
+            Box::new(|t| add(t, first, QUARTERS)),
+            (first, rules.at(Rules::SECOND_FOLD)),
+        ),
+        (
+            "a third fold's value off, carried on",
+            Box::new(|t| {
+                for r in first + 1..child.fold_row(k + 1, 0) {
+                    add(t, r, VALUE);
+                }
+            }),
+            (first, rules.at(Rules::THIRD_FOLD)),
+        ),
+        (
+            "a value that jumps between folds",
+            Box::new(|t| add(t, first + 2, VALUE)),
+            (first + 1, rules.at(Rules::VALUE_CARRY)),
+        ),
+    ];
+    // The first fold's values 0 and 2 changed so that the second fold's value is the
+    // same: everything after it holds, the first fold alone breaks.
+    let periodic = child.air.periodic_columns();
+    let deep_periodic = child.air.deep().periodic_columns().len();
+    let rounds = 2;
+    // After the DEEP AIR's: the coset's rows (3), its carry, the value's carry, the final
+    // row, one a round, then the three folds' inverses.
+    let second_inverse = periodic[deep_periodic + 6 + rounds + 1].values[first];
+    let beta_squared = get(&honest, first, BETAS + 3);
+    let paired = move |t: &mut RowBlocks| {
+        // QUARTERS[0] = (h0 + h2)/2 + β²·(h0 − h2)·inverse: h0 += d0, h2 += d2 with
+        // d0·(1/2 + β²·inverse) = −d2·(1/2 − β²·inverse).
+        let spread = beta_squared.scale(second_inverse);
+        let half = Ext3::from(Felt::new(2)).inverse();
+        let d2 = delta;
+        let d0 = -(d2 * (half - spread)) * (half + spread).inverse();
+        let (h0, h2) = (get(t, first, HALVES), get(t, first, HALVES + 6));
+        set(t, first, HALVES, h0 + d0);
+        set(t, first, HALVES + 6, h2 + d2);
+    };
+    let mut cases = cases;
+    cases.push((
+        "a first fold whose values still fold to the same second",
+        Box::new(paired),
+        (first, rules.at(Rules::FIRST_FOLD)),
+    ));
+    for (what, forge, expected) in cases {
+        let mut table = honest.clone();
+        forge(&mut table);
+        assert_eq!(failure(&child, &table, &public), Some(expected), "{what}");
+    }
+
+    // Inputs other than the child's. A claim: the DEEP value follows it, and the first
+    // round's coset does not hold it at the position's slot.
+    let block0 = child.fold_row(0, 0);
+    let claims = DeepClaims {
+        at_z: child.claims.at_z + delta,
+        ..child.claims
+    };
+    let forged = child
+        .air
+        .trace(&child.opened, &claims, &child.betas)
+        .unwrap();
+    let public_of = |claims: &DeepClaims, betas: &[Ext3], final_poly: &[Ext3]| {
+        child.public_with(claims, betas, final_poly)
+    };
+    assert_eq!(
+        failure(
+            &child,
+            &forged,
+            &public_of(&claims, &child.betas, &child.final_poly)
+        ),
+        Some((block0, rules.at(Rules::SLOT)))
+    );
+    // A challenge: the fold row's challenge is not the public one.
+    let mut betas = child.betas.clone();
+    betas[0] += delta;
+    assert_eq!(
+        failure(
+            &child,
+            &honest,
+            &public_of(&child.claims, &betas, &child.final_poly)
+        ),
+        Some((block0, rules.at(Rules::CHALLENGES)))
+    );
+    // A final polynomial: the last value is not on it.
+    let mut final_poly = child.final_poly.clone();
+    final_poly[1] += delta;
+    let final_row = child.fold_row(0, 1) + 1;
+    assert_eq!(
+        failure(
+            &child,
+            &honest,
+            &public_of(&child.claims, &child.betas, &final_poly)
+        ),
+        Some((final_row, rules.at(Rules::FINAL)))
+    );
+}
+
+#[test]
+fn a_round_of_two_is_copied_into_the_last_fold() {
+    // Rounds of 8, 8 and 2: the last round's coset enters at the third fold.
+    let child = Child::of(&fibonacci(7), 0);
+    let honest = child.table();
+    let public = child.public();
+    let deep = ConstraintInfo::of(child.air.deep())
+        .unwrap()
+        .constraints
+        .len();
+    // After the coset (48), the slot (3), the challenges (9): the copy of 2 values.
+    let copy = deep + 60;
+    let last = child.fold_row(2, 2);
+    let mut table = honest.clone();
+    let v = get(&table, last, QUARTERS);
+    set(&mut table, last, QUARTERS, v + Ext3::ONE);
+    assert_eq!(failure(&child, &table, &public), Some((last, copy)));
+}
+
+#[test]
+fn bad_shapes_are_refused_by_name() {
+    let shape = ChildShape {
+        trace_width: 4,
+        quotient_width: 3,
+        log_rows: 6,
+        log_lde: 7,
+        log_final_poly_len: 5,
+    };
+    assert_eq!(
+        QueriesAir::new(&shape, &[1]).unwrap_err(),
+        OpeningsError::FinalPolynomial { log_len: 5 }
+    );
+    let too_long = ChildShape {
+        log_final_poly_len: 7,
+        ..shape
+    };
+    assert_eq!(
+        QueriesAir::new(&too_long, &[1]).unwrap_err(),
+        OpeningsError::FinalPolynomial { log_len: 7 }
+    );
+    let flat = ChildShape {
+        log_lde: 6,
+        log_final_poly_len: 2,
+        ..shape
+    };
+    assert_eq!(
+        QueriesAir::new(&flat, &[1]).unwrap_err(),
+        OpeningsError::LdeTooShort {
+            log_rows: 6,
+            log_lde: 6
+        }
+    );
+    let child = Child::of(&fibonacci(5), 2);
+    assert_eq!(
+        child
+            .air
+            .trace(&child.opened, &child.claims, &[])
+            .unwrap_err(),
+        OpeningsError::Shape {
+            what: "folding challenges",
+            expected: 1,
+            got: 0
+        }
+    );
+    assert!(matches!(
+        child
+            .air
+            .trace(&child.opened[..2], &child.claims, &child.betas)
+            .unwrap_err(),
+        OpeningsError::Shape { .. }
+    ));
+    assert_eq!(
+        child
+            .air
+            .public_inputs(
+                &child.roots[..2],
+                &child.claims,
+                &child.betas,
+                &child.final_poly
+            )
+            .unwrap_err(),
+        OpeningsError::Shape {
+            what: "roots",
+            expected: 3,
+            got: 2
+        }
+    );
+    assert_eq!(
+        child
+            .air
+            .public_inputs(&child.roots, &child.claims, &child.betas, &[])
+            .unwrap_err(),
+        OpeningsError::Shape {
+            what: "final coefficients",
+            expected: 4,
+            got: 0
+        }
+    );
+    // The DEEP AIR alone stays what it was: no FRI trees.
+    assert!(DeepAir::new(4, 3, 6, 7, &[1]).is_ok());
+}
