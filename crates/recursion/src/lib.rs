@@ -1,10 +1,12 @@
 #![doc = include_str!("../README.md")]
 
+mod child;
 mod deep;
 mod ext;
 mod openings;
 mod queries;
 
+pub use child::{ChildError, ChildQueries};
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use openings::{Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH};
 pub use queries::{ChildShape, MAX_LOG_FINAL_POLY_LEN, QueriesAir, WIDTH as QUERIES_WIDTH};

@@ -1,7 +1,9 @@
 //! The query-phase AIR against real children: the openings of all their trees, the DEEP
 //! values and FRI's folds down to the final polynomial satisfy it, it proves and verifies,
 //! and each rule of the folds is its own constraint: a forgery that breaks only that rule is
-//! refused at its row by it. A claim or a challenge other than the child's is refused.
+//! refused at its row by it. A claim or a challenge other than the child's is refused, and
+//! so is a child the layer cannot take: committed with Keccak-256, invalid, or too long a
+//! final polynomial.
 
 mod common;
 
@@ -9,13 +11,14 @@ use common::{any_security, params};
 
 use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_poseidon2::{FeltDigest, RATE, digest_from_bytes};
+use ballast_poseidon2::RATE;
 use ballast_recursion::{
-    ChildShape, DEEP_WIDTH, DeepAir, DeepClaims, Opened, OpeningsError, QueriesAir,
+    ChildError, ChildQueries, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims, OpeningsError,
+    QueriesAir,
 };
 use ballast_stark::{
-    CpuBackend, PhaseTimes, SegmentPosition, SegmentProof, SegmentStatement, StarkParams, Workload,
-    prove, replay, verify,
+    CpuBackend, MerkleHash, PhaseTimes, SegmentPosition, SegmentProof, SegmentStatement,
+    StarkParams, VerifierError, Workload, prove, verify,
 };
 use ballast_workloads::{Fibonacci, Poseidon2Chain};
 
@@ -27,16 +30,29 @@ fn statement(public_inputs: &[Felt]) -> SegmentStatement<'_> {
     }
 }
 
-/// A child's first segment proven with a final polynomial of 2^`log_final` coefficients and
-/// replayed: the query AIR of its positions and the witness, roots and inputs it takes.
+/// A child's first segment proven with a final polynomial of 2^`log_final` coefficients,
+/// taken into its query AIR, with its shape.
 struct Child {
-    air: QueriesAir,
+    q: ChildQueries,
     shape: ChildShape,
-    opened: Vec<Opened>,
-    roots: Vec<FeltDigest>,
-    claims: DeepClaims,
-    betas: Vec<Ext3>,
-    final_poly: Vec<Ext3>,
+}
+
+/// A child's first segment proven with `params`: its AIR's proof and public inputs.
+fn proven<W: Workload>(workload: &W, params: &StarkParams) -> (SegmentProof, Vec<Felt>) {
+    let child_air = workload.air(0);
+    let start = workload.start();
+    let (mut table, end) = workload.trace_table(0, &start);
+    let public = workload.public_inputs(0, &start, &end);
+    let proof = prove(
+        &child_air,
+        &mut table,
+        &statement(&public),
+        params,
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+    )
+    .expect("the child proves");
+    (proof, public)
 }
 
 impl Child {
@@ -45,83 +61,38 @@ impl Child {
             log_final_poly_len: log_final,
             ..params()
         };
-        let child_air = workload.air(0);
-        let start = workload.start();
-        let (mut table, end) = workload.trace_table(0, &start);
-        let public = workload.public_inputs(0, &start, &end);
-        let proof: SegmentProof = prove(
-            &child_air,
-            &mut table,
-            &statement(&public),
-            &params,
-            &CpuBackend::new(),
-            &mut PhaseTimes::default(),
-        )
-        .expect("the child proves");
-        let replay = replay(
-            &child_air,
+        let (proof, public) = proven(workload, &params);
+        let q = ChildQueries::of(
+            &workload.air(0),
             &proof,
             &statement(&public),
             &params,
             &any_security(),
         )
-        .expect("the child verifies");
-        let q = &proof.queries;
-        let per_position = |len: usize| len / q.positions.len();
+        .expect("the child's queries");
+        let per_position = |len: usize| len / proof.queries.positions.len();
         let shape = ChildShape {
-            trace_width: per_position(q.trace_rows.len()),
-            quotient_width: per_position(q.quotient_rows.len()),
+            trace_width: per_position(proof.queries.trace_rows.len()),
+            quotient_width: per_position(proof.queries.quotient_rows.len()),
             log_rows: workload.log_rows(),
             log_lde: workload.log_rows() + params.log_blowup,
             log_final_poly_len: log_final,
         };
-        let air = QueriesAir::new(&shape, &replay.positions).expect("a valid child");
-        let roots: Vec<FeltDigest> = [&proof.trace_root, &proof.quotient_root]
-            .into_iter()
-            .chain(&proof.fri_roots)
-            .map(|root| digest_from_bytes(root).expect("a Poseidon2 root"))
-            .collect();
-        let openings = air.deep().openings();
-        let mut opened = vec![
-            openings.open(0, &roots[0], &q.trace_rows, &q.trace_nodes),
-            openings.open(1, &roots[1], &q.quotient_rows, &q.quotient_nodes),
-        ];
-        for (i, (rows, layer)) in replay.fri_rows.iter().zip(&q.fri).enumerate() {
-            opened.push(openings.open(2 + i, &roots[2 + i], rows, &layer.nodes));
-        }
-        let opened = opened
-            .into_iter()
-            .collect::<Result<_, _>>()
-            .expect("the child's openings verify");
-        Self {
-            air,
-            shape,
-            opened,
-            roots,
-            claims: DeepClaims {
-                gamma: replay.gamma,
-                z: replay.deep.z,
-                at_z: replay.deep.at_z,
-                at_zw: replay.deep.at_zw,
-            },
-            betas: replay.betas,
-            final_poly: proof.final_poly.clone(),
-        }
+        Self { q, shape }
     }
 
     fn table(&self) -> RowBlocks {
-        self.air
-            .trace(&self.opened, &self.claims, &self.betas)
-            .unwrap()
+        self.q.trace().unwrap()
     }
 
     fn public(&self) -> Vec<Felt> {
-        self.public_with(&self.claims, &self.betas, &self.final_poly)
+        self.q.public_inputs().unwrap()
     }
 
     fn public_with(&self, claims: &DeepClaims, betas: &[Ext3], final_poly: &[Ext3]) -> Vec<Felt> {
-        self.air
-            .public_inputs(&self.roots, claims, betas, final_poly)
+        self.q
+            .air
+            .public_inputs(&self.q.roots, claims, betas, final_poly)
             .unwrap()
     }
 
@@ -200,10 +171,10 @@ fn every_round_folds_as_the_verifier_and_the_air_proves() {
         assert_eq!(child.log_arities(), arities);
         let mut table = child.table();
         let public = child.public();
-        assert_eq!(check_trace(&child.air, &table, &public), Ok(()));
+        assert_eq!(check_trace(&child.q.air, &table, &public), Ok(()));
         let params = params();
         let proof = prove(
-            &child.air,
+            &child.q.air,
             &mut table,
             &statement(&public),
             &params,
@@ -212,7 +183,7 @@ fn every_round_folds_as_the_verifier_and_the_air_proves() {
         )
         .expect("the query AIR proves");
         verify(
-            &child.air,
+            &child.q.air,
             &proof,
             &statement(&public),
             &params,
@@ -224,7 +195,7 @@ fn every_round_folds_as_the_verifier_and_the_air_proves() {
 
 /// The first failing (row, constraint), or none.
 fn failure(child: &Child, table: &RowBlocks, public: &[Felt]) -> Option<(usize, usize)> {
-    match check_trace(&child.air, table, public) {
+    match check_trace(&child.q.air, table, public) {
         Ok(()) => None,
         Err(AirError::Unsatisfied { row, constraint }) => Some((row, constraint)),
         Err(other) => panic!("not a constraint failure: {other}"),
@@ -282,7 +253,7 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
     let public = child.public();
     assert_eq!(failure(&child, &honest, &public), None);
     let rules = Rules {
-        deep: ConstraintInfo::of(child.air.deep())
+        deep: ConstraintInfo::of(child.q.air.deep())
             .unwrap()
             .constraints
             .len(),
@@ -348,8 +319,8 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
     ];
     // The first fold's values 0 and 2 changed so that the second fold's value is the
     // same: everything after it holds, the first fold alone breaks.
-    let periodic = child.air.periodic_columns();
-    let deep_periodic = child.air.deep().periodic_columns().len();
+    let periodic = child.q.air.periodic_columns();
+    let deep_periodic = child.q.air.deep().periodic_columns().len();
     let rounds = 2;
     // After the DEEP AIR's: the coset's rows (3), its carry, the value's carry, the final
     // row, one a round, then the three folds' inverses.
@@ -382,12 +353,13 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
     // round's coset does not hold it at the position's slot.
     let block0 = child.fold_row(0, 0);
     let claims = DeepClaims {
-        at_z: child.claims.at_z + delta,
-        ..child.claims
+        at_z: child.q.claims.at_z + delta,
+        ..child.q.claims
     };
     let forged = child
+        .q
         .air
-        .trace(&child.opened, &claims, &child.betas)
+        .trace(&child.q.opened, &claims, &child.q.betas)
         .unwrap();
     let public_of = |claims: &DeepClaims, betas: &[Ext3], final_poly: &[Ext3]| {
         child.public_with(claims, betas, final_poly)
@@ -396,30 +368,30 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
         failure(
             &child,
             &forged,
-            &public_of(&claims, &child.betas, &child.final_poly)
+            &public_of(&claims, &child.q.betas, &child.q.final_poly)
         ),
         Some((block0, rules.at(Rules::SLOT)))
     );
     // A challenge: the fold row's challenge is not the public one.
-    let mut betas = child.betas.clone();
+    let mut betas = child.q.betas.clone();
     betas[0] += delta;
     assert_eq!(
         failure(
             &child,
             &honest,
-            &public_of(&child.claims, &betas, &child.final_poly)
+            &public_of(&child.q.claims, &betas, &child.q.final_poly)
         ),
         Some((block0, rules.at(Rules::CHALLENGES)))
     );
     // A final polynomial: the last value is not on it.
-    let mut final_poly = child.final_poly.clone();
+    let mut final_poly = child.q.final_poly.clone();
     final_poly[1] += delta;
     let final_row = child.fold_row(0, 1) + 1;
     assert_eq!(
         failure(
             &child,
             &honest,
-            &public_of(&child.claims, &child.betas, &final_poly)
+            &public_of(&child.q.claims, &child.q.betas, &final_poly)
         ),
         Some((final_row, rules.at(Rules::FINAL)))
     );
@@ -431,7 +403,7 @@ fn a_round_of_two_is_copied_into_the_last_fold() {
     let child = Child::of(&fibonacci(7), 0);
     let honest = child.table();
     let public = child.public();
-    let deep = ConstraintInfo::of(child.air.deep())
+    let deep = ConstraintInfo::of(child.q.air.deep())
         .unwrap()
         .constraints
         .len();
@@ -480,8 +452,9 @@ fn bad_shapes_are_refused_by_name() {
     let child = Child::of(&fibonacci(5), 2);
     assert_eq!(
         child
+            .q
             .air
-            .trace(&child.opened, &child.claims, &[])
+            .trace(&child.q.opened, &child.q.claims, &[])
             .unwrap_err(),
         OpeningsError::Shape {
             what: "folding challenges",
@@ -491,19 +464,21 @@ fn bad_shapes_are_refused_by_name() {
     );
     assert!(matches!(
         child
+            .q
             .air
-            .trace(&child.opened[..2], &child.claims, &child.betas)
+            .trace(&child.q.opened[..2], &child.q.claims, &child.q.betas)
             .unwrap_err(),
         OpeningsError::Shape { .. }
     ));
     assert_eq!(
         child
+            .q
             .air
             .public_inputs(
-                &child.roots[..2],
-                &child.claims,
-                &child.betas,
-                &child.final_poly
+                &child.q.roots[..2],
+                &child.q.claims,
+                &child.q.betas,
+                &child.q.final_poly
             )
             .unwrap_err(),
         OpeningsError::Shape {
@@ -514,8 +489,9 @@ fn bad_shapes_are_refused_by_name() {
     );
     assert_eq!(
         child
+            .q
             .air
-            .public_inputs(&child.roots, &child.claims, &child.betas, &[])
+            .public_inputs(&child.q.roots, &child.q.claims, &child.q.betas, &[])
             .unwrap_err(),
         OpeningsError::Shape {
             what: "final coefficients",
@@ -525,4 +501,45 @@ fn bad_shapes_are_refused_by_name() {
     );
     // The DEEP AIR alone stays what it was: no FRI trees.
     assert!(DeepAir::new(4, 3, 6, 7, &[1]).is_ok());
+}
+
+#[test]
+fn a_child_the_layer_cannot_take_is_refused_by_name() {
+    let workload = fibonacci(5);
+    let air = workload.air(0);
+    let keccak = StarkParams {
+        hash: MerkleHash::Keccak256,
+        ..params()
+    };
+    let (proof, public) = proven(&workload, &keccak);
+    let refused = |proof: &SegmentProof, params: &StarkParams| {
+        ChildQueries::of(&air, proof, &statement(&public), params, &any_security()).unwrap_err()
+    };
+    assert_eq!(refused(&proof, &keccak), ChildError::NotPoseidon2);
+    let params = params();
+    let (mut proof, public_inputs) = proven(&workload, &params);
+    assert_eq!(public_inputs, public);
+    proof.final_poly[0] += Ext3::ONE;
+    assert!(matches!(
+        refused(&proof, &params),
+        ChildError::Invalid(VerifierError::QueryPositions { .. })
+    ));
+    // A final polynomial of 2^5 coefficients: the child verifies, the AIR does not take it.
+    let long_final = StarkParams {
+        log_final_poly_len: 5,
+        ..params
+    };
+    let wide = fibonacci(6);
+    let (proof, public) = proven(&wide, &long_final);
+    assert_eq!(
+        ChildQueries::of(
+            &wide.air(0),
+            &proof,
+            &statement(&public),
+            &long_final,
+            &any_security()
+        )
+        .unwrap_err(),
+        ChildError::Queries(OpeningsError::FinalPolynomial { log_len: 5 })
+    );
 }

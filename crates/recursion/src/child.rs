@@ -1,0 +1,128 @@
+//! A child segment proof turned into what a recursive layer proves about it: its verifier
+//! replayed (`ballast_stark::replay`), then the [`QueriesAir`] of its query positions and
+//! the witness and inputs it takes, from the proof's openings and what the replay derived.
+
+use ballast_air::Air;
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_merkle::Digest;
+use ballast_poseidon2::{FeltDigest, digest_from_bytes};
+use ballast_stark::{
+    MerkleHash, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy, replay,
+};
+
+use crate::{ChildShape, DeepClaims, Opened, OpeningsError, QueriesAir};
+
+/// Why a child proof cannot be taken into a layer.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ChildError {
+    /// A child committed with Keccak-256: an AIR cannot afford to recompute its hashes.
+    #[error(
+        "the child proof's trees are Keccak-256's; only a proof made with --hash poseidon2 can be compressed"
+    )]
+    NotPoseidon2,
+    /// A child its own verifier refuses.
+    #[error("the child proof does not verify: {0}")]
+    Invalid(#[from] VerifierError),
+    /// A child whose shape the query AIR does not take.
+    #[error("the child proof's queries: {0}")]
+    Queries(#[from] OpeningsError),
+}
+
+/// A child segment's query phase, ready to prove: the AIR and what its trace and public
+/// inputs are made of.
+#[derive(Clone, Debug)]
+pub struct ChildQueries {
+    /// The AIR of the child's queries.
+    pub air: QueriesAir,
+    /// Each tree's openings: the trace's, the quotient's, then each FRI layer's.
+    pub opened: Vec<Opened>,
+    /// The trees' roots, in the same order.
+    pub roots: Vec<FeltDigest>,
+    /// The DEEP claims the child's transcript fixed.
+    pub claims: DeepClaims,
+    /// Each FRI round's folding challenge.
+    pub betas: Vec<Ext3>,
+    /// The final polynomial's coefficients.
+    pub final_poly: Vec<Ext3>,
+}
+
+impl ChildQueries {
+    /// The query phase of `proof`, a proof of `air` for `statement` made with `params`,
+    /// once its verifier accepts it under `policy`.
+    ///
+    /// # Errors
+    /// A child committed with Keccak-256, one that does not verify, or one whose shape the
+    /// query AIR does not take.
+    pub fn of<A: Air>(
+        air: &A,
+        proof: &SegmentProof,
+        statement: &SegmentStatement<'_>,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<Self, ChildError> {
+        if params.hash != MerkleHash::Poseidon2 {
+            return Err(ChildError::NotPoseidon2);
+        }
+        let replay = replay(air, proof, statement, params, policy)?;
+        let q = &proof.queries;
+        let per_position = |len: usize| len / q.positions.len();
+        let shape = ChildShape {
+            trace_width: per_position(q.trace_rows.len()),
+            quotient_width: per_position(q.quotient_rows.len()),
+            log_rows: air.log_rows(),
+            log_lde: air.log_rows() + params.log_blowup,
+            log_final_poly_len: params.log_final_poly_len,
+        };
+        let queries = QueriesAir::new(&shape, &replay.positions)?;
+        let roots = [&proof.trace_root, &proof.quotient_root]
+            .into_iter()
+            .chain(&proof.fri_roots)
+            .map(felt_digest)
+            .collect::<Result<Vec<_>, _>>()?;
+        let openings = queries.deep().openings();
+        let mut opened = vec![
+            openings.open(0, &roots[0], &q.trace_rows, &q.trace_nodes)?,
+            openings.open(1, &roots[1], &q.quotient_rows, &q.quotient_nodes)?,
+        ];
+        for (i, (rows, layer)) in replay.fri_rows.iter().zip(&q.fri).enumerate() {
+            opened.push(openings.open(2 + i, &roots[2 + i], rows, &layer.nodes)?);
+        }
+        let claims = DeepClaims {
+            gamma: replay.gamma,
+            z: replay.deep.z,
+            at_z: replay.deep.at_z,
+            at_zw: replay.deep.at_zw,
+        };
+        Ok(Self {
+            air: queries,
+            opened,
+            roots,
+            claims,
+            betas: replay.betas,
+            final_poly: proof.final_poly.clone(),
+        })
+    }
+
+    /// The AIR's trace.
+    ///
+    /// # Errors
+    /// None for a child [`of`](Self::of) built; what [`QueriesAir::trace`] refuses after the
+    /// fields are changed.
+    pub fn trace(&self) -> Result<RowBlocks, OpeningsError> {
+        self.air.trace(&self.opened, &self.claims, &self.betas)
+    }
+
+    /// The AIR's public inputs.
+    ///
+    /// # Errors
+    /// As for [`trace`](Self::trace), what [`QueriesAir::public_inputs`] refuses.
+    pub fn public_inputs(&self) -> Result<Vec<Felt>, OpeningsError> {
+        self.air
+            .public_inputs(&self.roots, &self.claims, &self.betas, &self.final_poly)
+    }
+}
+
+/// A Poseidon2 root's elements. A root its verifier accepted is one: openings hashed to it.
+fn felt_digest(root: &Digest) -> Result<FeltDigest, OpeningsError> {
+    digest_from_bytes(root).ok_or(OpeningsError::Rejected)
+}
