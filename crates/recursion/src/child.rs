@@ -10,6 +10,7 @@ use ballast_stark::{
     MerkleHash, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy, replay,
 };
 
+use crate::openings::expect_len;
 use crate::{ChildShape, DeepClaims, Opened, OpeningsError, QueriesAir};
 
 /// Why a child proof cannot be taken into a layer.
@@ -65,6 +66,7 @@ impl ChildQueries {
         }
         let replay = replay(air, proof, statement, params, policy)?;
         let q = &proof.queries;
+        // The replay checked the positions (at least one) and each row's length.
         let per_position = |len: usize| len / q.positions.len();
         let shape = ChildShape {
             trace_width: per_position(q.trace_rows.len()),
@@ -84,6 +86,8 @@ impl ChildQueries {
             openings.open(0, &roots[0], &q.trace_rows, &q.trace_nodes)?,
             openings.open(1, &roots[1], &q.quotient_rows, &q.quotient_nodes)?,
         ];
+        let layers = openings.trees().len() - 2;
+        expect_len("FRI layers", layers, replay.fri_rows.len())?;
         for (i, (rows, layer)) in replay.fri_rows.iter().zip(&q.fri).enumerate() {
             opened.push(openings.open(2 + i, &roots[2 + i], rows, &layer.nodes)?);
         }

@@ -58,8 +58,8 @@ pub struct DeepClaims {
 }
 
 /// A child segment's trace and quotient openings at its query positions and the DEEP value
-/// at each: an [`Air`] of [`WIDTH`] columns whose public inputs are the two roots, then γ,
-/// z, a and b (3 coordinates each).
+/// at each: an [`Air`] of [`WIDTH`] columns whose public inputs are the two roots (then
+/// those of the trees a query AIR adds), then γ, z, a and b (3 coordinates each).
 #[derive(Clone, Debug)]
 pub struct DeepAir {
     openings: OpeningsAir,
@@ -107,10 +107,7 @@ impl DeepAir {
             return Err(OpeningsError::LdeTooShort { log_rows, log_lde });
         }
         if log_lde > TWO_ADICITY {
-            return Err(OpeningsError::TooLarge {
-                height: log_lde,
-                row_width: trace_width.max(quotient_width),
-            });
+            return Err(OpeningsError::LdeTooTall { log_lde });
         }
         let mut trees = vec![
             TreeShape {

@@ -49,7 +49,7 @@ pub enum OpeningsError {
     /// No position to open.
     #[error("no positions to open")]
     NoPositions,
-    /// A position past the tree's last leaf.
+    /// A position past the tallest tree's last leaf.
     #[error("position {position} is outside a tree of {leaves} leaves")]
     PositionOutsideTree {
         /// The position.
@@ -87,6 +87,12 @@ pub enum OpeningsError {
         /// log2 of the child's rows.
         log_rows: usize,
         /// log2 of its LDE's points.
+        log_lde: usize,
+    },
+    /// An LDE taller than the field's two-adic subgroup: it has no such domain.
+    #[error("an LDE of 2^{log_lde} points is beyond the field's two-adic subgroup")]
+    LdeTooTall {
+        /// log2 of its points.
         log_lde: usize,
     },
     /// An out-of-domain point on the LDE's points, where the DEEP quotients divide by zero.

@@ -2,9 +2,11 @@
 //! verifier computes from the same openings and claims; the AIR proves and verifies; a
 //! forged value, sum or power, or a claim other than the child's, is refused on its row.
 
+mod columns;
 mod common;
 
-use common::{any_security, params};
+use columns::{ext, get, set};
+use common::{any_security, fibonacci, params, poseidon2_chain, statement};
 
 use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -12,19 +14,7 @@ use ballast_merkle::MerkleHash;
 use ballast_ntt::LdePlan;
 use ballast_poseidon2::{FeltDigest, RATE, digest_from_bytes};
 use ballast_recursion::{DeepAir, DeepClaims, Opened, OpeningsError};
-use ballast_stark::{
-    CpuBackend, PhaseTimes, Replay, SegmentPosition, SegmentStatement, Workload, prove, replay,
-    verify,
-};
-use ballast_workloads::{Fibonacci, Poseidon2Chain};
-
-fn statement(public_inputs: &[Felt]) -> SegmentStatement<'_> {
-    SegmentStatement {
-        context: b"deep test",
-        position: SegmentPosition { index: 0, count: 1 },
-        public_inputs,
-    }
-}
+use ballast_stark::{CpuBackend, PhaseTimes, Replay, Workload, prove, replay, verify};
 
 /// A child's first segment proven and replayed: the DEEP AIR of its queries, their
 /// witness, roots and claims, and what the verifier derived.
@@ -118,32 +108,15 @@ impl Child {
     }
 }
 
-/// The extension element in columns `at..at + 3` of `row`.
-fn ext(row: &[Felt], at: usize) -> Ext3 {
-    Ext3::new([row[at], row[at + 1], row[at + 2]])
-}
-
 /// The value's columns: the last three.
 const VALUE: usize = ballast_recursion::DEEP_WIDTH - 3;
 /// The sum's columns: the first three after the openings'.
 const SUM: usize = ballast_recursion::OPENINGS_WIDTH;
 
-fn fibonacci() -> Fibonacci {
-    Fibonacci {
-        sequences: 2,
-        log_rows: 5,
-        segments: 1,
-    }
-}
-
 #[test]
 fn each_value_is_the_verifiers_and_the_air_proves() {
-    let chain = Poseidon2Chain {
-        seed: [1, 2, 3, 4].map(Felt::new),
-        steps: 16,
-        log_rows: 4,
-    };
-    for child in [Child::of(&fibonacci()), Child::of(&chain)] {
+    let chain = poseidon2_chain();
+    for child in [Child::of(&fibonacci(5)), Child::of(&chain)] {
         let table = child.table();
         let zeta = Felt::two_adic_root(child.height);
         let widths = child
@@ -190,16 +163,6 @@ const TRACE_SUM: usize = SUM + 6;
 const INVERSE_Z: usize = SUM + 9;
 const INVERSE_ZW: usize = SUM + 12;
 
-fn get(table: &RowBlocks, row: usize, at: usize) -> Ext3 {
-    ext(&table.row(row), at)
-}
-
-fn set(table: &mut RowBlocks, row: usize, at: usize, value: Ext3) {
-    for (c, v) in value.coeffs().into_iter().enumerate() {
-        table.set(row, at + c, v);
-    }
-}
-
 impl Child {
     /// The rows of block `k`.
     fn block(&self, k: usize) -> std::ops::Range<usize> {
@@ -232,11 +195,7 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
     // openings' constraints first, then for coordinate 0 the block start, the sum's step,
     // the two leaves' first powers, the power's step, the kept sum's carry and its capture,
     // the two inverses and the value.
-    let chain = Poseidon2Chain {
-        seed: [1, 2, 3, 4].map(Felt::new),
-        steps: 16,
-        log_rows: 4,
-    };
+    let chain = poseidon2_chain();
     let child = Child::of(&chain);
     let honest = child.table();
     let public = child.public();

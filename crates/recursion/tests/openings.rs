@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{any_security, params};
+use common::{any_security, fibonacci, params, poseidon2_chain, statement};
 
 use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
@@ -13,11 +13,10 @@ use ballast_merkle::{Digest, MerkleHash, MerkleTree};
 use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
 use ballast_recursion::{Opened, OpeningsAir, OpeningsError, TreeShape};
 use ballast_stark::{
-    CpuBackend, PhaseTimes, ProverError, SegmentPosition, SegmentStatement, VerifierError,
-    Workload, prove, prove_statement, prove_unchecked, verify,
+    CpuBackend, PhaseTimes, ProverError, VerifierError, Workload, prove, prove_statement,
+    prove_unchecked, verify,
 };
 use ballast_testkit::SplitMix64;
-use ballast_workloads::{Fibonacci, Poseidon2Chain};
 
 /// Trees of these row widths, all of `height` levels.
 fn same_height(row_widths: &[usize], height: usize) -> Vec<TreeShape> {
@@ -296,11 +295,7 @@ fn prove_openings(
 ) -> Result<(), String> {
     let mut trace = air.trace(opened).unwrap();
     let public = OpeningsAir::public_inputs(roots);
-    let statement = SegmentStatement {
-        context: b"openings test",
-        position: SegmentPosition { index: 0, count: 1 },
-        public_inputs: &public,
-    };
+    let statement = statement(&public);
     let params = params();
     let proof = prove(
         air,
@@ -316,17 +311,10 @@ fn prove_openings(
 
 #[test]
 fn a_child_proofs_openings_prove_and_verify() {
-    let fibonacci = Fibonacci {
-        sequences: 2,
-        log_rows: 5,
-        segments: 1,
-    };
-    let chain = Poseidon2Chain {
-        seed: [1, 2, 3, 4].map(Felt::new),
-        steps: 16,
-        log_rows: 4,
-    };
-    for (air, opened, roots) in [child_openings(&fibonacci), child_openings(&chain)] {
+    for (air, opened, roots) in [
+        child_openings(&fibonacci(5)),
+        child_openings(&poseidon2_chain()),
+    ] {
         assert_eq!(prove_openings(&air, &opened, &roots), Ok(()));
         // The two trees' roots swapped are refused.
         let trace = air.trace(&opened).unwrap();
@@ -343,11 +331,7 @@ fn a_forced_proof_against_another_root_is_rejected() {
     let air = bad.air();
     let mut trace = air.trace(&[bad.opened.clone()]).unwrap();
     let public = OpeningsAir::public_inputs(&[bad.root]);
-    let statement = SegmentStatement {
-        context: b"openings test",
-        position: SegmentPosition { index: 0, count: 1 },
-        public_inputs: &public,
-    };
+    let statement = statement(&public);
     let params = params();
     let backend = CpuBackend::new();
     let refused = prove(
@@ -502,4 +486,22 @@ fn a_lower_tree_opens_each_position_modulo_its_leaves() {
     wrong.rows[..row_width].copy_from_slice(&table.row(3)[..]);
     let wrong = [tall.opened, wrong];
     assert!(check_trace(&air, &air.trace(&wrong).unwrap(), &public).is_err());
+}
+
+#[test]
+fn a_tree_of_one_leaf_has_its_leaf_for_root() {
+    // Height 0: the last leaf row's digest is the root; no path rows.
+    let row: Vec<Felt> = (1..=5).map(Felt::new).collect();
+    let root = hash_elements(&row);
+    let air = OpeningsAir::new(&same_height(&[5], 0), &[0]).unwrap();
+    let opened = Opened {
+        rows: row,
+        paths: vec![Vec::new()],
+    };
+    let trace = air.trace(&[opened]).unwrap();
+    let public = OpeningsAir::public_inputs(&[root]);
+    assert_eq!(check_trace(&air, &trace, &public), Ok(()));
+    let mut other = root;
+    other[3] += Felt::ONE;
+    assert!(check_trace(&air, &trace, &OpeningsAir::public_inputs(&[other])).is_err());
 }

@@ -5,9 +5,11 @@
 //! so is a child the layer cannot take: committed with Keccak-256, invalid, or too long a
 //! final polynomial.
 
+mod columns;
 mod common;
 
-use common::{any_security, params};
+use columns::{get, set};
+use common::{any_security, fibonacci, params, poseidon2_chain, statement};
 
 use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -17,18 +19,9 @@ use ballast_recursion::{
     QueriesAir,
 };
 use ballast_stark::{
-    CpuBackend, MerkleHash, PhaseTimes, SegmentPosition, SegmentProof, SegmentStatement,
-    StarkParams, VerifierError, Workload, prove, verify,
+    CpuBackend, MerkleHash, PhaseTimes, SegmentProof, StarkParams, VerifierError, Workload, prove,
+    verify,
 };
-use ballast_workloads::{Fibonacci, Poseidon2Chain};
-
-fn statement(public_inputs: &[Felt]) -> SegmentStatement<'_> {
-    SegmentStatement {
-        context: b"queries test",
-        position: SegmentPosition { index: 0, count: 1 },
-        public_inputs,
-    }
-}
 
 /// A child's first segment proven with a final polynomial of 2^`log_final` coefficients,
 /// taken into its query AIR, with its shape.
@@ -141,29 +134,13 @@ impl Child {
     }
 }
 
-fn fibonacci(log_rows: usize) -> Fibonacci {
-    Fibonacci {
-        sequences: 2,
-        log_rows,
-        segments: 1,
-    }
-}
-
-fn chain() -> Poseidon2Chain {
-    Poseidon2Chain {
-        seed: [1, 2, 3, 4].map(Felt::new),
-        steps: 16,
-        log_rows: 4,
-    }
-}
-
 #[test]
 fn every_round_folds_as_the_verifier_and_the_air_proves() {
     // Rounds of 8; of 4; of 8, 8 and 2; and of 8 then 4, with final polynomials of 4, 4,
     // 1 and 2 coefficients.
     let children = [
         (Child::of(&fibonacci(5), 2), vec![3]),
-        (Child::of(&chain(), 2), vec![2]),
+        (Child::of(&poseidon2_chain(), 2), vec![2]),
         (Child::of(&fibonacci(7), 0), vec![3, 3, 1]),
         (Child::of(&fibonacci(6), 1), vec![3, 2]),
     ];
@@ -199,17 +176,6 @@ fn failure(child: &Child, table: &RowBlocks, public: &[Felt]) -> Option<(usize, 
         Ok(()) => None,
         Err(AirError::Unsatisfied { row, constraint }) => Some((row, constraint)),
         Err(other) => panic!("not a constraint failure: {other}"),
-    }
-}
-
-fn get(table: &RowBlocks, row: usize, at: usize) -> Ext3 {
-    let row = table.row(row);
-    Ext3::new([row[at], row[at + 1], row[at + 2]])
-}
-
-fn set(table: &mut RowBlocks, row: usize, at: usize, value: Ext3) {
-    for (c, v) in value.coeffs().into_iter().enumerate() {
-        table.set(row, at + c, v);
     }
 }
 
@@ -448,6 +414,16 @@ fn bad_shapes_are_refused_by_name() {
             log_rows: 6,
             log_lde: 6
         }
+    );
+    let tall = ChildShape {
+        log_rows: 32,
+        log_lde: 33,
+        log_final_poly_len: 2,
+        ..shape
+    };
+    assert_eq!(
+        QueriesAir::new(&tall, &[1]).unwrap_err(),
+        OpeningsError::LdeTooTall { log_lde: 33 }
     );
     let child = Child::of(&fibonacci(5), 2);
     assert_eq!(

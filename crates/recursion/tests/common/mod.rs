@@ -1,6 +1,9 @@
-//! What the recursion tests share: the parameters their children and layers prove with.
+//! What the recursion tests share: the children, their statement and the parameters they
+//! and their layers prove with.
 
-use ballast_stark::{MerkleHash, StarkParams, VerifyPolicy};
+use ballast_field::Felt;
+use ballast_stark::{MerkleHash, SegmentPosition, SegmentStatement, StarkParams, VerifyPolicy};
+use ballast_workloads::{Fibonacci, Poseidon2Chain};
 
 /// Poseidon2 trees, fast and insecure parameters.
 pub fn params() -> StarkParams {
@@ -15,5 +18,32 @@ pub fn any_security() -> VerifyPolicy {
     VerifyPolicy {
         min_security_bits: 0,
         ..VerifyPolicy::default()
+    }
+}
+
+/// A one-segment statement of these public inputs.
+pub fn statement(public_inputs: &[Felt]) -> SegmentStatement<'_> {
+    SegmentStatement {
+        context: b"recursion test",
+        position: SegmentPosition { index: 0, count: 1 },
+        public_inputs,
+    }
+}
+
+/// Two Fibonacci sequences in one segment of 2^`log_rows` rows.
+pub fn fibonacci(log_rows: usize) -> Fibonacci {
+    Fibonacci {
+        sequences: 2,
+        log_rows,
+        segments: 1,
+    }
+}
+
+/// 16 Poseidon2 steps in one segment of 2^4 rows.
+pub fn poseidon2_chain() -> Poseidon2Chain {
+    Poseidon2Chain {
+        seed: [1, 2, 3, 4].map(Felt::new),
+        steps: 16,
+        log_rows: 4,
     }
 }
