@@ -6,7 +6,7 @@ mod columns;
 mod common;
 
 use columns::{ext, get, set};
-use common::{any_security, fibonacci, params, poseidon2_chain, statement};
+use common::{any_security, fibonacci, params, poseidon2_chain, proven, statement};
 
 use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -33,18 +33,7 @@ impl Child {
     fn of<W: Workload>(workload: &W) -> Self {
         let params = params();
         let child_air = workload.air(0);
-        let start = workload.start();
-        let (mut table, end) = workload.trace_table(0, &start);
-        let public = workload.public_inputs(0, &start, &end);
-        let proof = prove(
-            &child_air,
-            &mut table,
-            &statement(&public),
-            &params,
-            &CpuBackend::new(),
-            &mut PhaseTimes::default(),
-        )
-        .expect("the child proves");
+        let (proof, public) = proven(workload, &params);
         let replay = replay(
             &child_air,
             &proof,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{any_security, fibonacci, params, poseidon2_chain, statement};
+use common::{any_security, fibonacci, params, poseidon2_chain, proven, statement};
 
 use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
@@ -13,8 +13,7 @@ use ballast_merkle::{Digest, MerkleHash, MerkleTree};
 use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
 use ballast_recursion::{Opened, OpeningsAir, OpeningsError, TreeShape};
 use ballast_stark::{
-    CpuBackend, PhaseTimes, ProverError, VerifierError, Workload, prove, prove_statement,
-    prove_unchecked, verify,
+    CpuBackend, PhaseTimes, ProverError, VerifierError, Workload, prove, prove_unchecked, verify,
 };
 use ballast_testkit::SplitMix64;
 
@@ -264,15 +263,7 @@ fn each_link_of_the_schedule_is_its_own_constraint() {
 /// quotient openings, their witness, and their roots.
 fn child_openings<W: Workload>(workload: &W) -> (OpeningsAir, [Opened; 2], [FeltDigest; 2]) {
     let params = params();
-    let proof = prove_statement(
-        workload,
-        &params,
-        &CpuBackend::new(),
-        &mut PhaseTimes::default(),
-        &mut |_| {},
-    )
-    .expect("the child proves");
-    let segment = &proof.segments[0];
+    let (segment, _) = proven(workload, &params);
     let q = &segment.queries;
     let height = workload.log_rows() + params.log_blowup;
     let widths = [q.trace_rows.len(), q.quotient_rows.len()].map(|len| len / q.positions.len());

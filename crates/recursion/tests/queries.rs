@@ -9,7 +9,7 @@ mod columns;
 mod common;
 
 use columns::{get, set};
-use common::{any_security, fibonacci, params, poseidon2_chain, statement};
+use common::{any_security, fibonacci, params, poseidon2_chain, proven, statement};
 
 use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -28,24 +28,6 @@ use ballast_stark::{
 struct Child {
     q: ChildQueries,
     shape: ChildShape,
-}
-
-/// A child's first segment proven with `params`: its AIR's proof and public inputs.
-fn proven<W: Workload>(workload: &W, params: &StarkParams) -> (SegmentProof, Vec<Felt>) {
-    let child_air = workload.air(0);
-    let start = workload.start();
-    let (mut table, end) = workload.trace_table(0, &start);
-    let public = workload.public_inputs(0, &start, &end);
-    let proof = prove(
-        &child_air,
-        &mut table,
-        &statement(&public),
-        params,
-        &CpuBackend::new(),
-        &mut PhaseTimes::default(),
-    )
-    .expect("the child proves");
-    (proof, public)
 }
 
 impl Child {

@@ -2,7 +2,10 @@
 //! and their layers prove with.
 
 use ballast_field::Felt;
-use ballast_stark::{MerkleHash, SegmentPosition, SegmentStatement, StarkParams, VerifyPolicy};
+use ballast_stark::{
+    CpuBackend, MerkleHash, PhaseTimes, SegmentPosition, SegmentProof, SegmentStatement,
+    StarkParams, VerifyPolicy, Workload, prove,
+};
 use ballast_workloads::{Fibonacci, Poseidon2Chain};
 
 /// Poseidon2 trees, fast and insecure parameters.
@@ -46,4 +49,23 @@ pub fn poseidon2_chain() -> Poseidon2Chain {
         steps: 16,
         log_rows: 4,
     }
+}
+
+/// A workload's first segment proven with `params` for [`statement`]: the proof and the
+/// segment's public inputs.
+pub fn proven<W: Workload>(workload: &W, params: &StarkParams) -> (SegmentProof, Vec<Felt>) {
+    let air = workload.air(0);
+    let start = workload.start();
+    let (mut table, end) = workload.trace_table(0, &start);
+    let public = workload.public_inputs(0, &start, &end);
+    let proof = prove(
+        &air,
+        &mut table,
+        &statement(&public),
+        params,
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+    )
+    .expect("the child proves");
+    (proof, public)
 }
