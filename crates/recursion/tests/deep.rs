@@ -6,7 +6,7 @@ mod columns;
 mod common;
 
 use columns::{ext, get, set};
-use common::{any_security, fibonacci, params, poseidon2_chain, proven, statement};
+use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
 
 use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -14,7 +14,7 @@ use ballast_merkle::MerkleHash;
 use ballast_ntt::LdePlan;
 use ballast_poseidon2::{FeltDigest, RATE, digest_from_bytes};
 use ballast_recursion::{DeepAir, DeepClaims, Opened, OpeningsError};
-use ballast_stark::{CpuBackend, PhaseTimes, Replay, Workload, prove, replay, verify};
+use ballast_stark::{Replay, Workload, replay};
 
 /// A child's first segment proven and replayed: the DEEP AIR of its queries, their
 /// witness, roots and claims, and what the verifier derived.
@@ -125,24 +125,10 @@ fn each_value_is_the_verifiers_and_the_air_proves() {
         }
         let public = child.public();
         assert_eq!(check_trace(&child.air, &table, &public), Ok(()));
-        let params = params();
-        let proof = prove(
-            &child.air,
-            &mut table.clone(),
-            &statement(&public),
-            &params,
-            &CpuBackend::new(),
-            &mut PhaseTimes::default(),
-        )
-        .expect("the DEEP AIR proves");
-        verify(
-            &child.air,
-            &proof,
-            &statement(&public),
-            &params,
-            &any_security(),
-        )
-        .expect("and verifies");
+        assert_eq!(
+            layer_proves(&child.air, &mut table.clone(), &public),
+            Ok(())
+        );
     }
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{any_security, fibonacci, params, poseidon2_chain, proven, statement};
+use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
 
 use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
@@ -285,19 +285,7 @@ fn prove_openings(
     roots: &[FeltDigest],
 ) -> Result<(), String> {
     let mut trace = air.trace(opened).unwrap();
-    let public = OpeningsAir::public_inputs(roots);
-    let statement = statement(&public);
-    let params = params();
-    let proof = prove(
-        air,
-        &mut trace,
-        &statement,
-        &params,
-        &CpuBackend::new(),
-        &mut PhaseTimes::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    verify(air, &proof, &statement, &params, &any_security()).map_err(|e| e.to_string())
+    layer_proves(air, &mut trace, &OpeningsAir::public_inputs(roots))
 }
 
 #[test]

@@ -9,7 +9,7 @@ mod columns;
 mod common;
 
 use columns::{get, set};
-use common::{any_security, fibonacci, params, poseidon2_chain, proven, statement};
+use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
 
 use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -18,10 +18,7 @@ use ballast_recursion::{
     ChildError, ChildQueries, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims, OpeningsError,
     QueriesAir,
 };
-use ballast_stark::{
-    CpuBackend, MerkleHash, PhaseTimes, SegmentProof, StarkParams, VerifierError, Workload, prove,
-    verify,
-};
+use ballast_stark::{MerkleHash, SegmentProof, StarkParams, VerifierError, Workload};
 
 /// A child's first segment proven with a final polynomial of 2^`log_final` coefficients,
 /// taken into its query AIR, with its shape.
@@ -131,24 +128,7 @@ fn every_round_folds_as_the_verifier_and_the_air_proves() {
         let mut table = child.table();
         let public = child.public();
         assert_eq!(check_trace(&child.q.air, &table, &public), Ok(()));
-        let params = params();
-        let proof = prove(
-            &child.q.air,
-            &mut table,
-            &statement(&public),
-            &params,
-            &CpuBackend::new(),
-            &mut PhaseTimes::default(),
-        )
-        .expect("the query AIR proves");
-        verify(
-            &child.q.air,
-            &proof,
-            &statement(&public),
-            &params,
-            &any_security(),
-        )
-        .expect("and verifies");
+        assert_eq!(layer_proves(&child.q.air, &mut table, &public), Ok(()));
     }
 }
 

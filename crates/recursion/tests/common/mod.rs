@@ -1,10 +1,11 @@
 //! What the recursion tests share: the children, their statement and the parameters they
 //! and their layers prove with.
 
-use ballast_field::Felt;
+use ballast_air::Air;
+use ballast_field::{Felt, RowBlocks};
 use ballast_stark::{
     CpuBackend, MerkleHash, PhaseTimes, SegmentPosition, SegmentProof, SegmentStatement,
-    StarkParams, VerifyPolicy, Workload, prove,
+    StarkParams, VerifyPolicy, Workload, prove, verify,
 };
 use ballast_workloads::{Fibonacci, Poseidon2Chain};
 
@@ -68,4 +69,20 @@ pub fn proven<W: Workload>(workload: &W, params: &StarkParams) -> (SegmentProof,
     )
     .expect("the child proves");
     (proof, public)
+}
+
+/// A layer's table proven with [`params`] for [`statement`] of `public`, then verified: the
+/// first error of either, as text.
+pub fn layer_proves<A: Air>(air: &A, table: &mut RowBlocks, public: &[Felt]) -> Result<(), String> {
+    let params = params();
+    let proof = prove(
+        air,
+        table,
+        &statement(public),
+        &params,
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    verify(air, &proof, &statement(public), &params, &any_security()).map_err(|e| e.to_string())
 }
