@@ -10,6 +10,9 @@
 //! modelled as ideal) it is independent of the tree hashes (`docs/protocol.md` §6, item 12).
 //! Its input must be self-delimiting (the transcript's messages are): trailing zeros of a
 //! block are not told apart from the fill.
+//!
+//! A duplex keeps a log of its permutations: what each added to the rate and read from it,
+//! all a verifier AIR needs to recompute the transcript without the permutation's states.
 
 use ballast_field::Felt;
 
@@ -20,13 +23,37 @@ use crate::sponge::RATE;
 /// The capacity cell that marks a duplex, set in its initial state.
 const DUPLEX_CELL: usize = RATE + 2;
 
-/// A duplex sponge's state: the permutation's cells and how far the current block is filled.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A duplex sponge's state: the permutation's cells and how far the current block is
+/// filled, and its log.
+#[derive(Clone, Debug)]
 pub struct Duplex {
     state: [Felt; WIDTH],
     /// Rate cells of the current block written so far (the next one written is this one).
     filled: usize,
+    /// What was added to each rate cell since the last permutation.
+    added: [Felt; RATE],
+    log: Vec<DuplexStep>,
 }
+
+/// One permutation of a duplex, as its log keeps it: the input is the previous output (or
+/// the start state) with `added` added to the rate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplexStep {
+    /// What was added to each rate cell since the previous permutation.
+    pub added: [Felt; RATE],
+    /// The rate cells read from its output, in order (a squeeze's; none for an absorb's).
+    pub read: Vec<Felt>,
+}
+
+/// Duplexes are equal when their states are, so that they draw alike; the log is a record
+/// of how they got there.
+impl PartialEq for Duplex {
+    fn eq(&self, other: &Self) -> bool {
+        (self.state, self.filled) == (other.state, other.filled)
+    }
+}
+
+impl Eq for Duplex {}
 
 impl Default for Duplex {
     fn default() -> Self {
@@ -39,7 +66,32 @@ impl Duplex {
     pub fn new() -> Self {
         let mut state = [Felt::ZERO; WIDTH];
         state[DUPLEX_CELL] = Felt::ONE;
-        Self { state, filled: 0 }
+        Self {
+            state,
+            filled: 0,
+            added: [Felt::ZERO; RATE],
+            log: Vec::new(),
+        }
+    }
+
+    /// The state a duplex starts from.
+    pub fn start() -> [Felt; WIDTH] {
+        Self::new().state
+    }
+
+    /// A duplex that continues from this one's state with an empty log.
+    pub fn fork(&self) -> Self {
+        Self {
+            state: self.state,
+            filled: self.filled,
+            added: self.added,
+            log: Vec::new(),
+        }
+    }
+
+    /// The permutations so far, in order.
+    pub fn log(&self) -> &[DuplexStep] {
+        &self.log
     }
 
     /// Adds `elements` into the rate in order, permuting whenever a block is full and more
@@ -47,10 +99,11 @@ impl Duplex {
     pub fn absorb(&mut self, elements: &[Felt]) {
         for &element in elements {
             if self.filled == RATE {
-                permute(&mut self.state);
+                self.step(0);
                 self.filled = 0;
             }
             self.state[self.filled] += element;
+            self.added[self.filled] += element;
             self.filled += 1;
         }
     }
@@ -71,15 +124,26 @@ impl Duplex {
     pub fn squeeze(&mut self, count: usize) -> Vec<Felt> {
         let mut out = Vec::with_capacity(count);
         loop {
-            permute(&mut self.state);
             let take = RATE.min(count - out.len());
-            out.extend_from_slice(&self.state[..take]);
+            out.extend_from_slice(self.step(take));
             if out.len() == count {
                 break;
             }
         }
         self.filled = 0;
         out
+    }
+
+    /// Permutes, logging what was added and the first `read` rate cells of the output,
+    /// which it returns.
+    fn step(&mut self, read: usize) -> &[Felt] {
+        permute(&mut self.state);
+        let read = &self.state[..read];
+        self.log.push(DuplexStep {
+            added: std::mem::replace(&mut self.added, [Felt::ZERO; RATE]),
+            read: read.to_vec(),
+        });
+        read
     }
 }
 
@@ -161,6 +225,36 @@ mod tests {
             out[..],
             compress(&left.try_into().unwrap(), &right.try_into().unwrap())[..]
         );
+    }
+
+    #[test]
+    fn the_log_recomputes_every_read() {
+        let mut d = Duplex::new();
+        d.absorb(&felts(1..=11));
+        let first = d.squeeze(9);
+        let fork = d.fork();
+        d.absorb(&felts(20..=22));
+        let second = d.squeeze(2);
+        // 11 elements permute once (at the 9th), 9 read twice, 2 once.
+        assert_eq!(d.log().len(), 4);
+        let mut state = Duplex::start();
+        let mut read = Vec::new();
+        for step in d.log() {
+            for (cell, added) in state.iter_mut().zip(step.added) {
+                *cell += added;
+            }
+            permute(&mut state);
+            assert_eq!(step.read[..], state[..step.read.len()]);
+            read.extend_from_slice(&step.read);
+        }
+        assert_eq!(read, [first, second].concat());
+        assert!(fork.log().is_empty());
+        assert_eq!(fork.continuation(), {
+            let mut again = Duplex::new();
+            again.absorb(&felts(1..=11));
+            again.squeeze(9);
+            again.continuation()
+        });
     }
 
     #[test]

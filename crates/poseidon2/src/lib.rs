@@ -7,7 +7,7 @@ mod many;
 mod permutation;
 mod sponge;
 
-pub use duplex::Duplex;
+pub use duplex::{Duplex, DuplexStep};
 pub use many::{compress_many, hash_block_rows, hash_many};
 pub use permutation::{permute, permute_over};
 pub use sponge::{

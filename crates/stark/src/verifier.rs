@@ -5,7 +5,7 @@ use ballast_field::{Ext3, Felt};
 use ballast_fri::{FriVerifierInput, verify_queries};
 use ballast_merkle::verify_batch;
 use ballast_ntt::LdePlan;
-use ballast_transcript::Transcript;
+use ballast_transcript::{Transcript, TranscriptStep};
 
 use crate::deep::deep_coefficients;
 use crate::proof::segment_geometry;
@@ -33,7 +33,8 @@ pub fn verify<A: Air>(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<(), VerifierError> {
-    replay(air, proof, segment, params, policy).map(|_| ())
+    policy.check_params(air, params)?;
+    verify_with_transcript(air, proof, segment, params).map(|_| ())
 }
 
 /// What a verifier derives from a proof it accepts, besides its verdict: the values a
@@ -51,6 +52,9 @@ pub struct Replay {
     /// Each FRI layer's opened rows (`ballast_fri::verify_queries`'s): the queried cosets'
     /// values, coset after coset in leaf order.
     pub fri_rows: Vec<Vec<Felt>>,
+    /// Every permutation of the transcript, the work word's among them
+    /// (`Transcript::steps`; [`replay`] lists them); none for Keccak-256.
+    pub transcript: Option<Vec<TranscriptStep>>,
 }
 
 /// [`verify`], returning what the verifier derived on the way.
@@ -65,7 +69,11 @@ pub fn replay<A: Air>(
     policy: &VerifyPolicy,
 ) -> Result<Replay, VerifierError> {
     policy.check_params(air, params)?;
-    verify_with_transcript(air, proof, segment, params).map(|(_, replay)| replay)
+    let (transcript, replay) = verify_with_transcript(air, proof, segment, params)?;
+    Ok(Replay {
+        transcript: transcript.steps(),
+        ..replay
+    })
 }
 
 /// [`verify`] without the policy check (for parameters that already passed it), also
@@ -186,6 +194,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
             deep,
             betas: fri.betas().to_vec(),
             fri_rows,
+            transcript: None,
         },
     ))
 }

@@ -5,4 +5,5 @@ mod poseidon2;
 mod pow;
 mod transcript;
 
+pub use poseidon2::{StepKind, TranscriptStep, step_inputs};
 pub use transcript::{Transcript, WorkState};

@@ -9,8 +9,8 @@
 
 use ballast_field::Felt;
 use ballast_keccak::Digest;
-use ballast_poseidon2::Duplex;
 use ballast_poseidon2::constants::WIDTH;
+use ballast_poseidon2::{Duplex, DuplexStep, permute};
 
 /// A message's first element, so that messages of different kinds never read alike.
 #[derive(Clone, Copy)]
@@ -34,16 +34,74 @@ enum Kind {
 /// Bytes packed into one element (7 · 8 = 56 bits < 64: every packing is canonical).
 const BYTES_PER_ELEMENT: usize = 7;
 
-/// A duplex fed with the transcript's messages.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A duplex fed with the transcript's messages, and the work words checked on copies of it.
+#[derive(Clone, Debug)]
 pub(crate) struct DuplexChain {
     duplex: Duplex,
+    /// Each work word checked: the duplex's permutations before it, and its copy's own.
+    work: Vec<(usize, Vec<DuplexStep>)>,
+}
+
+/// Chains are equal when their duplexes are: the work words checked are a record of what
+/// was asked of the chain, not its state (a prover grinds, a verifier checks).
+impl PartialEq for DuplexChain {
+    fn eq(&self, other: &Self) -> bool {
+        self.duplex == other.duplex
+    }
+}
+
+impl Eq for DuplexChain {}
+
+/// A permutation of a Poseidon2 transcript, as [`Transcript::steps`](crate::Transcript::steps)
+/// lists them: what it added and read, and which duplex it permuted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TranscriptStep {
+    /// What the permutation added to the rate and read from it.
+    pub step: DuplexStep,
+    /// Which duplex it permuted.
+    pub kind: StepKind,
+}
+
+/// Which duplex a [`TranscriptStep`] permuted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepKind {
+    /// The transcript's own: its input is the previous such step's output.
+    Transcript,
+    /// A copy of the transcript's, for a nonce's work word: its input is the transcript's
+    /// last output (the start state before any).
+    WorkStart,
+    /// The same copy again: its input is the previous step's output.
+    Work,
+}
+
+/// The state each step permuted: the start state or the output it continues from (its
+/// kind says which), with what it added in the rate.
+pub fn step_inputs(steps: &[TranscriptStep]) -> Vec<[Felt; WIDTH]> {
+    let mut inputs = Vec::with_capacity(steps.len());
+    let (mut transcript, mut previous) = (Duplex::start(), Duplex::start());
+    for step in steps {
+        let mut input = match step.kind {
+            StepKind::Transcript | StepKind::WorkStart => transcript,
+            StepKind::Work => previous,
+        };
+        for (cell, added) in input.iter_mut().zip(step.step.added) {
+            *cell += added;
+        }
+        inputs.push(input);
+        previous = input;
+        permute(&mut previous);
+        if step.kind == StepKind::Transcript {
+            transcript = previous;
+        }
+    }
+    inputs
 }
 
 impl DuplexChain {
     pub(crate) fn new(domain: &[u8]) -> Self {
         let mut chain = Self {
             duplex: Duplex::new(),
+            work: Vec::new(),
         };
         chain.absorb_kind(Kind::Domain);
         chain.duplex.absorb(&bytes(domain));
@@ -84,19 +142,52 @@ impl DuplexChain {
         self.duplex.squeeze(count)
     }
 
-    /// The first element squeezed after the message `Work ‖ nonce`, as a word; the chain
-    /// itself is left as it is.
-    pub(crate) fn work(&self, nonce: u64) -> u64 {
-        let mut duplex = self.duplex.clone();
+    /// The first element squeezed after the message `Work ‖ nonce`, as a word, and the
+    /// copy of the duplex that squeezed it; the chain itself is left as it is.
+    pub(crate) fn work_duplex(&self, nonce: u64) -> (u64, Duplex) {
+        let mut duplex = self.duplex.fork();
         duplex.absorb(&[Felt::new(Kind::Work as u64)]);
         duplex.absorb(&word(nonce));
-        duplex.squeeze(1)[0].as_u64()
+        (duplex.squeeze(1)[0].as_u64(), duplex)
+    }
+
+    /// `nonce`'s work word, recorded for [`steps`](Self::steps).
+    pub(crate) fn check_work(&mut self, nonce: u64) -> u64 {
+        let (word, duplex) = self.work_duplex(nonce);
+        self.work
+            .push((self.duplex.log().len(), duplex.log().to_vec()));
+        word
+    }
+
+    /// Every permutation so far, the work words' in the order they were checked.
+    pub(crate) fn steps(&self) -> Vec<TranscriptStep> {
+        let log = self.duplex.log();
+        let mut steps = Vec::with_capacity(log.len());
+        let mut done = 0;
+        let transcript = |step: &DuplexStep| TranscriptStep {
+            step: step.clone(),
+            kind: StepKind::Transcript,
+        };
+        for (before, work) in &self.work {
+            steps.extend(log[done..*before].iter().map(transcript));
+            done = *before;
+            steps.extend(work.iter().enumerate().map(|(k, step)| TranscriptStep {
+                step: step.clone(),
+                kind: if k == 0 {
+                    StepKind::WorkStart
+                } else {
+                    StepKind::Work
+                },
+            }));
+        }
+        steps.extend(log[done..].iter().map(transcript));
+        steps
     }
 
     /// The duplex once the work message's kind is absorbed, as cells and the rate cell the
     /// nonce's low half is added to ([`Duplex::continuation`]).
     pub(crate) fn work_state(&self) -> ([Felt; WIDTH], usize) {
-        let mut duplex = self.duplex.clone();
+        let mut duplex = self.duplex.fork();
         duplex.absorb(&[Felt::new(Kind::Work as u64)]);
         duplex.continuation()
     }
@@ -127,4 +218,65 @@ fn bytes(bytes: &[u8]) -> Vec<Felt> {
 /// A word as two elements, its low then its high 32 bits.
 fn word(value: u64) -> [Felt; 2] {
     [Felt::new(value & 0xffff_ffff), Felt::new(value >> 32)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each step's output, from [`step_inputs`].
+    fn outputs(steps: &[TranscriptStep]) -> Vec<[Felt; WIDTH]> {
+        step_inputs(steps)
+            .into_iter()
+            .map(|mut state| {
+                permute(&mut state);
+                state
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_steps_recompute_every_read_and_work_word() {
+        let mut chain = DuplexChain::new(b"steps");
+        chain.absorb_felts("a", &[Felt::new(3); 13]);
+        let first = chain.squeeze("c", 11);
+        let word = chain.check_work(98);
+        // A second word checked at once starts from the transcript, not the first word.
+        let word = [word, chain.check_work(99)];
+        chain.absorb_word("n", 99);
+        let second = chain.squeeze("d", 2);
+        let steps = chain.steps();
+        let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+        let work = kinds
+            .iter()
+            .position(|&k| k == StepKind::WorkStart)
+            .unwrap();
+        assert_eq!(
+            kinds.iter().filter(|&&k| k == StepKind::WorkStart).count(),
+            2
+        );
+        let out = outputs(&steps);
+        let mut read = Vec::new();
+        for (k, step) in steps.iter().enumerate() {
+            assert_eq!(
+                step.step.read[..],
+                out[k][..step.step.read.len()],
+                "step {k}"
+            );
+            if step.kind == StepKind::Transcript {
+                read.extend_from_slice(&step.step.read);
+            }
+        }
+        assert_eq!(read, [first, second].concat());
+        let words: Vec<Felt> = steps
+            .iter()
+            .filter(|s| s.kind != StepKind::Transcript)
+            .flat_map(|s| s.step.read.clone())
+            .collect();
+        assert_eq!(words, word.map(Felt::new));
+        // A step's kind matters: the work's first step read as the transcript's own.
+        let mut wrong = steps.clone();
+        wrong[work].kind = StepKind::Transcript;
+        assert_ne!(outputs(&wrong).last(), outputs(&steps).last());
+    }
 }

@@ -23,16 +23,14 @@ impl Transcript {
     /// True when `nonce`'s work word has at least `bits` leading zero bits. For Keccak-256
     /// the word is the first 8 bytes, big-endian, of H(0x06 ‖ state ‖ nonce)
     /// ([`HashDomain::ProofOfWork`]); for Poseidon2, the first element squeezed after the
-    /// message `Work ‖ nonce`. Does not change the transcript.
-    pub fn check_pow(&self, bits: u32, nonce: u64) -> bool {
-        meets(self.work(nonce), bits)
-    }
-
-    fn work(&self, nonce: u64) -> u64 {
-        match &self.chain {
+    /// message `Work ‖ nonce`, on a copy of the duplex, whose permutations
+    /// [`steps`](Transcript::steps) then lists. Does not change what the transcript draws.
+    pub fn check_pow(&mut self, bits: u32, nonce: u64) -> bool {
+        let word = match &mut self.chain {
             Chain::Keccak(chain) => chain.work(nonce),
-            Chain::Poseidon2(chain) => chain.work(nonce),
-        }
+            Chain::Poseidon2(chain) => chain.check_work(nonce),
+        };
+        meets(word, bits)
     }
 
     /// The smallest nonce passing [`check_pow`](Self::check_pow), on the process's CPU path.
@@ -107,6 +105,14 @@ mod tests {
         }
     }
 
+    /// `nonce`'s work word, as `check_pow` judges it.
+    fn word(t: &Transcript, nonce: u64) -> u64 {
+        match &t.chain {
+            Chain::Keccak(chain) => chain.work(nonce),
+            Chain::Poseidon2(chain) => chain.work_duplex(nonce).0,
+        }
+    }
+
     #[test]
     fn the_work_state_gives_each_nonces_word() {
         // WorkState::word, as grinding and the device compute it, against check_pow's word,
@@ -120,13 +126,17 @@ mod tests {
             };
             seen[next] = true;
             let nonce = 0x1234_5678_9abc_def0 + step;
-            assert_eq!(state.word(nonce), t.work(nonce), "step {step}, cell {next}");
+            assert_eq!(
+                state.word(nonce),
+                word(&t, nonce),
+                "step {step}, cell {next}"
+            );
             // Three elements (kind, empty label, no element): the next cell moves by 3.
             t.absorb_felts("", &[]);
         }
         assert_eq!(seen, [true; 8]);
         let keccak = Transcript::new(MerkleHash::Keccak256, b"work");
-        assert_eq!(keccak.work_state().word(77), keccak.work(77));
+        assert_eq!(keccak.work_state().word(77), word(&keccak, 77));
     }
 
     #[test]
@@ -152,7 +162,7 @@ mod tests {
     #[test]
     fn every_path_finds_the_same_nonce() {
         // Keccak-256 grinds on SIMD lanes; Poseidon2's grinding has one path.
-        let t = Transcript::new(MerkleHash::Keccak256, b"pow-paths");
+        let mut t = Transcript::new(MerkleHash::Keccak256, b"pow-paths");
         let scalar = t.grind_on(Kernels::Scalar, 13);
         assert!(t.check_pow(13, scalar));
         for kernels in Kernels::supported() {

@@ -7,7 +7,7 @@ use ballast_poseidon2::constants::WIDTH;
 use ballast_poseidon2::{RATE, permute};
 
 use crate::keccak::KeccakChain;
-use crate::poseidon2::DuplexChain;
+use crate::poseidon2::{DuplexChain, TranscriptStep};
 
 /// A Fiat–Shamir transcript. It hashes with the proof's [`MerkleHash`]: a Keccak-256
 /// chaining state, or a Poseidon2 duplex sponge over field elements (what a verifier AIR
@@ -131,6 +131,16 @@ impl Transcript {
         match &mut self.chain {
             Chain::Keccak(chain) => chain.absorb(label, root),
             Chain::Poseidon2(chain) => chain.absorb_digest(label, root),
+        }
+    }
+
+    /// Every permutation of a Poseidon2 transcript so far, in order, with those of each
+    /// work word [`check_pow`](Self::check_pow) checked where it checked it: what a
+    /// verifier AIR recomputes. None for Keccak-256.
+    pub fn steps(&self) -> Option<Vec<TranscriptStep>> {
+        match &self.chain {
+            Chain::Keccak(_) => None,
+            Chain::Poseidon2(chain) => Some(chain.steps()),
         }
     }
 
