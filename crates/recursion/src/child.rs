@@ -1,17 +1,21 @@
 //! A child segment proof turned into what a recursive layer proves about it: its verifier
-//! replayed (`ballast_stark::replay`), then the [`QueriesAir`] of its query positions and
-//! the witness and inputs it takes, from the proof's openings and what the replay derived.
+//! replayed (`ballast_stark::replay`), then the [`TranscriptAir`] of its transcript and the
+//! [`QueriesAir`] of its query positions with the witness and inputs it takes, from the
+//! proof's openings and what the replay derived.
 
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_merkle::Digest;
 use ballast_poseidon2::{FeltDigest, digest_from_bytes};
 use ballast_stark::{
-    MerkleHash, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy, replay,
+    MerkleHash, Replay, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy,
+    replay,
 };
 
 use crate::openings::expect_len;
-use crate::{ChildShape, DeepClaims, Opened, OpeningsError, QueriesAir};
+use crate::{
+    ChildShape, DeepClaims, Opened, OpeningsError, QueriesAir, TranscriptAir, TranscriptError,
+};
 
 /// Why a child proof cannot be taken into a layer.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -27,10 +31,48 @@ pub enum ChildError {
     /// A child whose shape the query AIR does not take.
     #[error("the child proof's queries: {0}")]
     Queries(#[from] OpeningsError),
+    /// A child whose transcript the transcript AIR does not take.
+    #[error("the child proof's transcript: {0}")]
+    Transcript(#[from] TranscriptError),
 }
 
-/// A child segment's query phase, ready to prove: the AIR and what its trace and public
-/// inputs are made of.
+/// A child segment proof, ready for a layer to prove: the AIRs of its transcript and of
+/// its query phase.
+#[derive(Clone, Debug)]
+pub struct ChildSegment {
+    /// Its transcript's AIR, whose trace is [`TranscriptAir::trace`].
+    pub transcript: TranscriptAir,
+    /// Its query phase.
+    pub queries: ChildQueries,
+}
+
+impl ChildSegment {
+    /// `proof`, a proof of `air` for `statement` made with `params`, once its verifier
+    /// accepts it under `policy`.
+    ///
+    /// # Errors
+    /// A child committed with Keccak-256, one that does not verify, or one whose shape the
+    /// layer's AIRs do not take.
+    pub fn of<A: Air>(
+        air: &A,
+        proof: &SegmentProof,
+        statement: &SegmentStatement<'_>,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<Self, ChildError> {
+        if params.hash != MerkleHash::Poseidon2 {
+            return Err(ChildError::NotPoseidon2);
+        }
+        let mut replay = replay(air, proof, statement, params, policy)?;
+        let steps = replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
+        Ok(Self {
+            transcript: TranscriptAir::new(&steps, params.pow_bits)?,
+            queries: ChildQueries::of(air, proof, params, replay)?,
+        })
+    }
+}
+
+/// A child segment's query phase: the AIR and what its trace and public inputs are made of.
 #[derive(Clone, Debug)]
 pub struct ChildQueries {
     /// The AIR of the child's queries.
@@ -48,23 +90,14 @@ pub struct ChildQueries {
 }
 
 impl ChildQueries {
-    /// The query phase of `proof`, a proof of `air` for `statement` made with `params`,
-    /// once its verifier accepts it under `policy`.
-    ///
-    /// # Errors
-    /// A child committed with Keccak-256, one that does not verify, or one whose shape the
-    /// query AIR does not take.
-    pub fn of<A: Air>(
+    /// The query phase of `proof`, a Poseidon2 proof of `air` made with `params`, from
+    /// what its verifier derived (`replay`).
+    fn of<A: Air>(
         air: &A,
         proof: &SegmentProof,
-        statement: &SegmentStatement<'_>,
         params: &StarkParams,
-        policy: &VerifyPolicy,
-    ) -> Result<Self, ChildError> {
-        if params.hash != MerkleHash::Poseidon2 {
-            return Err(ChildError::NotPoseidon2);
-        }
-        let replay = replay(air, proof, statement, params, policy)?;
+        replay: Replay,
+    ) -> Result<Self, OpeningsError> {
         let q = &proof.queries;
         // The replay checked the positions (at least one) and each row's length.
         let per_position = |len: usize| len / q.positions.len();
@@ -110,7 +143,7 @@ impl ChildQueries {
     /// The AIR's trace.
     ///
     /// # Errors
-    /// None for a child [`of`](Self::of) built; what [`QueriesAir::trace`] refuses after the
+    /// None for one [`ChildSegment::of`] built; what [`QueriesAir::trace`] refuses after the
     /// fields are changed.
     pub fn trace(&self) -> Result<RowBlocks, OpeningsError> {
         self.air.trace(&self.opened, &self.claims, &self.betas)

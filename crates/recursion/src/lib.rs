@@ -5,8 +5,12 @@ mod deep;
 mod ext;
 mod openings;
 mod queries;
+mod transcript;
 
-pub use child::{ChildError, ChildQueries};
+pub use child::{ChildError, ChildQueries, ChildSegment};
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use openings::{Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH};
 pub use queries::{ChildShape, MAX_LOG_FINAL_POLY_LEN, QueriesAir, WIDTH as QUERIES_WIDTH};
+pub use transcript::{
+    SAVED as TRANSCRIPT_SAVED, TranscriptAir, TranscriptError, WORD_BITS as TRANSCRIPT_WORD_BITS,
+};

@@ -15,8 +15,8 @@ use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_poseidon2::RATE;
 use ballast_recursion::{
-    ChildError, ChildQueries, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims, OpeningsError,
-    QueriesAir,
+    ChildError, ChildQueries, ChildSegment, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims,
+    OpeningsError, QueriesAir,
 };
 use ballast_stark::{MerkleHash, SegmentProof, StarkParams, VerifierError, Workload};
 
@@ -34,14 +34,15 @@ impl Child {
             ..params()
         };
         let (proof, public) = proven(workload, &params);
-        let q = ChildQueries::of(
+        let q = ChildSegment::of(
             &workload.air(0),
             &proof,
             &statement(&public),
             &params,
             &any_security(),
         )
-        .expect("the child's queries");
+        .expect("the child's queries")
+        .queries;
         let per_position = |len: usize| len / proof.queries.positions.len();
         let shape = ChildShape {
             trace_width: per_position(proof.queries.trace_rows.len()),
@@ -451,7 +452,7 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
     };
     let (proof, public) = proven(&workload, &keccak);
     let refused = |proof: &SegmentProof, params: &StarkParams| {
-        ChildQueries::of(&air, proof, &statement(&public), params, &any_security()).unwrap_err()
+        ChildSegment::of(&air, proof, &statement(&public), params, &any_security()).unwrap_err()
     };
     assert_eq!(refused(&proof, &keccak), ChildError::NotPoseidon2);
     let params = params();
@@ -470,7 +471,7 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
     let wide = fibonacci(6);
     let (proof, public) = proven(&wide, &long_final);
     assert_eq!(
-        ChildQueries::of(
+        ChildSegment::of(
             &wide.air(0),
             &proof,
             &statement(&public),

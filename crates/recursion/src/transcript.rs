@@ -1,0 +1,293 @@
+//! A child proof's Fiat–Shamir transcript as an AIR: every permutation of its Poseidon2
+//! duplex, one a row ([`ballast_poseidon2::air`]), in the order its verifier made them
+//! (`ballast_transcript::Transcript::steps`), the work word's among them.
+//!
+//! What each permutation added to the rate (the messages: domain, statement, parameters,
+//! roots, out-of-domain values, final polynomial, nonce) and what a squeeze read from it
+//! (the challenges: α, z, γ, each β, the query draws) are the AIR's own, periodic columns
+//! of the whole table. The constraints make each row's input the state it continues from
+//! plus what it added, and its output's read cells the challenges:
+//!
+//! - row 0 starts from the duplex's start state;
+//! - a row continues from the row above's output, or from the transcript's last output
+//!   (kept in 12 columns that follow the transcript's own rows) where a work word's copy
+//!   of the duplex starts or the transcript resumes after it;
+//! - a row's read cells equal the challenges drawn there;
+//! - each work word (cell 0 of a work copy's read) is the sum of 64 − b bit columns, so it
+//!   has b leading zeros, b the child's grinding bits.
+//!
+//! Rows past the last step continue the transcript, adding and reading nothing. Every
+//! constraint has degree at most 3.
+
+use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
+use ballast_field::{Felt, RowBlocks};
+use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
+use ballast_poseidon2::{Duplex, DuplexStep, RATE, air};
+use ballast_transcript::{StepKind, TranscriptStep, step_inputs};
+use rayon::prelude::*;
+
+/// Columns: the state the row's permutation starts from.
+const INPUT: usize = 0;
+/// Columns: the permutation's kept values ([`air::COLUMNS`]), its output state last.
+const PERMUTATION: usize = INPUT + STATE_CELLS;
+/// Columns: the transcript's last output before this row (the start state on row 0).
+pub const SAVED: usize = PERMUTATION + air::COLUMNS;
+/// Columns: a work word's bits, low first, the last ones of the table.
+pub const WORD_BITS: usize = SAVED + STATE_CELLS;
+
+/// The most grinding bits a word can be held to: a word of 64 leading zeros is zero.
+const MAX_POW_BITS: u32 = 63;
+
+/// Why a transcript cannot be proven as given.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TranscriptError {
+    /// No permutation to prove.
+    #[error("a transcript without permutations")]
+    NoSteps,
+    /// More grinding bits than a word holds.
+    #[error("{bits} grinding bits: at most {MAX_POW_BITS}")]
+    TooManyBits {
+        /// The bits asked for.
+        bits: u32,
+    },
+    /// A step reading more than the rate.
+    #[error("step {step} reads {read} cells of a rate of {RATE}")]
+    LongRead {
+        /// The step.
+        step: usize,
+        /// The cells it reads.
+        read: usize,
+    },
+    /// Grinding bits without a work word to hold to them.
+    #[error("{bits} grinding bits but no work word in the transcript")]
+    NoWork {
+        /// The bits asked for.
+        bits: u32,
+    },
+    /// A step whose recorded read is not its permutation's output: no duplex's log.
+    #[error("step {step} reads other values than its permutation gives")]
+    Read {
+        /// The step.
+        step: usize,
+    },
+    /// A work word with fewer leading zeros than the grinding bits.
+    #[error("the work word of step {step} has fewer than {bits} leading zeros")]
+    Work {
+        /// The step.
+        step: usize,
+        /// The bits asked for.
+        bits: u32,
+    },
+}
+
+/// A Poseidon2 transcript's permutations, with each work word held to `pow_bits` leading
+/// zeros: an [`Air`] without public inputs (the steps are its own).
+#[derive(Clone, Debug)]
+pub struct TranscriptAir {
+    /// The steps, then idle ones to fill the table.
+    steps: Vec<TranscriptStep>,
+    pow_bits: u32,
+}
+
+impl TranscriptAir {
+    /// The AIR of `steps` (what [`ballast_stark::Replay::transcript`] lists) with each
+    /// work word held to `pow_bits` leading zeros.
+    ///
+    /// # Errors
+    /// No steps, a read longer than the rate, more than 63 bits, or bits without a word.
+    pub fn new(steps: &[TranscriptStep], pow_bits: u32) -> Result<Self, TranscriptError> {
+        if steps.is_empty() {
+            return Err(TranscriptError::NoSteps);
+        }
+        if pow_bits > MAX_POW_BITS {
+            return Err(TranscriptError::TooManyBits { bits: pow_bits });
+        }
+        if let Some((step, s)) = steps
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.step.read.len() > RATE)
+        {
+            return Err(TranscriptError::LongRead {
+                step,
+                read: s.step.read.len(),
+            });
+        }
+        if pow_bits > 0 && !steps.iter().any(is_word) {
+            return Err(TranscriptError::NoWork { bits: pow_bits });
+        }
+        // At least 2^2 rows, so parameters with a final polynomial of 4 coefficients (the
+        // fewest `StarkParams::testing` has) prove it.
+        let rows = steps.len().next_power_of_two().max(4);
+        let idle = TranscriptStep {
+            step: DuplexStep {
+                added: [Felt::ZERO; RATE],
+                read: Vec::new(),
+            },
+            kind: StepKind::Transcript,
+        };
+        let mut all = steps.to_vec();
+        all.resize(rows, idle);
+        Ok(Self {
+            steps: all,
+            pow_bits,
+        })
+    }
+
+    /// The trace: each step's permutation from the state it continues from.
+    ///
+    /// # Errors
+    /// A step that reads other values than its permutation's, or a work word short of the
+    /// grinding bits: steps no honest transcript made.
+    pub fn trace(&self) -> Result<RowBlocks, TranscriptError> {
+        let width = self.width();
+        let inputs = step_inputs(&self.steps);
+        let mut table = vec![Felt::ZERO; self.steps.len() * width];
+        let outputs: Vec<[Felt; STATE_CELLS]> = table
+            .par_chunks_mut(width)
+            .zip(&inputs)
+            .map(|(row, input)| {
+                row[INPUT..PERMUTATION].copy_from_slice(input);
+                air::fill(*input, &mut row[PERMUTATION..SAVED])
+            })
+            .collect();
+        let mut saved = Duplex::start();
+        let word_bits = self.word_bits();
+        for (k, (row, step)) in table.chunks_exact_mut(width).zip(&self.steps).enumerate() {
+            let read = &step.step.read;
+            if outputs[k][..read.len()] != read[..] {
+                return Err(TranscriptError::Read { step: k });
+            }
+            row[SAVED..WORD_BITS].copy_from_slice(&saved);
+            if step.kind == StepKind::Transcript {
+                saved = outputs[k];
+            }
+            if word_bits > 0 && is_word(step) {
+                let word = outputs[k][0].as_u64();
+                if word >> word_bits != 0 {
+                    return Err(TranscriptError::Work {
+                        step: k,
+                        bits: self.pow_bits,
+                    });
+                }
+                for (i, bit) in row[WORD_BITS..].iter_mut().enumerate() {
+                    *bit = Felt::new(word >> i & 1);
+                }
+            }
+        }
+        Ok(RowBlocks::from_rows(width, &table))
+    }
+
+    /// The bits a work word is written in: 64 − the grinding bits (none without grinding).
+    fn word_bits(&self) -> usize {
+        if self.pow_bits == 0 {
+            0
+        } else {
+            64 - self.pow_bits as usize
+        }
+    }
+
+    /// A periodic column of `value(step)` on each step's row.
+    fn column(&self, value: impl Fn(usize) -> Felt) -> PeriodicColumn {
+        PeriodicColumn {
+            values: (0..self.steps.len()).map(value).collect(),
+        }
+    }
+}
+
+/// A step that reads a work word.
+fn is_word(step: &TranscriptStep) -> bool {
+    step.kind != StepKind::Transcript && !step.step.read.is_empty()
+}
+
+// The periodic columns, in `periodic_columns`'s order.
+/// What the next row adds to each rate cell.
+const NEXT_ADDED: usize = 0;
+/// 1 where the next row continues from this row's output, 0 from the saved columns.
+const FROM_OUTPUT: usize = NEXT_ADDED + RATE;
+/// 1 where this row is the transcript's own: the next row saves its output.
+const SAVE: usize = FROM_OUTPUT + 1;
+/// 1 where the rate cell's output is read, one column a cell.
+const READ: usize = SAVE + 1;
+/// The value read there, one column a cell.
+const EXPECT: usize = READ + RATE;
+/// 1 where cell 0's output is a work word (only with grinding bits).
+const WORD: usize = EXPECT + RATE;
+
+impl Air for TranscriptAir {
+    fn id(&self) -> &str {
+        "ballast/poseidon2-transcript"
+    }
+
+    fn width(&self) -> usize {
+        WORD_BITS + self.word_bits()
+    }
+
+    fn log_rows(&self) -> usize {
+        self.steps.len().trailing_zeros() as usize
+    }
+
+    fn num_public_inputs(&self) -> usize {
+        0
+    }
+
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        let steps = &self.steps;
+        let flag = |b: bool| Felt::new(u64::from(b));
+        let next = |k: usize| steps.get(k + 1);
+        let mut columns: Vec<PeriodicColumn> = (0..RATE)
+            .map(|i| self.column(|k| next(k).map_or(Felt::ZERO, |s| s.step.added[i])))
+            .collect();
+        columns.push(self.column(|k| {
+            flag(
+                steps[k].kind == StepKind::Transcript
+                    || next(k).is_some_and(|s| s.kind == StepKind::Work),
+            )
+        }));
+        columns.push(self.column(|k| flag(steps[k].kind == StepKind::Transcript)));
+        for i in 0..RATE {
+            columns.push(self.column(|k| flag(i < steps[k].step.read.len())));
+        }
+        for i in 0..RATE {
+            columns.push(self.column(|k| steps[k].step.read.get(i).copied().unwrap_or(Felt::ZERO)));
+        }
+        if self.word_bits() > 0 {
+            columns.push(self.column(|k| flag(is_word(&steps[k]))));
+        }
+        columns
+    }
+
+    #[inline(always)]
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        let (zero, one) = (B::Expr::from(Felt::ZERO), B::Expr::from(Felt::ONE));
+        let (cur, next, p) = (f.current, f.next, f.periodic);
+        let input: [B::Expr; STATE_CELLS] = std::array::from_fn(|i| cur[INPUT + i]);
+        let output = air::eval(b, input, &cur[PERMUTATION..SAVED]);
+        let start = Duplex::start();
+        let first = &self.steps[0].step.added;
+        for i in 0..STATE_CELLS {
+            let saved = cur[SAVED + i];
+            let added = first.get(i).copied().unwrap_or(Felt::ZERO);
+            b.first_row(input[i] - B::Expr::from(start[i] + added));
+            b.first_row(saved - B::Expr::from(start[i]));
+            let from = p[FROM_OUTPUT] * output[i] + (one - p[FROM_OUTPUT]) * saved;
+            let next_added = if i < RATE { p[NEXT_ADDED + i] } else { zero };
+            b.transition(next[INPUT + i] - from - next_added);
+            let kept = p[SAVE] * output[i] + (one - p[SAVE]) * saved;
+            b.transition(next[SAVED + i] - kept);
+        }
+        for i in 0..RATE {
+            b.every_row(p[READ + i] * output[i] - p[EXPECT + i]);
+        }
+        let bits = &cur[WORD_BITS..WORD_BITS + self.word_bits()];
+        if !bits.is_empty() {
+            let mut word = zero;
+            let mut power = Felt::ONE;
+            for &bit in bits {
+                b.every_row(bit * (bit - one));
+                word += bit * B::Expr::from(power);
+                power = power.double();
+            }
+            b.every_row(p[WORD] * (output[0] - word));
+        }
+    }
+}

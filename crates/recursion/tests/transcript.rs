@@ -1,0 +1,335 @@
+//! The transcript AIR against real children: every permutation their verifier made
+//! satisfies it, it proves and verifies, and what it reads are the child's challenges (its
+//! query positions among them). Each rule is its own constraint: a step that adds or reads
+//! other values, the transcript's step taken for the work copy's, its state kept across
+//! the copy changed, or a work word's bits
+//! that do not sum to it are refused at their row by it; steps no honest transcript made have
+//! no trace, a work word checked before the transcript's first permutation or over two
+//! permutations is taken, and bad shapes are named.
+
+mod common;
+
+use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
+
+use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_recursion::{
+    ChildSegment, TRANSCRIPT_SAVED, TRANSCRIPT_WORD_BITS, TranscriptAir, TranscriptError,
+};
+use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, replay};
+use ballast_transcript::{StepKind, Transcript, TranscriptStep};
+
+/// A child's first segment proven with `pow_bits` of grinding, and its verifier's replay.
+struct Child {
+    log_rows: usize,
+    params: StarkParams,
+    replay: Replay,
+    steps: Vec<TranscriptStep>,
+}
+
+impl Child {
+    fn of<W: Workload>(workload: &W, pow_bits: u32) -> Self {
+        let params = StarkParams {
+            pow_bits,
+            ..params()
+        };
+        let (proof, public) = proven(workload, &params);
+        let air = workload.air(0);
+        let replay = replay(&air, &proof, &statement(&public), &params, &any_security())
+            .expect("the child verifies");
+        let steps = replay.transcript.clone().expect("a Poseidon2 transcript");
+        let segment = ChildSegment::of(&air, &proof, &statement(&public), &params, &any_security())
+            .expect("the layer takes the child");
+        assert_eq!(segment.transcript.trace(), air_of(&steps, pow_bits).trace());
+        Self {
+            log_rows: workload.log_rows(),
+            params,
+            replay,
+            steps,
+        }
+    }
+
+    fn air(&self) -> TranscriptAir {
+        air_of(&self.steps, self.params.pow_bits)
+    }
+
+    /// Everything the transcript's own duplex read, in order.
+    fn reads(&self) -> Vec<Felt> {
+        self.steps
+            .iter()
+            .filter(|s| s.kind == StepKind::Transcript)
+            .flat_map(|s| s.step.read.clone())
+            .collect()
+    }
+
+    /// The steps of the (one) work word's copy.
+    fn work(&self) -> std::ops::Range<usize> {
+        let start = self.kind_at(StepKind::WorkStart);
+        let end = (start + 1..self.steps.len())
+            .find(|&k| self.steps[k].kind != StepKind::Work)
+            .unwrap();
+        start..end
+    }
+
+    fn kind_at(&self, kind: StepKind) -> usize {
+        self.steps.iter().position(|s| s.kind == kind).unwrap()
+    }
+}
+
+fn air_of(steps: &[TranscriptStep], pow_bits: u32) -> TranscriptAir {
+    TranscriptAir::new(steps, pow_bits).expect("the AIR takes the steps")
+}
+
+/// The first failing (row, constraint) of `table` under `air`, or none.
+fn failure(air: &TranscriptAir, table: &RowBlocks) -> Option<(usize, usize)> {
+    match check_trace(air, table, &[]) {
+        Ok(()) => None,
+        Err(AirError::Unsatisfied { row, constraint }) => Some((row, constraint)),
+        Err(other) => panic!("not a constraint failure: {other}"),
+    }
+}
+
+/// Where each rule's constraints start: after the permutation's, per state cell its first
+/// row's input and saved state, then its transition's; then each rate cell's read; then
+/// each word bit's, then the word's.
+struct Rules {
+    permutation: usize,
+    bits: usize,
+}
+
+impl Rules {
+    fn of(air: &TranscriptAir) -> Self {
+        let bits = air.width() - TRANSCRIPT_WORD_BITS;
+        let total = ConstraintInfo::of(air).unwrap().constraints.len();
+        let word = usize::from(bits > 0);
+        Self {
+            permutation: total - 12 * 4 - 8 - bits - word,
+            bits,
+        }
+    }
+    fn first_input(&self, cell: usize) -> usize {
+        self.permutation + 4 * cell
+    }
+    fn first_saved(&self, cell: usize) -> usize {
+        self.permutation + 4 * cell + 1
+    }
+    fn next_input(&self, cell: usize) -> usize {
+        self.permutation + 4 * cell + 2
+    }
+    fn next_saved(&self, cell: usize) -> usize {
+        self.permutation + 4 * cell + 3
+    }
+    fn read(&self, cell: usize) -> usize {
+        self.permutation + 48 + cell
+    }
+    fn bit(&self, bit: usize) -> usize {
+        self.permutation + 56 + bit
+    }
+    fn word(&self) -> usize {
+        self.permutation + 56 + self.bits
+    }
+}
+
+#[test]
+fn a_childs_transcript_proves_and_reads_its_challenges() {
+    for child in [
+        Child::of(&fibonacci(5), 0),
+        Child::of(&poseidon2_chain(), 8),
+    ] {
+        let air = child.air();
+        let mut table = air.trace().unwrap();
+        assert_eq!(check_trace(&air, &table, &[]), Ok(()));
+        assert_eq!(layer_proves(&air, &mut table, &[]), Ok(()));
+        let reads = child.reads();
+        // The query draws come last: their low bits are the positions.
+        let log_lde = child.log_rows + child.params.log_blowup;
+        let draws = &reads[reads.len() - child.params.num_queries..];
+        let mut positions: Vec<usize> = draws
+            .iter()
+            .map(|d| (d.as_u64() & ((1 << log_lde) - 1)) as usize)
+            .collect();
+        positions.sort_unstable();
+        positions.dedup();
+        assert_eq!(positions, child.replay.positions);
+        let drawn = |value: Ext3| reads.windows(3).any(|w| w == value.coeffs());
+        assert!(drawn(child.replay.gamma));
+        assert!(drawn(child.replay.deep.z));
+        assert!(child.replay.betas.iter().all(|&beta| drawn(beta)));
+    }
+}
+
+#[test]
+fn a_work_word_short_of_the_bits_has_no_trace() {
+    let child = Child::of(&poseidon2_chain(), 8);
+    let word_step = child.work().end - 1;
+    let word = child.steps[word_step].step.read[0].as_u64();
+    let bits = word.leading_zeros() + 1;
+    assert_eq!(
+        air_of(&child.steps, bits).trace().unwrap_err(),
+        TranscriptError::Work {
+            step: word_step,
+            bits
+        }
+    );
+}
+
+#[test]
+fn each_rule_is_its_own_constraint() {
+    let child = Child::of(&poseidon2_chain(), 8);
+    let air = child.air();
+    let honest = air.trace().unwrap();
+    let rules = Rules::of(&air);
+    assert_eq!(rules.bits, 56);
+    let refused = |steps: &[TranscriptStep]| failure(&air_of(steps, 8), &honest);
+
+    // A challenge read other than the permutation's: refused where it is read, and no
+    // trace has it.
+    let gamma = child.replay.gamma.coeffs()[0];
+    let (gamma_step, cell) = child
+        .steps
+        .iter()
+        .enumerate()
+        .find_map(|(k, s)| s.step.read.iter().position(|&v| v == gamma).map(|c| (k, c)))
+        .unwrap();
+    let mut steps = child.steps.clone();
+    steps[gamma_step].step.read[cell] += Felt::ONE;
+    assert_eq!(refused(&steps), Some((gamma_step, rules.read(cell))));
+    assert_eq!(
+        air_of(&steps, 8).trace().unwrap_err(),
+        TranscriptError::Read { step: gamma_step }
+    );
+
+    // A message other than the child's: refused on the row before the step that adds it
+    // (the first row's own for step 0).
+    for (step, cell) in [(0, 3), (40, 6)] {
+        let mut steps = child.steps.clone();
+        steps[step].step.added[cell] += Felt::ONE;
+        let expected = if step == 0 {
+            (0, rules.first_input(cell))
+        } else {
+            (step - 1, rules.next_input(cell))
+        };
+        assert_eq!(refused(&steps), Some(expected), "step {step}");
+    }
+
+    // The transcript's next permutation taken for the work copy's: it would continue from
+    // the work word's state, not the transcript's.
+    let work = child.work();
+    let mut steps = child.steps.clone();
+    steps[work.end].kind = StepKind::Work;
+    assert_eq!(refused(&steps), Some((work.end - 1, rules.next_input(0))));
+
+    // The transcript's state kept across the work copy, changed: refused where it is kept.
+    let mut kept = honest.clone();
+    let saved = kept.get(work.end, TRANSCRIPT_SAVED);
+    kept.set(work.end, TRANSCRIPT_SAVED, saved + Felt::ONE);
+    assert_eq!(
+        failure(&air, &kept),
+        Some((work.end - 1, rules.next_saved(0)))
+    );
+
+    // The word's bits: one flipped no longer sums to the word; one not a bit.
+    let word_row = work.end - 1;
+    let mut flipped = honest.clone();
+    let bit = flipped.get(word_row, TRANSCRIPT_WORD_BITS);
+    flipped.set(word_row, TRANSCRIPT_WORD_BITS, Felt::ONE - bit);
+    assert_eq!(failure(&air, &flipped), Some((word_row, rules.word())));
+    let mut two = honest.clone();
+    two.set(word_row, TRANSCRIPT_WORD_BITS + 1, Felt::new(2));
+    assert_eq!(failure(&air, &two), Some((word_row, rules.bit(1))));
+}
+
+#[test]
+fn a_work_word_before_any_permutation_starts_from_the_start_state() {
+    // The domain's few elements fill no block: the work copy permutes first, and the
+    // transcript resumes from the start state the first row keeps.
+    let mut t = Transcript::new(MerkleHash::Poseidon2, b"early");
+    assert!(t.check_pow(0, 5));
+    t.absorb("x", b"after the work");
+    t.challenge_ext("c");
+    let steps = t.steps().unwrap();
+    assert_eq!(steps[0].kind, StepKind::WorkStart);
+    let air = air_of(&steps, 0);
+    let honest = air.trace().unwrap();
+    assert_eq!(check_trace(&air, &honest, &[]), Ok(()));
+    let mut moved = honest.clone();
+    moved.set(
+        0,
+        TRANSCRIPT_SAVED,
+        moved.get(0, TRANSCRIPT_SAVED) + Felt::ONE,
+    );
+    let rules = Rules::of(&air);
+    assert_eq!(failure(&air, &moved), Some((0, rules.first_saved(0))));
+}
+
+#[test]
+fn a_work_word_of_two_permutations_continues_from_the_first() {
+    // 7 elements pending: the work message's kind fills the block, so the nonce's halves
+    // permute again; then a second word at once, from the transcript's state.
+    let mut t = Transcript::new(MerkleHash::Poseidon2, b"x");
+    t.absorb_u64("", 1);
+    assert!(t.check_pow(0, 5) && t.check_pow(0, 6));
+    t.challenge_ext("c");
+    let steps = t.steps().unwrap();
+    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    use StepKind::{Work, WorkStart};
+    assert_eq!(kinds[..4], [WorkStart, Work, WorkStart, Work]);
+    let air = air_of(&steps, 0);
+    let honest = air.trace().unwrap();
+    assert_eq!(check_trace(&air, &honest, &[]), Ok(()));
+    assert_eq!(layer_proves(&air, &mut honest.clone(), &[]), Ok(()));
+    // The second permutation taken for a new word's start: it would start from the
+    // transcript's state, not the first's output.
+    let mut restarted = steps.clone();
+    restarted[1].kind = WorkStart;
+    let rules = Rules::of(&air);
+    assert_eq!(
+        failure(&air_of(&restarted, 0), &honest),
+        Some((0, rules.next_input(0)))
+    );
+}
+
+#[test]
+fn bad_shapes_are_named() {
+    let child = Child::of(&fibonacci(5), 0);
+    assert_eq!(
+        TranscriptAir::new(&[], 0).unwrap_err(),
+        TranscriptError::NoSteps
+    );
+    assert_eq!(
+        TranscriptAir::new(&child.steps, 64).unwrap_err(),
+        TranscriptError::TooManyBits { bits: 64 }
+    );
+    let mut long = child.steps.clone();
+    long[2].step.read = vec![Felt::ZERO; 9];
+    assert_eq!(
+        TranscriptAir::new(&long, 0).unwrap_err(),
+        TranscriptError::LongRead { step: 2, read: 9 }
+    );
+    let no_work: Vec<TranscriptStep> = child
+        .steps
+        .iter()
+        .filter(|s| s.kind == StepKind::Transcript)
+        .cloned()
+        .collect();
+    assert_eq!(
+        TranscriptAir::new(&no_work, 3).unwrap_err(),
+        TranscriptError::NoWork { bits: 3 }
+    );
+    // A Keccak-256 child has no duplex to record.
+    let keccak = StarkParams {
+        hash: MerkleHash::Keccak256,
+        ..params()
+    };
+    let workload = fibonacci(5);
+    let (proof, public) = proven(&workload, &keccak);
+    let replayed = replay(
+        &workload.air(0),
+        &proof,
+        &statement(&public),
+        &keccak,
+        &any_security(),
+    )
+    .unwrap();
+    assert_eq!(replayed.transcript, None);
+}
