@@ -24,6 +24,7 @@ use ballast_poseidon2::{FeltDigest, RATE};
 use crate::ext::{add, ext, pow, scale, sub};
 use crate::openings::{
     INPUT, LEAF_NEXT, Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH,
+    expect_len,
 };
 
 /// Columns (each an extension element, 3 base coordinates): the sum so far of the block's
@@ -136,12 +137,20 @@ impl DeepAir {
 
     /// The public inputs: the trace's and the quotient's roots (then any more trees'), then
     /// the claims.
-    pub fn public_inputs(roots: &[FeltDigest], claims: &DeepClaims) -> Vec<Felt> {
+    ///
+    /// # Errors
+    /// Another count of roots than the AIR's trees.
+    pub fn public_inputs(
+        &self,
+        roots: &[FeltDigest],
+        claims: &DeepClaims,
+    ) -> Result<Vec<Felt>, OpeningsError> {
+        expect_len("roots", self.openings.trees().len(), roots.len())?;
         let mut inputs = OpeningsAir::public_inputs(roots);
         for value in [claims.gamma, claims.z, claims.at_z, claims.at_zw] {
             inputs.extend(value.coeffs());
         }
-        inputs
+        Ok(inputs)
     }
 
     /// The trace: the openings' (`opened`, the trace's then the quotient's), with the sums,

@@ -178,10 +178,9 @@ impl QueriesAir {
         final_poly: &[Ext3],
     ) -> Result<Vec<Felt>, OpeningsError> {
         let rounds = self.rounds.len();
-        expect_len("roots", 2 + rounds, roots.len())?;
         expect_len("folding challenges", rounds, betas.len())?;
         expect_len("final coefficients", self.final_len, final_poly.len())?;
-        let mut inputs = DeepAir::public_inputs(roots, claims);
+        let mut inputs = self.deep.public_inputs(roots, claims)?;
         inputs.extend(betas.iter().chain(final_poly).flat_map(|v| v.coeffs()));
         Ok(inputs)
     }

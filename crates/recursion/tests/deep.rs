@@ -84,7 +84,7 @@ impl Child {
     }
 
     fn public(&self) -> Vec<Felt> {
-        DeepAir::public_inputs(&self.roots, &self.claims)
+        self.air.public_inputs(&self.roots, &self.claims).unwrap()
     }
 
     fn block_rows(&self) -> usize {
@@ -300,7 +300,7 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
     );
     let mut claims = child.claims;
     claims.at_zw += Ext3::ONE;
-    let other = DeepAir::public_inputs(&child.roots, &claims);
+    let other = child.air.public_inputs(&child.roots, &claims).unwrap();
     assert_eq!(
         check_trace(&child.air, &honest, &other),
         Err(AirError::Unsatisfied {
@@ -367,7 +367,7 @@ fn values_over_leaves_of_several_rows_are_the_verifiers() {
         zw: claims.z * Felt::two_adic_root(log_rows),
     };
     let table = air.trace(&opened, &claims).unwrap();
-    let public = DeepAir::public_inputs(&roots, &claims);
+    let public = air.public_inputs(&roots, &claims).unwrap();
     assert_eq!(check_trace(&air, &table, &public), Ok(()));
     let zeta = Felt::two_adic_root(height);
     let block_rows = (1 + 2 + 2 * height).next_power_of_two();
@@ -383,5 +383,13 @@ fn values_over_leaves_of_several_rows_are_the_verifiers() {
     assert_eq!(
         air.trace(&opened, &on_domain).unwrap_err(),
         OpeningsError::OnTheDomain
+    ); // One root short: named, not a statement of the wrong length.
+    assert_eq!(
+        air.public_inputs(&roots[..1], &claims).unwrap_err(),
+        OpeningsError::Shape {
+            what: "roots",
+            expected: 2,
+            got: 1
+        }
     );
 }
