@@ -2,8 +2,8 @@
 //! values and FRI's folds down to the final polynomial satisfy it, it proves and verifies,
 //! and each rule of the folds is its own constraint: a forgery that breaks only that rule is
 //! refused at its row by it. A claim or a challenge other than the child's is refused, and
-//! so is a child the layer cannot take: committed with Keccak-256, invalid, or too long a
-//! final polynomial.
+//! so is a child the layer cannot take: committed with Keccak-256, below the layer's
+//! security floor, a proof of another statement, invalid, or too long a final polynomial.
 
 mod columns;
 mod common;
@@ -18,7 +18,9 @@ use ballast_recursion::{
     ChildError, ChildQueries, ChildSegment, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims,
     OpeningsError, QueriesAir,
 };
-use ballast_stark::{MerkleHash, SegmentProof, StarkParams, VerifierError, Workload};
+use ballast_stark::{
+    MerkleHash, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy, Workload,
+};
 
 /// A child's first segment proven with a final polynomial of 2^`log_final` coefficients,
 /// taken into its query AIR, with its shape.
@@ -458,6 +460,27 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
     let params = params();
     let (mut proof, public_inputs) = proven(&workload, &params);
     assert_eq!(public_inputs, public);
+    // Below the layer's floor: refused with its figure.
+    let floor = VerifyPolicy {
+        min_security_bits: 128,
+        ..VerifyPolicy::default()
+    };
+    assert!(matches!(
+        ChildSegment::of(&air, &proof, &statement(&public), &params, &floor),
+        Err(ChildError::Invalid(VerifierError::InsufficientSecurity {
+            required: 128,
+            ..
+        }))
+    ));
+    // A proof of another statement: its transcript is another, so it does not verify.
+    let other = SegmentStatement {
+        context: b"another statement",
+        ..statement(&public)
+    };
+    assert!(matches!(
+        ChildSegment::of(&air, &proof, &other, &params, &any_security()),
+        Err(ChildError::Invalid(_))
+    ));
     proof.final_poly[0] += Ext3::ONE;
     assert!(matches!(
         refused(&proof, &params),
