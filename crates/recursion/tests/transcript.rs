@@ -13,6 +13,8 @@ use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, pro
 
 use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_poseidon2::RATE;
+use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_recursion::{
     ChildSegment, TRANSCRIPT_SAVED, TRANSCRIPT_WORD_BITS, TranscriptAir, TranscriptError,
 };
@@ -97,13 +99,16 @@ struct Rules {
     bits: usize,
 }
 
+/// Each state cell's four link constraints come in turn.
+const LINKS: usize = 4 * STATE_CELLS;
+
 impl Rules {
     fn of(air: &TranscriptAir) -> Self {
         let bits = air.width() - TRANSCRIPT_WORD_BITS;
         let total = ConstraintInfo::of(air).unwrap().constraints.len();
         let word = usize::from(bits > 0);
         Self {
-            permutation: total - 12 * 4 - 8 - bits - word,
+            permutation: total - LINKS - RATE - bits - word,
             bits,
         }
     }
@@ -120,13 +125,13 @@ impl Rules {
         self.permutation + 4 * cell + 3
     }
     fn read(&self, cell: usize) -> usize {
-        self.permutation + 48 + cell
+        self.permutation + LINKS + cell
     }
     fn bit(&self, bit: usize) -> usize {
-        self.permutation + 56 + bit
+        self.permutation + LINKS + RATE + bit
     }
     fn word(&self) -> usize {
-        self.permutation + 56 + self.bits
+        self.permutation + LINKS + RATE + self.bits
     }
 }
 
@@ -179,7 +184,7 @@ fn each_rule_is_its_own_constraint() {
     let air = child.air();
     let honest = air.trace().unwrap();
     let rules = Rules::of(&air);
-    assert_eq!(rules.bits, 56);
+    assert_eq!(rules.bits, 64 - 8);
     let refused = |steps: &[TranscriptStep]| failure(&air_of(steps, 8), &honest);
 
     // A challenge read other than the permutation's: refused where it is read, and no
