@@ -108,7 +108,7 @@ impl ChildQueries {
             log_lde: air.log_rows() + params.log_blowup,
             log_final_poly_len: params.log_final_poly_len,
         };
-        let queries = QueriesAir::new(&shape, &replay.positions)?;
+        let queries = QueriesAir::new(&shape, &replay.draws)?;
         let roots = [&proof.trace_root, &proof.quotient_root]
             .into_iter()
             .chain(&proof.fri_roots)

@@ -78,9 +78,6 @@ pub enum OpeningsError {
         /// The size given.
         got: usize,
     },
-    /// Positions that are not strictly increasing: no batch opening has them.
-    #[error("the positions of a batch opening must be strictly increasing")]
-    Unordered,
     /// A child's LDE no taller than its trace: no blowup.
     #[error("an LDE of 2^{log_lde} points for a child of 2^{log_rows} rows: no blowup")]
     LdeTooShort {
@@ -233,11 +230,11 @@ impl OpeningsAir {
 
     /// Tree `tree`'s openings from its batch opening (`nodes`) against `root` of `rows`:
     /// one after another, a row for each distinct leaf the positions open (p mod 2^height),
-    /// in increasing leaf order. Each position gets its leaf's row and path.
+    /// in increasing leaf order. Each position (in any order, repeated or not: the draws as
+    /// the transcript gave them) gets its leaf's row and path.
     ///
     /// # Errors
-    /// No such tree, rows of another size, positions not strictly increasing, or a batch
-    /// opening that does not verify.
+    /// No such tree, rows of another size, or a batch opening that does not verify.
     pub fn open(
         &self,
         tree: usize,
@@ -252,9 +249,6 @@ impl OpeningsAir {
                 got: tree,
             });
         };
-        if self.positions.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(OpeningsError::Unordered);
-        }
         let leaf_of = |p: usize| p & ((1 << height) - 1);
         let mut leaf_indices: Vec<usize> = self.positions.iter().map(|&p| leaf_of(p)).collect();
         leaf_indices.sort_unstable();

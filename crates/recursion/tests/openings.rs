@@ -386,11 +386,19 @@ fn bad_openings_are_refused_by_name() {
         air.open(1, &honest.root, rows, nodes),
         Err(shape("tree index past the trees", 1, 1))
     );
-    let unordered = OpeningsAir::new(&same_height(&[4], 3), &[6, 1]).unwrap();
-    assert_eq!(
-        unordered.open(0, &honest.root, rows, nodes),
-        Err(OpeningsError::Unordered)
-    );
+    // The positions as drawn, out of order and repeated: each gets its leaf's row and path
+    // from the same batch opening, and the openings prove.
+    let drawn = OpeningsAir::new(&same_height(&[4], 3), &[6, 1, 6]).unwrap();
+    let opened = drawn.open(0, &honest.root, rows, nodes).unwrap();
+    let row = |opened: &Opened, k: usize| opened.rows[4 * k..4 * (k + 1)].to_vec();
+    for (k, at) in [(0, 1), (1, 0), (2, 1)] {
+        assert_eq!(row(&opened, k), row(&honest.opened, at), "position {k}");
+        assert_eq!(opened.paths[k], honest.opened.paths[at], "position {k}");
+    }
+    let mut table = drawn.trace(&[opened]).unwrap();
+    let public = OpeningsAir::public_inputs(&[honest.root]);
+    assert_eq!(check_trace(&drawn, &table, &public), Ok(()));
+    assert_eq!(layer_proves(&drawn, &mut table, &public), Ok(()));
     let mut changed = rows.clone();
     changed[0] += Felt::ONE;
     assert_eq!(

@@ -146,16 +146,15 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
         assert_eq!(check_trace(&air, &table, &[]), Ok(()));
         assert_eq!(layer_proves(&air, &mut table, &[]), Ok(()));
         let reads = child.reads();
-        // The query draws come last: their low bits are the positions.
+        // The query draws come last: their low bits are the positions, in the order the
+        // query AIR opens them.
         let log_lde = child.log_rows + child.params.log_blowup;
         let draws = &reads[reads.len() - child.params.num_queries..];
-        let mut positions: Vec<usize> = draws
+        let positions: Vec<usize> = draws
             .iter()
             .map(|d| (d.as_u64() & ((1 << log_lde) - 1)) as usize)
             .collect();
-        positions.sort_unstable();
-        positions.dedup();
-        assert_eq!(positions, child.replay.positions);
+        assert_eq!(positions, child.replay.draws);
         let drawn = |value: Ext3| reads.windows(3).any(|w| w == value.coeffs());
         assert!(drawn(child.replay.gamma));
         assert!(drawn(child.replay.deep.z));

@@ -207,10 +207,15 @@ pub(crate) fn absorb_pow_nonce(t: &mut Transcript, nonce: u64) {
     t.absorb_u64("pow-nonce", nonce);
 }
 
-/// Step 7: draws `count` query positions in the LDE domain of 2^`log_lde` points and returns
-/// the distinct ones, increasing: a position drawn twice is opened once.
-pub(crate) fn query_positions(t: &mut Transcript, count: usize, log_lde: usize) -> Vec<usize> {
-    let mut positions = t.challenge_indices("queries", count, log_lde);
+/// Step 7: draws `count` query positions in the LDE domain of 2^`log_lde` points, in the
+/// order drawn.
+pub(crate) fn query_draws(t: &mut Transcript, count: usize, log_lde: usize) -> Vec<usize> {
+    t.challenge_indices("queries", count, log_lde)
+}
+
+/// The distinct positions among `draws`, increasing: a position drawn twice is opened once.
+pub(crate) fn distinct(draws: &[usize]) -> Vec<usize> {
+    let mut positions = draws.to_vec();
     positions.sort_unstable();
     positions.dedup();
     positions

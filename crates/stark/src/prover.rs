@@ -13,8 +13,8 @@ use crate::deep::deep_coefficients;
 use crate::periodic::PeriodicPolys;
 use crate::proof::segment_geometry;
 use crate::protocol::{
-    absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
-    query_positions,
+    absorb_pow_nonce, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
+    query_draws,
 };
 use crate::quotient::Composition;
 use crate::{
@@ -203,7 +203,8 @@ pub(crate) fn prove_with_transcript<A: Air>(
 
     // 7 ----- draw query positions and open every commitment there (each query of a δ-far
     //         function passes with probability ≤ 1 − δ; a repeated position is opened once)
-    let positions = query_positions(&mut transcript, params.num_queries, geometry.log_lde());
+    let draws = query_draws(&mut transcript, params.num_queries, geometry.log_lde());
+    let positions = distinct(&draws);
     let plan = QueryPlan::new(geometry.log_lde(), &geometry.fri_arities(), &positions)?;
     let openings = prover.open(&positions, &plan, times)?;
 

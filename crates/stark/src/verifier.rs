@@ -10,8 +10,8 @@ use ballast_transcript::{Transcript, TranscriptStep};
 use crate::deep::deep_coefficients;
 use crate::proof::segment_geometry;
 use crate::protocol::{
-    absorb_pow_nonce, bind, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
-    query_positions,
+    absorb_pow_nonce, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
+    query_draws,
 };
 use crate::quotient::Composition;
 use crate::sizes::check_segment;
@@ -43,6 +43,8 @@ pub fn verify<A: Air>(
 pub struct Replay {
     /// The query positions in the LDE (distinct and increasing), drawn from the transcript.
     pub positions: Vec<usize>,
+    /// The same positions as drawn: in the transcript's order, a repeated one repeated.
+    pub draws: Vec<usize>,
     /// γ, the DEEP composition's challenge.
     pub gamma: Ext3,
     /// The DEEP constants: γ's powers, the claims' sums, z and zω.
@@ -142,7 +144,8 @@ pub(crate) fn verify_with_transcript<A: Air>(
 
     // 7 ----- queries: row openings, DEEP values at the positions, FRI layer openings
     let q = &proof.queries;
-    let positions = query_positions(&mut transcript, params.num_queries, log_lde);
+    let draws = query_draws(&mut transcript, params.num_queries, log_lde);
+    let positions = distinct(&draws);
     if positions != q.positions {
         return Err(VerifierError::QueryPositions { segment });
     }
@@ -190,6 +193,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
         transcript,
         Replay {
             positions,
+            draws,
             gamma,
             deep,
             betas: fri.betas().to_vec(),
