@@ -7,7 +7,7 @@
 #    REAL REGRESSION, and the proofs identical;
 # 2. head = a wrapper that first holds 96 MiB per --segments of its own memory, then exec's
 #    CLI: its peak RSS grows faster, and the report must warn of a memory scaling regression;
-# 3. the control: CLI against itself is no prove-time regression.
+# 3. the control: CLI against itself is no prove-time regression (twice in a row would fail).
 # Each run's --json must parse and agree with the Markdown. (The worktree-building path is
 # tested on a scratch repository by `cargo test -p ballast-bench --test compare`.)
 set -euo pipefail
@@ -84,9 +84,16 @@ grep -q 'Memory scaling regression.*peak RSS' "$dir/hungry.md" || die "the Markd
 echo "  ok: memory scaling regression (peak RSS)"
 
 echo "== the control: the cli against itself"
-run same "$cli" --pairs 6 --warmup 1 --growth-points 1,2,3,4
-grep -m1 '^| Prove time' "$dir/same.md" | sed 's/^/  /'
-[[ $(verdict "$dir/same.json" wall) != real_regression ]] || die "the cli against itself was called a real regression"
+# The verdict is a 5 % test (both tests and the noise floor must agree): against itself it calls
+# a regression in about 1 run in 60 (all 6 pairs one way), so one such run is repeated with fresh
+# pairs and only two in a row fail. A harness that favoured one arm would fail both.
+for attempt in 1 2; do
+  run same "$cli" --pairs 6 --warmup 1 --growth-points 1,2,3,4
+  grep -m1 '^| Prove time' "$dir/same.md" | sed 's/^/  /'
+  [[ $(verdict "$dir/same.json" wall) == real_regression ]] || break
+  [[ $attempt == 1 ]] || die "the cli against itself was called a real regression twice in a row"
+  echo "  called a real regression once (the test's false-positive rate); running the control again"
+done
 # The growth check is a 95 % test: against itself it warns in about 1 run in 40 per metric,
 # so its outcome is shown, not asserted.
 echo "  ok: no regression (growth warnings against itself: $(regressed "$dir/same.json"))"
