@@ -8,7 +8,6 @@ use ballast_merkle::Digest;
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
-use crate::periodic::PeriodicPolys;
 use crate::quotient::Composition;
 use crate::{OodValues, StarkParams};
 
@@ -133,19 +132,19 @@ impl ConstraintBuilder for ValueBuilder {
 
 /// Whether the out-of-domain claims satisfy the constraints at z: the constraints evaluated
 /// on the claimed trace values, combined with α's powers and divided by their zerofiers,
-/// equal the quotient recombined from its claimed chunks. The verifier's check, which the
-/// prover makes first.
+/// equal the quotient recombined from its claimed chunks. `periodic` is the periodic
+/// columns at z ([`PeriodicPolys::at`](crate::periodic::PeriodicPolys::at)). The verifier's check, which the prover makes first.
 pub(crate) fn ood_identity_holds<A: Air>(
     air: &A,
     info: &ConstraintInfo,
     composition: &Composition,
     ood: &OodValues,
+    periodic: &[Ext3],
     public_inputs: &[Felt],
     z: Ext3,
 ) -> bool {
     let log_rows = air.log_rows();
-    let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows).at(z);
-    let values = constraint_values(air, &ood.trace_z, &ood.trace_zw, &periodic, public_inputs);
+    let values = constraint_values(air, &ood.trace_z, &ood.trace_zw, periodic, public_inputs);
     composition.combine_at(info, &values, z, log_rows)
         == recombine_quotient(&ood.quotient_z, z, log_rows)
 }

@@ -168,7 +168,16 @@ pub(crate) fn prove_with_transcript<A: Air>(
     if check == TraceCheck::Check {
         let composition = Composition::new(&info, alpha);
         let holds = times.time(Phase::Check, || {
-            ood_identity_holds(air, &info, &composition, &ood, segment.public_inputs, z)
+            let periodic = periodic.at(z);
+            ood_identity_holds(
+                air,
+                &info,
+                &composition,
+                &ood,
+                &periodic,
+                segment.public_inputs,
+                z,
+            )
         });
         if !holds {
             let trace = prover.trace()?;

@@ -8,6 +8,7 @@ use ballast_ntt::LdePlan;
 use ballast_transcript::{Transcript, TranscriptStep};
 
 use crate::deep::deep_coefficients;
+use crate::periodic::PeriodicPolys;
 use crate::proof::segment_geometry;
 use crate::protocol::{
     absorb_pow_nonce, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
@@ -41,6 +42,11 @@ pub fn verify<A: Air>(
 /// recursive layer's witness is built from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replay {
+    /// α, the constraints' combination challenge: constraint i's coefficient is α^i.
+    pub alpha: Ext3,
+    /// The AIR's periodic columns at the out-of-domain point z, as its constraints read them
+    /// there.
+    pub periodic_at_z: Vec<Ext3>,
     /// The query positions in the LDE (distinct and increasing), drawn from the transcript.
     pub positions: Vec<usize>,
     /// The same positions as drawn: in the transcript's order, a repeated one repeated.
@@ -116,7 +122,16 @@ pub(crate) fn verify_with_transcript<A: Air>(
     // 3 ----- out-of-domain claims must satisfy the constraints; γ
     let ood = &proof.ood;
     let composition = Composition::new(&info, alpha);
-    if !ood_identity_holds(air, &info, &composition, ood, statement.public_inputs, z) {
+    let periodic_at_z = PeriodicPolys::new(&air.periodic_columns(), log_rows).at(z);
+    if !ood_identity_holds(
+        air,
+        &info,
+        &composition,
+        ood,
+        &periodic_at_z,
+        statement.public_inputs,
+        z,
+    ) {
         return Err(VerifierError::OodMismatch { segment });
     }
     let gamma = draw_gamma(&mut transcript, ood);
@@ -192,6 +207,8 @@ pub(crate) fn verify_with_transcript<A: Air>(
     Ok((
         transcript,
         Replay {
+            alpha,
+            periodic_at_z,
             positions,
             draws,
             gamma,
