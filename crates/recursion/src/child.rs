@@ -1,7 +1,8 @@
 //! A child segment proof turned into what a recursive layer proves about it: its verifier
-//! replayed (`ballast_stark::replay`), then the [`TranscriptAir`] of its transcript and the
-//! [`QueriesAir`] of its query positions with the witness and inputs it takes, from the
-//! proof's openings and what the replay derived.
+//! replayed (`ballast_stark::replay`), then the [`TranscriptAir`] of its transcript, the
+//! [`IdentityAir`] of its out-of-domain identity and the [`QueriesAir`] of its query positions
+//! with the witness and inputs it takes, from the proof's claims and openings and what the
+//! replay derived.
 
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -14,7 +15,8 @@ use ballast_stark::{
 
 use crate::openings::expect_len;
 use crate::{
-    ChildShape, DeepClaims, Opened, OpeningsError, QueriesAir, TranscriptAir, TranscriptError,
+    ChildShape, DeepClaims, IdentityAir, IdentityError, OodClaims, Opened, OpeningsError,
+    QueriesAir, TranscriptAir, TranscriptError,
 };
 
 /// Why a child proof cannot be taken into a layer.
@@ -34,14 +36,19 @@ pub enum ChildError {
     /// A child whose transcript the transcript AIR does not take.
     #[error("the child proof's transcript: {0}")]
     Transcript(#[from] TranscriptError),
+    /// A child whose constraints the identity AIR does not take.
+    #[error("the child proof's out-of-domain identity: {0}")]
+    Identity(#[from] IdentityError),
 }
 
-/// A child segment proof, ready for a layer to prove: the AIRs of its transcript and of
-/// its query phase.
+/// A child segment proof, ready for a layer to prove: the AIRs of its transcript, of its
+/// out-of-domain identity and of its query phase.
 #[derive(Clone, Debug)]
 pub struct ChildSegment {
     /// Its transcript's AIR, whose trace is [`TranscriptAir::trace`].
     pub transcript: TranscriptAir,
+    /// Its out-of-domain identity's AIR, whose trace is [`IdentityAir::trace`].
+    pub identity: IdentityAir,
     /// Its query phase.
     pub queries: ChildQueries,
 }
@@ -65,8 +72,18 @@ impl ChildSegment {
         }
         let mut replay = replay(air, proof, statement, params, policy)?;
         let steps = replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
+        let claims = OodClaims {
+            alpha: replay.alpha,
+            z: replay.deep.z,
+            trace_z: proof.ood.trace_z.clone(),
+            trace_zw: proof.ood.trace_zw.clone(),
+            periodic_z: std::mem::take(&mut replay.periodic_at_z),
+            public_inputs: statement.public_inputs.to_vec(),
+            quotient_z: proof.ood.quotient_z.clone(),
+        };
         Ok(Self {
             transcript: TranscriptAir::new(&steps, params.pow_bits)?,
+            identity: IdentityAir::new(air, claims)?,
             queries: ChildQueries::of(air, proof, params, replay)?,
         })
     }

@@ -3,12 +3,14 @@
 mod child;
 mod deep;
 mod ext;
+mod identity;
 mod openings;
 mod queries;
 mod transcript;
 
 pub use child::{ChildError, ChildQueries, ChildSegment};
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
+pub use identity::{IdentityAir, IdentityError, OodClaims};
 pub use openings::{Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH};
 pub use queries::{ChildShape, MAX_LOG_FINAL_POLY_LEN, QueriesAir, WIDTH as QUERIES_WIDTH};
 pub use transcript::{

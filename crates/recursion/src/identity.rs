@@ -1,0 +1,488 @@
+//! A child's out-of-domain identity as an AIR: the child AIR's constraints evaluated at z on
+//! the values its proof claims there, combined with α's powers and divided by their
+//! zerofiers, equal the quotient its proof claims at z (`ballast_stark`'s verifier step 3).
+//!
+//! The constraints are read from the child AIR's own definition: its [`ConstraintProgram`]
+//! (the `eval` traced into a DAG and scheduled onto registers, the program the device runs),
+//! one instruction a row, over the extension. Registers are columns; each row's operands are
+//! columns too, equal to the register its one-hot periodic selector picks plus an immediate
+//! periodic value (a leaf the proof claims or a constant), so that a product of operands is
+//! of degree 2 and the constraint on the result column of degree 3. A row writes its result
+//! into the register its selector names (the next row's), every other register carries
+//! over; the program reads a register only after writing it, so every read is the program's
+//! value. An
+//! assertion row adds `power·value` to its domain's sum, where `power` starts at 1 and
+//! steps by α on each assertion (the program asserts constraint i as its i-th assertion),
+//! so each sum ends as Σ_i α^i·C_i(z) over its domain's constraints. The last row holds
+//!
+//! S_every/Z + S_transition·(z − ω^(n−1))/Z + S_first/(z − 1) + S_last/(z − ω^(n−1)) = Q(z),
+//!
+//! Z = z^n − 1 and Q(z) = Σ_j z^(j·n)·Q_j(z), multiplied through by Z·(z − 1)·(z − ω^(n−1)).
+//! That is not zero, which the AIR checks itself: an inverse column times Z is 1 on the last
+//! row, so z is not in the child's trace domain H (which holds 1 and ω^(n−1)), as the child's
+//! transcript ensures when it draws z. α, z and the
+//! quotient's values are public inputs; the trace's values at z and zω, the child's periodic
+//! columns at z and its public inputs are immediates, periodic columns, so for now the
+//! layer's verifier supplies them (from `ballast_stark::replay`) until the transcript in the
+//! AIR absorbs them.
+
+use ballast_air::{
+    Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
+    Instruction, Leaf, Operand, PeriodicColumn, ProgramError,
+};
+use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
+
+use crate::ext::{Ext, add, ext, scale, sub};
+
+/// Why a child's out-of-domain identity has no AIR.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum IdentityError {
+    /// This error occurs when the child AIR's constraints do not compile into a program.
+    #[error("the child's constraints: {0}")]
+    Program(#[from] ProgramError),
+    /// This error occurs when the child AIR has no quotient shape (no constraints, or a bad
+    /// periodic column).
+    #[error("the child AIR: {0}")]
+    Air(#[from] AirError),
+    /// This error occurs when z is in the child's trace domain, where its zerofiers vanish.
+    #[error("the out-of-domain point is in the child's trace domain")]
+    OnTheDomain,
+    /// This error occurs when a claim has another count of values than the child AIR reads.
+    #[error("{what}: {got} values, the child AIR has {expected}")]
+    Shape {
+        /// Which claim.
+        what: &'static str,
+        /// How many the child AIR has.
+        expected: usize,
+        /// How many were given.
+        got: usize,
+    },
+}
+
+/// What a child's identity is checked on: its challenges and the values its proof claims at
+/// the out-of-domain point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OodClaims {
+    /// α: constraint i's coefficient is α^i.
+    pub alpha: Ext3,
+    /// The out-of-domain point z.
+    pub z: Ext3,
+    /// Each trace column at z.
+    pub trace_z: Vec<Ext3>,
+    /// Each trace column at zω.
+    pub trace_zw: Vec<Ext3>,
+    /// Each periodic column of the child at z.
+    pub periodic_z: Vec<Ext3>,
+    /// The child segment's public inputs.
+    pub public_inputs: Vec<Felt>,
+    /// Each quotient column at z: chunk c / 3, coordinate c mod 3.
+    pub quotient_z: Vec<Ext3>,
+}
+
+/// The out-of-domain identity of one child proof: an [`Air`] of 3·R + 27 columns (R the child
+/// program's registers) and 2^k rows (one an instruction, at least one more), whose public
+/// inputs are α, z and the quotient's values at z, 3 coordinates each.
+#[derive(Clone, Debug)]
+pub struct IdentityAir {
+    program: ConstraintProgram,
+    claims: OodClaims,
+    /// log2 of the child's rows.
+    child_log_rows: usize,
+    log_rows: usize,
+}
+
+// Columns after the registers (each an extension value, 3 coordinates).
+/// Operand a.
+const OPERAND_A: usize = 0;
+/// Operand b.
+const OPERAND_B: usize = 3;
+/// The instruction's result.
+const RESULT: usize = 6;
+/// α^i, i the assertions above this row.
+const POWER: usize = 9;
+/// Each domain's sum so far ([`Domain::index`] order).
+const SUMS: usize = 12;
+/// 1/Z(z), bound on the last row only.
+const VANISHING_INVERSE: usize = SUMS + 3 * Domain::COUNT;
+/// Columns after the registers.
+const OWN: usize = VANISHING_INVERSE + 3;
+
+// Periodic columns after the 3·R selectors (read a, read b, write).
+/// The immediate added to operand a, then b (3 coordinates each).
+const IMMEDIATE_A: usize = 0;
+const IMMEDIATE_B: usize = 3;
+/// The opcodes: add, subtract, multiply, negate.
+const ADD: usize = 6;
+const SUB: usize = 7;
+const MUL: usize = 8;
+const NEG: usize = 9;
+/// An assertion on each domain ([`Domain::index`] order).
+const ASSERT: usize = 10;
+/// Periodic columns after the selectors.
+const PERIODIC: usize = ASSERT + Domain::COUNT;
+
+impl IdentityAir {
+    /// The identity of a proof of `air` whose out-of-domain values are `claims`.
+    ///
+    /// # Errors
+    /// Constraints that do not compile ([`ConstraintProgram::of`]), or claims of another
+    /// shape than the child AIR's.
+    pub fn new<A: Air>(air: &A, claims: OodClaims) -> Result<Self, IdentityError> {
+        for (what, expected, got) in [
+            ("trace values at z", air.width(), claims.trace_z.len()),
+            ("trace values at zω", air.width(), claims.trace_zw.len()),
+            (
+                "periodic values at z",
+                air.periodic_columns().len(),
+                claims.periodic_z.len(),
+            ),
+            (
+                "public inputs",
+                air.num_public_inputs(),
+                claims.public_inputs.len(),
+            ),
+        ] {
+            if expected != got {
+                return Err(IdentityError::Shape {
+                    what,
+                    expected,
+                    got,
+                });
+            }
+        }
+        let chunks = 1usize << ConstraintInfo::of(air)?.log_quotient_chunks;
+        if claims.quotient_z.len() != Ext3::DEGREE * chunks {
+            return Err(IdentityError::Shape {
+                what: "quotient values at z",
+                expected: Ext3::DEGREE * chunks,
+                got: claims.quotient_z.len(),
+            });
+        }
+        let program = ConstraintProgram::of(air)?;
+        let mut asserted = 0u32;
+        for instruction in program.instructions() {
+            if let Instruction::Assert { index, .. } = *instruction {
+                assert_eq!(index, asserted, "the program asserts in index order");
+                asserted += 1;
+            }
+        }
+        let rows = (program.instructions().len() + 1)
+            .next_power_of_two()
+            .max(4);
+        Ok(Self {
+            program,
+            claims,
+            child_log_rows: air.log_rows(),
+            log_rows: rows.trailing_zeros() as usize,
+        })
+    }
+
+    /// The claims it checks.
+    pub fn claims(&self) -> &OodClaims {
+        &self.claims
+    }
+
+    /// The public inputs: α, z, then each quotient value at z.
+    pub fn public_inputs(&self) -> Vec<Felt> {
+        [self.claims.alpha, self.claims.z]
+            .iter()
+            .chain(&self.claims.quotient_z)
+            .flat_map(|v| v.coeffs())
+            .collect()
+    }
+
+    /// The trace: the program run on the claims, a row an instruction.
+    ///
+    /// # Errors
+    /// A z in the child's trace domain, which its transcript never draws.
+    pub fn trace(&self) -> Result<RowBlocks, IdentityError> {
+        let vanishing_inverse = (self.claims.z.pow(1 << self.child_log_rows) - Ext3::ONE)
+            .try_inverse()
+            .ok_or(IdentityError::OnTheDomain)?;
+        let registers = self.program.registers();
+        let width = self.width();
+        let rows = 1usize << self.log_rows;
+        let mut table = Vec::with_capacity(rows * width);
+        let mut file = vec![Ext3::ZERO; registers];
+        let mut power = Ext3::ONE;
+        let mut sums = [Ext3::ZERO; Domain::COUNT];
+        for row in 0..rows {
+            let step = self.program.instructions().get(row).map(|&i| self.step(i));
+            let (a, b) = step.map_or((Ext3::ZERO, Ext3::ZERO), |s| {
+                (self.read(&file, s.a), self.read(&file, s.b))
+            });
+            let result = step
+                .and_then(|s| s.op)
+                .map_or(Ext3::ZERO, |op| op.apply(a, b));
+            for v in file
+                .iter()
+                .chain(&[a, b, result, power])
+                .chain(&sums)
+                .chain(&[vanishing_inverse])
+            {
+                table.extend(v.coeffs());
+            }
+            match step {
+                Some(Step {
+                    write: Some(dst), ..
+                }) => file[dst] = result,
+                Some(Step {
+                    assert: Some(domain),
+                    ..
+                }) => {
+                    sums[domain.index()] += power * a;
+                    power *= self.claims.alpha;
+                }
+                _ => {}
+            }
+        }
+        Ok(RowBlocks::from_rows(width, &table))
+    }
+
+    /// An instruction as the row's selectors see it.
+    fn step(&self, instruction: Instruction) -> Step {
+        let none = Step {
+            a: None,
+            b: None,
+            op: None,
+            write: None,
+            assert: None,
+        };
+        match instruction {
+            Instruction::Add(dst, a, b) => self.arithmetic(Op::Add, dst, a, Some(b)),
+            Instruction::Sub(dst, a, b) => self.arithmetic(Op::Sub, dst, a, Some(b)),
+            Instruction::Mul(dst, a, b) => self.arithmetic(Op::Mul, dst, a, Some(b)),
+            Instruction::Neg(dst, a) => self.arithmetic(Op::Neg, dst, a, None),
+            Instruction::Assert { domain, value, .. } => Step {
+                a: Some(value),
+                assert: Some(domain),
+                ..none
+            },
+        }
+    }
+
+    fn arithmetic(&self, op: Op, dst: u32, a: Operand, b: Option<Operand>) -> Step {
+        Step {
+            a: Some(a),
+            b,
+            op: Some(op),
+            write: Some(dst as usize),
+            assert: None,
+        }
+    }
+
+    /// An operand's value: its register's, or its immediate.
+    fn read(&self, file: &[Ext3], operand: Option<Operand>) -> Ext3 {
+        match operand {
+            Some(Operand::Register(r)) => file[r as usize],
+            other => self.immediate(other),
+        }
+    }
+
+    /// What an operand adds to its selected register: a leaf's claimed value or a constant.
+    fn immediate(&self, operand: Option<Operand>) -> Ext3 {
+        let c = &self.claims;
+        match operand {
+            None | Some(Operand::Register(_)) => Ext3::ZERO,
+            Some(Operand::Constant(k)) => Ext3::from(self.program.constants()[k as usize]),
+            Some(Operand::Leaf(leaf)) => match leaf {
+                Leaf::Current(i) => c.trace_z[i as usize],
+                Leaf::Next(i) => c.trace_zw[i as usize],
+                Leaf::Periodic(i) => c.periodic_z[i as usize],
+                Leaf::Public(i) => Ext3::from(c.public_inputs[i as usize]),
+            },
+        }
+    }
+
+    /// Offset of the columns after the registers.
+    fn own(&self) -> usize {
+        3 * self.program.registers()
+    }
+}
+
+/// An arithmetic instruction's operation, in its periodic columns' order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+    Neg,
+}
+
+impl Op {
+    fn apply(self, a: Ext3, b: Ext3) -> Ext3 {
+        match self {
+            Op::Add => a + b,
+            Op::Sub => a - b,
+            Op::Mul => a * b,
+            Op::Neg => -a,
+        }
+    }
+}
+
+/// One row's instruction: its operands, operation, destination and assertion.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    a: Option<Operand>,
+    b: Option<Operand>,
+    op: Option<Op>,
+    write: Option<usize>,
+    assert: Option<Domain>,
+}
+
+/// An extension constant as expressions.
+fn constant<E: Algebra>(v: Ext3) -> Ext<E> {
+    v.coeffs().map(E::from)
+}
+
+impl Air for IdentityAir {
+    fn id(&self) -> &str {
+        "ballast/ood-identity"
+    }
+
+    fn width(&self) -> usize {
+        self.own() + OWN
+    }
+
+    fn log_rows(&self) -> usize {
+        self.log_rows
+    }
+
+    fn num_public_inputs(&self) -> usize {
+        3 * (2 + self.claims.quotient_z.len())
+    }
+
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        let registers = self.program.registers();
+        let rows = 1usize << self.log_rows;
+        let steps: Vec<Step> = self
+            .program
+            .instructions()
+            .iter()
+            .map(|&i| self.step(i))
+            .collect();
+        let column = |value: &dyn Fn(&Step) -> Felt| PeriodicColumn {
+            values: (0..rows)
+                .map(|row| steps.get(row).map_or(Felt::ZERO, value))
+                .collect(),
+        };
+        let flag = |on: bool| if on { Felt::ONE } else { Felt::ZERO };
+        let reads = |operand: Option<Operand>, r: usize| {
+            flag(matches!(operand, Some(Operand::Register(x)) if x as usize == r))
+        };
+        let mut columns = Vec::with_capacity(3 * registers + PERIODIC);
+        for r in 0..registers {
+            columns.push(column(&|s| reads(s.a, r)));
+        }
+        for r in 0..registers {
+            columns.push(column(&|s| reads(s.b, r)));
+        }
+        for r in 0..registers {
+            columns.push(column(&|s| flag(s.write == Some(r))));
+        }
+        for pick in [|s: &Step| s.a, |s: &Step| s.b] {
+            for c in 0..3 {
+                columns.push(column(&|s| self.immediate(pick(s)).coeffs()[c]));
+            }
+        }
+        for op in [Op::Add, Op::Sub, Op::Mul, Op::Neg] {
+            columns.push(column(&|s| flag(s.op == Some(op))));
+        }
+        for domain in Domain::ALL {
+            columns.push(column(&|s| flag(s.assert == Some(domain))));
+        }
+        columns
+    }
+
+    #[inline(always)]
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        let registers = self.program.registers();
+        let own = self.own();
+        let (cur, next) = (f.current, f.next);
+        let read_a = &f.periodic[..registers];
+        let read_b = &f.periodic[registers..2 * registers];
+        let write = &f.periodic[2 * registers..3 * registers];
+        let p = &f.periodic[3 * registers..];
+        let zero = B::Expr::from(Felt::ZERO);
+        let one = constant::<B::Expr>(Ext3::ONE);
+        let alpha = ext(f.public_inputs, 0);
+        let z = ext(f.public_inputs, 3);
+
+        let register = |r: usize| ext(cur, 3 * r);
+        let selected = |selectors: &[B::Expr], immediate: usize| {
+            (0..registers).fold(ext(p, immediate), |acc, r| {
+                add(acc, scale(register(r), selectors[r]))
+            })
+        };
+        let (a, bb) = (ext(cur, own + OPERAND_A), ext(cur, own + OPERAND_B));
+        let (operand_a, operand_b) = (selected(read_a, IMMEDIATE_A), selected(read_b, IMMEDIATE_B));
+        let result = ext(cur, own + RESULT);
+        let expected = sub(
+            add(
+                add(scale(add(a, bb), p[ADD]), scale(sub(a, bb), p[SUB])),
+                scale(Ext3::mul_over(a, bb), p[MUL]),
+            ),
+            scale(a, p[NEG]),
+        );
+        let power = ext(cur, own + POWER);
+        let asserts = (0..Domain::COUNT).fold(zero, |acc, d| acc + p[ASSERT + d]);
+        let stepped = Ext3::mul_over(power, alpha);
+        let term = Ext3::mul_over(power, a);
+        for c in 0..3 {
+            b.every_row(cur[own + OPERAND_A + c] - operand_a[c]);
+            b.every_row(cur[own + OPERAND_B + c] - operand_b[c]);
+            b.every_row(result[c] - expected[c]);
+            for (r, &w) in write.iter().enumerate() {
+                let held = register(r)[c];
+                b.transition(next[3 * r + c] - held - w * (result[c] - held));
+            }
+            b.transition(next[own + POWER + c] - power[c] - asserts * (stepped[c] - power[c]));
+            b.first_row(power[c] - one[c]);
+            for d in 0..Domain::COUNT {
+                let sum = cur[own + SUMS + 3 * d + c];
+                b.transition(next[own + SUMS + 3 * d + c] - sum - p[ASSERT + d] * term[c]);
+                b.first_row(sum);
+            }
+        }
+
+        // The identity, multiplied through by Z·(z − 1)·(z − ω^(n−1)).
+        let n = 1u64 << self.child_log_rows;
+        let z_n = crate::ext::pow(z, n, one);
+        let vanishing = sub(z_n, one);
+        let to_first = sub(z, one);
+        let omega_last = Felt::two_adic_root(self.child_log_rows).inverse();
+        let to_last = sub(z, constant(Ext3::from(omega_last)));
+        let quotient = self
+            .claims
+            .quotient_z
+            .chunks_exact(3)
+            .enumerate()
+            .rev()
+            .fold([zero; 3], |acc, (j, _)| {
+                let chunk = (0..3).fold([zero; 3], |s, c| {
+                    let value = ext(f.public_inputs, 6 + 3 * (3 * j + c));
+                    add(s, Ext3::mul_over(constant(Ext3::basis(c)), value))
+                });
+                add(Ext3::mul_over(acc, z_n), chunk)
+            });
+        let sum = |d: Domain| ext(cur, own + SUMS + 3 * d.index());
+        let mul = Ext3::mul_over::<B::Expr>;
+        let lhs = [
+            mul(sum(Domain::EveryRow), mul(to_first, to_last)),
+            mul(
+                sum(Domain::Transition),
+                mul(mul(to_last, to_last), to_first),
+            ),
+            mul(sum(Domain::FirstRow), mul(vanishing, to_last)),
+            mul(sum(Domain::LastRow), mul(vanishing, to_first)),
+        ]
+        .into_iter()
+        .fold([zero; 3], add);
+        let rhs = mul(quotient, mul(vanishing, mul(to_first, to_last)));
+        let inverted = mul(ext(cur, own + VANISHING_INVERSE), vanishing);
+        for c in 0..3 {
+            b.last_row(lhs[c] - rhs[c]);
+            b.last_row(inverted[c] - one[c]);
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! The out-of-domain identity AIR against real children: their claims satisfy it, it proves
+//! and verifies, and it is read from the child AIR's own constraint program. Each rule is its
+//! own constraint: a changed operand, result, register, power or sum is refused at its row by
+//! it; a claim, α or quotient value other than the child's has no trace; bad shapes are named.
+
+mod common;
+
+use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
+
+use ballast_air::{
+    Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
+    Instruction, Operand, PeriodicColumn, check_trace,
+};
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_recursion::{ChildSegment, IdentityAir, IdentityError, OodClaims};
+use ballast_stark::{CpuBackend, PhaseTimes, SegmentProof, Workload, prove};
+
+/// A child's first segment, its identity AIR and its constraint program.
+struct Child {
+    air: IdentityAir,
+    program: ConstraintProgram,
+}
+
+impl Child {
+    fn of<W: Workload>(workload: &W) -> Self {
+        let (proof, public) = proven(workload, &params());
+        Self::proven(&workload.air(0), &proof, &public)
+    }
+
+    fn proven<A: Air>(air: &A, proof: &SegmentProof, public: &[Felt]) -> Self {
+        let segment = ChildSegment::of(air, proof, &statement(public), &params(), &any_security())
+            .expect("the layer takes the child");
+        Self {
+            air: segment.identity,
+            program: ConstraintProgram::of(air).unwrap(),
+        }
+    }
+
+    /// A [`Stepped`] child of 2^5 rows.
+    fn stepped() -> Self {
+        let air = Stepped;
+        let x: Vec<Felt> = (0..32u64)
+            .map(|i| Felt::new(3 + 10 * (i / 4) + [0, 1, 3, 6][i as usize % 4]))
+            .collect();
+        let public = [x[0], x[31]];
+        let mut table = RowBlocks::from_columns(&[x]);
+        let proof = prove(
+            &air,
+            &mut table,
+            &statement(&public),
+            &params(),
+            &CpuBackend::new(),
+            &mut PhaseTimes::default(),
+        )
+        .expect("the child proves");
+        Self::proven(&air, &proof, &public)
+    }
+
+    /// The first row whose instruction `pick` chooses.
+    fn row(&self, pick: impl Fn(&Instruction) -> bool) -> usize {
+        self.program.instructions().iter().position(pick).unwrap()
+    }
+}
+
+/// A child whose constraints read a periodic column and constants: x' = x + k with k
+/// cycling through 1, 2, 3, 4, x starting at public input 0 and ending at public input 1.
+struct Stepped;
+
+impl Air for Stepped {
+    fn id(&self) -> &str {
+        "recursion-test/stepped"
+    }
+    fn width(&self) -> usize {
+        1
+    }
+    fn log_rows(&self) -> usize {
+        5
+    }
+    fn num_public_inputs(&self) -> usize {
+        2
+    }
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        vec![PeriodicColumn {
+            values: [1, 2, 3, 4].map(Felt::new).to_vec(),
+        }]
+    }
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        let x = f.current[0];
+        b.transition(f.next[0] - x - f.periodic[0]);
+        b.first_row(x - f.public_inputs[0]);
+        b.last_row(x - f.public_inputs[1]);
+    }
+}
+
+/// The first failing (row, constraint) of `table` under `air` with `public`, or none.
+fn failure(air: &IdentityAir, table: &RowBlocks, public: &[Felt]) -> Option<(usize, usize)> {
+    match check_trace(air, table, public) {
+        Ok(()) => None,
+        Err(AirError::Unsatisfied { row, constraint }) => Some((row, constraint)),
+        Err(other) => panic!("not a constraint failure: {other}"),
+    }
+}
+
+/// The columns and constraints of an AIR of `registers` registers. Per coordinate c, in
+/// turn: operand a, operand b, the result, each register's carry, the power's step and start,
+/// then each domain's sum step and start; last, per coordinate, the identity and 1/Z's check.
+struct Layout {
+    registers: usize,
+}
+
+impl Layout {
+    fn of(air: &IdentityAir) -> Self {
+        let layout = Self {
+            registers: (air.width() - 27) / 3,
+        };
+        let total = ConstraintInfo::of(air).unwrap().constraints.len();
+        assert_eq!(total, 3 * layout.per_coordinate() + 6);
+        layout
+    }
+    fn per_coordinate(&self) -> usize {
+        self.registers + 13
+    }
+    fn own(&self) -> usize {
+        3 * self.registers
+    }
+    // Columns.
+    fn operand_a(&self) -> usize {
+        self.own()
+    }
+    fn operand_b(&self) -> usize {
+        self.own() + 3
+    }
+    fn result(&self) -> usize {
+        self.own() + 6
+    }
+    fn power(&self) -> usize {
+        self.own() + 9
+    }
+    fn sum(&self, d: Domain) -> usize {
+        self.own() + 12 + 3 * d.index()
+    }
+    // Constraints, coordinate 0.
+    const OPERAND_A: usize = 0;
+    const OPERAND_B: usize = 1;
+    const RESULT: usize = 2;
+    fn carry(&self, r: usize) -> usize {
+        3 + r
+    }
+    fn power_step(&self) -> usize {
+        3 + self.registers
+    }
+    fn power_start(&self) -> usize {
+        4 + self.registers
+    }
+    fn sum_step(&self, d: Domain) -> usize {
+        5 + self.registers + 2 * d.index()
+    }
+    fn sum_start(&self, d: Domain) -> usize {
+        6 + self.registers + 2 * d.index()
+    }
+    fn identity(&self) -> usize {
+        3 * self.per_coordinate()
+    }
+    fn vanishing_inverse(&self) -> usize {
+        self.identity() + 1
+    }
+}
+
+/// `table` with `change` made to each cell at (row, column) it is given.
+fn changed(table: &RowBlocks, change: impl Fn(usize, usize, &mut Felt)) -> RowBlocks {
+    let mut rows: Vec<Felt> = (0..table.height())
+        .flat_map(|r| table.row(r).to_vec())
+        .collect();
+    for (i, cell) in rows.iter_mut().enumerate() {
+        change(i / table.width(), i % table.width(), cell);
+    }
+    RowBlocks::from_rows(table.width(), &rows)
+}
+
+/// `table` with one cell changed by one.
+fn nudged(table: &RowBlocks, row: usize, column: usize) -> RowBlocks {
+    changed(table, |r, c, cell| {
+        if (r, c) == (row, column) {
+            *cell += Felt::ONE;
+        }
+    })
+}
+
+#[test]
+fn a_childs_claims_satisfy_its_identity_and_it_proves() {
+    for child in [
+        Child::stepped(),
+        Child::of(&fibonacci(5)),
+        Child::of(&poseidon2_chain()),
+    ] {
+        let air = &child.air;
+        let layout = Layout::of(air);
+        assert_eq!(layout.registers, child.program.registers());
+        assert!(1 << air.log_rows() > child.program.instructions().len());
+        let mut table = air.trace().unwrap();
+        let public = air.public_inputs();
+        assert_eq!(check_trace(air, &table, &public), Ok(()));
+        assert_eq!(layer_proves(air, &mut table, &public), Ok(()));
+        // Every constraint was asserted: each domain's sum holds its constraints.
+        let last = table.height() - 1;
+        for d in Domain::ALL {
+            let used = child.program.domains().contains(&d);
+            let sum = &table.row(last)[layout.sum(d)..layout.sum(d) + 3];
+            assert_eq!(used, sum.iter().any(|&v| v != Felt::ZERO), "{d:?}");
+        }
+    }
+}
+
+#[test]
+fn each_rule_is_its_own_constraint() {
+    let child = Child::of(&poseidon2_chain());
+    let air = &child.air;
+    let layout = Layout::of(air);
+    let table = air.trace().unwrap();
+    let public = air.public_inputs();
+    let is_mul = |i: &Instruction| matches!(i, Instruction::Mul(..));
+    let mul = child.row(is_mul);
+    // Register 0 holds a value across some row (read on the next, not written on this one).
+    let kept = (1..child.program.instructions().len())
+        .find(|&k| {
+            let writes = |i: &Instruction| match *i {
+                Instruction::Add(d, ..) | Instruction::Sub(d, ..) | Instruction::Mul(d, ..) => {
+                    d == 0
+                }
+                Instruction::Neg(d, _) => d == 0,
+                Instruction::Assert { .. } => false,
+            };
+            let reads = match child.program.instructions()[k] {
+                Instruction::Add(_, a, b)
+                | Instruction::Sub(_, a, b)
+                | Instruction::Mul(_, a, b) => {
+                    a == Operand::Register(0) || b == Operand::Register(0)
+                }
+                Instruction::Neg(_, a) | Instruction::Assert { value: a, .. } => {
+                    a == Operand::Register(0)
+                }
+            };
+            reads && !writes(&child.program.instructions()[k - 1])
+        })
+        .unwrap();
+    let assertion = child.row(|i| matches!(i, Instruction::Assert { .. }));
+    let every_row = child
+        .row(|i| matches!(i, Instruction::Assert { domain, .. } if *domain == Domain::EveryRow));
+    let last = table.height() - 1;
+    for (what, row, column, expected) in [
+        (
+            "operand a",
+            mul,
+            layout.operand_a(),
+            (mul, Layout::OPERAND_A),
+        ),
+        (
+            "operand b",
+            mul,
+            layout.operand_b(),
+            (mul, Layout::OPERAND_B),
+        ),
+        ("a product", mul, layout.result(), (mul, Layout::RESULT)),
+        ("a kept register", kept, 0, (kept - 1, layout.carry(0))),
+        (
+            "the power after an assertion",
+            assertion + 1,
+            layout.power(),
+            (assertion, layout.power_step()),
+        ),
+        (
+            "a sum after its assertion",
+            every_row + 1,
+            layout.sum(Domain::EveryRow),
+            (every_row, layout.sum_step(Domain::EveryRow)),
+        ),
+        (
+            "the last row's sum",
+            last,
+            layout.sum(Domain::EveryRow),
+            (last - 1, layout.sum_step(Domain::EveryRow)),
+        ),
+    ] {
+        let forged = nudged(&table, row, column);
+        assert_eq!(failure(air, &forged, &public), Some(expected), "{what}");
+    }
+    // Whole columns shifted so that every step still holds: only a start refuses them.
+    let every_row = layout.sum(Domain::EveryRow);
+    let shifted = changed(&table, |_, c, cell| {
+        if c == every_row {
+            *cell += Felt::ONE;
+        }
+    });
+    assert_eq!(
+        failure(air, &shifted, &public),
+        Some((0, layout.sum_start(Domain::EveryRow)))
+    );
+    let (power, sums) = (layout.power(), layout.sum(Domain::ALL[0]));
+    let doubled = changed(&table, |_, c, cell| {
+        if (power..power + 3).contains(&c) || (sums..sums + 12).contains(&c) {
+            *cell = cell.double();
+        }
+    });
+    assert_eq!(
+        failure(air, &doubled, &public),
+        Some((0, layout.power_start()))
+    );
+}
+
+#[test]
+fn claims_other_than_the_childs_have_no_trace() {
+    let child = Child::of(&poseidon2_chain());
+    let honest = &child.air;
+    let layout = Layout::of(honest);
+    let last = honest.trace().unwrap().height() - 1;
+    let changed_claims = |change: &dyn Fn(&mut OodClaims)| {
+        let mut claims = honest.claims().clone();
+        change(&mut claims);
+        IdentityAir::new(&poseidon2_chain().air(0), claims).unwrap()
+    };
+    for (what, change) in [
+        (
+            "a trace value at z",
+            &(|c: &mut OodClaims| c.trace_z[3] += Ext3::ONE) as &dyn Fn(&mut OodClaims),
+        ),
+        ("a trace value at zω", &|c| c.trace_zw[0] += Ext3::ONE),
+        ("a public input", &|c| c.public_inputs[0] += Felt::ONE),
+        ("a quotient value", &|c| c.quotient_z[1] += Ext3::ONE),
+        ("z", &|c| c.z += Ext3::ONE),
+    ] {
+        let air = changed_claims(change);
+        let expected = Some((last, layout.identity()));
+        assert_eq!(
+            failure(&air, &air.trace().unwrap(), &air.public_inputs()),
+            expected,
+            "{what}"
+        );
+    }
+    // A periodic value at z (the Poseidon2 chain has no periodic columns).
+    let stepped = Child::stepped();
+    let mut claims = stepped.air.claims().clone();
+    claims.periodic_z[0] += Ext3::ONE;
+    let air = IdentityAir::new(&Stepped, claims).unwrap();
+    let table = air.trace().unwrap();
+    assert_eq!(
+        failure(&air, &table, &air.public_inputs()),
+        Some((table.height() - 1, Layout::of(&air).identity()))
+    );
+    // z in the child's trace domain: every cleared term of the identity vanishes there, so
+    // only 1/Z refuses it; and the trace has no such inverse.
+    let mut public = honest.public_inputs();
+    public[3..6].copy_from_slice(&Ext3::ONE.coeffs());
+    assert_eq!(
+        failure(honest, &honest.trace().unwrap(), &public),
+        Some((last, layout.vanishing_inverse()))
+    );
+    let at_one = changed_claims(&|c| c.z = Ext3::ONE);
+    assert_eq!(at_one.trace(), Err(IdentityError::OnTheDomain));
+    // α other than the trace's: the power's first step.
+    let mut public = honest.public_inputs();
+    public[0] += Felt::ONE;
+    let assertion = child.row(|i| matches!(i, Instruction::Assert { .. }));
+    assert_eq!(
+        failure(honest, &honest.trace().unwrap(), &public),
+        Some((assertion, layout.power_step()))
+    );
+}
+
+#[test]
+fn claims_of_another_shape_are_named() {
+    let child = Child::of(&fibonacci(5));
+    let workload = fibonacci(5);
+    let air = workload.air(0);
+    for (change, what) in [
+        (
+            &(|c: &mut OodClaims| {
+                c.trace_z.pop();
+            }) as &dyn Fn(&mut OodClaims),
+            "trace values at z",
+        ),
+        (&|c| c.trace_zw.push(Ext3::ONE), "trace values at zω"),
+        (&|c| c.periodic_z.push(Ext3::ONE), "periodic values at z"),
+        (&|c| c.public_inputs.clear(), "public inputs"),
+        (
+            &|c| {
+                c.quotient_z.pop();
+            },
+            "quotient values at z",
+        ),
+    ] {
+        let mut claims = child.air.claims().clone();
+        change(&mut claims);
+        match IdentityAir::new(&air, claims) {
+            Err(IdentityError::Shape { what: got, .. }) => assert_eq!(got, what),
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+}
