@@ -10,21 +10,20 @@
 //! of degree 2 and the constraint on the result column of degree 3. A row writes its result
 //! into the register its selector names (the next row's), every other register carries
 //! over; the program reads a register only after writing it, so every read is the program's
-//! value. An
-//! assertion row adds `power·value` to its domain's sum, where `power` starts at 1 and
-//! steps by α on each assertion (the program asserts constraint i as its i-th assertion),
-//! so each sum ends as Σ_i α^i·C_i(z) over its domain's constraints. The last row holds
+//! value. An assertion row adds `power·value` to its domain's sum, where `power` starts at 1
+//! and steps by α on each assertion (the program asserts constraint i as its i-th
+//! assertion), so each sum ends as Σ_i α^i·C_i(z) over its domain's constraints. The last
+//! row holds
 //!
 //! S_every/Z + S_transition·(z − ω^(n−1))/Z + S_first/(z − 1) + S_last/(z − ω^(n−1)) = Q(z),
 //!
 //! Z = z^n − 1 and Q(z) = Σ_j z^(j·n)·Q_j(z), multiplied through by Z·(z − 1)·(z − ω^(n−1)).
 //! That is not zero, which the AIR checks itself: an inverse column times Z is 1 on the last
-//! row, so z is not in the child's trace domain H (which holds 1 and ω^(n−1)), as the child's
-//! transcript ensures when it draws z. α, z and the
-//! quotient's values are public inputs; the trace's values at z and zω, the child's periodic
-//! columns at z and its public inputs are immediates, periodic columns, so for now the
-//! layer's verifier supplies them (from `ballast_stark::replay`) until the transcript in the
-//! AIR absorbs them.
+//! row, so z is not in the child's trace domain H (which holds 1 and ω^(n−1)), as the
+//! child's transcript ensures when it draws z. α, z and the quotient's values are public
+//! inputs; the trace's values at z and zω, the child's periodic columns at z and its public
+//! inputs are immediates, periodic columns, so for now the layer's verifier supplies them
+//! (from `ballast_stark::replay`) until the transcript in the AIR absorbs them.
 
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
