@@ -206,7 +206,7 @@ impl IdentityAir {
         let mut power = Ext3::ONE;
         let mut sums = [Ext3::ZERO; Domain::COUNT];
         for row in 0..rows {
-            let step = self.program.instructions().get(row).map(|&i| self.step(i));
+            let step = self.program.instructions().get(row).map(|&i| Step::of(i));
             let (a, b) = step.map_or((Ext3::ZERO, Ext3::ZERO), |s| {
                 (self.read(&file, s.a), self.read(&file, s.b))
             });
@@ -236,38 +236,6 @@ impl IdentityAir {
             }
         }
         Ok(RowBlocks::from_rows(width, &table))
-    }
-
-    /// An instruction as the row's selectors see it.
-    fn step(&self, instruction: Instruction) -> Step {
-        let none = Step {
-            a: None,
-            b: None,
-            op: None,
-            write: None,
-            assert: None,
-        };
-        match instruction {
-            Instruction::Add(dst, a, b) => self.arithmetic(Op::Add, dst, a, Some(b)),
-            Instruction::Sub(dst, a, b) => self.arithmetic(Op::Sub, dst, a, Some(b)),
-            Instruction::Mul(dst, a, b) => self.arithmetic(Op::Mul, dst, a, Some(b)),
-            Instruction::Neg(dst, a) => self.arithmetic(Op::Neg, dst, a, None),
-            Instruction::Assert { domain, value, .. } => Step {
-                a: Some(value),
-                assert: Some(domain),
-                ..none
-            },
-        }
-    }
-
-    fn arithmetic(&self, op: Op, dst: u32, a: Operand, b: Option<Operand>) -> Step {
-        Step {
-            a: Some(a),
-            b,
-            op: Some(op),
-            write: Some(dst as usize),
-            assert: None,
-        }
     }
 
     /// An operand's value: its register's, or its immediate.
@@ -329,6 +297,32 @@ struct Step {
     assert: Option<Domain>,
 }
 
+impl Step {
+    /// An instruction as the row's selectors see it.
+    fn of(instruction: Instruction) -> Self {
+        let arithmetic = |op, dst: u32, a, b| Self {
+            a: Some(a),
+            b,
+            op: Some(op),
+            write: Some(dst as usize),
+            assert: None,
+        };
+        match instruction {
+            Instruction::Add(dst, a, b) => arithmetic(Op::Add, dst, a, Some(b)),
+            Instruction::Sub(dst, a, b) => arithmetic(Op::Sub, dst, a, Some(b)),
+            Instruction::Mul(dst, a, b) => arithmetic(Op::Mul, dst, a, Some(b)),
+            Instruction::Neg(dst, a) => arithmetic(Op::Neg, dst, a, None),
+            Instruction::Assert { domain, value, .. } => Self {
+                a: Some(value),
+                b: None,
+                op: None,
+                write: None,
+                assert: Some(domain),
+            },
+        }
+    }
+}
+
 /// An extension constant as expressions.
 fn constant<E: Algebra>(v: Ext3) -> Ext<E> {
     v.coeffs().map(E::from)
@@ -358,7 +352,7 @@ impl Air for IdentityAir {
             .program
             .instructions()
             .iter()
-            .map(|&i| self.step(i))
+            .map(|&i| Step::of(i))
             .collect();
         let column = |value: &dyn Fn(&Step) -> Felt| PeriodicColumn {
             values: (0..rows)
@@ -451,16 +445,16 @@ impl Air for IdentityAir {
         let to_first = sub(z, one);
         let omega_last = Felt::two_adic_root(self.child_log_rows).inverse();
         let to_last = sub(z, constant(Ext3::from(omega_last)));
-        let quotient = self
-            .claims
-            .quotient_z
-            .chunks_exact(3)
-            .enumerate()
+        // Each chunk's three coordinate values (3 elements each) follow α and z.
+        let quotient = f.public_inputs[6..]
+            .chunks_exact(9)
             .rev()
-            .fold([zero; 3], |acc, (j, _)| {
+            .fold([zero; 3], |acc, values| {
                 let chunk = (0..3).fold([zero; 3], |s, c| {
-                    let value = ext(f.public_inputs, 6 + 3 * (3 * j + c));
-                    add(s, Ext3::mul_over(constant(Ext3::basis(c)), value))
+                    add(
+                        s,
+                        Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
+                    )
                 });
                 add(Ext3::mul_over(acc, z_n), chunk)
             });
