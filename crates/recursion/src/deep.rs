@@ -11,10 +11,13 @@
 //! row, so the row adds `power·Σ_i γ^i·cell_i` to an accumulator, `power` stepping by γ^8
 //! down the leaf and starting at 1 for the trace's leaf and γ^W for the quotient's. The
 //! accumulator is A after the trace's leaf and A + B after the quotient's; A is kept. The
-//! two divisions are checked as products: inverse columns with `inverse·(x − z) = 1`, x a
-//! periodic column (the position's point, `SHIFT·ζ^p`). γ^W, γ^(W+C) and zω are computed
-//! in the constraints from γ and z; the claims (γ, z, a, b) are public inputs, so for now
-//! the layer's verifier supplies them from the child's transcript (`ballast_stark::replay`).
+//! two divisions are checked as products: inverse columns with `inverse·(x − z) = 1`. The
+//! position's point x = SHIFT·ζ^p is a column computed from the position's bits on the
+//! trace tree's path (the openings' bit columns): SHIFT on the row before the path, times
+//! ζ^(2^i) at level i where the bit is 1, then carried to the DEEP row. γ^W, γ^(W+C) and
+//! zω are computed in the constraints from γ and z; the claims (γ, z, a, b) are public
+//! inputs, so for now the layer's verifier supplies them from the child's transcript
+//! (`ballast_stark::replay`).
 
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Ext3, Felt, RowBlocks, TWO_ADICITY};
@@ -23,7 +26,7 @@ use ballast_poseidon2::{FeltDigest, RATE};
 
 use crate::ext::{add, ext, pow, scale, sub};
 use crate::openings::{
-    INPUT, LEAF_NEXT, Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH,
+    BIT, INPUT, LEAF_NEXT, Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH,
     expect_len,
 };
 
@@ -39,9 +42,12 @@ const TRACE_SUM: usize = POWER + 3;
 const INVERSE_Z: usize = TRACE_SUM + 3;
 /// 1/(x − zω).
 const INVERSE_ZW: usize = INVERSE_Z + 3;
+/// x, the position's point (a base value): SHIFT·ζ^(p mod 2^(i+1)) on the trace path's
+/// level i, bound from the row before the path to the DEEP row.
+const POINT: usize = INVERSE_ZW + 3;
 /// f(x): read it on the DEEP row; elsewhere it is free (FRI's rows carry and fold it).
-pub(crate) const VALUE: usize = INVERSE_ZW + 3;
-/// Columns of the table (266).
+pub(crate) const VALUE: usize = POINT + 1;
+/// Columns of the table (267).
 pub const WIDTH: usize = VALUE + 3;
 
 /// The claims the DEEP function combines: γ, the out-of-domain point z, and the claimed sums
@@ -175,9 +181,23 @@ impl DeepAir {
             .pow((self.trace_width + self.quotient_width) as u64);
         let quotient_power = claims.gamma.pow(self.trace_width as u64);
         let absorbing: Vec<bool> = (0..block_rows).map(|r| self.absorbs(r)).collect();
+        let path_start = trace_leaf.0 + trace_leaf.1 - 1;
+        let deep_row = self.deep_row();
+        let zeta = Felt::two_adic_root(self.log_lde());
         let mut table = Vec::with_capacity(rows * WIDTH);
         for block in 0..rows / block_rows {
-            let x = Ext3::from(self.point(block));
+            let position = self.openings.position(block) as u64;
+            // The point as the path's bits build it: p's low bits up to each level.
+            let points: Vec<Felt> = (0..block_rows)
+                .map(|r| match r.checked_sub(path_start) {
+                    Some(level) if r <= deep_row => {
+                        let mask = (1u64 << level.min(self.log_lde())) - 1;
+                        LdePlan::SHIFT * zeta.pow(position & mask)
+                    }
+                    _ => Felt::ZERO,
+                })
+                .collect();
+            let x = Ext3::from(points[deep_row]);
             let (Some(inverse_z), Some(inverse_zw)) =
                 ((x - claims.z).try_inverse(), (x - zw).try_inverse())
             else {
@@ -214,9 +234,11 @@ impl DeepAir {
                 + next_row * (trace_sum - claims.at_zw) * inverse_zw;
             for r in 0..block_rows {
                 table.extend(openings.row(first + r));
-                for v in [sums[r], powers[r], trace_sum, inverse_z, inverse_zw, value] {
+                for v in [sums[r], powers[r], trace_sum, inverse_z, inverse_zw] {
                     table.extend(v.coeffs());
                 }
+                table.push(points[r]);
+                table.extend(value.coeffs());
             }
         }
         Ok(RowBlocks::from_rows(WIDTH, &table))
@@ -259,12 +281,6 @@ impl DeepAir {
             .any(|&(start, leaf)| (start..start + leaf).contains(&r))
     }
 
-    /// The LDE point of the position block `block` opens: SHIFT·ζ^p.
-    fn point(&self, block: usize) -> Felt {
-        let zeta = Felt::two_adic_root(self.log_lde());
-        LdePlan::SHIFT * zeta.pow(self.openings.position(block) as u64)
-    }
-
     /// A column of one block's period, 1 on the rows `on` picks.
     fn block_column(&self, on: impl Fn(usize) -> bool) -> PeriodicColumn {
         self.openings.block_column(|r| u64::from(on(r)))
@@ -279,9 +295,14 @@ const TRACE_POWER: usize = 3;
 const QUOTIENT_POWER: usize = 4;
 const KEEP_TRACE_SUM: usize = 5;
 const DEEP_ROW: usize = 6;
-const POINT: usize = 7;
+/// The row before the trace's path, where the point starts at SHIFT.
+const POINT_START: usize = 7;
+/// Rows from there to the one before the DEEP row: the point goes on to the next row.
+const POINT_MOVES: usize = 8;
+/// ζ^(2^i) − 1 on the row before the trace path's level i: what a bit 1 multiplies in.
+const POINT_STEP: usize = 9;
 /// Periodic columns after the openings'.
-const PERIODIC: usize = POINT + 1;
+const PERIODIC: usize = POINT_STEP + 1;
 
 /// The claims' elements in the public inputs: γ, z, a and b, 3 coordinates each.
 const CLAIMS_LEN: usize = 4 * 3;
@@ -307,6 +328,7 @@ impl Air for DeepAir {
         let [trace_leaf, quotient_leaf] = self.leaves();
         let block_rows = self.openings.block_rows;
         let deep_row = self.deep_row();
+        let path_start = trace_leaf.0 + trace_leaf.1 - 1;
         let mut columns = self.openings.periodic_columns();
         columns.extend([
             self.block_column(|r| r == 0),
@@ -316,9 +338,18 @@ impl Air for DeepAir {
             self.block_column(|r| r == quotient_leaf.0),
             self.block_column(|r| r == trace_leaf.0 + trace_leaf.1),
             self.block_column(|r| r == deep_row),
-            self.openings
-                .table_column(&[deep_row], |block, _| self.point(block)),
+            self.block_column(|r| r == path_start),
+            self.block_column(|r| (path_start..deep_row).contains(&r)),
         ]);
+        let zeta = Felt::two_adic_root(self.log_lde());
+        columns.push(PeriodicColumn {
+            values: (0..block_rows)
+                .map(|r| match r.checked_sub(path_start) {
+                    Some(level) if level < self.log_lde() => zeta.pow(1 << level) - Felt::ONE,
+                    _ => Felt::ZERO,
+                })
+                .collect(),
+        });
         columns
     }
 
@@ -355,7 +386,7 @@ impl Air for DeepAir {
         let trace_power = pow(gamma, self.trace_width as u64, one);
         let next_row = pow(gamma, (self.trace_width + self.quotient_width) as u64, one);
         let stepped_power = Ext3::mul_over(power, gamma_rate);
-        let x = p[POINT];
+        let x = cur[POINT];
         let inverse_z = ext(cur, INVERSE_Z);
         let inverse_zw = ext(cur, INVERSE_ZW);
         let check_z = Ext3::mul_over(inverse_z, sub([x, zero, zero], z));
@@ -379,5 +410,8 @@ impl Air for DeepAir {
             b.every_row(p[DEEP_ROW] * (check_zw[c] - one[c]));
             b.every_row(p[DEEP_ROW] * (cur[VALUE + c] - value[c]));
         }
+        // x: SHIFT, then times ζ^(2^i) at each level whose bit is 1, then carried.
+        b.every_row(p[POINT_START] * (x - B::Expr::from(LdePlan::SHIFT)));
+        b.transition(p[POINT_MOVES] * (next[POINT] - x) - x * next[BIT] * p[POINT_STEP]);
     }
 }

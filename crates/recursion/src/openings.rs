@@ -15,9 +15,14 @@
 //!   the capacity), its next rows from the capacity the last permutation left, and its last
 //!   block's cells past the row are zero: the sponge of `hash_elements`;
 //! - a path row starts from the inner-node state, with the digest below it as its left half
-//!   when the position's bit at that level is 0, its right half when 1 (the other half is
-//!   the sibling): `compress`, in the order the Merkle verifier uses;
-//! - the last path row's digest is its tree's root.
+//!   when its bit column is 0, its right half when 1 (the other half is the sibling):
+//!   `compress`, in the order the Merkle verifier uses;
+//! - the last path row's digest is its tree's root;
+//! - the bits are the position's: a remainder column holds the position on the row before a
+//!   tree's path, and each path row's bit and remainder are the row above's remainder halved
+//!   (r = 2·r' + bit', the bit 0 or 1), down to p >> h on the tree's last path row. The
+//!   position is one periodic column of the table (p where a path starts, p >> h where it
+//!   ends), the one value a position the AIR takes from outside.
 //!
 //! Blocks past the last position repeat it. Every constraint has degree at most 3.
 
@@ -35,8 +40,14 @@ use rayon::prelude::*;
 pub(crate) const INPUT: usize = 0;
 /// Columns: the permutation's kept values ([`air::COLUMNS`]), its output state last.
 const PERMUTATION: usize = INPUT + STATE_CELLS;
-/// Columns of the table (248).
-pub const WIDTH: usize = PERMUTATION + air::COLUMNS;
+/// Column: on a path row, the position's bit at its level (which half the digest from below
+/// takes).
+pub(crate) const BIT: usize = PERMUTATION + air::COLUMNS;
+/// Column: the position's bits not yet taken (p on the row before a path, p >> (level + 1)
+/// on a path row).
+const REST: usize = BIT + 1;
+/// Columns of the table (250).
+pub const WIDTH: usize = REST + 1;
 
 /// The tallest tree whose openings the AIR takes: far above any LDE a segment has.
 const MAX_HEIGHT: usize = 40;
@@ -211,10 +222,12 @@ impl OpeningsAir {
             .for_each(|(block, cells)| {
                 let k = block.min(count - 1);
                 let mut rows = cells.chunks_exact_mut(WIDTH);
-                let mut permute = |input: [Felt; STATE_CELLS]| {
+                let mut permute = |input: [Felt; STATE_CELLS], bit: usize, rest: usize| {
                     let row = rows.next().expect("a row for every permutation");
                     row[INPUT..PERMUTATION].copy_from_slice(&input);
-                    air::fill(input, &mut row[PERMUTATION..])
+                    row[BIT] = Felt::new(bit as u64);
+                    row[REST] = Felt::new(rest as u64);
+                    air::fill(input, &mut row[PERMUTATION..BIT])
                 };
                 for (shape, opened) in self.trees.iter().zip(opened) {
                     let width = shape.row_width;
@@ -222,7 +235,7 @@ impl OpeningsAir {
                     hash_up(self.positions[k], row, &opened.paths[k], &mut permute);
                 }
                 for _ in self.scheduled_rows()..self.block_rows {
-                    permute([Felt::ZERO; STATE_CELLS]);
+                    permute([Felt::ZERO; STATE_CELLS], 0, 0);
                 }
             });
         Ok(RowBlocks::from_rows(WIDTH, &table))
@@ -346,17 +359,16 @@ impl OpeningsAir {
         &self.positions
     }
 
-    /// A column of the whole table, 1 on the row before each path row whose digest from
-    /// below is its `bit` half (0 left, 1 right).
-    fn links_to_half(&self, bit: usize) -> PeriodicColumn {
+    /// A column of the whole table: on the row before each tree's path its block's position
+    /// p, on the path's last row p >> h (h the tree's height), zero elsewhere.
+    fn position_rests(&self) -> PeriodicColumn {
         let mut values = vec![Felt::ZERO; self.blocks * self.block_rows];
         for block in 0..self.blocks {
-            for (start, leaf, height) in self.segments() {
-                for level in 0..height {
-                    if self.position(block) >> level & 1 == bit {
-                        values[block * self.block_rows + start + leaf + level - 1] = Felt::ONE;
-                    }
-                }
+            let p = self.position(block);
+            for (start, leaf, height) in self.segments().filter(|s| s.2 > 0) {
+                let first = block * self.block_rows + start + leaf;
+                values[first - 1] = Felt::new(p as u64);
+                values[first + height - 1] = Felt::new((p >> height) as u64);
             }
         }
         PeriodicColumn { values }
@@ -379,24 +391,28 @@ impl OpeningsAir {
     }
 }
 
-/// Hashes `row` into its leaf and up `path` for `position`, one permutation (`permute`,
-/// which returns the output state) a row.
+/// Hashes `row` into its leaf and up `path` for `position`, one permutation a row:
+/// `permute(input, bit, rest)`, which returns the output state, with the row's bit and
+/// remainder columns (the leaf's last row holds the position, the others nothing).
 fn hash_up(
     position: usize,
     row: &[Felt],
     path: &[FeltDigest],
-    permute: &mut impl FnMut([Felt; STATE_CELLS]) -> [Felt; STATE_CELLS],
+    permute: &mut impl FnMut([Felt; STATE_CELLS], usize, usize) -> [Felt; STATE_CELLS],
 ) {
     let mut state = leaf_start(row.len(), Felt::ZERO);
-    for block in 0..leaf_rows(row.len()) {
+    let blocks = leaf_rows(row.len());
+    for block in 0..blocks {
         for (i, cell) in state[..RATE].iter_mut().enumerate() {
             *cell = row.get(block * RATE + i).copied().unwrap_or(Felt::ZERO);
         }
-        state = permute(state);
+        let rest = if block + 1 == blocks { position } else { 0 };
+        state = permute(state, 0, rest);
     }
     for (level, sibling) in path.iter().enumerate() {
         let digest: FeltDigest = std::array::from_fn(|i| state[i]);
-        let (left, right) = if position >> level & 1 == 0 {
+        let bit = position >> level & 1;
+        let (left, right) = if bit == 0 {
             (digest, *sibling)
         } else {
             (*sibling, digest)
@@ -404,7 +420,7 @@ fn hash_up(
         let mut input = node_start(Felt::ZERO);
         input[..DIGEST_ELEMENTS].copy_from_slice(&left);
         input[DIGEST_ELEMENTS..RATE].copy_from_slice(&right);
-        state = permute(input);
+        state = permute(input, bit, position >> (level + 1));
     }
 }
 
@@ -413,16 +429,22 @@ fn leaf_rows(row_width: usize) -> usize {
     row_width.div_ceil(RATE).max(1)
 }
 
-// The periodic columns, in `periodic_columns`'s order: the schedule's, then one a padded
-// cell, then one a tree's root row.
+// The periodic columns, in `periodic_columns`'s order: the schedule's, the positions', then
+// one a padded cell, then one a tree's root row.
 const LEAF_START: usize = 0;
 const LEAF_LENGTH: usize = 1;
 /// Rows followed by another row of the same leaf (the DEEP sums step their powers there).
 pub(crate) const LEAF_NEXT: usize = 2;
 const NODE: usize = 3;
-const INTO_LEFT: usize = 4;
-const INTO_RIGHT: usize = 5;
-const PADDING: usize = 6;
+/// Rows followed by a path row: the digest from below goes up.
+const LINK: usize = 4;
+/// The row before a tree's path, where its remainder is the position.
+const PATH_START: usize = 5;
+/// A path's last row, where the remainder is p >> h.
+const PATH_END: usize = 6;
+/// [`OpeningsAir::position_rests`].
+const POSITION: usize = 7;
+const PADDING: usize = 8;
 
 impl Air for OpeningsAir {
     fn id(&self) -> &str {
@@ -454,8 +476,15 @@ impl Air for OpeningsAir {
             }),
             self.scheduled(|tree, r| u64::from(r + 1 < leaf(tree))),
             self.scheduled(|tree, r| u64::from(r >= leaf(tree))),
-            self.links_to_half(0),
-            self.links_to_half(1),
+            self.scheduled(|tree, r| {
+                u64::from(r + 1 >= leaf(tree) && r + 1 < leaf(tree) + self.trees[tree].height)
+            }),
+            self.scheduled(|tree, r| u64::from(r + 1 == leaf(tree) && self.trees[tree].height > 0)),
+            self.scheduled(|tree, r| {
+                let height = self.trees[tree].height;
+                u64::from(height > 0 && r + 1 == leaf(tree) + height)
+            }),
+            self.position_rests(),
         ];
         for cell in self.padded_cells() {
             columns.push(self.scheduled(|tree, r| {
@@ -475,7 +504,7 @@ impl Air for OpeningsAir {
         let zero = B::Expr::from(Felt::ZERO);
         let (cur, next, p) = (f.current, f.next, f.periodic);
         let input: [B::Expr; STATE_CELLS] = std::array::from_fn(|i| cur[INPUT + i]);
-        let output = air::eval(b, input, &cur[PERMUTATION..]);
+        let output = air::eval(b, input, &cur[PERMUTATION..BIT]);
         // A leaf starts from its length in the first capacity cell: the periodic length
         // column holds it on each leaf's first row, so the start state is `leaf_start`'s.
         let leaf = leaf_start(0, zero);
@@ -491,14 +520,26 @@ impl Air for OpeningsAir {
             b.every_row(p[PADDING + k] * input[cell]);
         }
         let roots = PADDING + padded.len();
+        let one = B::Expr::from(Felt::ONE);
+        let (bit, rest) = (cur[BIT], cur[REST]);
+        let up = next[BIT];
         for i in 0..DIGEST_ELEMENTS {
-            b.transition(p[INTO_LEFT] * (next[INPUT + i] - output[i]));
-            b.transition(p[INTO_RIGHT] * (next[INPUT + DIGEST_ELEMENTS + i] - output[i]));
+            let into_left = next[INPUT + i] - output[i];
+            let into_right = next[INPUT + DIGEST_ELEMENTS + i] - output[i];
+            b.transition(p[LINK] * (one - up) * into_left);
+            b.transition(p[LINK] * up * into_right);
             for tree in 0..self.trees.len() {
                 let root = f.public_inputs[tree * DIGEST_ELEMENTS + i];
                 b.every_row(p[roots + tree] * (output[i] - root));
             }
         }
+        // The bits are the position's: a path's remainder starts at p, each level takes its
+        // low bit, and p >> h is left, so Σ bit_i·2^i = p mod 2^h in the field; both sides
+        // are below 2^h < the modulus, so the bits are its binary digits.
+        b.every_row(p[NODE] * bit * (bit - one));
+        b.transition(p[LINK] * (rest - next[REST] - next[REST] - up));
+        b.every_row(p[PATH_START] * (rest - p[POSITION]));
+        b.every_row(p[PATH_END] * (rest - p[POSITION]));
     }
 }
 

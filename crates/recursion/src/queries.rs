@@ -40,7 +40,7 @@ const HALVES: usize = COSET + 3 * ARITY;
 const QUARTERS: usize = HALVES + 3 * ARITY / 2;
 /// The three binary folds' challenges, first fold first.
 const BETAS: usize = QUARTERS + 3 * ARITY / 4;
-/// Columns of the table (317).
+/// Columns of the table (320).
 pub const WIDTH: usize = BETAS + 3 * LOG_ARITY;
 
 /// log2 of the longest final polynomial the AIR evaluates: its point's powers are columns.

@@ -1,6 +1,7 @@
 //! The DEEP AIR against the verifier: each position's value is the one `ballast_stark`'s
 //! verifier computes from the same openings and claims; the AIR proves and verifies; a
-//! forged value, sum or power, or a claim other than the child's, is refused on its row.
+//! forged value, sum, power or point, or a claim other than the child's, is refused on its
+//! row.
 
 mod columns;
 mod common;
@@ -125,6 +126,8 @@ fn each_value_is_the_verifiers_and_the_air_proves() {
         }
         let public = child.public();
         assert_eq!(check_trace(&child.air, &table, &public), Ok(()));
+        let info = ConstraintInfo::of(&child.air).unwrap();
+        assert!(info.constraints.iter().all(|&(_, degree)| degree <= 3));
         assert_eq!(
             layer_proves(&child.air, &mut table.clone(), &public),
             Ok(())
@@ -137,6 +140,8 @@ const POWER: usize = SUM + 3;
 const TRACE_SUM: usize = SUM + 6;
 const INVERSE_Z: usize = SUM + 9;
 const INVERSE_ZW: usize = SUM + 12;
+/// The position's point, a base value.
+const POINT: usize = SUM + 15;
 
 impl Child {
     /// The rows of block `k`.
@@ -309,6 +314,80 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
         }),
         "a claim"
     );
+}
+
+#[test]
+fn the_point_is_the_paths_bits() {
+    // The point column ends as SHIFT·ζ^p on each block's DEEP row; forgeries that follow
+    // its rule everywhere else, with the inverses and the value recomputed from them, are
+    // refused where they break it: the point's start (rule 10, after the sums' ten rules
+    // for each of 3 coordinates), a level's step or the carry to the DEEP row (rule 11).
+    let chain = poseidon2_chain();
+    let child = Child::of(&chain);
+    let honest = child.table();
+    let public = child.public();
+    let zeta = Felt::two_adic_root(child.height);
+    for (k, &p) in child.replay.positions.iter().enumerate() {
+        let x = LdePlan::SHIFT * zeta.pow(p as u64);
+        assert_eq!(honest.row(child.deep_row(k))[POINT], x, "position {p}");
+    }
+    let openings = ConstraintInfo::of(child.air.openings())
+        .unwrap()
+        .constraints
+        .len();
+    let (start_rule, move_rule) = (openings + 30, openings + 31);
+    let k = 1;
+    let p = child.replay.positions[k];
+    let path_start = child.block(k).start + child.leaf_rows[0] - 1;
+    let path_end = path_start + child.height;
+    let deep = child.deep_row(k);
+    let level = (0..child.height)
+        .find(|&i| p >> i & 1 == 1)
+        .expect("a position with a bit set");
+    // The point scaled from row `from` on, and the inverses and value an honest prover
+    // would compute from it: only the point's own rule can refuse it.
+    let zw = child.claims.z * Felt::two_adic_root(chain.log_rows());
+    let scaled = |from: usize, by: Felt| {
+        let mut table = honest.clone();
+        for r in from..=deep {
+            let x = table.row(r)[POINT];
+            table.set(r, POINT, x * by);
+        }
+        let x = Ext3::from(table.row(deep)[POINT]);
+        for r in child.block(k) {
+            set(&mut table, r, INVERSE_Z, (x - child.claims.z).inverse());
+            set(&mut table, r, INVERSE_ZW, (x - zw).inverse());
+        }
+        child.revalue(&mut table, k);
+        table
+    };
+    let step_undone = zeta.pow(1 << level).inverse();
+    for (what, table, expected) in [
+        (
+            "a point not starting at SHIFT",
+            scaled(path_start, Felt::new(2)),
+            (path_start, start_rule),
+        ),
+        (
+            "a level's bit not taken",
+            scaled(path_start + 1 + level, step_undone),
+            (path_start + level, move_rule),
+        ),
+        (
+            "a point changed on its way to the DEEP row",
+            scaled(path_end + 1, Felt::new(3)),
+            (path_end, move_rule),
+        ),
+    ] {
+        assert_eq!(
+            check_trace(&child.air, &table, &public),
+            Err(AirError::Unsatisfied {
+                row: expected.0,
+                constraint: expected.1
+            }),
+            "{what}"
+        );
+    }
 }
 
 fn shift_one(table: &mut RowBlocks, row: usize, column: usize, by: Ext3) {

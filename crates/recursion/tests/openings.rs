@@ -1,13 +1,13 @@
 //! The openings AIR against real trees and real child proofs: honest openings prove and
 //! verify; a changed row, sibling or root is refused on the row that computes the root, a
-//! changed position on the link its bit drives, and each link of the schedule is its own
-//! constraint.
+//! changed position where its path starts, each rule of the path's bits by its own
+//! constraint, and each link of the schedule is its own constraint.
 
 mod common;
 
 use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
 
-use ballast_air::{AirError, check_trace};
+use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, MerkleTree};
 use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
@@ -112,6 +112,8 @@ fn honest_openings_satisfy_the_air_at_every_shape() {
             .collect();
         let openings = Openings::random(row_width, height, &positions, 7);
         assert_eq!(openings.check(), Ok(()), "{row_width} × {height}");
+        let info = ConstraintInfo::of(&openings.air()).unwrap();
+        assert!(info.constraints.iter().all(|&(_, degree)| degree <= 3));
     }
 }
 
@@ -133,8 +135,8 @@ fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
     assert_eq!(failing_row(bad.check()), root_row(&honest, 1), "a sibling");
 
     // The honest trace against the AIR of another position (14 with bit 2 cleared): the
-    // digest from below sits in the right half where the AIR now wants it left, on the
-    // link into level 2 of the fourth block (8 rows a block, 2 leaf rows).
+    // remainder the fourth block's path starts from (on its leaf's last row: 8 rows a block,
+    // 2 leaf rows) is not that position.
     let mut bad = honest.clone();
     bad.positions[3] ^= 1 << 2;
     let trace = honest
@@ -143,7 +145,7 @@ fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
         .unwrap();
     assert_eq!(
         first_failure(&bad.air(), &trace, &honest.root),
-        (3 * 8 + 2 + 2 - 1, digest_constraint(0, 0)),
+        (3 * 8 + 2 - 1, bits_constraint(PATH_START)),
         "a position"
     );
 
@@ -163,14 +165,99 @@ fn digest_constraint(element: usize, which: usize) -> usize {
     PERMUTATION + 12 + 5 + 3 * element + which
 }
 
+// The rules of the position's bits, after the digests': a path row's bit is 0 or 1, each
+// link halves the remainder, which starts at the position and ends at p >> h.
+const BOOLEAN: usize = 0;
+const HALVING: usize = 1;
+const PATH_START: usize = 2;
+const PATH_END: usize = 3;
+
+/// The index of the bits' rule `rule`, in an AIR of rows of 11 elements.
+fn bits_constraint(rule: usize) -> usize {
+    digest_constraint(4, 0) + rule
+}
+
+/// Columns: a path row's bit, then the remainder, after the permutation's.
+const BIT: usize = 12 + PERMUTATION;
+const REST: usize = BIT + 1;
+
 /// `row` of `table` with its input changed by `change` and its permutation's columns
 /// refilled: every constraint of that row's permutation still holds.
 fn forge(table: &mut RowBlocks, row: usize, change: impl FnOnce(&mut [Felt])) {
     let mut values = table.row(row);
     change(&mut values[..12]);
     let input: [Felt; 12] = std::array::from_fn(|i| values[i]);
-    ballast_poseidon2::air::fill(input, &mut values[12..]);
+    ballast_poseidon2::air::fill(input, &mut values[12..BIT]);
     table.write_row(row, &values);
+}
+
+#[test]
+fn the_path_bits_are_the_positions() {
+    // Rows of 11 elements (two leaf rows, four path rows, 8 rows a block); positions 1 and
+    // 6. A true opening of leaf 7 of the same tree, its bits and remainders honest for 7,
+    // is refused as position 6's where its remainder starts (the leaf's last row, 9).
+    let honest = Openings::random(11, 4, &[1, 6], 9);
+    let air = honest.air();
+    let seven = Openings::random(11, 4, &[1, 7], 9);
+    assert_eq!(seven.root, honest.root);
+    let mut table = seven
+        .air()
+        .trace(std::slice::from_ref(&seven.opened))
+        .unwrap();
+    assert_eq!(
+        first_failure(&air, &table, &honest.root),
+        (9, bits_constraint(PATH_START))
+    );
+    // Started from 6, the first level's halving refuses 7's bit 1.
+    table.set(9, REST, Felt::new(6));
+    assert_eq!(
+        first_failure(&air, &table, &honest.root),
+        (9, bits_constraint(HALVING))
+    );
+    // Every level halved in the field from 6 with 7's bits: the path's end is not 6 >> 4.
+    let half = Felt::new(2).inverse();
+    let mut rest = Felt::new(6);
+    for (level, bit) in [1, 1, 1, 0].into_iter().enumerate() {
+        rest = (rest - Felt::new(bit)) * half;
+        table.set(10 + level, REST, rest);
+    }
+    assert_eq!(
+        first_failure(&air, &table, &honest.root),
+        (13, bits_constraint(PATH_END))
+    );
+
+    // Bits other than 0 and 1 whose weighted sum is still the position: −15 at level 0 and 2
+    // at level 3 make 1 (−15 + 2·8), the remainders halve to 0 as they must, and a bit
+    // that is neither 0 nor 1 takes the digest from below in both halves, so the path is
+    // rebuilt with the digest for its sibling at those levels and its root made public.
+    // Only the rule that a bit is 0 or 1 refuses it, at level 0 (row 2).
+    let single = Openings::random(11, 4, &[1], 9);
+    let air = single.air();
+    let mut table = air.trace(std::slice::from_ref(&single.opened)).unwrap();
+    let bits = [-Felt::new(15), Felt::ZERO, Felt::ZERO, Felt::new(2)];
+    let mut rest = Felt::ONE;
+    for (level, &bit) in bits.iter().enumerate() {
+        let row = 2 + level;
+        let below: [Felt; 4] = std::array::from_fn(|i| table.row(row - 1)[BIT - 12 + i]);
+        forge(&mut table, row, |s| {
+            if bit == Felt::ZERO {
+                s[..4].copy_from_slice(&below);
+            } else {
+                s[..4].copy_from_slice(&below);
+                s[4..8].copy_from_slice(&below);
+            }
+        });
+        rest = (rest - bit) * Felt::new(2).inverse();
+        table.set(row, BIT, bit);
+        table.set(row, REST, rest);
+    }
+    assert_eq!(rest, Felt::ZERO);
+    let root: FeltDigest = std::array::from_fn(|i| table.row(5)[BIT - 12 + i]);
+    assert_ne!(root, single.root);
+    assert_eq!(
+        first_failure(&air, &table, &root),
+        (2, bits_constraint(BOOLEAN))
+    );
 }
 
 /// The first failing (row, constraint) of `table`.
