@@ -45,7 +45,7 @@ const PERMUTATION: usize = INPUT + STATE_CELLS;
 pub(crate) const BIT: usize = PERMUTATION + air::COLUMNS;
 /// Column: the position's bits not yet taken (p on the row before a path, p >> (level + 1)
 /// on a path row).
-const REST: usize = BIT + 1;
+pub(crate) const REST: usize = BIT + 1;
 /// Columns of the table (250).
 pub const WIDTH: usize = REST + 1;
 
@@ -441,7 +441,7 @@ const LINK: usize = 4;
 /// The row before a tree's path, where its remainder is the position.
 const PATH_START: usize = 5;
 /// A path's last row, where the remainder is p >> h.
-const PATH_END: usize = 6;
+pub(crate) const PATH_END: usize = 6;
 /// [`OpeningsAir::position_rests`].
 const POSITION: usize = 7;
 const PADDING: usize = 8;

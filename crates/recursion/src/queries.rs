@@ -12,10 +12,17 @@
 //! at the second (or third) fold, its coset copied into that fold's inputs. The third fold
 //! gives the next row's value, carried from there to the next fold row.
 //!
-//! For now the per-position constants are periodic columns of the whole table (each coset's
-//! 1/(2x) and its squares' halves, the position's slot as one-hot weights, the final point's
-//! powers), and the challenges and the final polynomial are public inputs, as the DEEP
-//! claims are: the layer's verifier takes them from the child's transcript.
+//! The position's slot in a round's coset is read off its path's remainders: a round's
+//! layer of 2^(h+a) values has cosets of 2^a in a tree of height h, and its slot is
+//! (p >> h) − 2^a·(p >> (h + a)), the two remainders the openings' paths end with (this
+//! round's tree's and the tree before's). A column carries each path's end remainder to
+//! the fold rows around it, and one-hot weight columns (8, each 0 or 1, summing to 1) must
+//! weigh the slots to that number.
+//!
+//! For now the other per-position constants are periodic columns of the whole table (each
+//! coset's 1/(2x) and its squares' halves, the final point's powers), and the challenges
+//! and the final polynomial are public inputs, as the DEEP claims are: the layer's verifier
+//! takes them from the child's transcript.
 
 use ballast_air::{Air, ConstraintBuilder, Frame, Halve, PeriodicColumn};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -25,7 +32,7 @@ use ballast_poseidon2::{FeltDigest, RATE};
 
 use crate::deep::{DeepAir, DeepClaims, VALUE, WIDTH as DEEP_WIDTH};
 use crate::ext::{add, ext, pow, scale, sub};
-use crate::openings::{INPUT, Opened, OpeningsError, TreeShape, expect_len};
+use crate::openings::{INPUT, Opened, OpeningsError, PATH_END, REST, TreeShape, expect_len};
 
 // The layout has one column group per binary fold of a round of 8.
 const _: () = assert!(LOG_ARITY == 3);
@@ -40,8 +47,13 @@ const HALVES: usize = COSET + 3 * ARITY;
 const QUARTERS: usize = HALVES + 3 * ARITY / 2;
 /// The three binary folds' challenges, first fold first.
 const BETAS: usize = QUARTERS + 3 * ARITY / 4;
-/// Columns of the table (320).
-pub const WIDTH: usize = BETAS + 3 * LOG_ARITY;
+/// Column: the end remainder p >> h of the last path before this row (of the one after, from
+/// a fold row's next row to its tree's path end).
+const ENDS: usize = BETAS + 3 * LOG_ARITY;
+/// On a fold row, one weight a slot: 1 at the position's slot, 0 elsewhere.
+const WEIGHTS: usize = ENDS + 1;
+/// Columns of the table (329).
+pub const WIDTH: usize = WEIGHTS + ARITY;
 
 /// log2 of the longest final polynomial the AIR evaluates: its point's powers are columns.
 pub const MAX_LOG_FINAL_POLY_LEN: usize = 4;
@@ -210,6 +222,12 @@ impl QueriesAir {
         for (block, cells) in table.chunks_exact_mut(block_rows * WIDTH).enumerate() {
             let k = block.min(last);
             let mut rows: Vec<&mut [Felt]> = cells.chunks_exact_mut(WIDTH).collect();
+            let position = openings.position(block);
+            for (r, row) in rows.iter_mut().enumerate() {
+                let folded = self.rounds.iter().rev().find(|round| round.fold_row() < r);
+                let end = folded.map_or(0, |round| position >> round.height());
+                row[ENDS] = Felt::new(end as u64);
+            }
             for (i, (round, opened)) in self.rounds.iter().zip(&opened[2..]).enumerate() {
                 let width = 3 << round.log_arity;
                 let coset = &opened.rows[k * width..(k + 1) * width];
@@ -230,6 +248,7 @@ impl QueriesAir {
                 for (at, v) in (BETAS..).step_by(3).zip(level_betas) {
                     fold_row[at..at + 3].copy_from_slice(&v.coeffs());
                 }
+                fold_row[WEIGHTS + self.slot(block, i)] = Felt::ONE;
                 for row in &mut rows[round.fold_row() + 1..] {
                     row[VALUE..VALUE + 3].copy_from_slice(&folded.coeffs());
                 }
@@ -329,25 +348,38 @@ fn fold_levels(
 
 // The periodic columns after the DEEP AIR's, in `periodic_columns`'s order: a FRI leaf's
 // rows 0, 1 and 2; its rows followed by another of the leaf; the rows that carry the value;
-// the final row; then one a round (its fold row), the three folds' inverses, one a slot
-// (its weight) and one a power of the final point from x¹ on.
+// the rows that carry the end remainder; the final row; then one a round (its fold row),
+// the three folds' inverses and one a power of the final point from x¹ on.
 const COSET_ROW: usize = 0;
 const COSET_NEXT: usize = 3;
 const CARRY_VALUE: usize = 4;
-const FINAL: usize = 5;
-const FOLD: usize = 6;
+const CARRY_ENDS: usize = 5;
+const FINAL: usize = 6;
+const FOLD: usize = 7;
 
 impl QueriesAir {
     fn inverse_column(&self) -> usize {
         FOLD + self.rounds.len()
     }
 
-    fn slot_column(&self) -> usize {
+    fn power_column(&self) -> usize {
         self.inverse_column() + LOG_ARITY
     }
 
-    fn power_column(&self) -> usize {
-        self.slot_column() + ARITY
+    /// Whether block row `r` passes the end remainder on to the next row: from the trace's
+    /// path end to the last path end, fold rows aside. Every tree has a path (the last FRI
+    /// layer's tree has blowup × final length leaves, at least 2), so each run of these rows
+    /// holds a path end that pins it.
+    fn carries_ends(&self, r: usize) -> bool {
+        let ends: Vec<usize> = self
+            .deep
+            .openings()
+            .segments()
+            .map(|(start, leaf, height)| start + leaf + height - 1)
+            .collect();
+        let first = ends.first().copied().unwrap_or(0);
+        let last = ends.iter().copied().max().unwrap_or(0);
+        (first..last).contains(&r) && self.rounds.iter().all(|round| round.fold_row() != r)
     }
 
     /// A column of the whole table with each block's `value(block, round)` on the rounds'
@@ -399,17 +431,13 @@ impl Air for QueriesAir {
                 u64::from((deep_row..self.final_row).contains(&r) && !is_fold(r))
             }),
         );
+        columns.push(openings.block_column(|r| u64::from(self.carries_ends(r))));
         columns.push(openings.block_column(|r| u64::from(r == self.final_row)));
         for round in &self.rounds {
             columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));
         }
         for level in 0..LOG_ARITY {
             columns.push(self.fold_column(|block, i| self.inverses(block, i)[level]));
-        }
-        for slot in 0..ARITY {
-            columns.push(
-                self.fold_column(|block, i| Felt::new(u64::from(self.slot(block, i) == slot))),
-            );
         }
         for power in 1..self.final_len {
             columns.push(openings.table_column(&[self.final_row], |block, _| {
@@ -448,24 +476,23 @@ impl Air for QueriesAir {
         for c in COSET..HALVES {
             b.transition(p[COSET_NEXT] * (next[c] - cur[c]));
         }
-        // The value so far sits at the position's slot.
-        let mut at_slot = [zero; 3];
-        for s in 0..ARITY {
-            at_slot = add(
-                at_slot,
-                scale(sub(coset(s), value), p[self.slot_column() + s]),
-            );
-        }
-        for constraint in at_slot {
-            b.every_row(constraint);
-        }
-
         // The gates of the rounds `on` picks: the sum of their fold rows' columns.
         let gate = |on: &dyn Fn(&Round) -> bool| {
             (0..rounds)
                 .filter(|&i| on(&self.rounds[i]))
                 .fold(zero, |acc, i| acc + p[FOLD + i])
         };
+        let fold_row = gate(&|_| true);
+        let weight = |s: usize| cur[WEIGHTS + s];
+
+        // The value so far sits at the position's slot.
+        let mut at_slot = [zero; 3];
+        for s in 0..ARITY {
+            at_slot = add(at_slot, scale(sub(coset(s), value), fold_row * weight(s)));
+        }
+        for constraint in at_slot {
+            b.every_row(constraint);
+        }
         let level_gates: [B::Expr; LOG_ARITY] =
             std::array::from_fn(|level| gate(&|r: &Round| r.entry() <= level));
         let used: [bool; LOG_ARITY] =
@@ -547,6 +574,25 @@ impl Air for QueriesAir {
         for c in 0..3 {
             b.transition(p[CARRY_VALUE] * (next[VALUE + c] - value[c]));
             b.every_row(p[FINAL] * value[c] - on_final[c]);
+        }
+
+        // The slot: each path's end remainder p >> h, carried to the fold rows around it;
+        // a round's slot is its tree's end remainder less 2^a times the tree's before, and
+        // the weights are one-hot at it.
+        let ends = cur[ENDS];
+        b.every_row(f.periodic[PATH_END] * (ends - cur[REST]));
+        b.transition(p[CARRY_ENDS] * (next[ENDS] - ends));
+        for s in 0..ARITY {
+            b.every_row(fold_row * weight(s) * (weight(s) - one[0]));
+        }
+        let weights = (0..ARITY).fold(zero, |sum, s| sum + weight(s));
+        let weighted = (0..ARITY).fold(zero, |sum, s| {
+            sum + weight(s) * B::Expr::from(Felt::new(s as u64))
+        });
+        b.every_row(fold_row * (weights - one[0]));
+        for (i, round) in self.rounds.iter().enumerate() {
+            let before = ends * B::Expr::from(Felt::new(1 << round.log_arity));
+            b.transition(p[FOLD + i] * (weighted - next[ENDS] + before));
         }
     }
 }

@@ -116,6 +116,144 @@ impl Child {
     }
 }
 
+// The columns of the end remainder and the slot weights, after the challenges.
+const ENDS: usize = BETAS + 9;
+const WEIGHTS: usize = ENDS + 1;
+
+#[test]
+fn each_slot_is_read_off_the_paths_ends() {
+    // Rounds of 8 then 4. The trace path's end remainder (0: p < 2^h), carried to the first
+    // fold row, then the first round's tree's (p >> h₀, the first slot) carried to the
+    // second fold row, whose slot is the second tree's less 4 times it.
+    let child = Child::of(&fibonacci(6), 1);
+    let honest = child.table();
+    let public = child.public();
+    let rules = Rules {
+        deep: ConstraintInfo::of(child.q.air.deep())
+            .unwrap()
+            .constraints
+            .len(),
+    };
+    let k = 1;
+    let (first, second) = (child.fold_row(k, 0), child.fold_row(k, 1));
+    let (start, leaf, height) = child.segments()[0];
+    let trace_end = k * child.block_rows() + start + leaf + height - 1;
+    let slot = |row: usize| {
+        let weights = &honest.row(row)[WEIGHTS..WEIGHTS + 8];
+        assert_eq!(weights.iter().filter(|&&w| w == Felt::ONE).count(), 1);
+        weights.iter().position(|&w| w == Felt::ONE).unwrap() as u64
+    };
+    let ends = |row: usize| honest.row(row)[ENDS].as_u64();
+    assert_eq!(ends(first), 0);
+    assert_eq!(slot(first), ends(first + 1));
+    assert_eq!(slot(second), ends(second + 1) - 4 * ends(second));
+    let shifted = |from: usize, to: usize| {
+        let mut table = honest.clone();
+        for r in from..=to {
+            table.set(r, ENDS, table.row(r)[ENDS] + Felt::ONE);
+        }
+        table
+    };
+    for (what, table, expected) in [
+        (
+            "an end remainder other than the path's",
+            shifted(trace_end, first),
+            (trace_end, Rules::ENDS_PIN),
+        ),
+        (
+            "an end remainder that changes between paths",
+            shifted(trace_end + 1, first),
+            (trace_end, Rules::ENDS_CARRY),
+        ),
+        (
+            "a slot other than the remainders give",
+            shifted(first + 1, second),
+            (first, Rules::ROUND_SLOT),
+        ),
+    ] {
+        assert_eq!(
+            failure(&child, &table, &public),
+            Some((expected.0, rules.at(expected.1))),
+            "{what}"
+        );
+    }
+    // Weights at another slot: the coset does not hold the value there.
+    let s = slot(first) as usize;
+    let mut table = honest.clone();
+    table.set(first, WEIGHTS + s, Felt::ZERO);
+    table.set(first, WEIGHTS + (s + 1) % 8, Felt::ONE);
+    assert_eq!(
+        failure(&child, &table, &public),
+        Some((first, rules.at(Rules::SLOT)))
+    );
+    // No weight at all would clear the slot's check: their sum must be 1.
+    let mut table = honest.clone();
+    table.set(first, WEIGHTS + s, Felt::ZERO);
+    assert_eq!(
+        failure(&child, &table, &public),
+        Some((first, rules.at(Rules::WEIGHT_SUM)))
+    );
+    // Weights that are not bits: the one-hot weights plus a vector that keeps their sum,
+    // their weighted slot and the coset's weighted value (a null vector of those five
+    // equations over the base field), which every rule but the bits' accepts.
+    let coset: Vec<Ext3> = (0..8).map(|j| get(&honest, first, COSET + 3 * j)).collect();
+    let value = get(&honest, first, VALUE);
+    let mut equations: Vec<[Felt; 8]> = (0..3)
+        .map(|c| std::array::from_fn(|j| (coset[j] - value).coeffs()[c]))
+        .collect();
+    equations.push([Felt::ONE; 8]);
+    equations.push(std::array::from_fn(|j| Felt::new(j as u64)));
+    let null = null_vector(equations);
+    let mut table = honest.clone();
+    for (j, n) in null.iter().enumerate() {
+        table.set(first, WEIGHTS + j, table.row(first)[WEIGHTS + j] + *n);
+    }
+    let not_a_bit = (0..8)
+        .find(|&j| {
+            let w = table.row(first)[WEIGHTS + j];
+            w != Felt::ZERO && w != Felt::ONE
+        })
+        .expect("a weight that is not a bit");
+    assert_eq!(
+        failure(&child, &table, &public),
+        Some((first, rules.at(Rules::WEIGHT_BITS + not_a_bit)))
+    );
+}
+
+/// A nonzero vector that every row of `equations` (fewer than 8) maps to zero.
+fn null_vector(mut equations: Vec<[Felt; 8]>) -> [Felt; 8] {
+    let mut pivots = Vec::new();
+    for column in 0..8 {
+        let row = pivots.len();
+        let Some(found) = (row..equations.len()).find(|&r| equations[r][column] != Felt::ZERO)
+        else {
+            continue;
+        };
+        equations.swap(row, found);
+        let inverse = equations[row][column].inverse();
+        equations[row] = equations[row].map(|v| v * inverse);
+        for other in 0..equations.len() {
+            let factor = equations[other][column];
+            if other != row && factor != Felt::ZERO {
+                let pivot = equations[row];
+                for (v, p) in equations[other].iter_mut().zip(pivot) {
+                    *v -= factor * p;
+                }
+            }
+        }
+        pivots.push(column);
+    }
+    let free = (0..8)
+        .find(|c| !pivots.contains(c))
+        .expect("more unknowns than equations");
+    let mut vector = [Felt::ZERO; 8];
+    vector[free] = Felt::ONE;
+    for (row, &column) in pivots.iter().enumerate() {
+        vector[column] = -equations[row][free];
+    }
+    vector
+}
+
 #[test]
 fn every_round_folds_as_the_verifier_and_the_air_proves() {
     // Rounds of 8; of 4; of 8, 8 and 2; and of 8 then 4, with final polynomials of 4, 4,
@@ -153,8 +291,9 @@ const BETAS: usize = QUARTERS + 6;
 
 /// Where each rule's constraints start, for a child whose rounds fold at every binary fold
 /// and copy a round of 4 in: after the DEEP AIR's, the coset's binding (24) and carry (24),
-/// the slot (3), the three challenges (9), the copy (12), the three folds (12, 6, 3), then
-/// the value's carry and the final polynomial, interleaved by coordinate.
+/// the slot (3), the three challenges (9), the copy (12), the three folds (12, 6, 3), the
+/// value's carry and the final polynomial, interleaved by coordinate (6), then the end
+/// remainder's pin and carry, the weights' (8 bits, their sum) and each round's slot.
 struct Rules {
     deep: usize,
 }
@@ -170,6 +309,11 @@ impl Rules {
     const THIRD_FOLD: usize = 90;
     const VALUE_CARRY: usize = 93;
     const FINAL: usize = 94;
+    const ENDS_PIN: usize = 99;
+    const ENDS_CARRY: usize = 100;
+    const WEIGHT_BITS: usize = 101;
+    const WEIGHT_SUM: usize = 109;
+    const ROUND_SLOT: usize = 110;
 
     fn at(&self, rule: usize) -> usize {
         self.deep + rule
@@ -253,9 +397,9 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
     let periodic = child.q.air.periodic_columns();
     let deep_periodic = child.q.air.deep().periodic_columns().len();
     let rounds = 2;
-    // After the DEEP AIR's: the coset's rows (3), its carry, the value's carry, the final
-    // row, one a round, then the three folds' inverses.
-    let second_inverse = periodic[deep_periodic + 6 + rounds + 1].values[first];
+    // After the DEEP AIR's: the coset's rows (3), its carry, the value's carry, the end
+    // remainder's carry, the final row, one a round, then the three folds' inverses.
+    let second_inverse = periodic[deep_periodic + 7 + rounds + 1].values[first];
     let beta_squared = get(&honest, first, BETAS + 3);
     let paired = move |t: &mut RowBlocks| {
         // QUARTERS[0] = (h0 + h2)/2 + β²·(h0 − h2)·inverse: h0 += d0, h2 += d2 with
