@@ -181,22 +181,21 @@ impl DeepAir {
             .pow((self.trace_width + self.quotient_width) as u64);
         let quotient_power = claims.gamma.pow(self.trace_width as u64);
         let absorbing: Vec<bool> = (0..block_rows).map(|r| self.absorbs(r)).collect();
-        let path_start = trace_leaf.0 + trace_leaf.1 - 1;
+        let path_start = self.trace_path_start();
         let deep_row = self.deep_row();
-        let zeta = Felt::two_adic_root(self.log_lde());
+        let steps = self.point_steps();
         let mut table = Vec::with_capacity(rows * WIDTH);
         for block in 0..rows / block_rows {
             let position = self.openings.position(block) as u64;
             // The point as the path's bits build it: p's low bits up to each level.
-            let points: Vec<Felt> = (0..block_rows)
-                .map(|r| match r.checked_sub(path_start) {
-                    Some(level) if r <= deep_row => {
-                        let mask = (1u64 << level.min(self.log_lde())) - 1;
-                        LdePlan::SHIFT * zeta.pow(position & mask)
-                    }
-                    _ => Felt::ZERO,
-                })
-                .collect();
+            let mut points = vec![Felt::ZERO; block_rows];
+            let mut point = LdePlan::SHIFT;
+            for (level, slot) in points[path_start..=deep_row].iter_mut().enumerate() {
+                *slot = point;
+                if level < steps.len() && (position >> level) & 1 == 1 {
+                    point *= steps[level];
+                }
+            }
             let x = Ext3::from(points[deep_row]);
             let (Some(inverse_z), Some(inverse_zw)) =
                 ((x - claims.z).try_inverse(), (x - zw).try_inverse())
@@ -251,6 +250,20 @@ impl DeepAir {
             let (start, leaf, _) = segments.next().expect("two trees");
             (start, leaf)
         })
+    }
+
+    /// The block row before the trace's path, where the point starts at SHIFT.
+    fn trace_path_start(&self) -> usize {
+        let [(start, leaf), _] = self.leaves();
+        start + leaf - 1
+    }
+
+    /// ζ^(2^i) for each level i of the trace's path: what its bit 1 multiplies the point by.
+    fn point_steps(&self) -> Vec<Felt> {
+        let zeta = Felt::two_adic_root(self.log_lde());
+        std::iter::successors(Some(zeta), |step| Some(step.square()))
+            .take(self.log_lde())
+            .collect()
     }
 
     /// The block row where the DEEP value is bound: the first after the quotient's leaf.
@@ -328,7 +341,7 @@ impl Air for DeepAir {
         let [trace_leaf, quotient_leaf] = self.leaves();
         let block_rows = self.openings.block_rows;
         let deep_row = self.deep_row();
-        let path_start = trace_leaf.0 + trace_leaf.1 - 1;
+        let path_start = self.trace_path_start();
         let mut columns = self.openings.periodic_columns();
         columns.extend([
             self.block_column(|r| r == 0),
@@ -341,13 +354,15 @@ impl Air for DeepAir {
             self.block_column(|r| r == path_start),
             self.block_column(|r| (path_start..deep_row).contains(&r)),
         ]);
-        let zeta = Felt::two_adic_root(self.log_lde());
+        let steps = self.point_steps();
         columns.push(PeriodicColumn {
             values: (0..block_rows)
-                .map(|r| match r.checked_sub(path_start) {
-                    Some(level) if level < self.log_lde() => zeta.pow(1 << level) - Felt::ONE,
-                    _ => Felt::ZERO,
-                })
+                .map(
+                    |r| match r.checked_sub(path_start).and_then(|level| steps.get(level)) {
+                        Some(&step) => step - Felt::ONE,
+                        None => Felt::ZERO,
+                    },
+                )
                 .collect(),
         });
         columns

@@ -366,20 +366,18 @@ impl QueriesAir {
         self.inverse_column() + LOG_ARITY
     }
 
-    /// Whether block row `r` passes the end remainder on to the next row: from the trace's
-    /// path end to the last path end, fold rows aside. Every tree has a path (the last FRI
-    /// layer's tree has blowup × final length leaves, at least 2), so each run of these rows
-    /// holds a path end that pins it.
-    fn carries_ends(&self, r: usize) -> bool {
-        let ends: Vec<usize> = self
+    /// The block rows that pass the end remainder on to the next row, fold rows aside: from
+    /// the trace's path end to the last path end. Every tree has a path (the last FRI layer's
+    /// tree has blowup × final length leaves, at least 2), so each run of these rows holds a
+    /// path end that pins it.
+    fn carrying_ends(&self) -> std::ops::Range<usize> {
+        let mut ends = self
             .deep
             .openings()
             .segments()
-            .map(|(start, leaf, height)| start + leaf + height - 1)
-            .collect();
-        let first = ends.first().copied().unwrap_or(0);
-        let last = ends.iter().copied().max().unwrap_or(0);
-        (first..last).contains(&r) && self.rounds.iter().all(|round| round.fold_row() != r)
+            .map(|(start, leaf, height)| start + leaf + height - 1);
+        let first = ends.next().unwrap_or(0);
+        first..ends.fold(first, usize::max)
     }
 
     /// A column of the whole table with each block's `value(block, round)` on the rounds'
@@ -431,7 +429,8 @@ impl Air for QueriesAir {
                 u64::from((deep_row..self.final_row).contains(&r) && !is_fold(r))
             }),
         );
-        columns.push(openings.block_column(|r| u64::from(self.carries_ends(r))));
+        let carrying = self.carrying_ends();
+        columns.push(openings.block_column(|r| u64::from(carrying.contains(&r) && !is_fold(r))));
         columns.push(openings.block_column(|r| u64::from(r == self.final_row)));
         for round in &self.rounds {
             columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));

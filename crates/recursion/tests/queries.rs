@@ -128,12 +128,7 @@ fn each_slot_is_read_off_the_paths_ends() {
     let child = Child::of(&fibonacci(6), 1);
     let honest = child.table();
     let public = child.public();
-    let rules = Rules {
-        deep: ConstraintInfo::of(child.q.air.deep())
-            .unwrap()
-            .constraints
-            .len(),
-    };
+    let rules = Rules::of(&child);
     let k = 1;
     let (first, second) = (child.fold_row(k, 0), child.fold_row(k, 1));
     let (start, leaf, height) = child.segments()[0];
@@ -299,6 +294,16 @@ struct Rules {
 }
 
 impl Rules {
+    /// The rules of `child`'s query AIR, after its DEEP AIR's.
+    fn of(child: &Child) -> Self {
+        Rules {
+            deep: ConstraintInfo::of(child.q.air.deep())
+                .unwrap()
+                .constraints
+                .len(),
+        }
+    }
+
     const COSET_BINDING: usize = 0;
     const COSET_CARRY: usize = 24;
     const SLOT: usize = 48;
@@ -327,12 +332,7 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
     let honest = child.table();
     let public = child.public();
     assert_eq!(failure(&child, &honest, &public), None);
-    let rules = Rules {
-        deep: ConstraintInfo::of(child.q.air.deep())
-            .unwrap()
-            .constraints
-            .len(),
-    };
+    let rules = Rules::of(&child);
     let k = 1;
     let (first, second) = (child.fold_row(k, 0), child.fold_row(k, 1));
     let leaf_start = first - 2;
