@@ -44,7 +44,7 @@ const INVERSE_Z: usize = TRACE_SUM + 3;
 const INVERSE_ZW: usize = INVERSE_Z + 3;
 /// x, the position's point (a base value): SHIFT·ζ^(p mod 2^(i+1)) on the trace path's
 /// level i, bound from the row before the path to the DEEP row.
-const POINT: usize = INVERSE_ZW + 3;
+pub(crate) const POINT: usize = INVERSE_ZW + 3;
 /// f(x): read it on the DEEP row; elsewhere it is free (FRI's rows carry and fold it).
 pub(crate) const VALUE: usize = POINT + 1;
 /// Columns of the table (269).

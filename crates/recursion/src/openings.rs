@@ -338,22 +338,6 @@ impl OpeningsAir {
         }
     }
 
-    /// A column of the whole table, zero but on the block rows `rows`, where each block
-    /// holds `value(block, i)` on `rows[i]`.
-    pub(crate) fn table_column(
-        &self,
-        rows: &[usize],
-        value: impl Fn(usize, usize) -> Felt,
-    ) -> PeriodicColumn {
-        let mut values = vec![Felt::ZERO; self.blocks * self.block_rows];
-        for block in 0..self.blocks {
-            for (i, &row) in rows.iter().enumerate() {
-                values[block * self.block_rows + row] = value(block, i);
-            }
-        }
-        PeriodicColumn { values }
-    }
-
     /// The positions.
     pub(crate) fn positions(&self) -> &[usize] {
         &self.positions

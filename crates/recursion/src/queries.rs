@@ -19,10 +19,19 @@
 //! the fold rows around it, and one-hot weight columns (8, each 0 or 1, summing to 1) must
 //! weigh the slots to that number.
 //!
-//! For now the other per-position constants are periodic columns of the whole table (each
-//! coset's 1/(2x) and its squares' halves, the final point's powers), and the challenges
-//! and the final polynomial are public inputs, as the DEEP claims are: the layer's verifier
-//! takes them from the child's transcript.
+//! The fold's other per-position constants come from the path's bits too. A round's coset
+//! starts at x = s·ω^l (s the layer's shift, ω its root, l = p mod 2^h the leaf): a point
+//! column is s at the path's end and, going back up the path to the fold row, takes
+//! ω^(2^j) at each level j whose bit is 1 (the DEEP point's rule run backwards, so that the
+//! point is whole on the fold row, before its path). Inverse columns on the fold row hold
+//! 1/(2x) at the binary fold the coset enters at, then each later one's square doubled, to
+//! 1/(2y) with y = x^(2^a): `2·x·inverse = 1`, then `next = 2·inverse²`. y is the position's point
+//! in the next layer, so after the last round it is the final polynomial's point; its
+//! powers lie on the final row in the coset's columns, which no leaf uses there.
+//!
+//! The only per-position value left to the periodic columns is the position itself (the
+//! openings'). The challenges and the final polynomial are public inputs, as the DEEP
+//! claims are: the layer's verifier takes them from the child's transcript.
 
 use ballast_air::{Air, ConstraintBuilder, Frame, Halve, PeriodicColumn};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -30,9 +39,9 @@ use ballast_fri::{LOG_ARITY, fold_pair, round_arities};
 use ballast_ntt::LdePlan;
 use ballast_poseidon2::{FeltDigest, RATE};
 
-use crate::deep::{DeepAir, DeepClaims, VALUE, WIDTH as DEEP_WIDTH};
+use crate::deep::{DeepAir, DeepClaims, POINT as DEEP_POINT, VALUE, WIDTH as DEEP_WIDTH};
 use crate::ext::{add, ext, pow, scale, sub};
-use crate::openings::{INPUT, Opened, OpeningsError, PATH_END, REST, TreeShape, expect_len};
+use crate::openings::{BIT, INPUT, Opened, OpeningsError, PATH_END, REST, TreeShape, expect_len};
 
 // The layout has one column group per binary fold of a round of 8.
 const _: () = assert!(LOG_ARITY == 3);
@@ -52,11 +61,22 @@ const BETAS: usize = QUARTERS + 3 * ARITY / 4;
 const ENDS: usize = BETAS + 3 * LOG_ARITY;
 /// On a fold row, one weight a slot: 1 at the position's slot, 0 elsewhere.
 const WEIGHTS: usize = ENDS + 1;
-/// Columns of the table (329).
-pub const WIDTH: usize = WEIGHTS + ARITY;
+/// Column: a round's coset point built from its path's bits: the layer's shift at the
+/// path's end, x (the coset's first point) on the fold row.
+const POINT: usize = WEIGHTS + ARITY;
+/// On a fold row, one a binary fold from the coset's entry: 1/(2x), then each the square
+/// of the one before doubled (1/(2x²), 1/(2x⁴) for a round of 8); the last is 1/(2y), y =
+/// x^(2^a) the position's point in the next layer.
+const INVERSES: usize = POINT + 1;
+/// Columns of the table (334).
+pub const WIDTH: usize = INVERSES + LOG_ARITY + 1;
 
 /// log2 of the longest final polynomial the AIR evaluates: its point's powers are columns.
 pub const MAX_LOG_FINAL_POLY_LEN: usize = 4;
+/// On the final row, the final point's powers from y¹ on: the coset's columns, which no
+/// leaf binds there.
+const POWERS: usize = COSET;
+const _: () = assert!((1 << MAX_LOG_FINAL_POLY_LEN) - 1 <= 3 * ARITY);
 
 /// What a child segment's verifier knows of its shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +113,11 @@ impl Round {
     /// The leaf's last row, where the coset is whole and folds.
     fn fold_row(&self) -> usize {
         self.leaf_start + self.leaf_rows - 1
+    }
+
+    /// The path's last row, where the point starts at the layer's shift.
+    fn path_end(&self) -> usize {
+        self.fold_row() + self.height()
     }
 
     /// The binary fold the coset enters at: 0 for a round of 8.
@@ -239,9 +264,18 @@ impl QueriesAir {
                     .map(|c| Ext3::new([c[0], c[1], c[2]]))
                     .collect();
                 let level_betas = level_betas(round, betas[i]);
-                let (halves, quarters, folded) =
-                    fold_levels(round, &values, self.inverses(block, i), level_betas);
+                let points = self.points(round, position);
+                for (row, point) in rows[round.fold_row()..=round.path_end()]
+                    .iter_mut()
+                    .zip(&points)
+                {
+                    row[POINT] = *point;
+                }
+                let inverses = inverses(round, points[0]);
+                let folds = inverses[..LOG_ARITY].try_into().expect("3 inverses");
+                let (halves, quarters, folded) = fold_levels(round, &values, folds, level_betas);
                 let fold_row = &mut rows[round.fold_row()];
+                fold_row[INVERSES..WIDTH].copy_from_slice(&inverses);
                 for (at, v) in (HALVES..).step_by(3).zip(halves.iter().chain(&quarters)) {
                     fold_row[at..at + 3].copy_from_slice(&v.coeffs());
                 }
@@ -253,24 +287,26 @@ impl QueriesAir {
                     row[VALUE..VALUE + 3].copy_from_slice(&folded.coeffs());
                 }
             }
+            let powers = self.final_point(position).powers(self.final_len);
+            rows[self.final_row][POWERS..POWERS + self.final_len - 1].copy_from_slice(&powers[1..]);
         }
         Ok(RowBlocks::from_rows(WIDTH, &table))
     }
 
-    /// Round `round`'s 1/(2x), 1/(2x²), 1/(2x⁴) for the coset block `block` opens, x the
-    /// coset's first point, placed at the binary folds the round makes (zero before).
-    fn inverses(&self, block: usize, round: usize) -> [Felt; LOG_ARITY] {
-        let r = &self.rounds[round];
-        let leaf = self.deep.openings().position(block) & ((1 << r.height()) - 1);
-        let x = self.shift(r.log_len) * Felt::two_adic_root(r.log_len).pow(leaf as u64);
-        let mut inverse = (x + x).inverse();
-        let mut inverses = [Felt::ZERO; LOG_ARITY];
-        for slot in &mut inverses[r.entry()..] {
-            *slot = inverse;
-            let square = inverse * inverse;
-            inverse = square + square;
+    /// The point on round `round`'s rows from its fold row to its path's end, for
+    /// `position`: x = s·ω^l on the fold row, then ω's powers of l's bits from level j up
+    /// on row j of the path, down to s.
+    fn points(&self, round: &Round, position: usize) -> Vec<Felt> {
+        let height = round.height();
+        let steps = steps(round);
+        let mut points = vec![self.shift(round.log_len); height + 1];
+        for j in (0..height).rev() {
+            points[j] = points[j + 1];
+            if (position >> j) & 1 == 1 {
+                points[j] *= steps[j];
+            }
         }
-        inverses
+        points
     }
 
     /// The coset shift of a layer of 2^`log_len` values: SHIFT to the power of the values
@@ -285,12 +321,34 @@ impl QueriesAir {
         (self.deep.openings().position(block) & ((1 << r.log_len) - 1)) >> r.height()
     }
 
-    /// The point the position folds to in the final polynomial's domain.
-    fn final_point(&self, block: usize) -> Felt {
+    /// The point `position` folds to in the final polynomial's domain.
+    fn final_point(&self, position: usize) -> Felt {
         let log_len = self.rounds.last().map_or(self.log_lde, Round::height);
-        let position = self.deep.openings().position(block) & ((1 << log_len) - 1);
+        let position = position & ((1 << log_len) - 1);
         self.shift(log_len) * Felt::two_adic_root(log_len).pow(position as u64)
     }
+}
+
+/// ω^(2^j) for each level j of `round`'s path, ω the layer's root: what a bit 1 at level
+/// j multiplies the point by.
+fn steps(round: &Round) -> Vec<Felt> {
+    let omega = Felt::two_adic_root(round.log_len);
+    std::iter::successors(Some(omega), |step| Some(step.square()))
+        .take(round.height())
+        .collect()
+}
+
+/// 1/(2x), 1/(2x²), … for a coset whose first point is `x`, placed from the binary fold
+/// `round` enters at (zero before) to the last slot, 1/(2y) with y = x^(2^a).
+fn inverses(round: &Round, x: Felt) -> [Felt; LOG_ARITY + 1] {
+    let mut inverse = (x + x).inverse();
+    let mut inverses = [Felt::ZERO; LOG_ARITY + 1];
+    for slot in &mut inverses[round.entry()..] {
+        *slot = inverse;
+        let square = inverse * inverse;
+        inverse = square + square;
+    }
+    inverses
 }
 
 /// β, β², β⁴ placed at the binary folds `round` makes (zero before).
@@ -348,22 +406,35 @@ fn fold_levels(
 
 // The periodic columns after the DEEP AIR's, in `periodic_columns`'s order: a FRI leaf's
 // rows 0, 1 and 2; its rows followed by another of the leaf; the rows that carry the value;
-// the rows that carry the end remainder; the final row; then one a round (its fold row),
-// the three folds' inverses and one a power of the final point from x¹ on.
+// the rows that carry the end remainder; the final row; the point's columns; then one a
+// round, its fold row.
 const COSET_ROW: usize = 0;
 const COSET_NEXT: usize = 3;
 const CARRY_VALUE: usize = 4;
 const CARRY_ENDS: usize = 5;
 const FINAL: usize = 6;
-const FOLD: usize = 7;
+/// A FRI path's rows from its fold row to the row before its end: the point takes the
+/// next row's, times the step where the next row's bit is 1.
+const POINT_MOVES: usize = 7;
+/// ω^(2^j) − 1 on row j of a FRI path (from its fold row), ω the layer's root.
+const POINT_STEP: usize = 8;
+/// A FRI path's last row, where the point is the layer's shift.
+const POINT_END: usize = 9;
+/// The layer's shift on that row.
+const END_SHIFT: usize = 10;
+const FOLD: usize = 11;
 
 impl QueriesAir {
-    fn inverse_column(&self) -> usize {
-        FOLD + self.rounds.len()
-    }
-
-    fn power_column(&self) -> usize {
-        self.inverse_column() + LOG_ARITY
+    /// A column of one block's period, `value(round, j)` on row j of each FRI round's rows
+    /// from its fold row to its path's end, zero elsewhere.
+    fn path_column(&self, value: impl Fn(&Round, usize) -> Felt) -> PeriodicColumn {
+        let mut values = vec![Felt::ZERO; self.deep.openings().block_rows];
+        for round in &self.rounds {
+            for j in 0..=round.height() {
+                values[round.fold_row() + j] = value(round, j);
+            }
+        }
+        PeriodicColumn { values }
     }
 
     /// The block rows that pass the end remainder on to the next row, fold rows aside: from
@@ -378,13 +449,6 @@ impl QueriesAir {
             .map(|(start, leaf, height)| start + leaf + height - 1);
         let first = ends.next().unwrap_or(0);
         first..ends.fold(first, usize::max)
-    }
-
-    /// A column of the whole table with each block's `value(block, round)` on the rounds'
-    /// fold rows.
-    fn fold_column(&self, value: impl Fn(usize, usize) -> Felt) -> PeriodicColumn {
-        let fold_rows: Vec<usize> = self.rounds.iter().map(Round::fold_row).collect();
-        self.deep.openings().table_column(&fold_rows, value)
     }
 }
 
@@ -432,16 +496,19 @@ impl Air for QueriesAir {
         let carrying = self.carrying_ends();
         columns.push(openings.block_column(|r| u64::from(carrying.contains(&r) && !is_fold(r))));
         columns.push(openings.block_column(|r| u64::from(r == self.final_row)));
+        let on_path_end = |round: &Round, j: usize| Felt::new(u64::from(j == round.height()));
+        columns.extend([
+            self.path_column(|round, j| Felt::new(u64::from(j < round.height()))),
+            self.path_column(|round, j| {
+                steps(round)
+                    .get(j)
+                    .map_or(Felt::ZERO, |&step| step - Felt::ONE)
+            }),
+            self.path_column(on_path_end),
+            self.path_column(|round, j| on_path_end(round, j) * self.shift(round.log_len)),
+        ]);
         for round in &self.rounds {
             columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));
-        }
-        for level in 0..LOG_ARITY {
-            columns.push(self.fold_column(|block, i| self.inverses(block, i)[level]));
-        }
-        for power in 1..self.final_len {
-            columns.push(openings.table_column(&[self.final_row], |block, _| {
-                self.final_point(block).pow(power as u64)
-            }));
         }
         columns
     }
@@ -532,7 +599,7 @@ impl Air for QueriesAir {
             let twiddle = Felt::two_adic_root(LOG_ARITY - level)
                 .inverse()
                 .pow(i as u64);
-            let inverse = p[self.inverse_column() + level] * B::Expr::from(twiddle);
+            let inverse = cur[INVERSES + level] * B::Expr::from(twiddle);
             let spread = scale(Ext3::mul_over(beta(level), sub(lo, hi)), inverse);
             let mean = add(lo, hi).map(Halve::halve);
             for c in 0..3 {
@@ -565,14 +632,14 @@ impl Air for QueriesAir {
         }
 
         // The value carried to the next fold, and the last one on the final polynomial.
-        let mut on_final = scale(public(rounds), p[FINAL]);
+        let mut on_final = public(rounds);
         for power in 1..self.final_len {
-            let column = p[self.power_column() + power - 1];
+            let column = cur[POWERS + power - 1];
             on_final = add(on_final, scale(public(rounds + power), column));
         }
         for c in 0..3 {
             b.transition(p[CARRY_VALUE] * (next[VALUE + c] - value[c]));
-            b.every_row(p[FINAL] * value[c] - on_final[c]);
+            b.every_row(p[FINAL] * (value[c] - on_final[c]));
         }
 
         // The slot: each path's end remainder p >> h, carried to the fold rows around it;
@@ -593,6 +660,42 @@ impl Air for QueriesAir {
             let before = ends * B::Expr::from(Felt::new(1 << round.log_arity));
             b.transition(p[FOLD + i] * (weighted - next[ENDS] + before));
         }
+
+        // The point: the layer's shift at the path's end, times ω^(2^j) going up past each
+        // level j whose bit is 1, to x on the fold row.
+        let point = cur[POINT];
+        b.every_row(p[POINT_END] * point - p[END_SHIFT]);
+        b.transition(
+            p[POINT_MOVES] * (point - next[POINT]) - next[POINT] * next[BIT] * p[POINT_STEP],
+        );
+        // The inverses: 1/(2x) at the coset's entry, then each the next one's 2·inverse².
+        let two = B::Expr::from(Felt::new(2));
+        let inverse = |level: usize| cur[INVERSES + level];
+        for level in 0..LOG_ARITY {
+            if self.rounds.iter().any(|r| r.entry() == level) {
+                let entry = gate(&|r: &Round| r.entry() == level);
+                b.every_row(entry * (two * point * inverse(level) - one[0]));
+            }
+        }
+        for level in (0..LOG_ARITY).filter(|&l| used[l]) {
+            let square = inverse(level) * inverse(level);
+            b.every_row(level_gates[level] * (inverse(level + 1) - two * square));
+        }
+        // The final point y and its powers: y·2·(1/(2y)) = 1 on the row after the last fold
+        // (the DEEP point where there is no round), then each power times y.
+        if self.final_len > 1 {
+            let y = cur[POWERS];
+            match self.rounds.len().checked_sub(1) {
+                Some(last) => b.transition(
+                    p[FOLD + last] * (two * next[POWERS] * inverse(LOG_ARITY) - one[0]),
+                ),
+                None => b.every_row(p[FINAL] * (y - cur[DEEP_POINT])),
+            }
+            for power in 2..self.final_len {
+                let product = cur[POWERS + power - 2] * y;
+                b.every_row(p[FINAL] * (cur[POWERS + power - 1] - product));
+            }
+        }
     }
 }
 
@@ -611,7 +714,7 @@ mod tests {
                 log_final_poly_len,
             };
             let air = QueriesAir::new(&child, &[3, 100]).unwrap();
-            let len = air.deep.periodic_columns_len() + air.power_column() + air.final_len - 1;
+            let len = air.deep.periodic_columns_len() + FOLD + air.rounds.len();
             assert_eq!(len, air.periodic_columns().len());
         }
     }

@@ -11,8 +11,9 @@ mod common;
 use columns::{get, set};
 use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
 
-use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
+use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_ntt::LdePlan;
 use ballast_poseidon2::RATE;
 use ballast_recursion::{
     ChildError, ChildQueries, ChildSegment, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims,
@@ -116,9 +117,12 @@ impl Child {
     }
 }
 
-// The columns of the end remainder and the slot weights, after the challenges.
+// The columns of the end remainder, the slot weights, the coset's point and the inverses,
+// after the challenges.
 const ENDS: usize = BETAS + 9;
 const WEIGHTS: usize = ENDS + 1;
+const POINT: usize = WEIGHTS + 8;
+const INVERSES: usize = POINT + 1;
 
 #[test]
 fn each_slot_is_read_off_the_paths_ends() {
@@ -215,10 +219,10 @@ fn each_slot_is_read_off_the_paths_ends() {
     );
 }
 
-/// A nonzero vector that every row of `equations` (fewer than 8) maps to zero.
-fn null_vector(mut equations: Vec<[Felt; 8]>) -> [Felt; 8] {
+/// A nonzero vector that every row of `equations` (fewer than N) maps to zero.
+fn null_vector<const N: usize>(mut equations: Vec<[Felt; N]>) -> [Felt; N] {
     let mut pivots = Vec::new();
-    for column in 0..8 {
+    for column in 0..N {
         let row = pivots.len();
         let Some(found) = (row..equations.len()).find(|&r| equations[r][column] != Felt::ZERO)
         else {
@@ -238,10 +242,10 @@ fn null_vector(mut equations: Vec<[Felt; 8]>) -> [Felt; 8] {
         }
         pivots.push(column);
     }
-    let free = (0..8)
+    let free = (0..N)
         .find(|c| !pivots.contains(c))
         .expect("more unknowns than equations");
-    let mut vector = [Felt::ZERO; 8];
+    let mut vector = [Felt::ZERO; N];
     vector[free] = Felt::ONE;
     for (row, &column) in pivots.iter().enumerate() {
         vector[column] = -equations[row][free];
@@ -251,16 +255,20 @@ fn null_vector(mut equations: Vec<[Felt; 8]>) -> [Felt; 8] {
 
 #[test]
 fn every_round_folds_as_the_verifier_and_the_air_proves() {
-    // Rounds of 8; of 4; of 8, 8 and 2; and of 8 then 4, with final polynomials of 4, 4,
-    // 1 and 2 coefficients.
+    // Rounds of 8; of 4; of 8, 8 and 2; of 8 then 4; of 8 then 2; and none, with final
+    // polynomials of 4, 4, 1, 2, 4 and 16 coefficients.
     let children = [
         (Child::of(&fibonacci(5), 2), vec![3]),
         (Child::of(&poseidon2_chain(), 2), vec![2]),
         (Child::of(&fibonacci(7), 0), vec![3, 3, 1]),
         (Child::of(&fibonacci(6), 1), vec![3, 2]),
+        (Child::of(&fibonacci(6), 2), vec![3, 1]),
+        (Child::of(&poseidon2_chain(), 4), vec![]),
     ];
     for (child, arities) in children {
         assert_eq!(child.log_arities(), arities);
+        let info = ConstraintInfo::of(&child.q.air).unwrap();
+        assert!(info.constraints.iter().all(|&(_, degree)| degree <= 3));
         let mut table = child.table();
         let public = child.public();
         assert_eq!(check_trace(&child.q.air, &table, &public), Ok(()));
@@ -283,12 +291,18 @@ const COSET: usize = DEEP_WIDTH;
 const HALVES: usize = COSET + 24;
 const QUARTERS: usize = HALVES + 12;
 const BETAS: usize = QUARTERS + 6;
+/// The DEEP point, the last DEEP column before the value.
+const DEEP_POINT: usize = VALUE - 1;
+/// The openings' remainder, their last column: p on the row before each path.
+const REST: usize = ballast_recursion::OPENINGS_WIDTH - 1;
 
 /// Where each rule's constraints start, for a child whose rounds fold at every binary fold
 /// and copy a round of 4 in: after the DEEP AIR's, the coset's binding (24) and carry (24),
 /// the slot (3), the three challenges (9), the copy (12), the three folds (12, 6, 3), the
 /// value's carry and the final polynomial, interleaved by coordinate (6), then the end
-/// remainder's pin and carry, the weights' (8 bits, their sum) and each round's slot.
+/// remainder's pin and carry, the weights' (8 bits, their sum) and each round's slot (2),
+/// the point's pin and move, the inverse at each entry (2), the squares (3) and the final
+/// point.
 struct Rules {
     deep: usize,
 }
@@ -319,6 +333,11 @@ impl Rules {
     const WEIGHT_BITS: usize = 101;
     const WEIGHT_SUM: usize = 109;
     const ROUND_SLOT: usize = 110;
+    const POINT_PIN: usize = 112;
+    const POINT_MOVE: usize = 113;
+    const INVERSE: usize = 114;
+    const SQUARE: usize = 116;
+    const FINAL_POINT: usize = 119;
 
     fn at(&self, rule: usize) -> usize {
         self.deep + rule
@@ -394,12 +413,7 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
     ];
     // The first fold's values 0 and 2 changed so that the second fold's value is the
     // same: everything after it holds, the first fold alone breaks.
-    let periodic = child.q.air.periodic_columns();
-    let deep_periodic = child.q.air.deep().periodic_columns().len();
-    let rounds = 2;
-    // After the DEEP AIR's: the coset's rows (3), its carry, the value's carry, the end
-    // remainder's carry, the final row, one a round, then the three folds' inverses.
-    let second_inverse = periodic[deep_periodic + 7 + rounds + 1].values[first];
+    let second_inverse = honest.row(first)[INVERSES + 1];
     let beta_squared = get(&honest, first, BETAS + 3);
     let paired = move |t: &mut RowBlocks| {
         // QUARTERS[0] = (h0 + h2)/2 + β²·(h0 − h2)·inverse: h0 += d0, h2 += d2 with
@@ -470,6 +484,185 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
         ),
         Some((final_row, rules.at(Rules::FINAL)))
     );
+}
+
+#[test]
+fn each_fold_constant_is_built_from_the_path_bits() {
+    // Rounds of 8 then 4, a final polynomial of 2 coefficients. The first round's point
+    // runs from its fold row down its path to the layer's shift at the path's end.
+    let child = Child::of(&fibonacci(6), 1);
+    let honest = child.table();
+    let public = child.public();
+    let rules = Rules::of(&child);
+    let k = 1;
+    let (first, second) = (child.fold_row(k, 0), child.fold_row(k, 1));
+    let path_end = first + child.segments()[2].2;
+    let honest_inverses: [Felt; 4] = std::array::from_fn(|l| honest.row(first)[INVERSES + l]);
+    // The honest columns hold the native verifier's values: x = s·ω^l on the fold row (l
+    // the position's low bits, p held in the openings' remainder before the trace path),
+    // its inverse, and the final point on the final row.
+    let (start, leaf, _) = child.segments()[0];
+    let position = honest.row(k * child.block_rows() + start + leaf - 1)[REST].as_u64();
+    let native = |log_len: usize, height: usize| {
+        let shift = LdePlan::SHIFT.pow(1 << (child.shape.log_lde - log_len));
+        shift * Felt::two_adic_root(log_len).pow(position & ((1 << height) - 1))
+    };
+    let (h0, h1) = (child.segments()[2].2, child.segments()[3].2);
+    let x = native(child.shape.log_lde, h0);
+    assert_eq!(honest.row(first)[POINT], x);
+    assert_eq!(honest_inverses[0], (x + x).inverse());
+    assert_eq!(honest.row(second + 1)[COSET], native(h1, h1));
+    // The inverses `inverses` on the first fold row, its folds redone with them and the
+    // value carried to the second fold row.
+    let with_inverses = |mut t: RowBlocks, inverses: [Felt; 4]| {
+        for (l, v) in inverses.into_iter().enumerate() {
+            t.set(first, INVERSES + l, v);
+        }
+        refold(&mut t, first, second);
+        t
+    };
+    // A point other than the bits give, with the inverses and folds that fit it: 2x all
+    // down the path, refused where the path ends by the shift.
+    let mut doubled = honest.clone();
+    for r in first..=path_end {
+        doubled.set(r, POINT, doubled.row(r)[POINT].double());
+    }
+    let halved = honest_inverses.map(|v| v * Felt::new(2).inverse());
+    let squared = |mut i: [Felt; 4]| {
+        for l in 1..4 {
+            i[l] = (i[l - 1] * i[l - 1]).double();
+        }
+        i
+    };
+    let doubled = with_inverses(doubled, squared(halved));
+    // A point that jumps on the path, below the fold row.
+    let mut jumped = honest.clone();
+    jumped.set(first + 1, POINT, jumped.row(first + 1)[POINT] + Felt::ONE);
+    // An inverse other than 1/(2x), its squares and folds following it.
+    let tripled = squared([
+        honest_inverses[0] * Felt::new(3),
+        Felt::ZERO,
+        Felt::ZERO,
+        Felt::ZERO,
+    ]);
+    // A second inverse other than the first's 2·square, the folds following it.
+    let mut skewed = honest_inverses;
+    skewed[1] += Felt::ONE;
+    // The next layer's 1/(2y), read by no fold of this round: bound by its square alone.
+    let mut last = honest_inverses;
+    last[3] += Felt::ONE;
+    // The final point other than 1/(2·(1/(2y))).
+    let mut moved = honest.clone();
+    let final_row = second + 1;
+    moved.set(final_row, COSET, moved.row(final_row)[COSET] + Felt::ONE);
+    for (what, table, expected) in [
+        (
+            "a point that is not the bits'",
+            doubled,
+            (path_end, Rules::POINT_PIN),
+        ),
+        ("a point that jumps", jumped, (first, Rules::POINT_MOVE)),
+        (
+            "an inverse not 1/(2x)",
+            with_inverses(honest.clone(), tripled),
+            (first, Rules::INVERSE),
+        ),
+        (
+            "an inverse not 2·square",
+            with_inverses(honest.clone(), skewed),
+            (first, Rules::SQUARE),
+        ),
+        (
+            "a last inverse not 2·square",
+            with_inverses(honest.clone(), last),
+            (first, Rules::SQUARE + 2),
+        ),
+        (
+            "a final point not the last fold's",
+            moved,
+            (second, Rules::FINAL_POINT),
+        ),
+    ] {
+        assert_eq!(
+            failure(&child, &table, &public),
+            Some((expected.0, rules.at(expected.1))),
+            "{what}"
+        );
+    }
+
+    // A final polynomial of 8 coefficients: its point's powers on the final row, each the
+    // one before times y. Powers 2 to 7 moved by a null vector of the final value's three
+    // coordinates keep the value on the polynomial: only the powers' rules (the AIR's last
+    // six) refuse them.
+    let child = Child::of(&fibonacci(6), 3);
+    let honest = child.table();
+    let public = child.public();
+    let final_row = child.fold_row(k, 0) + 1;
+    let coefficients = &child.q.final_poly;
+    let equations: Vec<[Felt; 6]> = (0..3)
+        .map(|c| std::array::from_fn(|j| coefficients[j + 2].coeffs()[c]))
+        .collect();
+    let null = null_vector(equations);
+    let mut table = honest.clone();
+    for (j, n) in null.iter().enumerate() {
+        table.set(
+            final_row,
+            COSET + 1 + j,
+            table.row(final_row)[COSET + 1 + j] + *n,
+        );
+    }
+    let constraints = ConstraintInfo::of(&child.q.air).unwrap().constraints.len();
+    let first_moved = null.iter().position(|&n| n != Felt::ZERO).unwrap();
+    assert_eq!(
+        failure(&child, &table, &public),
+        Some((final_row, constraints - 6 + first_moved))
+    );
+    // With no round, the final point is the DEEP point: powers 1 to 15 moved the same way
+    // are refused by that rule, the one before the powers'.
+    let child = Child::of(&poseidon2_chain(), 4);
+    let mut table = child.table();
+    let deep_row = child.segments()[1].0 + child.segments()[1].1 + child.block_rows();
+    assert_eq!(table.row(deep_row)[COSET], table.row(deep_row)[DEEP_POINT]);
+    let coefficients = &child.q.final_poly;
+    let equations: Vec<[Felt; 15]> = (0..3)
+        .map(|c| std::array::from_fn(|j| coefficients[j + 1].coeffs()[c]))
+        .collect();
+    let null = null_vector(equations);
+    assert_ne!(null[0], Felt::ZERO);
+    for (j, n) in null.iter().enumerate() {
+        table.set(deep_row, COSET + j, table.row(deep_row)[COSET + j] + *n);
+    }
+    let constraints = ConstraintInfo::of(&child.q.air).unwrap().constraints.len();
+    assert_eq!(
+        failure(&child, &table, &child.public()),
+        Some((deep_row, constraints - 15))
+    );
+}
+
+/// Redoes the binary folds of the round of 8 that folds on `row` with the table's
+/// challenges and inverses there, and carries the value it gives down to row `to`.
+fn refold(table: &mut RowBlocks, row: usize, to: usize) {
+    let mut values: Vec<Ext3> = (0..8).map(|j| get(table, row, COSET + 3 * j)).collect();
+    for (level, outputs) in [(0, HALVES), (1, QUARTERS), (2, VALUE)] {
+        let half = values.len() / 2;
+        let beta = get(table, row, BETAS + 3 * level);
+        let twiddle = Felt::two_adic_root(3 - level).inverse();
+        let inverse = table.row(row)[INVERSES + level];
+        values = (0..half)
+            .map(|i| {
+                let inv = inverse * twiddle.pow(i as u64);
+                ballast_fri::fold_pair(values[i], values[i + half], beta, inv)
+            })
+            .collect();
+        if level < 2 {
+            for (i, v) in values.iter().enumerate() {
+                set(table, row, outputs + 3 * i, *v);
+            }
+        }
+    }
+    for r in row + 1..=to {
+        set(table, r, VALUE, values[0]);
+    }
 }
 
 #[test]
