@@ -117,6 +117,32 @@ impl Child {
     }
 }
 
+/// The child the rule tests forge: rounds of 8 then 4, a final polynomial of 2
+/// coefficients; its honest table and inputs, its rules, and block k = 1's two fold rows.
+struct EightThenFour {
+    child: Child,
+    honest: RowBlocks,
+    public: Vec<Felt>,
+    rules: Rules,
+    k: usize,
+    first: usize,
+    second: usize,
+}
+
+fn eight_then_four() -> EightThenFour {
+    let child = Child::of(&fibonacci(6), 1);
+    let k = 1;
+    EightThenFour {
+        honest: child.table(),
+        public: child.public(),
+        rules: Rules::of(&child),
+        k,
+        first: child.fold_row(k, 0),
+        second: child.fold_row(k, 1),
+        child,
+    }
+}
+
 // The columns of the end remainder, the slot weights, the coset's point and the inverses,
 // after the challenges.
 const ENDS: usize = BETAS + 9;
@@ -129,12 +155,15 @@ fn each_slot_is_read_off_the_paths_ends() {
     // Rounds of 8 then 4. The trace path's end remainder (0: p < 2^h), carried to the first
     // fold row, then the first round's tree's (p >> h₀, the first slot) carried to the
     // second fold row, whose slot is the second tree's less 4 times it.
-    let child = Child::of(&fibonacci(6), 1);
-    let honest = child.table();
-    let public = child.public();
-    let rules = Rules::of(&child);
-    let k = 1;
-    let (first, second) = (child.fold_row(k, 0), child.fold_row(k, 1));
+    let EightThenFour {
+        child,
+        honest,
+        public,
+        rules,
+        k,
+        first,
+        second,
+    } = eight_then_four();
     let (start, leaf, height) = child.segments()[0];
     let trace_end = k * child.block_rows() + start + leaf + height - 1;
     let slot = |row: usize| {
@@ -347,13 +376,16 @@ impl Rules {
 #[test]
 fn each_rule_of_the_folds_is_its_own_constraint() {
     // Rounds of 8 then 4, a final polynomial of 2 coefficients.
-    let child = Child::of(&fibonacci(6), 1);
-    let honest = child.table();
-    let public = child.public();
+    let EightThenFour {
+        child,
+        honest,
+        public,
+        rules,
+        k,
+        first,
+        second,
+    } = eight_then_four();
     assert_eq!(failure(&child, &honest, &public), None);
-    let rules = Rules::of(&child);
-    let k = 1;
-    let (first, second) = (child.fold_row(k, 0), child.fold_row(k, 1));
     let leaf_start = first - 2;
     let delta = Ext3::ONE;
     type Forgery<'a> = Box<dyn Fn(&mut RowBlocks) + 'a>;
@@ -490,12 +522,15 @@ fn each_rule_of_the_folds_is_its_own_constraint() {
 fn each_fold_constant_is_built_from_the_path_bits() {
     // Rounds of 8 then 4, a final polynomial of 2 coefficients. The first round's point
     // runs from its fold row down its path to the layer's shift at the path's end.
-    let child = Child::of(&fibonacci(6), 1);
-    let honest = child.table();
-    let public = child.public();
-    let rules = Rules::of(&child);
-    let k = 1;
-    let (first, second) = (child.fold_row(k, 0), child.fold_row(k, 1));
+    let EightThenFour {
+        child,
+        honest,
+        public,
+        rules,
+        k,
+        first,
+        second,
+    } = eight_then_four();
     let path_end = first + child.segments()[2].2;
     let honest_inverses: [Felt; 4] = std::array::from_fn(|l| honest.row(first)[INVERSES + l]);
     // The honest columns hold the native verifier's values: x = s·ω^l on the fold row (l
