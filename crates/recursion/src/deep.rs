@@ -47,7 +47,7 @@ const INVERSE_ZW: usize = INVERSE_Z + 3;
 pub(crate) const POINT: usize = INVERSE_ZW + 3;
 /// f(x): read it on the DEEP row; elsewhere it is free (FRI's rows carry and fold it).
 pub(crate) const VALUE: usize = POINT + 1;
-/// Columns of the table (269).
+/// Columns of the table (274).
 pub const WIDTH: usize = VALUE + 3;
 
 /// The claims the DEEP function combines: γ, the out-of-domain point z, and the claimed sums
@@ -66,7 +66,8 @@ pub struct DeepClaims {
 
 /// A child segment's trace and quotient openings at its query positions and the DEEP value
 /// at each: an [`Air`] of [`WIDTH`] columns whose public inputs are the two roots (then
-/// those of the trees a query AIR adds), then γ, z, a and b (3 coordinates each).
+/// those of the trees a query AIR adds) and the positions' digest, then γ, z, a and b (3
+/// coordinates each).
 #[derive(Clone, Debug)]
 pub struct DeepAir {
     openings: OpeningsAir,
@@ -128,7 +129,11 @@ impl DeepAir {
         ];
         trees.extend_from_slice(more);
         Ok(Self {
-            openings: OpeningsAir::new(&trees, positions)?,
+            openings: if more.is_empty() {
+                OpeningsAir::new(&trees, positions)?
+            } else {
+                OpeningsAir::with_lower_trees(&trees, positions)?
+            },
             trace_width,
             quotient_width,
             log_rows,
@@ -136,13 +141,14 @@ impl DeepAir {
     }
 
     /// The openings this AIR checks: [`OpeningsAir::open`] builds their witness (tree 0 the
-    /// trace's, tree 1 the quotient's).
+    /// trace's, tree 1 the quotient's). With a query AIR's lower trees they are sound only
+    /// inside it, which binds those trees' path ends: prove the query AIR, not them.
     pub fn openings(&self) -> &OpeningsAir {
         &self.openings
     }
 
-    /// The public inputs: the trace's and the quotient's roots (then any more trees'), then
-    /// the claims.
+    /// The public inputs: the trace's and the quotient's roots (then any more trees'), the
+    /// positions' digest, then the claims.
     ///
     /// # Errors
     /// Another count of roots than the AIR's trees.
@@ -152,7 +158,7 @@ impl DeepAir {
         claims: &DeepClaims,
     ) -> Result<Vec<Felt>, OpeningsError> {
         expect_len("roots", self.openings.trees().len(), roots.len())?;
-        let mut inputs = OpeningsAir::public_inputs(roots);
+        let mut inputs = self.openings.public_inputs(roots);
         for value in [claims.gamma, claims.z, claims.at_z, claims.at_zw] {
             inputs.extend(value.coeffs());
         }
@@ -277,7 +283,7 @@ impl DeepAir {
         self.openings.trees()[0].height
     }
 
-    /// Where the claims (γ, z, a, b) start in the public inputs: after the roots.
+    /// Where the claims (γ, z, a, b) start in the public inputs: after the openings'.
     fn claims(&self) -> usize {
         self.openings.num_public_inputs()
     }

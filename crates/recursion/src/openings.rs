@@ -2,14 +2,15 @@
 //! quotient's, FRI's layers': each of its own height and row width), each opened row hashed
 //! into its leaf by the Poseidon2 sponge, then up its authentication path to the tree's root,
 //! one permutation a row ([`ballast_poseidon2::air`]). The rows and the siblings are the
-//! witness; the roots are the public inputs; the positions are the AIR's own (periodic
-//! columns, bound in the transcript with the rest of its shape). A position p of the tallest
-//! tree opens leaf p mod 2^h of a tree of height h: the leaf a FRI layer's coset holds.
+//! witness; the public inputs are the roots and the positions' digest (a chain of
+//! compressions, [`OpeningsAir::positions_digest`]). A position p of the tallest tree opens
+//! leaf p mod 2^h of a tree of height h: the leaf a FRI layer's coset holds.
 //!
 //! Each position has a block of rows on a fixed schedule, a power of two long: for each
 //! tree in turn, the leaf's blocks of [`RATE`] elements, then one row a level of the path;
-//! then idle rows. Periodic columns say which row is which, so the constraints need no
-//! selector columns:
+//! then idle rows, the last of which chains the position into the digest. Periodic columns
+//! of the block's period say which row is which, so the constraints need no selector
+//! columns:
 //!
 //! - a leaf's first row starts from the leaf state of its tree's row width (the length in
 //!   the capacity), its next rows from the capacity the last permutation left, and its last
@@ -18,11 +19,16 @@
 //!   when its bit column is 0, its right half when 1 (the other half is the sibling):
 //!   `compress`, in the order the Merkle verifier uses;
 //! - the last path row's digest is its tree's root;
-//! - the bits are the position's: a remainder column holds the position on the row before a
-//!   tree's path, and each path row's bit and remainder are the row above's remainder halved
-//!   (r = 2·r' + bit', the bit 0 or 1), down to p >> h on the tree's last path row. The
-//!   position is one periodic column of the table (p where a path starts, p >> h where it
-//!   ends), the one value a position the AIR takes from outside.
+//! - the bits are the position's: a position column holds it all down the block, a
+//!   remainder column holds it on the row before a tree's path, and each path row's bit and
+//!   remainder are the row above's remainder halved (r = 2·r' + bit', the bit 0 or 1), down
+//!   to 0 on a tallest tree's last path row, so p < 2^h and the bits are its digits. A lower
+//!   tree's path ends at p >> h, which the AIR that embeds the openings binds (the query
+//!   AIR, through FRI's slots); on their own the openings take trees of one height;
+//! - the positions are the digest's: a digest column holds the chain so far (zero on the
+//!   first row), and each block's last row compresses it with the block's position
+//!   (`compress(h, [p, 0, 0, 0])`, a node row's start state), the output the next block's
+//!   digest and, on the table's last row, the public one.
 //!
 //! Blocks past the last position repeat it. Every constraint has degree at most 3.
 
@@ -31,8 +37,8 @@ use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, batch_paths};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{
-    DIGEST_ELEMENTS, FeltDigest, RATE, air, digest_from_bytes, digest_to_bytes, leaf_start,
-    node_start,
+    DIGEST_ELEMENTS, FeltDigest, RATE, air, compress, digest_from_bytes, digest_to_bytes,
+    leaf_start, node_start,
 };
 use rayon::prelude::*;
 
@@ -46,8 +52,12 @@ pub(crate) const BIT: usize = PERMUTATION + air::COLUMNS;
 /// Column: the position's bits not yet taken (p on the row before a path, p >> (level + 1)
 /// on a path row).
 pub(crate) const REST: usize = BIT + 1;
-/// Columns of the table (250).
-pub const WIDTH: usize = REST + 1;
+/// Column: the block's position.
+const POSITION: usize = REST + 1;
+/// Columns: the positions' digest so far, the chain of the blocks before this one.
+const CHAIN: usize = POSITION + 1;
+/// Columns of the table (255).
+pub const WIDTH: usize = CHAIN + DIGEST_ELEMENTS;
 
 /// The tallest tree whose openings the AIR takes: far above any LDE a segment has.
 const MAX_HEIGHT: usize = 40;
@@ -71,6 +81,14 @@ pub enum OpeningsError {
     /// No tree to open.
     #[error("no trees to open")]
     NoTrees,
+    /// A tree lower than the tallest, whose path's end no rule of the openings binds.
+    #[error("a tree of height {height} beside one of {tallest}: the openings take one height")]
+    LowerTree {
+        /// The lower tree's height.
+        height: usize,
+        /// The tallest's.
+        tallest: usize,
+    },
     /// A tree or a row beyond what the AIR takes.
     #[error("a tree of height {height} with rows of {row_width} elements is too large")]
     TooLarge {
@@ -127,7 +145,8 @@ pub struct TreeShape {
 }
 
 /// The openings at `positions` of Poseidon2 trees of the given shapes: an [`Air`] of
-/// [`WIDTH`] columns whose public inputs are the roots' [`DIGEST_ELEMENTS`], tree after tree.
+/// [`WIDTH`] columns whose public inputs are the roots' [`DIGEST_ELEMENTS`], tree after tree,
+/// then the positions' digest's.
 #[derive(Clone, Debug)]
 pub struct OpeningsAir {
     trees: Vec<TreeShape>,
@@ -150,11 +169,28 @@ pub struct Opened {
 }
 
 impl OpeningsAir {
-    /// The AIR of these openings: `positions` in the tallest tree.
+    /// The AIR of these openings: `positions` in trees of one height.
     ///
     /// # Errors
-    /// No trees, no positions, one outside the tallest tree, or a tree or row too large.
+    /// No trees, trees of unequal heights, no positions, one outside the trees, or a tree or
+    /// row too large.
     pub fn new(trees: &[TreeShape], positions: &[usize]) -> Result<Self, OpeningsError> {
+        let tallest = trees.iter().map(|t| t.height).max().unwrap_or(0);
+        if let Some(tree) = trees.iter().find(|t| t.height < tallest) {
+            return Err(OpeningsError::LowerTree {
+                height: tree.height,
+                tallest,
+            });
+        }
+        Self::with_lower_trees(trees, positions)
+    }
+
+    /// [`new`](Self::new), taking trees lower than the tallest: for an AIR that binds their
+    /// paths' ends (p >> h) itself, and is proven in their place.
+    pub(crate) fn with_lower_trees(
+        trees: &[TreeShape],
+        positions: &[usize],
+    ) -> Result<Self, OpeningsError> {
         if trees.is_empty() {
             return Err(OpeningsError::NoTrees);
         }
@@ -179,7 +215,8 @@ impl OpeningsAir {
             .iter()
             .map(|t| leaf_rows(t.row_width) + t.height)
             .sum();
-        let block_rows = scheduled.next_power_of_two();
+        // A row more for the chain, which needs an idle row.
+        let block_rows = (scheduled + 1).next_power_of_two();
         // At least 2^2 rows, so parameters with a final polynomial of 4 coefficients (the
         // fewest `StarkParams::testing` has) fit any openings.
         let blocks = positions
@@ -194,9 +231,34 @@ impl OpeningsAir {
         })
     }
 
-    /// The public inputs of the openings against `roots`, one a tree.
-    pub fn public_inputs(roots: &[FeltDigest]) -> Vec<Felt> {
-        roots.concat()
+    /// The public inputs of the openings against `roots`, one a tree: the roots, then the
+    /// positions' digest.
+    pub fn public_inputs(&self, roots: &[FeltDigest]) -> Vec<Felt> {
+        let mut inputs = roots.concat();
+        inputs.extend(self.positions_digest());
+        inputs
+    }
+
+    /// The blocks' positions (the last one repeated past the positions) chained from zero:
+    /// h ← `compress(h, [p, 0, 0, 0])`, what the table's last row must give.
+    pub fn positions_digest(&self) -> FeltDigest {
+        self.chain()[self.blocks]
+    }
+
+    /// The chain before each block, then after the last.
+    fn chain(&self) -> Vec<FeltDigest> {
+        let mut chain = vec![[Felt::ZERO; DIGEST_ELEMENTS]];
+        for block in 0..self.blocks {
+            chain.push(compress(&chain[block], &self.chained(block)));
+        }
+        chain
+    }
+
+    /// What block `block`'s last row compresses its digest with: its position, then zeros.
+    fn chained(&self, block: usize) -> FeltDigest {
+        let mut right = [Felt::ZERO; DIGEST_ELEMENTS];
+        right[0] = Felt::new(self.position(block) as u64);
+        right
     }
 
     /// The trace: each tree's opened rows hashed into their leaves and up their paths.
@@ -215,12 +277,17 @@ impl OpeningsAir {
             }
         }
         let count = self.positions.len();
+        let chain = self.chain();
         let mut table = vec![Felt::ZERO; (self.blocks * self.block_rows) * WIDTH];
         table
             .par_chunks_mut(self.block_rows * WIDTH)
             .enumerate()
             .for_each(|(block, cells)| {
                 let k = block.min(count - 1);
+                for row in cells.chunks_exact_mut(WIDTH) {
+                    row[POSITION] = Felt::new(self.position(block) as u64);
+                    row[CHAIN..WIDTH].copy_from_slice(&chain[block]);
+                }
                 let mut rows = cells.chunks_exact_mut(WIDTH);
                 let mut permute = |input: [Felt; STATE_CELLS], bit: usize, rest: usize| {
                     let row = rows.next().expect("a row for every permutation");
@@ -234,9 +301,13 @@ impl OpeningsAir {
                     let row = &opened.rows[k * width..(k + 1) * width];
                     hash_up(self.positions[k], row, &opened.paths[k], &mut permute);
                 }
-                for _ in self.scheduled_rows()..self.block_rows {
+                for _ in self.scheduled_rows()..self.block_rows - 1 {
                     permute([Felt::ZERO; STATE_CELLS], 0, 0);
                 }
+                let mut input = node_start(Felt::ZERO);
+                input[..DIGEST_ELEMENTS].copy_from_slice(&chain[block]);
+                input[DIGEST_ELEMENTS..RATE].copy_from_slice(&self.chained(block));
+                permute(input, 0, 0);
             });
         Ok(RowBlocks::from_rows(WIDTH, &table))
     }
@@ -343,21 +414,6 @@ impl OpeningsAir {
         &self.positions
     }
 
-    /// A column of the whole table: on the row before each tree's path its block's position
-    /// p, on the path's last row p >> h (h the tree's height), zero elsewhere.
-    fn position_rests(&self) -> PeriodicColumn {
-        let mut values = vec![Felt::ZERO; self.blocks * self.block_rows];
-        for block in 0..self.blocks {
-            let p = self.position(block);
-            for (start, leaf, height) in self.segments().filter(|s| s.2 > 0) {
-                let first = block * self.block_rows + start + leaf;
-                values[first - 1] = Felt::new(p as u64);
-                values[first + height - 1] = Felt::new((p >> height) as u64);
-            }
-        }
-        PeriodicColumn { values }
-    }
-
     /// How many periodic columns [`periodic_columns`](Air::periodic_columns) gives.
     pub(crate) fn periodic_columns_len(&self) -> usize {
         PADDING + self.padded_cells().len() + self.trees.len()
@@ -413,22 +469,26 @@ fn leaf_rows(row_width: usize) -> usize {
     row_width.div_ceil(RATE).max(1)
 }
 
-// The periodic columns, in `periodic_columns`'s order: the schedule's, the positions', then
-// one a padded cell, then one a tree's root row.
+// The periodic columns, in `periodic_columns`'s order: the schedule's, then one a padded
+// cell, then one a tree's root row.
 const LEAF_START: usize = 0;
 const LEAF_LENGTH: usize = 1;
 /// Rows followed by another row of the same leaf (the DEEP sums step their powers there).
 pub(crate) const LEAF_NEXT: usize = 2;
+/// Rows that compress: path rows and the chain's row.
 const NODE: usize = 3;
 /// Rows followed by a path row: the digest from below goes up.
 const LINK: usize = 4;
 /// The row before a tree's path, where its remainder is the position.
 const PATH_START: usize = 5;
-/// A path's last row, where the remainder is p >> h.
+/// A path's last row, where the remainder is p >> h (bound by the embedding AIR for a lower
+/// tree).
 pub(crate) const PATH_END: usize = 6;
-/// [`OpeningsAir::position_rests`].
-const POSITION: usize = 7;
-const PADDING: usize = 8;
+/// A tallest tree's path's last row, where the remainder is p >> h = 0.
+const TALL_END: usize = 7;
+/// The block's last row, which chains its position into the digest.
+const CHAIN_ROW: usize = 8;
+const PADDING: usize = 9;
 
 impl Air for OpeningsAir {
     fn id(&self) -> &str {
@@ -444,11 +504,18 @@ impl Air for OpeningsAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        self.trees.len() * DIGEST_ELEMENTS
+        (self.trees.len() + 1) * DIGEST_ELEMENTS
     }
 
     fn periodic_columns(&self) -> Vec<PeriodicColumn> {
         let leaf = |tree: usize| leaf_rows(self.trees[tree].row_width);
+        let tallest = self.trees.iter().map(|t| t.height).max().unwrap_or(0);
+        let path_end = |tree: usize, r: usize| {
+            let height = self.trees[tree].height;
+            height > 0 && r + 1 == leaf(tree) + height
+        };
+        let mut node = self.scheduled(|tree, r| u64::from(r >= leaf(tree)));
+        node.values[self.block_rows - 1] = Felt::ONE;
         let mut columns = vec![
             self.scheduled(|_, r| u64::from(r == 0)),
             self.scheduled(|tree, r| {
@@ -459,16 +526,16 @@ impl Air for OpeningsAir {
                 }
             }),
             self.scheduled(|tree, r| u64::from(r + 1 < leaf(tree))),
-            self.scheduled(|tree, r| u64::from(r >= leaf(tree))),
+            node,
             self.scheduled(|tree, r| {
                 u64::from(r + 1 >= leaf(tree) && r + 1 < leaf(tree) + self.trees[tree].height)
             }),
             self.scheduled(|tree, r| u64::from(r + 1 == leaf(tree) && self.trees[tree].height > 0)),
+            self.scheduled(|tree, r| u64::from(path_end(tree, r))),
             self.scheduled(|tree, r| {
-                let height = self.trees[tree].height;
-                u64::from(height > 0 && r + 1 == leaf(tree) + height)
+                u64::from(path_end(tree, r) && self.trees[tree].height == tallest)
             }),
-            self.position_rests(),
+            self.block_column(|r| u64::from(r + 1 == self.block_rows)),
         ];
         for cell in self.padded_cells() {
             columns.push(self.scheduled(|tree, r| {
@@ -518,12 +585,27 @@ impl Air for OpeningsAir {
             }
         }
         // The bits are the position's: a path's remainder starts at p, each level takes its
-        // low bit, and p >> h is left, so Σ bit_i·2^i = p mod 2^h in the field; both sides
-        // are below 2^h < the modulus, so the bits are its binary digits.
+        // low bit, and a tallest tree's ends at 0, so Σ bit_i·2^i = p in the field; the sum
+        // is below 2^h < the modulus, so p < 2^h and the bits are its binary digits.
+        let position = cur[POSITION];
         b.every_row(p[NODE] * bit * (bit - one));
         b.transition(p[LINK] * (rest - next[REST] - next[REST] - up));
-        b.every_row(p[PATH_START] * (rest - p[POSITION]));
-        b.every_row(p[PATH_END] * (rest - p[POSITION]));
+        b.every_row(p[PATH_START] * (rest - position));
+        b.every_row(p[TALL_END] * rest);
+        // The chain: the position held down the block, compressed on its last row with the
+        // digest so far, which the next block holds; the table's last row gives the digest.
+        let chain_row = p[CHAIN_ROW];
+        b.transition((one - chain_row) * (next[POSITION] - position));
+        for i in 0..DIGEST_ELEMENTS {
+            let (digest, chained) = (cur[CHAIN + i], input[DIGEST_ELEMENTS + i]);
+            let right = if i == 0 { position } else { zero };
+            b.every_row(chain_row * (input[i] - digest));
+            b.every_row(chain_row * (chained - right));
+            b.transition(next[CHAIN + i] - digest - chain_row * (output[i] - digest));
+            b.first_row(digest);
+            let public = f.public_inputs[self.trees.len() * DIGEST_ELEMENTS + i];
+            b.last_row(output[i] - public);
+        }
     }
 }
 
@@ -559,7 +641,7 @@ mod tests {
                     height: 3 - k.min(2),
                 })
                 .collect();
-            let air = OpeningsAir::new(&trees, &[1, 6]).unwrap();
+            let air = OpeningsAir::with_lower_trees(&trees, &[1, 6]).unwrap();
             assert_eq!(air.periodic_columns_len(), air.periodic_columns().len());
         }
     }

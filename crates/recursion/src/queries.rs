@@ -19,6 +19,14 @@
 //! the fold rows around it, and one-hot weight columns (8, each 0 or 1, summing to 1) must
 //! weigh the slots to that number.
 //!
+//! That rule is also what binds a FRI tree's path end e_i, which the openings leave to this
+//! AIR (they pin a tallest tree's to 0 only), by induction over the rounds. Before the
+//! first round, the quotient's path ends at 0 = p >> L (p < 2^L, L the LDE's height). If
+//! the round before ended at e' = p >> h', a round's weights (one-hot bits) make its end
+//! e = s + 2^a·e' with s ≤ 7, a small integer; its path halves the position p into
+//! p = Σ_j b_j·2^j + 2^h·e in the field, both sides integers far below the modulus, so
+//! e = p >> h, the bits are p's low h digits and s is the true slot.
+//!
 //! The fold's other per-position constants come from the path's bits too. A round's coset
 //! starts at x = s·ω^l (s the layer's shift, ω its root, l = p mod 2^h the leaf): a point
 //! column is s at the path's end and, going back up the path to the fold row, takes
@@ -29,9 +37,10 @@
 //! in the next layer, so after the last round it is the final polynomial's point; its
 //! powers lie on the final row in the coset's columns, which no leaf uses there.
 //!
-//! The only per-position value left to the periodic columns is the position itself (the
-//! openings'). The challenges and the final polynomial are public inputs, as the DEEP
-//! claims are: the layer's verifier takes them from the child's transcript.
+//! Every periodic column has the block's period, a function of the child's shape: the
+//! positions are bound by the openings' digest, a public input. So are the challenges and
+//! the final polynomial, as the DEEP claims are: the layer's verifier takes them from the
+//! child's transcript.
 
 use ballast_air::{Air, ConstraintBuilder, Frame, Halve, PeriodicColumn};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -68,7 +77,7 @@ const POINT: usize = WEIGHTS + ARITY;
 /// of the one before doubled (1/(2x²), 1/(2x⁴) for a round of 8); the last is 1/(2y), y =
 /// x^(2^a) the position's point in the next layer.
 const INVERSES: usize = POINT + 1;
-/// Columns of the table (334).
+/// Columns of the table (339).
 pub const WIDTH: usize = INVERSES + LOG_ARITY + 1;
 
 /// log2 of the longest final polynomial the AIR evaluates: its point's powers are columns.
@@ -127,8 +136,9 @@ impl Round {
 }
 
 /// A child segment's query phase at its query positions: an [`Air`] of [`WIDTH`] columns
-/// whose public inputs are the trace's, the quotient's and each FRI layer's root, the DEEP
-/// claims, each round's β and the final polynomial's coefficients (3 coordinates each).
+/// whose public inputs are the trace's, the quotient's and each FRI layer's root, the
+/// positions' digest, the DEEP claims, each round's β and the final polynomial's
+/// coefficients (3 coordinates each).
 #[derive(Clone, Debug)]
 pub struct QueriesAir {
     deep: DeepAir,
@@ -197,13 +207,15 @@ impl QueriesAir {
 
     /// The DEEP AIR the queries extend: its openings' [`open`](crate::OpeningsAir::open)
     /// builds their witness (tree 0 the trace's, 1 the quotient's, 2 + i FRI round i's,
-    /// from the rows `ballast_fri::verify_queries` returns).
+    /// from the rows `ballast_fri::verify_queries` returns). Its openings of the FRI trees
+    /// are sound only inside this AIR, which binds their paths' ends: prove this AIR.
     pub fn deep(&self) -> &DeepAir {
         &self.deep
     }
 
     /// The public inputs: the roots (the trace's, the quotient's, each FRI layer's), the
-    /// DEEP claims, each round's β and the final polynomial's coefficients.
+    /// positions' digest, the DEEP claims, each round's β and the final polynomial's
+    /// coefficients.
     ///
     /// # Errors
     /// Another count of roots, challenges or coefficients than the child's.

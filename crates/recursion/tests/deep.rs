@@ -89,7 +89,7 @@ impl Child {
     }
 
     fn block_rows(&self) -> usize {
-        (self.leaf_rows[0] + self.leaf_rows[1] + 2 * self.height).next_power_of_two()
+        (self.leaf_rows[0] + self.leaf_rows[1] + 2 * self.height + 1).next_power_of_two()
     }
 
     /// The row of block `k` that holds its DEEP value.

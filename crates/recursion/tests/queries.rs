@@ -1,9 +1,11 @@
 //! The query-phase AIR against real children: the openings of all their trees, the DEEP
 //! values and FRI's folds down to the final polynomial satisfy it, it proves and verifies,
 //! and each rule of the folds is its own constraint: a forgery that breaks only that rule is
-//! refused at its row by it. A claim or a challenge other than the child's is refused, and
-//! so is a child the layer cannot take: committed with Keccak-256, below the layer's
-//! security floor, a proof of another statement, invalid, or too long a final polynomial.
+//! refused at its row by it, and a dishonest layer opened at another leaf than the
+//! position's is refused by the slot. A claim or a challenge other than the child's is
+//! refused, and so is a child the layer cannot take: committed with Keccak-256, below the
+//! layer's security floor, a proof of another statement, invalid, or too long a final
+//! polynomial.
 
 mod columns;
 mod common;
@@ -13,8 +15,9 @@ use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, pro
 
 use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_merkle::MerkleTree;
 use ballast_ntt::LdePlan;
-use ballast_poseidon2::RATE;
+use ballast_poseidon2::{RATE, digest_from_bytes, leaf_start, node_start};
 use ballast_recursion::{
     ChildError, ChildQueries, ChildSegment, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims,
     OpeningsError, QueriesAir,
@@ -77,11 +80,12 @@ impl Child {
         ballast_fri::round_arities(self.shape.log_rows - self.shape.log_final_poly_len)
     }
 
-    /// Block rows: each tree's leaf rows and path rows, to a power of two.
+    /// Block rows: each tree's leaf rows and path rows, and the chain's row, to a power of
+    /// two.
     fn block_rows(&self) -> usize {
         self.segments()
             .last()
-            .map(|(s, l, h)| s + l + h)
+            .map(|(s, l, h)| s + l + h + 1)
             .unwrap()
             .next_power_of_two()
     }
@@ -248,6 +252,111 @@ fn each_slot_is_read_off_the_paths_ends() {
     );
 }
 
+#[test]
+fn a_layer_opened_at_another_leaf_is_refused_by_the_slot() {
+    // The openings leave a FRI tree's path end to the slots. A dishonest first layer whose
+    // leaf l' (the position's leaf with bit 0 flipped) holds a coset with the DEEP value at
+    // the position's slot and folding to the honest next value, opened in block 0 with l''s
+    // bits, point and inverses: its leaf, path, coset, folds and point all hold, and only
+    // the slot refuses the path's end (p − l')/2^h, which is no small integer.
+    let child = Child::of(&fibonacci(6), 1);
+    let rules = Rules::of(&child);
+    let mut table = child.table();
+    let mut public = child.public();
+    let first = child.fold_row(0, 0);
+    let second = child.fold_row(0, 1);
+    let (start, leaf_rows, height) = child.segments()[2];
+    assert_eq!(start + leaf_rows - 1, first);
+    let p = table.row(first)[POSITION];
+    let leaf = ((p.as_u64() & ((1 << height) - 1)) ^ 1) as usize;
+    let omega = Felt::two_adic_root(child.shape.log_lde);
+    let x = LdePlan::SHIFT * omega.pow(leaf as u64);
+    let beta = get(&table, first, BETAS);
+    let folds = |coset: &[Ext3]| ballast_fri::fold_coset(&mut coset.to_vec(), x, beta);
+    let slot = (0..8)
+        .find(|&s| table.row(first)[WEIGHTS + s] == Felt::ONE)
+        .unwrap();
+    let target = get(&table, first + 1, VALUE);
+    let mut coset: Vec<Ext3> = (0..8).map(|j| get(&table, first, COSET + 3 * j)).collect();
+    coset[slot] = get(&table, first, VALUE);
+    let other = (slot + 1) % 8;
+    coset[other] = Ext3::ZERO;
+    let mut unit = vec![Ext3::ZERO; 8];
+    unit[other] = Ext3::ONE;
+    coset[other] = (target - folds(&coset)) * folds(&unit).inverse();
+    assert_eq!(folds(&coset), target);
+    let row = ballast_fri::layer_row(&coset);
+
+    // The layer's tree: that coset at leaf l', other leaves of counting numbers.
+    let cells: Vec<Felt> = (0..(1usize << height) * row.len())
+        .map(|c| {
+            if c / row.len() == leaf {
+                row[c % row.len()]
+            } else {
+                Felt::new(c as u64)
+            }
+        })
+        .collect();
+    let tree = MerkleTree::commit_rows(MerkleHash::Poseidon2, &RowBlocks::from_rows(24, &cells));
+    let node =
+        |level: usize, index: usize| digest_from_bytes(&tree.levels()[level][index]).unwrap();
+    public[8..12].copy_from_slice(&node(height, 0));
+
+    // Block 0's first round: the leaf's rows and the coset, the path, the point, the
+    // inverses, the folds and the end remainder, all for l'.
+    let permute = |table: &mut RowBlocks, r: usize, input: [Felt; 12], bit: u64, rest: Felt| {
+        let mut values = table.row(r);
+        values[..12].copy_from_slice(&input);
+        let output = ballast_poseidon2::air::fill(input, &mut values[12..OPENINGS_BIT]);
+        values[OPENINGS_BIT] = Felt::new(bit);
+        values[OPENINGS_BIT + 1] = rest;
+        table.write_row(r, &values);
+        output
+    };
+    let mut state = leaf_start(row.len(), Felt::ZERO);
+    for (j, block) in row.chunks(RATE).enumerate() {
+        state[..RATE].copy_from_slice(block);
+        let rest = if start + j == first { p } else { Felt::ZERO };
+        state = permute(&mut table, start + j, state, 0, rest);
+        for (c, &v) in row.iter().enumerate() {
+            table.set(start + j, COSET + c, v);
+        }
+    }
+    let (mut rest, mut point) = (p, x);
+    let half = Felt::new(2).inverse();
+    for level in 0..height {
+        let bit = (leaf >> level) as u64 & 1;
+        let mut input = node_start(Felt::ZERO);
+        let sibling = node(level, (leaf >> level) ^ 1);
+        let (left, right) = if bit == 0 { (0, 4) } else { (4, 0) };
+        input[left..left + 4].copy_from_slice(&state[..4]);
+        input[right..right + 4].copy_from_slice(&sibling);
+        rest = (rest - Felt::new(bit)) * half;
+        state = permute(&mut table, first + 1 + level, input, bit, rest);
+    }
+    assert_eq!(state[..4], node(height, 0));
+    for level in 0..=height {
+        table.set(first + level, POINT, point);
+        if level < height && (leaf >> level) & 1 == 1 {
+            point *= omega.pow(1 << level).inverse();
+        }
+    }
+    assert_eq!(point, LdePlan::SHIFT);
+    let mut inverse = (x + x).inverse();
+    for level in 0..4 {
+        table.set(first, INVERSES + level, inverse);
+        inverse = inverse * inverse + inverse * inverse;
+    }
+    refold(&mut table, first, first);
+    for r in first + 1..=second {
+        table.set(r, ENDS, rest);
+    }
+    assert_eq!(
+        failure(&child, &table, &public),
+        Some((first, rules.at(Rules::ROUND_SLOT)))
+    );
+}
+
 /// A nonzero vector that every row of `equations` (fewer than N) maps to zero.
 fn null_vector<const N: usize>(mut equations: Vec<[Felt; N]>) -> [Felt; N] {
     let mut pivots = Vec::new();
@@ -322,8 +431,10 @@ const QUARTERS: usize = HALVES + 12;
 const BETAS: usize = QUARTERS + 6;
 /// The DEEP point, the last DEEP column before the value.
 const DEEP_POINT: usize = VALUE - 1;
-/// The openings' remainder, their last column: p on the row before each path.
-const REST: usize = ballast_recursion::OPENINGS_WIDTH - 1;
+/// The openings' bit column, then the remainder, the position and the digest's four.
+const OPENINGS_BIT: usize = ballast_recursion::OPENINGS_WIDTH - 7;
+/// The openings' position column: p all down the block.
+const POSITION: usize = OPENINGS_BIT + 2;
 
 /// Where each rule's constraints start, for a child whose rounds fold at every binary fold
 /// and copy a round of 4 in: after the DEEP AIR's, the coset's binding (24) and carry (24),
@@ -536,8 +647,7 @@ fn each_fold_constant_is_built_from_the_path_bits() {
     // The honest columns hold the native verifier's values: x = s·ω^l on the fold row (l
     // the position's low bits, p held in the openings' remainder before the trace path),
     // its inverse, and the final point on the final row.
-    let (start, leaf, _) = child.segments()[0];
-    let position = honest.row(k * child.block_rows() + start + leaf - 1)[REST].as_u64();
+    let position = honest.row(k * child.block_rows())[POSITION].as_u64();
     let native = |log_len: usize, height: usize| {
         let shift = LdePlan::SHIFT.pow(1 << (child.shape.log_lde - log_len));
         shift * Felt::two_adic_root(log_len).pow(position & ((1 << height) - 1))
