@@ -284,8 +284,9 @@ impl OpeningsAir {
             .enumerate()
             .for_each(|(block, cells)| {
                 let k = block.min(count - 1);
+                let position = Felt::new(self.positions[k] as u64);
                 for row in cells.chunks_exact_mut(WIDTH) {
-                    row[POSITION] = Felt::new(self.position(block) as u64);
+                    row[POSITION] = position;
                     row[CHAIN..WIDTH].copy_from_slice(&chain[block]);
                 }
                 let mut rows = cells.chunks_exact_mut(WIDTH);
