@@ -4,7 +4,9 @@
 //! against a [`ConstraintBuilder`]: the prover evaluates them on trace values (base field),
 //! the verifier at an out-of-domain point (extension field), and [`ConstraintInfo`]
 //! symbolically, to derive each constraint's degree. Values that change from one instance to
-//! the next (a seed, a claimed output) enter only as public inputs, which the transcript binds.
+//! the next (a seed, a claimed output) enter only as public inputs, which the transcript binds;
+//! whatever else an instance holds is bound through its key, the digest of its
+//! [`SymbolicAir`](crate::SymbolicAir) (`docs/protocol.md` §4).
 
 use ballast_field::{Felt, Halve};
 

@@ -11,10 +11,10 @@
 //! field: the DAG computes the very values `eval` computes.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use ballast_field::{Felt, Halve};
+use rustc_hash::FxHashMap;
 
 use crate::{Air, ConstraintBuilder, Domain, Frame};
 
@@ -143,6 +143,48 @@ impl SymbolicAir {
             .map(|&(_, node)| values[node as usize])
             .collect()
     }
+
+    /// The DAG's bytes: the width and the numbers of periodic columns and public inputs,
+    /// then every node (a tag byte and its fields: a leaf's index, a constant's canonical
+    /// value, an operation's operands), then each constraint's domain and node. Every
+    /// field has a fixed length given by its tag and every list starts with its length, so
+    /// two DAGs have the same bytes only if they are the same DAG.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 * self.nodes.len());
+        for count in [
+            self.width,
+            self.periodic,
+            self.public_inputs,
+            self.nodes.len(),
+        ] {
+            out.extend((count as u64).to_le_bytes());
+        }
+        for node in &self.nodes {
+            let (tag, fields): (u8, [u32; 2]) = match *node {
+                Node::Leaf(Leaf::Current(c)) => (0, [c, 0]),
+                Node::Leaf(Leaf::Next(c)) => (1, [c, 0]),
+                Node::Leaf(Leaf::Periodic(c)) => (2, [c, 0]),
+                Node::Leaf(Leaf::Public(i)) => (3, [i, 0]),
+                Node::Constant(c) => {
+                    let value = c.as_u64();
+                    (4, [value as u32, (value >> 32) as u32])
+                }
+                Node::Add(a, b) => (5, [a, b]),
+                Node::Sub(a, b) => (6, [a, b]),
+                Node::Mul(a, b) => (7, [a, b]),
+                Node::Neg(a) => (8, [a, 0]),
+            };
+            out.push(tag);
+            out.extend(fields[0].to_le_bytes());
+            out.extend(fields[1].to_le_bytes());
+        }
+        out.extend((self.constraints.len() as u64).to_le_bytes());
+        for &(domain, node) in &self.constraints {
+            out.push(domain as u8);
+            out.extend(node.to_le_bytes());
+        }
+        out
+    }
 }
 
 impl<E: Copy> Frame<'_, E> {
@@ -161,7 +203,7 @@ impl<E: Copy> Frame<'_, E> {
 #[derive(Default)]
 struct Dag {
     nodes: Vec<Node>,
-    index: HashMap<Node, u32>,
+    index: FxHashMap<Node, u32>,
 }
 
 thread_local! {
@@ -353,6 +395,55 @@ mod tests {
             public_inputs: &[Felt::new(5)],
         };
         assert_eq!(dag.evaluate(&frame), vec![Felt::ZERO; 4]);
+    }
+
+    #[test]
+    fn the_encoding_tells_every_dag_apart() {
+        let dag = SymbolicAir::of(&Small);
+        let mut variants = vec![dag.clone()];
+        let mut vary = |change: &dyn Fn(&mut SymbolicAir)| {
+            let mut variant = dag.clone();
+            change(&mut variant);
+            assert_ne!(variant, dag);
+            variants.push(variant);
+        };
+        let at = |d: &SymbolicAir, wanted: fn(&Node) -> bool| {
+            d.nodes
+                .iter()
+                .position(wanted)
+                .expect("the node kind is in the DAG")
+        };
+        vary(&|d| d.width += 1);
+        vary(&|d| d.periodic += 1);
+        vary(&|d| d.public_inputs += 1);
+        vary(&|d| d.nodes.push(Node::Constant(Felt::ONE)));
+        vary(&|d| {
+            let i = at(d, |n| matches!(n, Node::Constant(_)));
+            d.nodes[i] = Node::Constant(Felt::new(4));
+        });
+        // The same index read from each place, and each operation on the same operands.
+        vary(&|d| d.nodes[0] = Node::Leaf(Leaf::Next(0)));
+        vary(&|d| d.nodes[0] = Node::Leaf(Leaf::Periodic(0)));
+        vary(&|d| d.nodes[0] = Node::Leaf(Leaf::Public(0)));
+        vary(&|d| d.nodes[0] = Node::Leaf(Leaf::Current(1)));
+        for op in [Node::Add(0, 1), Node::Sub(0, 1), Node::Neg(0)] {
+            vary(&|d| {
+                let i = at(d, |n| matches!(n, Node::Mul(..)));
+                d.nodes[i] = op;
+            });
+        }
+        vary(&|d| d.constraints[0].0 = Domain::EveryRow);
+        vary(&|d| d.constraints[0].1 = 0);
+        vary(&|d| {
+            d.constraints.pop();
+        });
+        let encodings: Vec<Vec<u8>> = variants.iter().map(SymbolicAir::encode).collect();
+        for (i, a) in encodings.iter().enumerate() {
+            for (j, b) in encodings.iter().enumerate().skip(i + 1) {
+                assert_ne!(a, b, "variants {i} and {j} encode alike");
+            }
+        }
+        assert_eq!(SymbolicAir::of(&Small).encode(), encodings[0]);
     }
 
     #[test]

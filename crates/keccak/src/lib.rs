@@ -35,11 +35,13 @@ pub enum HashDomain {
     ProofOfWork = 0x06,
     /// A statement's digest: the workload's tag and encoding, and the outcome.
     Statement = 0x07,
+    /// An AIR's key: the encoding of its whole definition.
+    AirKey = 0x08,
 }
 
 impl HashDomain {
     /// Every domain.
-    pub const ALL: [HashDomain; 8] = [
+    pub const ALL: [HashDomain; 9] = [
         HashDomain::MerkleLeaf,
         HashDomain::MerkleNode,
         HashDomain::TranscriptInit,
@@ -48,6 +50,7 @@ impl HashDomain {
         HashDomain::TranscriptStream,
         HashDomain::ProofOfWork,
         HashDomain::Statement,
+        HashDomain::AirKey,
     ];
 
     /// The byte a message of this domain starts with.

@@ -2,8 +2,9 @@
 //! is written here and nowhere else; FRI's rounds are `ballast-fri`'s), the out-of-domain
 //! point, and the constraint values at a point.
 
-use ballast_air::{Air, ConstraintBuilder, ConstraintInfo, Domain, Frame};
+use ballast_air::{Air, ConstraintBuilder, ConstraintInfo, Domain, Frame, SymbolicAir};
 use ballast_field::{Ext3, Felt};
+use ballast_keccak::{HashDomain, keccak256};
 use ballast_merkle::Digest;
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
@@ -12,7 +13,7 @@ use crate::quotient::Composition;
 use crate::{OodValues, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 7;
+pub const PROTOCOL_VERSION: u16 = 8;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -39,13 +40,8 @@ pub struct SegmentStatement<'a> {
 }
 
 /// A transcript bound to everything the proof is about, before any challenge: protocol
-/// version, the statement, the AIR's identity, shape, constraint domains and degrees and
-/// periodic columns, every parameter, the segment's position and the public inputs.
-///
-/// Last comes the AIR's **fingerprint**: its constraints evaluated at a random point drawn
-/// from this transcript, with the public inputs. Any value the constraints read besides the
-/// trace changes the fingerprint (a boundary value v enters as a column minus v), so no such
-/// value can be chosen after a challenge has been seen.
+/// version, the statement, the AIR's key ([`air_key`]), every parameter, the segment's
+/// position and the public inputs.
 pub(crate) fn bind<A: Air>(
     air: &A,
     info: &ConstraintInfo,
@@ -55,31 +51,42 @@ pub(crate) fn bind<A: Air>(
     let mut t = Transcript::new(params.hash, DOMAIN);
     t.absorb_u64("protocol-version", u64::from(PROTOCOL_VERSION));
     t.absorb("statement", b.context);
-    t.absorb("air-id", air.id().as_bytes());
-    t.absorb_u64("width", air.width() as u64);
-    t.absorb_u64("log-rows", air.log_rows() as u64);
-    let shape: Vec<u8> = info
-        .constraints
-        .iter()
-        .flat_map(|&(domain, degree)| [domain as u8, degree.min(255) as u8])
-        .collect();
-    t.absorb("constraints", &shape);
-    let periodic = air.periodic_columns();
-    t.absorb_u64("periodic-columns", periodic.len() as u64);
-    for column in &periodic {
-        t.absorb_felts("periodic-column", &column.values);
-    }
+    t.absorb("air-key", &air_key(air, info));
     absorb_params(&mut t, params);
     t.absorb_u64("segment-index", b.position.index as u64);
     t.absorb_u64("segment-count", b.position.count as u64);
     t.absorb_felts("public-inputs", b.public_inputs);
-    let width = air.width();
-    let point = t.challenge_exts("air-fingerprint-point", 2 * width + periodic.len());
-    let (current, rest) = point.split_at(width);
-    let (next, periodic_values) = rest.split_at(width);
-    let values = constraint_values(air, current, next, periodic_values, b.public_inputs);
-    t.absorb_ext("air-fingerprint", &values);
     t
+}
+
+/// The AIR's **key**: Keccak-256 ([`HashDomain::AirKey`]) of its whole definition, its
+/// identity, log₂ rows, each constraint's domain and degree (`info`), every periodic
+/// column's values and its constraints as data ([`SymbolicAir::encode`]: the width, every
+/// node, each constraint's domain and node), each part led by its length. Two AIR instances whose
+/// constraints differ in anything, a constant they read from themselves included, have
+/// different keys but through a Keccak-256 collision. The key depends on the AIR alone, not
+/// on a proof: a recursive verifier can hold its child's as a constant.
+pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
+    let id = air.id().as_bytes();
+    let periodic = air.periodic_columns();
+    let mut bytes = Vec::new();
+    bytes.extend((id.len() as u64).to_le_bytes());
+    bytes.extend(id);
+    bytes.extend((air.log_rows() as u64).to_le_bytes());
+    bytes.extend((info.constraints.len() as u64).to_le_bytes());
+    for &(domain, degree) in &info.constraints {
+        bytes.push(domain as u8);
+        bytes.extend(degree.to_le_bytes());
+    }
+    bytes.extend((periodic.len() as u64).to_le_bytes());
+    for column in &periodic {
+        bytes.extend((column.values.len() as u64).to_le_bytes());
+        for value in &column.values {
+            bytes.extend(value.as_u64().to_le_bytes());
+        }
+    }
+    bytes.extend(SymbolicAir::of(air).encode());
+    keccak256(HashDomain::AirKey, &bytes)
 }
 
 /// Absorbs every parameter. The exhaustive destructure makes a new field a compile error
@@ -145,8 +152,9 @@ pub(crate) fn ood_identity_holds<A: Air>(
 ) -> bool {
     let log_rows = air.log_rows();
     let values = constraint_values(air, &ood.trace_z, &ood.trace_zw, periodic, public_inputs);
-    composition.combine_at(info, &values, z, log_rows)
-        == recombine_quotient(&ood.quotient_z, z, log_rows)
+    values.len() == info.constraints.len()
+        && composition.combine_at(info, &values, z, log_rows)
+            == recombine_quotient(&ood.quotient_z, z, log_rows)
 }
 
 /// Q(z) = Σ_j z^(j·n)·Q_j(z), with Q_j(z) rebuilt from its three coordinate columns.
@@ -218,4 +226,116 @@ pub(crate) fn distinct(draws: &[usize]) -> Vec<usize> {
     positions.sort_unstable();
     positions.dedup();
     positions
+}
+
+#[cfg(test)]
+mod tests {
+    use ballast_air::PeriodicColumn;
+
+    use super::*;
+
+    /// x' = x + c on transitions, (x − x)·y^k on every row (the constant 0, of degree k + 1),
+    /// y = the periodic column.
+    #[derive(Clone)]
+    struct Keyed {
+        id: &'static str,
+        log_rows: usize,
+        width: usize,
+        periodic: Vec<u64>,
+        c: u64,
+        k: usize,
+    }
+
+    impl Air for Keyed {
+        fn id(&self) -> &str {
+            self.id
+        }
+        fn width(&self) -> usize {
+            self.width
+        }
+        fn log_rows(&self) -> usize {
+            self.log_rows
+        }
+        fn num_public_inputs(&self) -> usize {
+            0
+        }
+        fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+            vec![PeriodicColumn {
+                values: self.periodic.iter().map(|&v| Felt::new(v)).collect(),
+            }]
+        }
+        fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+            let (x, y) = (f.current[0], f.current[1]);
+            b.transition(f.next[0] - x - B::Expr::from(Felt::new(self.c)));
+            let same_x = x;
+            let mut zero = x - same_x;
+            for _ in 0..self.k {
+                zero *= y;
+            }
+            b.every_row(zero);
+            b.every_row(y - f.periodic[0]);
+        }
+    }
+
+    fn key(air: &Keyed) -> Digest {
+        air_key(air, &ConstraintInfo::of(air).unwrap())
+    }
+
+    #[test]
+    fn the_key_binds_every_part_of_the_air() {
+        let base = Keyed {
+            id: "test/keyed",
+            log_rows: 3,
+            width: 2,
+            periodic: vec![1, 2],
+            c: 3,
+            k: 1,
+        };
+        let variants = [
+            Keyed {
+                id: "test/keyed-2",
+                ..base.clone()
+            },
+            Keyed {
+                log_rows: 4,
+                ..base.clone()
+            },
+            Keyed {
+                width: 3,
+                ..base.clone()
+            },
+            Keyed {
+                periodic: vec![1, 5],
+                ..base.clone()
+            },
+            Keyed {
+                periodic: vec![1, 2, 1, 2],
+                ..base.clone()
+            },
+            // A constant the AIR reads from itself.
+            Keyed {
+                c: 4,
+                ..base.clone()
+            },
+            // The same DAG (the constraint folds to 0), another degree.
+            Keyed {
+                k: 2,
+                ..base.clone()
+            },
+        ];
+        let dag = |air: &Keyed| SymbolicAir::of(air).encode();
+        assert_eq!(dag(&variants[6]), dag(&base), "only the degree differs");
+        let mut keys = vec![key(&base)];
+        keys.extend(variants.iter().map(key));
+        for (i, a) in keys.iter().enumerate() {
+            for (j, b) in keys.iter().enumerate().skip(i + 1) {
+                assert_ne!(a, b, "variants {i} and {j} share a key");
+            }
+        }
+        assert_eq!(
+            key(&base.clone()),
+            keys[0],
+            "the key is a function of the AIR"
+        );
+    }
 }

@@ -140,7 +140,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows);
     let constraints = AirSegment { air, info: &info };
 
-    // 0 ----- bind the statement: version, AIR, shape, parameters, public inputs, fingerprint
+    // 0 ----- bind the statement: version, statement, AIR key, parameters, position, inputs
     let mut transcript = bind(air, &info, segment, params);
     let mut prover = backend.begin(table, &constraints, geometry, staged)?;
 

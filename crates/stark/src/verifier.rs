@@ -311,7 +311,7 @@ mod tests {
     /// The weak Fiat–Shamir forgery: with the last row's values outside the transcript, the
     /// prover learns α from an honest proof and shifts the four claimed end values by a δ with
     /// Σ_b α^(k_b)·δ_b = 0, which leaves the out-of-domain identity intact — a proof of a false
-    /// end row. The AIR fingerprint binds those values before α, so the shifted claim draws
+    /// end row. The AIR's key binds those values before α, so the shifted claim draws
     /// another α and is rejected.
     #[test]
     fn a_frozen_heart_forgery_of_a_hidden_boundary_fails() {

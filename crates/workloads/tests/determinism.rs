@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "b8dc018e4ea9c94c1b074f287135be5bbd4ed16e6f40862cca3f2ce1fc393d8b"
+        "5ce1f846822972888d5ef7c9b24162c237b7755fb615bc775f1a9161a961dce1"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "81095dca4ddcfd245cf8de936dbf3434f4bae8b856c149d3b0a1a737d2eababf"
+        "26dbbc2465efcb100f442e9262799b8f0af2e99cd29b07bcdcd6035521fee346"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "2119157553aa59649ae40ca40f36d393bfff53f6f723f2ff79032f4772955a3d"
+        "172687eed9bdb485860ccee154fcb61b34fdeba0de6d7b0b0ca1d335cc3813a0"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,6 +126,6 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "f09865ff2a5d51bb0d071227a82b5632ee4acc2bd2bf53575e3af95ad7bb2026"
+        "2a3587f712e477d40876be82997571066ff22098d2d3c66c63ba8c8b09ec307a"
     );
 }
