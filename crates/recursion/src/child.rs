@@ -2,17 +2,19 @@
 //! replayed (`ballast_stark::replay`), then the [`TranscriptAir`] of its transcript, the
 //! [`IdentityAir`] of its out-of-domain identity and the [`QueriesAir`] of its query positions
 //! with the witness and inputs it takes, from the proof's claims and openings and what the
-//! replay derived.
+//! replay derived; and the links a layer's verifier checks between those AIRs' public
+//! inputs ([`ChildSegment::check_links`]).
 
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_merkle::Digest;
-use ballast_poseidon2::{FeltDigest, digest_from_bytes};
+use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest, digest_from_bytes};
 use ballast_stark::{
     MerkleHash, Replay, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy,
     replay,
 };
 
+use crate::identity;
 use crate::openings::expect_len;
 use crate::{
     ChildShape, DeepClaims, IdentityAir, IdentityError, OodClaims, Opened, OpeningsError,
@@ -39,6 +41,41 @@ pub enum ChildError {
     /// A child whose constraints the identity AIR does not take.
     #[error("the child proof's out-of-domain identity: {0}")]
     Identity(#[from] IdentityError),
+}
+
+/// Where the public inputs of a child's AIRs disagree.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LinkError {
+    /// Inputs of another length than the child's shape gives.
+    #[error("the {air} AIR's public inputs: {got} values, expected {expected}")]
+    Length {
+        /// The AIR.
+        air: &'static str,
+        /// The count its shape gives.
+        expected: usize,
+        /// The count given.
+        got: usize,
+    },
+    /// A value the transcript AIR read, taken otherwise by another AIR.
+    #[error("the {air} AIR's {what} is not the one the transcript read")]
+    Differs {
+        /// The AIR.
+        air: &'static str,
+        /// The value.
+        what: &'static str,
+    },
+}
+
+/// The public inputs of a child's three AIRs, as a layer's verifier sees them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerInputs {
+    /// The transcript AIR's: what the child's transcript read.
+    pub transcript: Vec<Felt>,
+    /// The identity AIR's: α, z and the quotient's values at z.
+    pub identity: Vec<Felt>,
+    /// The query AIR's: the roots, the positions' digest, the DEEP claims, each β and the
+    /// final polynomial.
+    pub queries: Vec<Felt>,
 }
 
 /// A child segment proof, ready for a layer to prove: the AIRs of its transcript, of its
@@ -86,6 +123,84 @@ impl ChildSegment {
             identity: IdentityAir::new(air, claims)?,
             queries: ChildQueries::of(air, proof, params, replay)?,
         })
+    }
+
+    /// The public inputs of its three AIRs.
+    ///
+    /// # Errors
+    /// What [`ChildQueries::public_inputs`] refuses.
+    pub fn public_inputs(&self) -> Result<LayerInputs, OpeningsError> {
+        Ok(LayerInputs {
+            transcript: self.transcript.public_inputs(),
+            identity: self.identity.public_inputs(),
+            queries: self.queries.public_inputs()?,
+        })
+    }
+
+    /// What a layer's verifier checks of its AIRs' `inputs` besides their proofs: the
+    /// transcript AIR read the challenges the others take (α, z, γ, each β, in the order
+    /// the child's verifier draws them, then the query draws), and the positions whose
+    /// digest the query AIR takes are the draws' low bits (a position of the LDE). The
+    /// checks read the child's shape from these AIRs, never a value of the child's.
+    ///
+    /// # Errors
+    /// Inputs of another length than the shape gives, or the first value that differs.
+    pub fn check_links(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
+        let queries = &self.queries.air;
+        let deep = queries.deep();
+        let openings = deep.openings();
+        let rounds = queries.rounds();
+        let draws = openings.positions().len();
+        let length = |air, expected, got: &[Felt]| {
+            if got.len() == expected {
+                Ok(())
+            } else {
+                let got = got.len();
+                Err(LinkError::Length { air, expected, got })
+            }
+        };
+        let read = &inputs.transcript;
+        length("transcript", 3 * (3 + rounds) + draws, read)?;
+        length(
+            "identity",
+            self.identity.num_public_inputs(),
+            &inputs.identity,
+        )?;
+        length("query", queries.num_public_inputs(), &inputs.queries)?;
+        // Each value, 3 coordinates at `at` in the transcript's reads and in `inputs`.
+        let same = |air, what, at: usize, inputs: &[Felt], their: usize| {
+            if read[at..at + 3] == inputs[their..their + 3] {
+                Ok(())
+            } else {
+                Err(LinkError::Differs { air, what })
+            }
+        };
+        // Where the reads hold α, z, γ and the first β: the child verifier's order.
+        let (alpha, z, gamma, beta) = (0, 3, 6, 9);
+        same("identity", "α", alpha, &inputs.identity, identity::ALPHA)?;
+        same("identity", "z", z, &inputs.identity, identity::Z)?;
+        let claims = deep.claims();
+        same("query", "γ", gamma, &inputs.queries, claims)?;
+        same("query", "z", z, &inputs.queries, claims + 3)?;
+        let betas = deep.num_public_inputs();
+        for k in 0..rounds {
+            same("query", "β", beta + 3 * k, &inputs.queries, betas + 3 * k)?;
+        }
+        let log_lde = openings.trees()[0].height;
+        let positions: Vec<usize> = read[read.len() - draws..]
+            .iter()
+            .map(|d| (d.as_u64() & ((1 << log_lde) - 1)) as usize)
+            .collect();
+        let digest = openings.num_public_inputs() - DIGEST_ELEMENTS;
+        if openings.digest_of(&positions).as_ref().map(|d| &d[..])
+            != Some(&inputs.queries[digest..digest + DIGEST_ELEMENTS])
+        {
+            return Err(LinkError::Differs {
+                air: "query",
+                what: "positions' digest",
+            });
+        }
+        Ok(())
     }
 }
 

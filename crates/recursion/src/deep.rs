@@ -284,7 +284,7 @@ impl DeepAir {
     }
 
     /// Where the claims (γ, z, a, b) start in the public inputs: after the openings'.
-    fn claims(&self) -> usize {
+    pub(crate) fn claims(&self) -> usize {
         self.openings.num_public_inputs()
     }
 

@@ -328,6 +328,11 @@ fn constant<E: Algebra>(v: Ext3) -> Ext<E> {
     v.coeffs().map(E::from)
 }
 
+/// Where α's coordinates start in the public inputs.
+pub(crate) const ALPHA: usize = 0;
+/// Where z's coordinates start in the public inputs, after α's; the quotient's values follow.
+pub(crate) const Z: usize = 3;
+
 impl Air for IdentityAir {
     fn id(&self) -> &str {
         "ballast/ood-identity"
@@ -398,8 +403,8 @@ impl Air for IdentityAir {
         let p = &f.periodic[3 * registers..];
         let zero = B::Expr::from(Felt::ZERO);
         let one = constant::<B::Expr>(Ext3::ONE);
-        let alpha = ext(f.public_inputs, 0);
-        let z = ext(f.public_inputs, 3);
+        let alpha = ext(f.public_inputs, ALPHA);
+        let z = ext(f.public_inputs, Z);
 
         let register = |r: usize| ext(cur, 3 * r);
         let selected = |selectors: &[B::Expr], immediate: usize| {
@@ -446,18 +451,19 @@ impl Air for IdentityAir {
         let omega_last = Felt::two_adic_root(self.child_log_rows).inverse();
         let to_last = sub(z, constant(Ext3::from(omega_last)));
         // Each chunk's three coordinate values (3 elements each) follow α and z.
-        let quotient = f.public_inputs[6..]
-            .chunks_exact(9)
-            .rev()
-            .fold([zero; 3], |acc, values| {
-                let chunk = (0..3).fold([zero; 3], |s, c| {
-                    add(
-                        s,
-                        Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
-                    )
+        let quotient =
+            f.public_inputs[Z + 3..]
+                .chunks_exact(9)
+                .rev()
+                .fold([zero; 3], |acc, values| {
+                    let chunk = (0..3).fold([zero; 3], |s, c| {
+                        add(
+                            s,
+                            Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
+                        )
+                    });
+                    add(Ext3::mul_over(acc, z_n), chunk)
                 });
-                add(Ext3::mul_over(acc, z_n), chunk)
-            });
         let sum = |d: Domain| ext(cur, own + SUMS + 3 * d.index());
         let mul = Ext3::mul_over::<B::Expr>;
         let lhs = [

@@ -8,7 +8,7 @@ mod openings;
 mod queries;
 mod transcript;
 
-pub use child::{ChildError, ChildQueries, ChildSegment};
+pub use child::{ChildError, ChildQueries, ChildSegment, LayerInputs, LinkError};
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};
 pub use openings::{Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH};

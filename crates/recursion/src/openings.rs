@@ -242,23 +242,27 @@ impl OpeningsAir {
     /// The blocks' positions (the last one repeated past the positions) chained from zero:
     /// h ← `compress(h, [p, 0, 0, 0])`, what the table's last row must give.
     pub fn positions_digest(&self) -> FeltDigest {
-        self.chain()[self.blocks]
+        self.chain(&self.positions)[self.blocks]
     }
 
-    /// The chain before each block, then after the last.
-    fn chain(&self) -> Vec<FeltDigest> {
+    /// The digest [`positions_digest`](Self::positions_digest) would give for `positions`
+    /// in this table's blocks, or none for another count of positions than its own.
+    pub(crate) fn digest_of(&self, positions: &[usize]) -> Option<FeltDigest> {
+        (positions.len() == self.positions.len()).then(|| self.chain(positions)[self.blocks])
+    }
+
+    /// The chain of `positions` (the last one repeated past them) before each block, then
+    /// after the last: each block's last row compresses the digest with [p, 0, 0, 0].
+    fn chain(&self, positions: &[usize]) -> Vec<FeltDigest> {
         let mut chain = vec![[Felt::ZERO; DIGEST_ELEMENTS]];
         for block in 0..self.blocks {
-            chain.push(compress(&chain[block], &self.chained(block)));
+            let position = positions[block.min(positions.len() - 1)];
+            chain.push(compress(
+                &chain[block],
+                &chained(Felt::new(position as u64)),
+            ));
         }
         chain
-    }
-
-    /// What block `block`'s last row compresses its digest with: its position, then zeros.
-    fn chained(&self, block: usize) -> FeltDigest {
-        let mut right = [Felt::ZERO; DIGEST_ELEMENTS];
-        right[0] = Felt::new(self.position(block) as u64);
-        right
     }
 
     /// The trace: each tree's opened rows hashed into their leaves and up their paths.
@@ -277,7 +281,7 @@ impl OpeningsAir {
             }
         }
         let count = self.positions.len();
-        let chain = self.chain();
+        let chain = self.chain(&self.positions);
         let mut table = vec![Felt::ZERO; (self.blocks * self.block_rows) * WIDTH];
         table
             .par_chunks_mut(self.block_rows * WIDTH)
@@ -307,7 +311,7 @@ impl OpeningsAir {
                 }
                 let mut input = node_start(Felt::ZERO);
                 input[..DIGEST_ELEMENTS].copy_from_slice(&chain[block]);
-                input[DIGEST_ELEMENTS..RATE].copy_from_slice(&self.chained(block));
+                input[DIGEST_ELEMENTS..RATE].copy_from_slice(&chained(position));
                 permute(input, 0, 0);
             });
         Ok(RowBlocks::from_rows(WIDTH, &table))
@@ -430,6 +434,13 @@ impl OpeningsAir {
         let least = self.trees.iter().map(|t| Self::filled(t.row_width)).min();
         least.unwrap_or(RATE)..RATE
     }
+}
+
+/// What a block's last row compresses the positions' digest with: its position, then zeros.
+fn chained(position: Felt) -> FeltDigest {
+    let mut right = [Felt::ZERO; DIGEST_ELEMENTS];
+    right[0] = position;
+    right
 }
 
 /// Hashes `row` into its leaf and up `path` for `position`, one permutation a row:

@@ -213,6 +213,11 @@ impl QueriesAir {
         &self.deep
     }
 
+    /// FRI's rounds: how many β the public inputs hold, after the DEEP AIR's.
+    pub(crate) fn rounds(&self) -> usize {
+        self.rounds.len()
+    }
+
     /// The public inputs: the roots (the trace's, the quotient's, each FRI layer's), the
     /// positions' digest, the DEEP claims, each round's β and the final polynomial's
     /// coefficients.

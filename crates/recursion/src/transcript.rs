@@ -3,18 +3,22 @@
 //! (`ballast_transcript::Transcript::steps`), the work word's among them.
 //!
 //! What each permutation added to the rate (the messages: domain, statement, parameters,
-//! roots, out-of-domain values, final polynomial, nonce) and what a squeeze read from it
-//! (the challenges: α, z, γ, each β, the query draws) are the AIR's own, periodic columns
-//! of the whole table. The constraints make each row's input the state it continues from
-//! plus what it added, and its output's read cells the challenges:
+//! roots, out-of-domain values, final polynomial, nonce) is the AIR's own, periodic columns
+//! of the whole table. What the transcript's own squeezes read (the challenges: α, z, γ,
+//! each β, the query draws) are its **public inputs**, in the order it read them: the
+//! values the layer's other AIRs take as theirs. A selector a reading row (a periodic
+//! column, one on that row alone) names the inputs each of its cells must equal, so the
+//! periodic columns hold the schedule of the child's transcript, not its values. The
+//! constraints make each row's input the state it continues from plus what it added, and
+//! its output's read cells the challenges:
 //!
 //! - row 0 starts from the duplex's start state;
 //! - a row continues from the row above's output, or from the transcript's last output
 //!   (kept in 12 columns that follow the transcript's own rows) where a work word's copy
 //!   of the duplex starts or the transcript resumes after it;
-//! - a row's read cells equal the challenges drawn there;
-//! - each work word (cell 0 of a work copy's read) is the sum of 64 − b bit columns, so it
-//!   has b leading zeros, b the child's grinding bits.
+//! - a reading row's read cells equal its public inputs;
+//! - each work word (cell 0 of a work copy's read, which is not an input) is the sum of
+//!   64 − b bit columns, so it has b leading zeros, b the child's grinding bits.
 //!
 //! Rows past the last step continue the transcript, adding and reading nothing. Every
 //! constraint has degree at most 3.
@@ -81,7 +85,8 @@ pub enum TranscriptError {
 }
 
 /// A Poseidon2 transcript's permutations, with each work word held to `pow_bits` leading
-/// zeros: an [`Air`] without public inputs (the steps are its own).
+/// zeros: an [`Air`] whose public inputs are what the transcript read
+/// ([`public_inputs`](Self::public_inputs)).
 #[derive(Clone, Debug)]
 pub struct TranscriptAir {
     /// The steps, then idle ones to fill the table.
@@ -177,6 +182,33 @@ impl TranscriptAir {
         Ok(RowBlocks::from_rows(width, &table))
     }
 
+    /// What the transcript's own squeezes read, in order: the AIR's public inputs (α, z, γ,
+    /// each β, then the query draws, for a child proof).
+    pub fn public_inputs(&self) -> Vec<Felt> {
+        self.reading_rows()
+            .flat_map(|(row, _)| self.steps[row].step.read.clone())
+            .collect()
+    }
+
+    /// Each row where the transcript's own duplex reads, with the index of its first read
+    /// among the public inputs.
+    fn reading_rows(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut first = 0;
+        self.steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind == StepKind::Transcript && !s.step.read.is_empty())
+            .map(move |(row, s)| {
+                first += s.step.read.len();
+                (row, first - s.step.read.len())
+            })
+    }
+
+    /// Where the reading rows' selectors start among the periodic columns.
+    fn selectors(&self) -> usize {
+        WORD + usize::from(self.word_bits() > 0)
+    }
+
     /// The bits a work word is written in: 64 − the grinding bits (none without grinding).
     fn word_bits(&self) -> usize {
         if self.pow_bits == 0 {
@@ -206,12 +238,9 @@ const NEXT_ADDED: usize = 0;
 const FROM_OUTPUT: usize = NEXT_ADDED + RATE;
 /// 1 where this row is the transcript's own: the next row saves its output.
 const SAVE: usize = FROM_OUTPUT + 1;
-/// 1 where the rate cell's output is read, one column a cell.
-const READ: usize = SAVE + 1;
-/// The value read there, one column a cell.
-const EXPECT: usize = READ + RATE;
 /// 1 where cell 0's output is a work word (only with grinding bits).
-const WORD: usize = EXPECT + RATE;
+const WORD: usize = SAVE + 1;
+// Then a selector a reading row, 1 on that row alone, in row order (`selectors`).
 
 impl Air for TranscriptAir {
     fn id(&self) -> &str {
@@ -227,7 +256,9 @@ impl Air for TranscriptAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        0
+        self.reading_rows()
+            .map(|(row, _)| self.steps[row].step.read.len())
+            .sum()
     }
 
     fn periodic_columns(&self) -> Vec<PeriodicColumn> {
@@ -244,14 +275,11 @@ impl Air for TranscriptAir {
             )
         }));
         columns.push(self.column(|k| flag(steps[k].kind == StepKind::Transcript)));
-        for i in 0..RATE {
-            columns.push(self.column(|k| flag(i < steps[k].step.read.len())));
-        }
-        for i in 0..RATE {
-            columns.push(self.column(|k| steps[k].step.read.get(i).copied().unwrap_or(Felt::ZERO)));
-        }
         if self.word_bits() > 0 {
             columns.push(self.column(|k| flag(is_word(&steps[k]))));
+        }
+        for (row, _) in self.reading_rows() {
+            columns.push(self.column(|k| flag(k == row)));
         }
         columns
     }
@@ -275,8 +303,19 @@ impl Air for TranscriptAir {
             let kept = p[SAVE] * output[i] + (one - p[SAVE]) * saved;
             b.transition(next[SAVED + i] - kept);
         }
-        for i in 0..RATE {
-            b.every_row(p[READ + i] * output[i] - p[EXPECT + i]);
+        // Each read cell: on each row that reads it, its public input.
+        let rows: Vec<(usize, usize)> = self.reading_rows().collect();
+        for (i, &cell) in output[..RATE].iter().enumerate() {
+            let mut read = None;
+            for (j, &(row, first)) in rows.iter().enumerate() {
+                if i < self.steps[row].step.read.len() {
+                    let term = p[self.selectors() + j] * (cell - f.public_inputs[first + i]);
+                    read = Some(read.map_or(term, |sum| sum + term));
+                }
+            }
+            if let Some(read) = read {
+                b.every_row(read);
+            }
         }
         let bits = &cur[WORD_BITS..WORD_BITS + self.word_bits()];
         if !bits.is_empty() {

@@ -1,11 +1,12 @@
 //! The transcript AIR against real children: every permutation their verifier made
-//! satisfies it, it proves and verifies, and what it reads are the child's challenges (its
-//! query positions among them). Each rule is its own constraint: a step that adds or reads
-//! other values, the transcript's step taken for the work copy's, its state kept across
-//! the copy changed, or a work word's bits
-//! that do not sum to it are refused at their row by it; steps no honest transcript made have
-//! no trace, a work word checked before the transcript's first permutation or over two
-//! permutations is taken, and bad shapes are named.
+//! satisfies it, it proves and verifies, and its public inputs are the child's challenges in
+//! the order it read them (α, z, γ, each β, then the query draws, whose low bits are the
+//! positions). Each rule is its own constraint: a step that adds other values, a public
+//! input other than the value read, the transcript's step taken for the work copy's, its
+//! state kept across the copy changed, or a work word's bits that do not sum to it are
+//! refused at their row by it; no periodic column holds a read; steps no honest transcript
+//! made have no trace, a work word checked before the transcript's first permutation or over
+//! two permutations is taken, and bad shapes are named.
 
 mod common;
 
@@ -16,7 +17,7 @@ use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_poseidon2::RATE;
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_recursion::{
-    ChildSegment, TRANSCRIPT_SAVED, TRANSCRIPT_WORD_BITS, TranscriptAir, TranscriptError,
+    ChildSegment, LinkError, TRANSCRIPT_SAVED, TRANSCRIPT_WORD_BITS, TranscriptAir, TranscriptError,
 };
 use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, replay};
 use ballast_transcript::{StepKind, Transcript, TranscriptStep};
@@ -27,6 +28,7 @@ struct Child {
     params: StarkParams,
     replay: Replay,
     steps: Vec<TranscriptStep>,
+    segment: ChildSegment,
 }
 
 impl Child {
@@ -48,6 +50,7 @@ impl Child {
             params,
             replay,
             steps,
+            segment,
         }
     }
 
@@ -82,9 +85,14 @@ fn air_of(steps: &[TranscriptStep], pow_bits: u32) -> TranscriptAir {
     TranscriptAir::new(steps, pow_bits).expect("the AIR takes the steps")
 }
 
-/// The first failing (row, constraint) of `table` under `air`, or none.
+/// The first failing (row, constraint) of `table` under `air` and its public inputs, or none.
 fn failure(air: &TranscriptAir, table: &RowBlocks) -> Option<(usize, usize)> {
-    match check_trace(air, table, &[]) {
+    failure_with(air, table, &air.public_inputs())
+}
+
+/// The first failing (row, constraint) of `table` under `air` and `public`, or none.
+fn failure_with(air: &TranscriptAir, table: &RowBlocks, public: &[Felt]) -> Option<(usize, usize)> {
+    match check_trace(air, table, public) {
         Ok(()) => None,
         Err(AirError::Unsatisfied { row, constraint }) => Some((row, constraint)),
         Err(other) => panic!("not a constraint failure: {other}"),
@@ -92,10 +100,11 @@ fn failure(air: &TranscriptAir, table: &RowBlocks) -> Option<(usize, usize)> {
 }
 
 /// Where each rule's constraints start: after the permutation's, per state cell its first
-/// row's input and saved state, then its transition's; then each rate cell's read; then
-/// each word bit's, then the word's.
+/// row's input and saved state, then its transition's; then each read cell's (as many as
+/// the longest read); then each word bit's, then the word's.
 struct Rules {
     permutation: usize,
+    read_cells: usize,
     bits: usize,
 }
 
@@ -103,12 +112,19 @@ struct Rules {
 const LINKS: usize = 4 * STATE_CELLS;
 
 impl Rules {
-    fn of(air: &TranscriptAir) -> Self {
+    fn of(air: &TranscriptAir, steps: &[TranscriptStep]) -> Self {
         let bits = air.width() - TRANSCRIPT_WORD_BITS;
         let total = ConstraintInfo::of(air).unwrap().constraints.len();
         let word = usize::from(bits > 0);
+        let read_cells = steps
+            .iter()
+            .filter(|s| s.kind == StepKind::Transcript)
+            .map(|s| s.step.read.len())
+            .max()
+            .unwrap_or(0);
         Self {
-            permutation: total - LINKS - RATE - bits - word,
+            permutation: total - LINKS - read_cells - bits - word,
+            read_cells,
             bits,
         }
     }
@@ -128,10 +144,10 @@ impl Rules {
         self.permutation + LINKS + cell
     }
     fn bit(&self, bit: usize) -> usize {
-        self.permutation + LINKS + RATE + bit
+        self.permutation + LINKS + self.read_cells + bit
     }
     fn word(&self) -> usize {
-        self.permutation + LINKS + RATE + self.bits
+        self.permutation + LINKS + self.read_cells + self.bits
     }
 }
 
@@ -143,23 +159,107 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
     ] {
         let air = child.air();
         let mut table = air.trace().unwrap();
-        assert_eq!(check_trace(&air, &table, &[]), Ok(()));
-        assert_eq!(layer_proves(&air, &mut table, &[]), Ok(()));
-        let reads = child.reads();
-        // The query draws come last: their low bits are the positions, in the order the
-        // query AIR opens them.
+        let reads = air.public_inputs();
+        assert_eq!(reads, child.reads());
+        assert_eq!(check_trace(&air, &table, &reads), Ok(()));
+        assert_eq!(layer_proves(&air, &mut table, &reads), Ok(()));
+        // α, z, γ, each β, then the query draws: their low bits are the positions, in the
+        // order the query AIR opens them.
+        let ext = |k: usize| Ext3::new(reads[3 * k..3 * k + 3].try_into().unwrap());
+        assert_eq!(ext(0), child.replay.alpha);
+        assert_eq!(ext(1), child.replay.deep.z);
+        assert_eq!(ext(2), child.replay.gamma);
+        let betas: Vec<Ext3> = (0..child.replay.betas.len()).map(|k| ext(3 + k)).collect();
+        assert_eq!(betas, child.replay.betas);
+        let challenges = 3 * (3 + betas.len());
+        assert_eq!(reads.len(), challenges + child.params.num_queries);
+        // No periodic column holds a read: only the schedule's flags and what was added.
+        let periodic = air.periodic_columns();
+        for value in &reads[challenges..] {
+            assert!(!periodic[RATE..].iter().any(|c| c.values.contains(value)));
+        }
         let log_lde = child.log_rows + child.params.log_blowup;
-        let draws = &reads[reads.len() - child.params.num_queries..];
+        let draws = &reads[challenges..];
         let positions: Vec<usize> = draws
             .iter()
             .map(|d| (d.as_u64() & ((1 << log_lde) - 1)) as usize)
             .collect();
         assert_eq!(positions, child.replay.draws);
-        let drawn = |value: Ext3| reads.windows(3).any(|w| w == value.coeffs());
-        assert!(drawn(child.replay.gamma));
-        assert!(drawn(child.replay.deep.z));
-        assert!(child.replay.betas.iter().all(|&beta| drawn(beta)));
     }
+}
+
+#[test]
+fn the_layers_airs_take_the_challenges_the_transcript_read() {
+    // A child of two FRI rounds.
+    let child = Child::of(&fibonacci(8), 0);
+    let segment = &child.segment;
+    let honest = segment.public_inputs().unwrap();
+    assert_eq!(segment.check_links(&honest), Ok(()));
+    let rounds = child.replay.betas.len();
+    assert_eq!(rounds, 2);
+    let differs = |air, what| Err(LinkError::Differs { air, what });
+    let changed = |edit: &dyn Fn(&mut ballast_recursion::LayerInputs)| {
+        let mut inputs = honest.clone();
+        edit(&mut inputs);
+        segment.check_links(&inputs)
+    };
+    // Each challenge the identity or query AIR takes, changed in that AIR's inputs (each
+    // coordinate of α; z in each) or in the transcript's (z, γ, each β).
+    for c in 0..3 {
+        assert_eq!(
+            changed(&|i| i.identity[c] += Felt::ONE),
+            differs("identity", "α")
+        );
+    }
+    assert_eq!(
+        changed(&|i| i.identity[5] += Felt::ONE),
+        differs("identity", "z")
+    );
+    assert_eq!(
+        changed(&|i| i.transcript[6] += Felt::ONE),
+        differs("query", "γ")
+    );
+    assert_eq!(
+        changed(&|i| i.transcript[3] += Felt::ONE),
+        differs("identity", "z")
+    );
+    for k in 0..rounds {
+        assert_eq!(
+            changed(&|i| i.transcript[9 + 3 * k + 1] += Felt::ONE),
+            differs("query", "β"),
+            "β {k}"
+        );
+    }
+    // The query AIR's inputs: a root a tree (the trace's, the quotient's, each round's),
+    // the positions' digest, then γ, z, a, b.
+    let digest = 4 * (2 + rounds);
+    let queries_z = digest + 4 + 3;
+    assert_eq!(
+        changed(&|i| i.queries[queries_z] += Felt::ONE),
+        differs("query", "z")
+    );
+    // A draw whose low bits (the position) change, or the digest itself; a draw changed
+    // above the position's bits leaves the positions as they were.
+    let positions = differs("query", "positions' digest");
+    let log_lde = child.log_rows + child.params.log_blowup;
+    let last = honest.transcript.len() - 1;
+    assert_eq!(changed(&|i| i.transcript[last] += Felt::ONE), positions);
+    assert_eq!(
+        changed(&|i| i.transcript[last] += Felt::new(1 << log_lde)),
+        Ok(())
+    );
+    assert_eq!(changed(&|i| i.queries[digest] += Felt::ONE), positions);
+    // Inputs of another length.
+    assert_eq!(
+        changed(&|i| {
+            i.transcript.pop();
+        }),
+        Err(LinkError::Length {
+            air: "transcript",
+            expected: honest.transcript.len(),
+            got: honest.transcript.len() - 1,
+        })
+    );
 }
 
 #[test]
@@ -182,12 +282,12 @@ fn each_rule_is_its_own_constraint() {
     let child = Child::of(&poseidon2_chain(), 8);
     let air = child.air();
     let honest = air.trace().unwrap();
-    let rules = Rules::of(&air);
-    assert_eq!(rules.bits, 64 - 8);
+    let rules = Rules::of(&air, &child.steps);
+    assert_eq!((rules.read_cells, rules.bits), (RATE, 64 - 8));
     let refused = |steps: &[TranscriptStep]| failure(&air_of(steps, 8), &honest);
 
-    // A challenge read other than the permutation's: refused where it is read, and no
-    // trace has it.
+    // A public input other than the challenge read: refused where it is read; and a step
+    // that reads another value than its permutation's has no trace.
     let gamma = child.replay.gamma.coeffs()[0];
     let (gamma_step, cell) = child
         .steps
@@ -195,9 +295,28 @@ fn each_rule_is_its_own_constraint() {
         .enumerate()
         .find_map(|(k, s)| s.step.read.iter().position(|&v| v == gamma).map(|c| (k, c)))
         .unwrap();
+    let mut public = air.public_inputs();
+    public[6] += Felt::ONE;
+    assert_eq!(
+        failure_with(&air, &honest, &public),
+        Some((gamma_step, rules.read(cell)))
+    );
+    // The last draw, read in another cell of another row.
+    let mut public = air.public_inputs();
+    *public.last_mut().unwrap() += Felt::ONE;
+    let (last_step, last) = child
+        .steps
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, s)| s.kind == StepKind::Transcript && !s.step.read.is_empty())
+        .unwrap();
+    assert_eq!(
+        failure_with(&air, &honest, &public),
+        Some((last_step, rules.read(last.step.read.len() - 1)))
+    );
     let mut steps = child.steps.clone();
     steps[gamma_step].step.read[cell] += Felt::ONE;
-    assert_eq!(refused(&steps), Some((gamma_step, rules.read(cell))));
     assert_eq!(
         air_of(&steps, 8).trace().unwrap_err(),
         TranscriptError::Read { step: gamma_step }
@@ -255,14 +374,14 @@ fn a_work_word_before_any_permutation_starts_from_the_start_state() {
     assert_eq!(steps[0].kind, StepKind::WorkStart);
     let air = air_of(&steps, 0);
     let honest = air.trace().unwrap();
-    assert_eq!(check_trace(&air, &honest, &[]), Ok(()));
+    assert_eq!(check_trace(&air, &honest, &air.public_inputs()), Ok(()));
     let mut moved = honest.clone();
     moved.set(
         0,
         TRANSCRIPT_SAVED,
         moved.get(0, TRANSCRIPT_SAVED) + Felt::ONE,
     );
-    let rules = Rules::of(&air);
+    let rules = Rules::of(&air, &steps);
     assert_eq!(failure(&air, &moved), Some((0, rules.first_saved(0))));
 }
 
@@ -280,13 +399,16 @@ fn a_work_word_of_two_permutations_continues_from_the_first() {
     assert_eq!(kinds[..4], [WorkStart, Work, WorkStart, Work]);
     let air = air_of(&steps, 0);
     let honest = air.trace().unwrap();
-    assert_eq!(check_trace(&air, &honest, &[]), Ok(()));
-    assert_eq!(layer_proves(&air, &mut honest.clone(), &[]), Ok(()));
+    assert_eq!(check_trace(&air, &honest, &air.public_inputs()), Ok(()));
+    assert_eq!(
+        layer_proves(&air, &mut honest.clone(), &air.public_inputs()),
+        Ok(())
+    );
     // The second permutation taken for a new word's start: it would start from the
     // transcript's state, not the first's output.
     let mut restarted = steps.clone();
     restarted[1].kind = WorkStart;
-    let rules = Rules::of(&air);
+    let rules = Rules::of(&air, &steps);
     assert_eq!(
         failure(&air_of(&restarted, 0), &honest),
         Some((0, rules.next_input(0)))
