@@ -11,7 +11,8 @@
 //! Its input must be self-delimiting (the transcript's messages are): trailing zeros of a
 //! block are not told apart from the fill.
 //!
-//! A duplex keeps a log of its permutations: what each added to the rate and read from it,
+//! A duplex keeps a log of its permutations: what each added to the rate (and which of it
+//! was data, [`Duplex::absorb_data`], rather than a message's framing) and read from it,
 //! all a verifier AIR needs to recompute the transcript without the permutation's states.
 
 use ballast_field::Felt;
@@ -32,6 +33,8 @@ pub struct Duplex {
     filled: usize,
     /// What was added to each rate cell since the last permutation.
     added: [Felt; RATE],
+    /// Which of those cells hold data.
+    data: [bool; RATE],
     log: Vec<DuplexStep>,
 }
 
@@ -41,6 +44,8 @@ pub struct Duplex {
 pub struct DuplexStep {
     /// What was added to each rate cell since the previous permutation.
     pub added: [Felt; RATE],
+    /// Which cells of `added` came from [`Duplex::absorb_data`].
+    pub data: [bool; RATE],
     /// The rate cells read from its output, in order (a squeeze's; none for an absorb's).
     pub read: Vec<Felt>,
 }
@@ -70,6 +75,7 @@ impl Duplex {
             state,
             filled: 0,
             added: [Felt::ZERO; RATE],
+            data: [false; RATE],
             log: Vec::new(),
         }
     }
@@ -85,6 +91,7 @@ impl Duplex {
             state: self.state,
             filled: self.filled,
             added: self.added,
+            data: self.data,
             log: Vec::new(),
         }
     }
@@ -97,6 +104,16 @@ impl Duplex {
     /// Adds `elements` into the rate in order, permuting whenever a block is full and more
     /// input follows.
     pub fn absorb(&mut self, elements: &[Felt]) {
+        self.absorb_marked(elements, false);
+    }
+
+    /// [`absorb`](Self::absorb), its cells logged as data: what changes from one proof to
+    /// another (a message's payload), where the rest is framing its shape fixes.
+    pub fn absorb_data(&mut self, elements: &[Felt]) {
+        self.absorb_marked(elements, true);
+    }
+
+    fn absorb_marked(&mut self, elements: &[Felt], data: bool) {
         for &element in elements {
             if self.filled == RATE {
                 self.step(0);
@@ -104,6 +121,7 @@ impl Duplex {
             }
             self.state[self.filled] += element;
             self.added[self.filled] += element;
+            self.data[self.filled] = data;
             self.filled += 1;
         }
     }
@@ -141,6 +159,7 @@ impl Duplex {
         let read = &self.state[..read];
         self.log.push(DuplexStep {
             added: std::mem::replace(&mut self.added, [Felt::ZERO; RATE]),
+            data: std::mem::replace(&mut self.data, [false; RATE]),
             read: read.to_vec(),
         });
         read
@@ -193,6 +212,22 @@ mod tests {
         padded.absorb(&felts(1..=8));
         padded.absorb(&[Felt::ZERO]);
         assert_ne!(exact.squeeze(1), padded.squeeze(1));
+    }
+
+    #[test]
+    fn the_log_marks_data_and_the_state_does_not() {
+        let mut marked = Duplex::new();
+        marked.absorb(&felts(1..=3));
+        marked.absorb_data(&felts(4..=10));
+        marked.absorb(&felts([11]));
+        let mut plain = Duplex::new();
+        plain.absorb(&felts(1..=11));
+        assert_eq!(marked, plain);
+        assert_eq!(marked.squeeze(1), plain.squeeze(1));
+        let data: Vec<[bool; RATE]> = marked.log().iter().map(|s| s.data).collect();
+        let (t, f) = (true, false);
+        assert_eq!(data, [[f, f, f, t, t, t, t, t], [t, t, f, f, f, f, f, f]]);
+        assert!(plain.log().iter().all(|s| s.data == [false; RATE]));
     }
 
     #[test]

@@ -47,10 +47,10 @@ pub enum ChildError {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LinkError {
     /// Inputs of another length than the child's shape gives.
-    #[error("the {air} AIR's public inputs: {got} values, expected {expected}")]
+    #[error("{what}: {got} values, expected {expected}")]
     Length {
-        /// The AIR.
-        air: &'static str,
+        /// Which inputs.
+        what: &'static str,
         /// The count its shape gives.
         expected: usize,
         /// The count given.
@@ -69,7 +69,7 @@ pub enum LinkError {
 /// The public inputs of a child's three AIRs, as a layer's verifier sees them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerInputs {
-    /// The transcript AIR's: what the child's transcript read.
+    /// The transcript AIR's: what the child's transcript read, then the data it absorbed.
     pub transcript: Vec<Felt>,
     /// The identity AIR's: α, z and the quotient's values at z.
     pub identity: Vec<Felt>,
@@ -151,22 +151,35 @@ impl ChildSegment {
         let openings = deep.openings();
         let rounds = queries.rounds();
         let draws = openings.positions().len();
-        let length = |air, expected, got: &[Felt]| {
+        let length = |what, expected, got: &[Felt]| {
             if got.len() == expected {
                 Ok(())
             } else {
                 let got = got.len();
-                Err(LinkError::Length { air, expected, got })
+                Err(LinkError::Length {
+                    what,
+                    expected,
+                    got,
+                })
             }
         };
-        let read = &inputs.transcript;
-        length("transcript", 3 * (3 + rounds) + draws, read)?;
         length(
-            "identity",
+            "the transcript AIR's public inputs",
+            self.transcript.num_public_inputs(),
+            &inputs.transcript,
+        )?;
+        let read = &inputs.transcript[..self.transcript.reads()];
+        length("the transcript AIR's reads", 3 * (3 + rounds) + draws, read)?;
+        length(
+            "the identity AIR's public inputs",
             self.identity.num_public_inputs(),
             &inputs.identity,
         )?;
-        length("query", queries.num_public_inputs(), &inputs.queries)?;
+        length(
+            "the query AIR's public inputs",
+            queries.num_public_inputs(),
+            &inputs.queries,
+        )?;
         // Each value, 3 coordinates at `at` in the transcript's reads and in `inputs`.
         let same = |air, what, at: usize, inputs: &[Felt], their: usize| {
             if read[at..at + 3] == inputs[their..their + 3] {

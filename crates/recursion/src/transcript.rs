@@ -2,21 +2,24 @@
 //! duplex, one a row ([`ballast_poseidon2::air`]), in the order its verifier made them
 //! (`ballast_transcript::Transcript::steps`), the work word's among them.
 //!
-//! What each permutation added to the rate (the messages: domain, statement, parameters,
-//! roots, out-of-domain values, final polynomial, nonce) is the AIR's own, periodic columns
-//! of the whole table. What the transcript's own squeezes read (the challenges: α, z, γ,
-//! each β, the query draws) are its **public inputs**, in the order it read them: the
-//! values the layer's other AIRs take as theirs. A selector a reading row (a periodic
-//! column, one on that row alone) names the inputs each of its cells must equal, so the
-//! periodic columns hold the schedule of the child's transcript, not its values. The
-//! constraints make each row's input the state it continues from plus what it added, and
-//! its output's read cells the challenges:
+//! Its **public inputs** are what changes from one child proof to another: what the
+//! transcript's own squeezes read (the challenges: α, z, γ, each β, the query draws), in
+//! the order it read them, then the data each permutation added (the messages' payloads:
+//! the statement, the child AIR's key, the parameters, the roots, the out-of-domain values,
+//! the final polynomial, the nonce), in the order it absorbed them. The rest of what was
+//! added (each message's kind and label, the domain) is the framing the protocol's order
+//! fixes: periodic columns, with the schedule's flags and a selector for each row that
+//! reads or precedes a step with data (one on that row alone), which names the inputs its
+//! cells take. So the AIR's definition, and its key, is the child's shape. The constraints
+//! make each row's input the state it continues from plus what it added, and its output's
+//! read cells the challenges:
 //!
-//! - row 0 starts from the duplex's start state;
+//! - row 0 starts from the duplex's start state plus its framing and its data;
 //! - a row continues from the row above's output, or from the transcript's last output
 //!   (kept in 12 columns that follow the transcript's own rows) where a work word's copy
-//!   of the duplex starts or the transcript resumes after it;
-//! - a reading row's read cells equal its public inputs;
+//!   of the duplex starts or the transcript resumes after it, plus its framing and the
+//!   inputs the row above's selector names for its data;
+//! - a reading row's read cells equal its inputs;
 //! - each work word (cell 0 of a work copy's read, which is not an input) is the sum of
 //!   64 − b bit columns, so it has b leading zeros, b the child's grinding bits.
 //!
@@ -85,13 +88,73 @@ pub enum TranscriptError {
 }
 
 /// A Poseidon2 transcript's permutations, with each work word held to `pow_bits` leading
-/// zeros: an [`Air`] whose public inputs are what the transcript read
-/// ([`public_inputs`](Self::public_inputs)).
+/// zeros: an [`Air`] whose public inputs are what the transcript read and the data it
+/// absorbed ([`public_inputs`](Self::public_inputs)).
 #[derive(Clone, Debug)]
 pub struct TranscriptAir {
     /// The steps, then idle ones to fill the table.
     steps: Vec<TranscriptStep>,
     pow_bits: u32,
+    schedule: Schedule,
+}
+
+/// Where the public inputs enter, from the steps' shape: the rows with a selector, and for
+/// each rate cell the inputs it reads and takes as data, each with its row's selector.
+#[derive(Clone, Debug)]
+struct Schedule {
+    /// The rows with a selector, in order.
+    selected: Vec<usize>,
+    /// Each cell's reads: the reading row's selector, the input.
+    reads: [Vec<(usize, usize)>; RATE],
+    /// Each cell's data in a step after the first: the selector of the row before, the
+    /// input.
+    data: [Vec<(usize, usize)>; RATE],
+    /// Each cell's data in the first step: the input.
+    first: [Option<usize>; RATE],
+    /// How many public inputs: the reads, then the data.
+    inputs: usize,
+    /// How many of them are reads.
+    read_inputs: usize,
+}
+
+impl Schedule {
+    fn of(steps: &[TranscriptStep]) -> Self {
+        let reads_on = |row: usize| match steps[row].kind {
+            StepKind::Transcript => steps[row].step.read.len(),
+            _ => 0,
+        };
+        let has_data = |row: usize| steps.get(row).is_some_and(|s| s.step.data.contains(&true));
+        let selected: Vec<usize> = (0..steps.len())
+            .filter(|&r| reads_on(r) > 0 || has_data(r + 1))
+            .collect();
+        let selector = |row: usize| selected.binary_search(&row).expect("a selected row");
+        let mut schedule = Self {
+            reads: Default::default(),
+            data: Default::default(),
+            first: [None; RATE],
+            inputs: 0,
+            read_inputs: 0,
+            selected: Vec::new(),
+        };
+        for row in 0..steps.len() {
+            for cell in 0..reads_on(row) {
+                schedule.reads[cell].push((selector(row), schedule.inputs));
+                schedule.inputs += 1;
+            }
+        }
+        schedule.read_inputs = schedule.inputs;
+        for (row, step) in steps.iter().enumerate() {
+            for cell in (0..RATE).filter(|&i| step.step.data[i]) {
+                match row {
+                    0 => schedule.first[cell] = Some(schedule.inputs),
+                    _ => schedule.data[cell].push((selector(row - 1), schedule.inputs)),
+                }
+                schedule.inputs += 1;
+            }
+        }
+        schedule.selected = selected;
+        schedule
+    }
 }
 
 impl TranscriptAir {
@@ -126,6 +189,7 @@ impl TranscriptAir {
         let idle = TranscriptStep {
             step: DuplexStep {
                 added: [Felt::ZERO; RATE],
+                data: [false; RATE],
                 read: Vec::new(),
             },
             kind: StepKind::Transcript,
@@ -133,6 +197,7 @@ impl TranscriptAir {
         let mut all = steps.to_vec();
         all.resize(rows, idle);
         Ok(Self {
+            schedule: Schedule::of(&all),
             steps: all,
             pow_bits,
         })
@@ -182,29 +247,28 @@ impl TranscriptAir {
         Ok(RowBlocks::from_rows(width, &table))
     }
 
-    /// What the transcript's own squeezes read, in order: the AIR's public inputs (α, z, γ,
-    /// each β, then the query draws, for a child proof).
+    /// The public inputs: what the transcript's own squeezes read, in order (α, z, γ, each
+    /// β, then the query draws, for a child proof; [`reads`](Self::reads) of them), then
+    /// the data each step added, in order.
     pub fn public_inputs(&self) -> Vec<Felt> {
-        self.reading_rows()
-            .flat_map(|(row, _)| self.steps[row].step.read.clone())
+        let reads = self.steps.iter().filter(|s| s.kind == StepKind::Transcript);
+        let data = self.steps.iter().flat_map(|s| {
+            (0..RATE)
+                .filter(|&i| s.step.data[i])
+                .map(|i| s.step.added[i])
+        });
+        reads
+            .flat_map(|s| s.step.read.iter().copied())
+            .chain(data)
             .collect()
     }
 
-    /// Each row where the transcript's own duplex reads, with the index of its first read
-    /// among the public inputs.
-    fn reading_rows(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let mut first = 0;
-        self.steps
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.kind == StepKind::Transcript && !s.step.read.is_empty())
-            .map(move |(row, s)| {
-                first += s.step.read.len();
-                (row, first - s.step.read.len())
-            })
+    /// How many of the public inputs are reads, the first ones.
+    pub fn reads(&self) -> usize {
+        self.schedule.read_inputs
     }
 
-    /// Where the reading rows' selectors start among the periodic columns.
+    /// Where the selectors start among the periodic columns.
     fn selectors(&self) -> usize {
         WORD + usize::from(self.word_bits() > 0)
     }
@@ -240,7 +304,8 @@ const FROM_OUTPUT: usize = NEXT_ADDED + RATE;
 const SAVE: usize = FROM_OUTPUT + 1;
 /// 1 where cell 0's output is a work word (only with grinding bits).
 const WORD: usize = SAVE + 1;
-// Then a selector a reading row, 1 on that row alone, in row order (`selectors`).
+// Then a selector for each row that reads or precedes a step with data, 1 on that row
+// alone, in row order (`selectors`).
 
 impl Air for TranscriptAir {
     fn id(&self) -> &str {
@@ -256,17 +321,22 @@ impl Air for TranscriptAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        self.reading_rows()
-            .map(|(row, _)| self.steps[row].step.read.len())
-            .sum()
+        self.schedule.inputs
     }
 
     fn periodic_columns(&self) -> Vec<PeriodicColumn> {
         let steps = &self.steps;
         let flag = |b: bool| Felt::new(u64::from(b));
         let next = |k: usize| steps.get(k + 1);
+        let framing = |s: &TranscriptStep, i: usize| {
+            if s.step.data[i] {
+                Felt::ZERO
+            } else {
+                s.step.added[i]
+            }
+        };
         let mut columns: Vec<PeriodicColumn> = (0..RATE)
-            .map(|i| self.column(|k| next(k).map_or(Felt::ZERO, |s| s.step.added[i])))
+            .map(|i| self.column(|k| next(k).map_or(Felt::ZERO, |s| framing(s, i))))
             .collect();
         columns.push(self.column(|k| {
             flag(
@@ -278,7 +348,7 @@ impl Air for TranscriptAir {
         if self.word_bits() > 0 {
             columns.push(self.column(|k| flag(is_word(&steps[k]))));
         }
-        for (row, _) in self.reading_rows() {
+        for &row in &self.schedule.selected {
             columns.push(self.column(|k| flag(k == row)));
         }
         columns
@@ -290,31 +360,40 @@ impl Air for TranscriptAir {
         let (cur, next, p) = (f.current, f.next, f.periodic);
         let input: [B::Expr; STATE_CELLS] = std::array::from_fn(|i| cur[INPUT + i]);
         let output = air::eval(b, input, &cur[PERMUTATION..SAVED]);
+        let (schedule, public) = (&self.schedule, f.public_inputs);
+        let selector = |s: usize| p[self.selectors() + s];
         let start = Duplex::start();
-        let first = &self.steps[0].step.added;
+        let first = &self.steps[0].step;
         for i in 0..STATE_CELLS {
             let saved = cur[SAVED + i];
-            let added = first.get(i).copied().unwrap_or(Felt::ZERO);
-            b.first_row(input[i] - B::Expr::from(start[i] + added));
+            // Row 0: the start state, plus its framing or its data.
+            let (mut first_input, mut next_added) = (B::Expr::from(start[i]), zero);
+            if i < RATE {
+                first_input += match schedule.first[i] {
+                    Some(k) => public[k],
+                    None => B::Expr::from(first.added[i]),
+                };
+                // The next row's: its framing, plus the data the selectors name.
+                next_added = schedule.data[i]
+                    .iter()
+                    .fold(p[NEXT_ADDED + i], |sum, &(s, k)| {
+                        sum + selector(s) * public[k]
+                    });
+            }
+            b.first_row(input[i] - first_input);
             b.first_row(saved - B::Expr::from(start[i]));
             let from = p[FROM_OUTPUT] * output[i] + (one - p[FROM_OUTPUT]) * saved;
-            let next_added = if i < RATE { p[NEXT_ADDED + i] } else { zero };
             b.transition(next[INPUT + i] - from - next_added);
             let kept = p[SAVE] * output[i] + (one - p[SAVE]) * saved;
             b.transition(next[SAVED + i] - kept);
         }
         // Each read cell: on each row that reads it, its public input.
-        let rows: Vec<(usize, usize)> = self.reading_rows().collect();
         for (i, &cell) in output[..RATE].iter().enumerate() {
-            let mut read = None;
-            for (j, &(row, first)) in rows.iter().enumerate() {
-                if i < self.steps[row].step.read.len() {
-                    let term = p[self.selectors() + j] * (cell - f.public_inputs[first + i]);
-                    read = Some(read.map_or(term, |sum| sum + term));
-                }
-            }
-            if let Some(read) = read {
-                b.every_row(read);
+            let mut terms = schedule.reads[i]
+                .iter()
+                .map(|&(s, k)| selector(s) * (cell - public[k]));
+            if let Some(first) = terms.next() {
+                b.every_row(terms.fold(first, |sum, term| sum + term));
             }
         }
         let bits = &cur[WORD_BITS..WORD_BITS + self.word_bits()];

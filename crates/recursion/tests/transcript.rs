@@ -12,7 +12,7 @@ mod common;
 
 use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
 
-use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
+use ballast_air::{Air, AirError, ConstraintInfo, SymbolicAir, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_poseidon2::RATE;
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
@@ -21,6 +21,7 @@ use ballast_recursion::{
 };
 use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, replay};
 use ballast_transcript::{StepKind, Transcript, TranscriptStep};
+use ballast_workloads::Poseidon2Chain;
 
 /// A child's first segment proven with `pow_bits` of grinding, and its verifier's replay.
 struct Child {
@@ -159,10 +160,22 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
     ] {
         let air = child.air();
         let mut table = air.trace().unwrap();
-        let reads = air.public_inputs();
+        let public = air.public_inputs();
+        assert_eq!(check_trace(&air, &table, &public), Ok(()));
+        assert_eq!(layer_proves(&air, &mut table, &public), Ok(()));
+        // The reads, then the data: every cell the duplex logged as data, in order.
+        let (reads, data) = public.split_at(air.reads());
         assert_eq!(reads, child.reads());
-        assert_eq!(check_trace(&air, &table, &reads), Ok(()));
-        assert_eq!(layer_proves(&air, &mut table, &reads), Ok(()));
+        let logged: Vec<Felt> = child
+            .steps
+            .iter()
+            .flat_map(|s| {
+                (0..RATE)
+                    .filter(|&i| s.step.data[i])
+                    .map(|i| s.step.added[i])
+            })
+            .collect();
+        assert_eq!(data, logged);
         // α, z, γ, each β, then the query draws: their low bits are the positions, in the
         // order the query AIR opens them.
         let ext = |k: usize| Ext3::new(reads[3 * k..3 * k + 3].try_into().unwrap());
@@ -173,10 +186,11 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
         assert_eq!(betas, child.replay.betas);
         let challenges = 3 * (3 + betas.len());
         assert_eq!(reads.len(), challenges + child.params.num_queries);
-        // No periodic column holds a read: only the schedule's flags and what was added.
+        // No periodic column holds a read or a datum of 32 bits or more (a root, a claim):
+        // only the schedule's flags and the framing.
         let periodic = air.periodic_columns();
-        for value in &reads[challenges..] {
-            assert!(!periodic[RATE..].iter().any(|c| c.values.contains(value)));
+        for value in public.iter().filter(|v| v.as_u64() >> 32 != 0) {
+            assert!(!periodic.iter().any(|c| c.values.contains(value)));
         }
         let log_lde = child.log_rows + child.params.log_blowup;
         let draws = &reads[challenges..];
@@ -242,7 +256,7 @@ fn the_layers_airs_take_the_challenges_the_transcript_read() {
     // above the position's bits leaves the positions as they were.
     let positions = differs("query", "positions' digest");
     let log_lde = child.log_rows + child.params.log_blowup;
-    let last = honest.transcript.len() - 1;
+    let last = segment.transcript.reads() - 1;
     assert_eq!(changed(&|i| i.transcript[last] += Felt::ONE), positions);
     assert_eq!(
         changed(&|i| i.transcript[last] += Felt::new(1 << log_lde)),
@@ -255,11 +269,30 @@ fn the_layers_airs_take_the_challenges_the_transcript_read() {
             i.transcript.pop();
         }),
         Err(LinkError::Length {
-            air: "transcript",
+            what: "the transcript AIR's public inputs",
             expected: honest.transcript.len(),
             got: honest.transcript.len() - 1,
         })
     );
+}
+
+#[test]
+fn the_air_is_the_childs_shape() {
+    // Two children of one shape, whose every root, claim and challenge differ: one AIR
+    // definition (name, rows, width, periodic columns, constraints), other public inputs.
+    let other = Poseidon2Chain {
+        seed: [5, 6, 7, 8].map(Felt::new),
+        ..poseidon2_chain()
+    };
+    let [a, b] = [poseidon2_chain(), other].map(|w| Child::of(&w, 8).air());
+    assert_eq!(
+        (a.id(), a.log_rows(), a.width()),
+        (b.id(), b.log_rows(), b.width())
+    );
+    assert_eq!(a.periodic_columns(), b.periodic_columns());
+    assert_eq!(SymbolicAir::of(&a).encode(), SymbolicAir::of(&b).encode());
+    assert_eq!(ConstraintInfo::of(&a), ConstraintInfo::of(&b));
+    assert_ne!(a.public_inputs(), b.public_inputs());
 }
 
 #[test]
@@ -303,7 +336,7 @@ fn each_rule_is_its_own_constraint() {
     );
     // The last draw, read in another cell of another row.
     let mut public = air.public_inputs();
-    *public.last_mut().unwrap() += Felt::ONE;
+    public[air.reads() - 1] += Felt::ONE;
     let (last_step, last) = child
         .steps
         .iter()
@@ -322,9 +355,18 @@ fn each_rule_is_its_own_constraint() {
         TranscriptError::Read { step: gamma_step }
     );
 
-    // A message other than the child's: refused on the row before the step that adds it
-    // (the first row's own for step 0).
-    for (step, cell) in [(0, 3), (40, 6)] {
+    // A message other than the child's, its framing (a periodic column) or its data (a
+    // public input): refused on the row before the step that adds it (the first row's own
+    // for step 0).
+    // Step 0 holds the domain's framing; step `mixed`, the first after it that does, holds
+    // framing in one cell and data in another.
+    let flags = |step: usize| child.steps[step].step.data;
+    let mixed = (1..child.steps.len())
+        .find(|&k| flags(k).contains(&true) && flags(k).contains(&false))
+        .unwrap();
+    let framing = flags(mixed).iter().position(|&d| !d).unwrap();
+    let datum = flags(mixed).iter().position(|&d| d).unwrap();
+    for (step, cell) in [(0, 0), (mixed, framing), (mixed, datum)] {
         let mut steps = child.steps.clone();
         steps[step].step.added[cell] += Felt::ONE;
         let expected = if step == 0 {
@@ -332,8 +374,19 @@ fn each_rule_is_its_own_constraint() {
         } else {
             (step - 1, rules.next_input(cell))
         };
-        assert_eq!(refused(&steps), Some(expected), "step {step}");
+        assert_eq!(refused(&steps), Some(expected), "step {step}, cell {cell}");
     }
+    // The same datum changed in the public inputs alone.
+    let input = air.reads()
+        + (0..mixed)
+            .map(|k| flags(k).iter().filter(|&&d| d).count())
+            .sum::<usize>();
+    let mut public = air.public_inputs();
+    public[input] += Felt::ONE;
+    assert_eq!(
+        failure_with(&air, &honest, &public),
+        Some((mixed - 1, rules.next_input(datum)))
+    );
 
     // The transcript's next permutation taken for the work copy's: it would continue from
     // the work word's state, not the transcript's.
@@ -383,6 +436,15 @@ fn a_work_word_before_any_permutation_starts_from_the_start_state() {
     );
     let rules = Rules::of(&air, &steps);
     assert_eq!(failure(&air, &moved), Some((0, rules.first_saved(0))));
+    // The first step's data (the nonce) is the first row's: changed in the public inputs,
+    // refused there.
+    let cell = steps[0].step.data.iter().position(|&d| d).unwrap();
+    let mut public = air.public_inputs();
+    public[air.reads()] += Felt::ONE;
+    assert_eq!(
+        failure_with(&air, &honest, &public),
+        Some((0, rules.first_input(cell)))
+    );
 }
 
 #[test]

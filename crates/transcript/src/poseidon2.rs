@@ -5,7 +5,9 @@
 //! then a payload whose length its kind fixes or whose first element gives. So the
 //! elements absorbed before any squeeze decode to exactly one sequence of messages, and
 //! each challenge is the duplex's output on a different input (`docs/protocol.md` §6,
-//! item 12).
+//! item 12). A message's kind and label are framing, fixed by the protocol's order; its
+//! payload (and a work word's nonce) is absorbed as data ([`Duplex::absorb_data`]), so a
+//! verifier AIR can take the data as inputs and the framing as its shape.
 
 use ballast_field::Felt;
 use ballast_keccak::Digest;
@@ -147,7 +149,7 @@ impl DuplexChain {
     pub(crate) fn work_duplex(&self, nonce: u64) -> (u64, Duplex) {
         let mut duplex = self.duplex.fork();
         duplex.absorb(&[Felt::new(Kind::Work as u64)]);
-        duplex.absorb(&word(nonce));
+        duplex.absorb_data(&word(nonce));
         (duplex.squeeze(1)[0].as_u64(), duplex)
     }
 
@@ -195,7 +197,7 @@ impl DuplexChain {
     fn message(&mut self, kind: Kind, label: &str, payload: &[Felt]) {
         self.absorb_kind(kind);
         self.duplex.absorb(&bytes(label.as_bytes()));
-        self.duplex.absorb(payload);
+        self.duplex.absorb_data(payload);
     }
 
     fn absorb_kind(&mut self, kind: Kind) {
