@@ -11,4 +11,5 @@ pub use error::FriError;
 pub use fold::{LOG_ARITY, fold_coset, fold_pair, layer_leaf, layer_row, round_arities};
 pub use plan::{PlannedLayer, QueryPlan};
 pub use prover::{FriCommitment, FriLayers, HostLayers, commit_layer, commit_phase};
+pub use steps::label;
 pub use verifier::{FriLayerOpening, FriVerifierInput, verify_queries};

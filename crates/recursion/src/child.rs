@@ -7,12 +7,14 @@
 
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_fri::label as fri_label;
 use ballast_merkle::Digest;
 use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest, digest_from_bytes};
 use ballast_stark::{
     MerkleHash, Replay, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy,
-    replay,
+    label, replay,
 };
+use ballast_transcript::Message;
 
 use crate::identity;
 use crate::openings::expect_len;
@@ -56,8 +58,14 @@ pub enum LinkError {
         /// The count given.
         got: usize,
     },
-    /// A value the transcript AIR read, taken otherwise by another AIR.
-    #[error("the {air} AIR's {what} is not the one the transcript read")]
+    /// A message the child's transcript absorbs that its layout does not place.
+    #[error("the transcript's layout has no message {label:?}")]
+    NoMessage {
+        /// The message's label.
+        label: &'static str,
+    },
+    /// A value the transcript AIR read or absorbed, taken otherwise by another AIR.
+    #[error("the {air} AIR's {what} is not the one the transcript took")]
     Differs {
         /// The AIR.
         air: &'static str,
@@ -88,6 +96,9 @@ pub struct ChildSegment {
     pub identity: IdentityAir,
     /// Its query phase.
     pub queries: ChildQueries,
+    /// Where each message of its transcript has its payload among the transcript AIR's
+    /// data (`ballast_transcript::Message`): a layout of the child's shape.
+    pub messages: Vec<Message>,
 }
 
 impl ChildSegment {
@@ -109,6 +120,7 @@ impl ChildSegment {
         }
         let mut replay = replay(air, proof, statement, params, policy)?;
         let steps = replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
+        let messages = replay.messages.take().ok_or(ChildError::NotPoseidon2)?;
         let claims = OodClaims {
             alpha: replay.alpha,
             z: replay.deep.z,
@@ -122,6 +134,7 @@ impl ChildSegment {
             transcript: TranscriptAir::new(&steps, params.pow_bits)?,
             identity: IdentityAir::new(air, claims)?,
             queries: ChildQueries::of(air, proof, params, replay)?,
+            messages,
         })
     }
 
@@ -139,9 +152,13 @@ impl ChildSegment {
 
     /// What a layer's verifier checks of its AIRs' `inputs` besides their proofs: the
     /// transcript AIR read the challenges the others take (α, z, γ, each β, in the order
-    /// the child's verifier draws them, then the query draws), and the positions whose
-    /// digest the query AIR takes are the draws' low bits (a position of the LDE). The
-    /// checks read the child's shape from these AIRs, never a value of the child's.
+    /// the child's verifier draws them, then the query draws), the positions whose digest
+    /// the query AIR takes are the draws' low bits (a position of the LDE), and it absorbed
+    /// the values the others take: the query AIR's roots and final polynomial, the
+    /// identity AIR's quotient values at z and its immediates (the trace's values at z and
+    /// zω, the child's public inputs). The checks read the child's shape from these AIRs
+    /// and [`messages`](Self::messages), and the immediates from the identity AIR's
+    /// definition.
     ///
     /// # Errors
     /// Inputs of another length than the shape gives, or the first value that differs.
@@ -213,7 +230,81 @@ impl ChildSegment {
                 what: "positions' digest",
             });
         }
-        Ok(())
+        self.check_data(inputs)
+    }
+
+    /// The data links of [`check_links`](Self::check_links), once the lengths are checked.
+    fn check_data(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
+        let data = &inputs.transcript[self.transcript.reads()..];
+        // The payload of the `k`-th message labelled `label`; a list's leads with its length.
+        let payload = |label: &'static str, k: usize| {
+            let message = self.messages.iter().filter(|m| m.label == label).nth(k);
+            message
+                .and_then(|m| data.get(m.data.clone()))
+                .ok_or(LinkError::NoMessage { label })
+        };
+        let list = |label: &'static str| {
+            let payload = payload(label, 0)?;
+            match payload.split_first() {
+                Some((len, values)) if len.as_u64() == values.len() as u64 => Ok(values),
+                _ => Err(LinkError::Differs {
+                    air: "transcript",
+                    what: "list length",
+                }),
+            }
+        };
+        let agree = |air, what, taken: &[Felt], absorbed: &[Felt]| {
+            if taken == absorbed {
+                Ok(())
+            } else {
+                Err(LinkError::Differs { air, what })
+            }
+        };
+        let coeffs = |values: &[Ext3]| values.iter().flat_map(|v| v.coeffs()).collect::<Vec<_>>();
+
+        let queries = &self.queries.air;
+        let trees = queries.deep().openings().trees().len();
+        let roots = inputs.queries[..trees * DIGEST_ELEMENTS].chunks_exact(DIGEST_ELEMENTS);
+        for (k, root) in roots.enumerate() {
+            let (what, absorbed) = match k {
+                0 => ("trace root", payload(label::TRACE_ROOT, 0)?),
+                1 => ("quotient root", payload(label::QUOTIENT_ROOT, 0)?),
+                _ => ("FRI layer root", payload(fri_label::LAYER_ROOT, k - 2)?),
+            };
+            agree("query", what, root, absorbed)?;
+        }
+        let final_poly = inputs.queries.len() - queries.final_poly_inputs();
+        agree(
+            "query",
+            "final polynomial",
+            &inputs.queries[final_poly..],
+            list(fri_label::FINAL_POLY)?,
+        )?;
+        agree(
+            "identity",
+            "quotient values at z",
+            &inputs.identity[identity::Z + 3..],
+            list(label::OOD_QUOTIENT_Z)?,
+        )?;
+        let claims = self.identity.claims();
+        agree(
+            "identity",
+            "trace values at z",
+            &coeffs(&claims.trace_z),
+            list(label::OOD_TRACE_Z)?,
+        )?;
+        agree(
+            "identity",
+            "trace values at zω",
+            &coeffs(&claims.trace_zw),
+            list(label::OOD_TRACE_ZW)?,
+        )?;
+        agree(
+            "identity",
+            "public inputs",
+            &claims.public_inputs,
+            list(label::PUBLIC_INPUTS)?,
+        )
     }
 }
 

@@ -23,7 +23,8 @@
 //! child's transcript ensures when it draws z. α, z and the quotient's values are public
 //! inputs; the trace's values at z and zω, the child's periodic columns at z and its public
 //! inputs are immediates, periodic columns, so for now the layer's verifier supplies them
-//! (from `ballast_stark::replay`) until the transcript in the AIR absorbs them.
+//! (from `ballast_stark::replay`), the ones the transcript absorbs checked against the
+//! transcript AIR's data (`ChildSegment::check_links`).
 
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,

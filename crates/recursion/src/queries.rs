@@ -218,6 +218,11 @@ impl QueriesAir {
         self.rounds.len()
     }
 
+    /// How many public inputs the final polynomial's coefficients are, the last ones.
+    pub(crate) fn final_poly_inputs(&self) -> usize {
+        3 * self.final_len
+    }
+
     /// The public inputs: the roots (the trace's, the quotient's, each FRI layer's), the
     /// positions' digest, the DEEP claims, each round's β and the final polynomial's
     /// coefficients.
@@ -483,7 +488,7 @@ impl Air for QueriesAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        self.deep.num_public_inputs() + 3 * (self.rounds.len() + self.final_len)
+        self.deep.num_public_inputs() + 3 * self.rounds.len() + self.final_poly_inputs()
     }
 
     fn periodic_columns(&self) -> Vec<PeriodicColumn> {

@@ -4,9 +4,10 @@
 //!
 //! Its **public inputs** are what changes from one child proof to another: what the
 //! transcript's own squeezes read (the challenges: α, z, γ, each β, the query draws), in
-//! the order it read them, then the data each permutation added (the messages' payloads:
+//! the order it read them, then the data its own duplex absorbed (the messages' payloads:
 //! the statement, the child AIR's key, the parameters, the roots, the out-of-domain values,
-//! the final polynomial, the nonce), in the order it absorbed them. The rest of what was
+//! the final polynomial, the nonce), in the order it absorbed them (where
+//! `ballast_transcript::Message` places each message), then each work word's nonce. The rest of what was
 //! added (each message's kind and label, the domain) is the framing the protocol's order
 //! fixes: periodic columns, with the schedule's flags and a selector for each row that
 //! reads or precedes a step with data (one on that row alone), which names the inputs its
@@ -143,7 +144,9 @@ impl Schedule {
             }
         }
         schedule.read_inputs = schedule.inputs;
-        for (row, step) in steps.iter().enumerate() {
+        let own = |row: &usize| steps[*row].kind == StepKind::Transcript;
+        let (transcript, work): (Vec<usize>, Vec<usize>) = (0..steps.len()).partition(own);
+        for (row, step) in transcript.into_iter().chain(work).map(|r| (r, &steps[r])) {
             for cell in (0..RATE).filter(|&i| step.step.data[i]) {
                 match row {
                     0 => schedule.first[cell] = Some(schedule.inputs),
@@ -249,15 +252,18 @@ impl TranscriptAir {
 
     /// The public inputs: what the transcript's own squeezes read, in order (α, z, γ, each
     /// β, then the query draws, for a child proof; [`reads`](Self::reads) of them), then
-    /// the data each step added, in order.
+    /// the data its own steps added, in order, then the work copies'.
     pub fn public_inputs(&self) -> Vec<Felt> {
-        let reads = self.steps.iter().filter(|s| s.kind == StepKind::Transcript);
-        let data = self.steps.iter().flat_map(|s| {
+        let (own, work): (Vec<&TranscriptStep>, Vec<&TranscriptStep>) = self
+            .steps
+            .iter()
+            .partition(|s| s.kind == StepKind::Transcript);
+        let data = own.iter().chain(&work).flat_map(|s| {
             (0..RATE)
                 .filter(|&i| s.step.data[i])
                 .map(|i| s.step.added[i])
         });
-        reads
+        own.iter()
             .flat_map(|s| s.step.read.iter().copied())
             .chain(data)
             .collect()

@@ -17,9 +17,10 @@ use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_poseidon2::RATE;
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_recursion::{
-    ChildSegment, LinkError, TRANSCRIPT_SAVED, TRANSCRIPT_WORD_BITS, TranscriptAir, TranscriptError,
+    ChildSegment, IdentityAir, LinkError, TRANSCRIPT_SAVED, TRANSCRIPT_WORD_BITS, TranscriptAir,
+    TranscriptError,
 };
-use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, replay};
+use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, label, replay};
 use ballast_transcript::{StepKind, Transcript, TranscriptStep};
 use ballast_workloads::Poseidon2Chain;
 
@@ -163,12 +164,13 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
         let public = air.public_inputs();
         assert_eq!(check_trace(&air, &table, &public), Ok(()));
         assert_eq!(layer_proves(&air, &mut table, &public), Ok(()));
-        // The reads, then the data: every cell the duplex logged as data, in order.
+        // The reads, then the data: every cell the duplex logged as data, in order, the
+        // transcript's own, then the work copy's.
         let (reads, data) = public.split_at(air.reads());
         assert_eq!(reads, child.reads());
-        let logged: Vec<Felt> = child
-            .steps
-            .iter()
+        let own = |s: &&TranscriptStep| s.kind == StepKind::Transcript;
+        let logged: Vec<Felt> = (child.steps.iter().filter(own))
+            .chain(child.steps.iter().filter(|s| !own(s)))
             .flat_map(|s| {
                 (0..RATE)
                     .filter(|&i| s.step.data[i])
@@ -277,6 +279,87 @@ fn the_layers_airs_take_the_challenges_the_transcript_read() {
 }
 
 #[test]
+fn the_layers_airs_take_the_values_the_transcript_absorbed() {
+    let child = Child::of(&fibonacci(8), 0);
+    let segment = &child.segment;
+    let honest = segment.public_inputs().unwrap();
+    let rounds = child.replay.betas.len();
+    let differs = |air, what| Err(LinkError::Differs { air, what });
+    let changed = |edit: &dyn Fn(&mut ballast_recursion::LayerInputs)| {
+        let mut inputs = honest.clone();
+        edit(&mut inputs);
+        segment.check_links(&inputs)
+    };
+    // Each root the query AIR takes (the trace's, the quotient's, each FRI layer's), and
+    // its final polynomial's last coefficient.
+    assert_eq!(
+        changed(&|i| i.queries[0] += Felt::ONE),
+        differs("query", "trace root")
+    );
+    assert_eq!(
+        changed(&|i| i.queries[7] += Felt::ONE),
+        differs("query", "quotient root")
+    );
+    for k in 0..rounds {
+        assert_eq!(
+            changed(&|i| i.queries[4 * (2 + k) + 1] += Felt::ONE),
+            differs("query", "FRI layer root"),
+            "round {k}"
+        );
+    }
+    assert_eq!(
+        changed(&|i| *i.queries.last_mut().unwrap() += Felt::ONE),
+        differs("query", "final polynomial")
+    );
+    // The identity AIR's quotient values, an input.
+    assert_eq!(
+        changed(&|i| *i.identity.last_mut().unwrap() += Felt::ONE),
+        differs("identity", "quotient values at z")
+    );
+    // The same values changed where the transcript absorbed them instead.
+    let datum = |label: &str, k: usize| {
+        let message = segment.messages.iter().find(|m| m.label == label).unwrap();
+        segment.transcript.reads() + message.data.start + k
+    };
+    for (label, k, what) in [
+        (label::TRACE_ROOT, 3, "trace root"),
+        (label::OOD_TRACE_Z, 1, "trace values at z"),
+        (label::OOD_TRACE_ZW, 5, "trace values at zω"),
+        (label::PUBLIC_INPUTS, 2, "public inputs"),
+    ] {
+        let air = if k == 3 { "query" } else { "identity" };
+        assert_eq!(
+            changed(&|i| i.transcript[datum(label, k)] += Felt::ONE),
+            differs(air, what),
+            "{label}"
+        );
+    }
+    // A list's length, absorbed with it.
+    assert_eq!(
+        changed(&|i| i.transcript[datum(label::OOD_TRACE_Z, 0)] += Felt::ONE),
+        differs("transcript", "list length")
+    );
+    // The identity AIR's immediates are its own: an AIR of other claims is refused.
+    let mut other = segment.clone();
+    let mut claims = other.identity.claims().clone();
+    claims.trace_zw[0] += Ext3::ONE;
+    other.identity = IdentityAir::new(&fibonacci(8).air(0), claims).unwrap();
+    let inputs = other.public_inputs().unwrap();
+    assert_eq!(
+        other.check_links(&inputs),
+        differs("identity", "trace values at zω")
+    );
+    // A layout without a message the links need.
+    other.messages.retain(|m| m.label != label::OOD_QUOTIENT_Z);
+    assert_eq!(
+        other.check_links(&inputs),
+        Err(LinkError::NoMessage {
+            label: label::OOD_QUOTIENT_Z
+        })
+    );
+}
+
+#[test]
 fn the_air_is_the_childs_shape() {
     // Two children of one shape, whose every root, claim and challenge differ: one AIR
     // definition (name, rows, width, periodic columns, constraints), other public inputs.
@@ -377,6 +460,11 @@ fn each_rule_is_its_own_constraint() {
         assert_eq!(refused(&steps), Some(expected), "step {step}, cell {cell}");
     }
     // The same datum changed in the public inputs alone.
+    assert!(
+        child.steps[..=mixed]
+            .iter()
+            .all(|s| s.kind == StepKind::Transcript)
+    );
     let input = air.reads()
         + (0..mixed)
             .map(|k| flags(k).iter().filter(|&&d| d).count())
@@ -436,11 +524,14 @@ fn a_work_word_before_any_permutation_starts_from_the_start_state() {
     );
     let rules = Rules::of(&air, &steps);
     assert_eq!(failure(&air, &moved), Some((0, rules.first_saved(0))));
-    // The first step's data (the nonce) is the first row's: changed in the public inputs,
-    // refused there.
+    // The first step's data (the nonce, the first work datum, after the transcript's own)
+    // is the first row's: changed in the public inputs, refused there.
     let cell = steps[0].step.data.iter().position(|&d| d).unwrap();
+    let own: usize = (steps.iter().filter(|s| s.kind == StepKind::Transcript))
+        .map(|s| s.step.data.iter().filter(|&&d| d).count())
+        .sum();
     let mut public = air.public_inputs();
-    public[air.reads()] += Felt::ONE;
+    public[air.reads() + own] += Felt::ONE;
     assert_eq!(
         failure_with(&air, &honest, &public),
         Some((0, rules.first_input(cell)))

@@ -42,7 +42,7 @@ pub use params::{
 };
 pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolicy};
 pub use proof::{Proof, QueryOpenings, SegmentProof, geometry};
-pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement};
+pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement, label};
 pub use prover::{prove, prove_unchecked};
 pub use security::{Analysis, Circuit, HASH_COLLISION_BITS, Regime, Round};
 pub use statement::{

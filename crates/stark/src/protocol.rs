@@ -55,7 +55,7 @@ pub(crate) fn bind<A: Air>(
     absorb_params(&mut t, params);
     t.absorb_u64("segment-index", b.position.index as u64);
     t.absorb_u64("segment-count", b.position.count as u64);
-    t.absorb_felts("public-inputs", b.public_inputs);
+    t.absorb_felts(label::PUBLIC_INPUTS, b.public_inputs);
     t
 }
 
@@ -172,9 +172,27 @@ fn recombine_quotient(quotient_z: &[Ext3], z: Ext3, log_rows: usize) -> Ext3 {
         })
 }
 
+/// The labels of the messages a segment's transcript absorbs from its statement and its
+/// proof, by which a recursive verifier finds them among the transcript's data
+/// (`ballast_transcript::Message`; FRI's are `ballast_fri::label`'s).
+pub mod label {
+    /// The segment's public inputs.
+    pub const PUBLIC_INPUTS: &str = "public-inputs";
+    /// The trace's root.
+    pub const TRACE_ROOT: &str = "trace-root";
+    /// The quotient's root.
+    pub const QUOTIENT_ROOT: &str = "quotient-root";
+    /// The trace's values at z.
+    pub const OOD_TRACE_Z: &str = "ood-trace-z";
+    /// The trace's values at zω.
+    pub const OOD_TRACE_ZW: &str = "ood-trace-zw";
+    /// The quotient's values at z.
+    pub const OOD_QUOTIENT_Z: &str = "ood-quotient-z";
+}
+
 /// Step 1: absorbs the trace root and draws α.
 pub(crate) fn draw_alpha(t: &mut Transcript, trace_root: &Digest) -> Ext3 {
-    t.absorb_root("trace-root", trace_root);
+    t.absorb_root(label::TRACE_ROOT, trace_root);
     t.challenge_ext("alpha")
 }
 
@@ -187,7 +205,7 @@ pub(crate) fn draw_ood_point(
     log_rows: usize,
     log_blowup: usize,
 ) -> Ext3 {
-    t.absorb_root("quotient-root", quotient_root);
+    t.absorb_root(label::QUOTIENT_ROOT, quotient_root);
     let n = 1u64 << log_rows;
     let lde_size = n << log_blowup;
     let shift_inv = Ext3::from(LdePlan::SHIFT.inverse());
@@ -203,9 +221,9 @@ pub(crate) fn draw_ood_point(
 
 /// Step 3: absorbs the out-of-domain claims and draws γ.
 pub(crate) fn draw_gamma(t: &mut Transcript, ood: &OodValues) -> Ext3 {
-    t.absorb_ext("ood-trace-z", &ood.trace_z);
-    t.absorb_ext("ood-trace-zw", &ood.trace_zw);
-    t.absorb_ext("ood-quotient-z", &ood.quotient_z);
+    t.absorb_ext(label::OOD_TRACE_Z, &ood.trace_z);
+    t.absorb_ext(label::OOD_TRACE_ZW, &ood.trace_zw);
+    t.absorb_ext(label::OOD_QUOTIENT_Z, &ood.quotient_z);
     t.challenge_ext("gamma")
 }
 

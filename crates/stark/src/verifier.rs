@@ -5,7 +5,7 @@ use ballast_field::{Ext3, Felt};
 use ballast_fri::{FriVerifierInput, verify_queries};
 use ballast_merkle::verify_batch;
 use ballast_ntt::LdePlan;
-use ballast_transcript::{Transcript, TranscriptStep};
+use ballast_transcript::{Message, Transcript, TranscriptStep};
 
 use crate::deep::deep_coefficients;
 use crate::periodic::PeriodicPolys;
@@ -63,6 +63,9 @@ pub struct Replay {
     /// Every permutation of the transcript, the work word's among them
     /// (`Transcript::steps`; [`replay`] lists them); none for Keccak-256.
     pub transcript: Option<Vec<TranscriptStep>>,
+    /// Every message of the transcript, with its payload's place among the data its duplex
+    /// absorbed (`Transcript::messages`); none for Keccak-256.
+    pub messages: Option<Vec<Message>>,
 }
 
 /// [`verify`], returning what the verifier derived on the way.
@@ -80,6 +83,7 @@ pub fn replay<A: Air>(
     let (transcript, replay) = verify_with_transcript(air, proof, segment, params)?;
     Ok(Replay {
         transcript: transcript.steps(),
+        messages: transcript.messages(),
         ..replay
     })
 }
@@ -216,6 +220,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
             betas: fri.betas().to_vec(),
             fri_rows,
             transcript: None,
+            messages: None,
         },
     ))
 }

@@ -5,5 +5,5 @@ mod poseidon2;
 mod pow;
 mod transcript;
 
-pub use poseidon2::{StepKind, TranscriptStep, step_inputs};
+pub use poseidon2::{Message, StepKind, TranscriptStep, step_inputs};
 pub use transcript::{Transcript, WorkState};

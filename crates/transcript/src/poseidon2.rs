@@ -40,6 +40,10 @@ const BYTES_PER_ELEMENT: usize = 7;
 #[derive(Clone, Debug)]
 pub(crate) struct DuplexChain {
     duplex: Duplex,
+    /// Each message absorbed, and where its payload is among the data absorbed.
+    messages: Vec<Message>,
+    /// The data absorbed so far.
+    data: usize,
     /// Each work word checked: the duplex's permutations before it, and its copy's own.
     work: Vec<(usize, Vec<DuplexStep>)>,
 }
@@ -53,6 +57,18 @@ impl PartialEq for DuplexChain {
 }
 
 impl Eq for DuplexChain {}
+
+/// A message of a Poseidon2 transcript, as [`Transcript::messages`](crate::Transcript::messages)
+/// lists them: its label and where its payload is among the data the transcript's own
+/// duplex absorbed, in order (the cells its log marks as data; a work word's nonce, on a
+/// copy, is not among them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    /// The label it was absorbed under.
+    pub label: String,
+    /// Its payload's place among the data.
+    pub data: std::ops::Range<usize>,
+}
 
 /// A permutation of a Poseidon2 transcript, as [`Transcript::steps`](crate::Transcript::steps)
 /// lists them: what it added and read, and which duplex it permuted.
@@ -103,6 +119,8 @@ impl DuplexChain {
     pub(crate) fn new(domain: &[u8]) -> Self {
         let mut chain = Self {
             duplex: Duplex::new(),
+            messages: Vec::new(),
+            data: 0,
             work: Vec::new(),
         };
         chain.absorb_kind(Kind::Domain);
@@ -186,6 +204,11 @@ impl DuplexChain {
         steps
     }
 
+    /// Every message absorbed so far, in order.
+    pub(crate) fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
     /// The duplex once the work message's kind is absorbed, as cells and the rate cell the
     /// nonce's low half is added to ([`Duplex::continuation`]).
     pub(crate) fn work_state(&self) -> ([Felt; WIDTH], usize) {
@@ -198,6 +221,12 @@ impl DuplexChain {
         self.absorb_kind(kind);
         self.duplex.absorb(&bytes(label.as_bytes()));
         self.duplex.absorb_data(payload);
+        let data = self.data..self.data + payload.len();
+        self.data = data.end;
+        self.messages.push(Message {
+            label: label.to_owned(),
+            data,
+        });
     }
 
     fn absorb_kind(&mut self, kind: Kind) {
@@ -225,6 +254,7 @@ fn word(value: u64) -> [Felt; 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ballast_poseidon2::RATE;
 
     /// Each step's output, from [`step_inputs`].
     fn outputs(steps: &[TranscriptStep]) -> Vec<[Felt; WIDTH]> {
@@ -235,6 +265,51 @@ mod tests {
                 state
             })
             .collect()
+    }
+
+    #[test]
+    fn each_message_is_placed_among_the_data_the_log_marks() {
+        let mut chain = DuplexChain::new(b"messages");
+        chain.absorb_word("w", 7);
+        chain.absorb_felts("f", &[Felt::new(5); 9]);
+        chain.squeeze("c", 2);
+        chain.check_work(3);
+        chain.absorb_bytes("b", b"sixteen bytes..!");
+        chain.squeeze("d", 1);
+        let placed: Vec<(&str, std::ops::Range<usize>)> = chain
+            .messages()
+            .iter()
+            .map(|m| (m.label.as_str(), m.data.clone()))
+            .collect();
+        assert_eq!(
+            placed,
+            [
+                ("w", 0..2),
+                ("f", 2..12),
+                ("c", 12..13),
+                ("b", 13..17),
+                ("d", 17..18)
+            ]
+        );
+        // The data cells of the transcript's own steps, in order, are the payloads; the work
+        // copy's are the nonce's halves.
+        let steps = chain.steps();
+        let data = |own: bool| -> Vec<u64> {
+            let kind = |s: &&TranscriptStep| (s.kind == StepKind::Transcript) == own;
+            let cells = steps.iter().filter(kind).flat_map(|s| {
+                (0..RATE)
+                    .filter(|&i| s.step.data[i])
+                    .map(|i| s.step.added[i].as_u64())
+            });
+            cells.collect()
+        };
+        let mut expected = vec![7, 0, 9];
+        expected.extend([5; 9]);
+        expected.push(2);
+        expected.extend(bytes(b"sixteen bytes..!").iter().map(|f| f.as_u64()));
+        expected.push(1);
+        assert_eq!(data(true), expected);
+        assert_eq!(data(false), [3, 0]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use ballast_poseidon2::constants::WIDTH;
 use ballast_poseidon2::{RATE, permute};
 
 use crate::keccak::KeccakChain;
-use crate::poseidon2::{DuplexChain, TranscriptStep};
+use crate::poseidon2::{DuplexChain, Message, TranscriptStep};
 
 /// A Fiat–Shamir transcript. It hashes with the proof's [`MerkleHash`]: a Keccak-256
 /// chaining state, or a Poseidon2 duplex sponge over field elements (what a verifier AIR
@@ -60,7 +60,8 @@ impl WorkState {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Chain {
     Keccak(KeccakChain),
-    Poseidon2(DuplexChain),
+    // Boxed: a duplex chain keeps its log and where each message is.
+    Poseidon2(Box<DuplexChain>),
 }
 
 impl Transcript {
@@ -68,7 +69,7 @@ impl Transcript {
     pub fn new(hash: MerkleHash, domain: &[u8]) -> Self {
         let chain = match hash {
             MerkleHash::Keccak256 => Chain::Keccak(KeccakChain::new(domain)),
-            MerkleHash::Poseidon2 => Chain::Poseidon2(DuplexChain::new(domain)),
+            MerkleHash::Poseidon2 => Chain::Poseidon2(Box::new(DuplexChain::new(domain))),
         };
         Self { chain }
     }
@@ -141,6 +142,15 @@ impl Transcript {
         match &self.chain {
             Chain::Keccak(_) => None,
             Chain::Poseidon2(chain) => Some(chain.steps()),
+        }
+    }
+
+    /// Every message of a Poseidon2 transcript so far, with its payload's place among the
+    /// data its duplex absorbed. None for Keccak-256.
+    pub fn messages(&self) -> Option<Vec<Message>> {
+        match &self.chain {
+            Chain::Keccak(_) => None,
+            Chain::Poseidon2(chain) => Some(chain.messages().to_vec()),
         }
     }
 
