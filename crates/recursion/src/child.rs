@@ -11,8 +11,8 @@ use ballast_fri::label as fri_label;
 use ballast_merkle::Digest;
 use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest, digest_from_bytes};
 use ballast_stark::{
-    MerkleHash, Replay, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy,
-    label, replay,
+    MerkleHash, OodValues, Replay, SegmentProof, SegmentStatement, StarkParams, VerifierError,
+    VerifyPolicy, deep_coefficients, label, replay, statement_data,
 };
 use ballast_transcript::Message;
 
@@ -45,6 +45,12 @@ pub enum ChildError {
     Identity(#[from] IdentityError),
 }
 
+// Where the transcript AIR's reads hold α, z, γ and the first β: the child verifier's order.
+const READ_ALPHA: usize = 0;
+const READ_Z: usize = 3;
+const READ_GAMMA: usize = 6;
+const READ_BETAS: usize = 9;
+
 /// Where the public inputs of a child's AIRs disagree.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LinkError {
@@ -59,12 +65,26 @@ pub enum LinkError {
         got: usize,
     },
     /// A message the child's transcript absorbs that its layout does not place.
-    #[error("the transcript's layout has no message {label:?}")]
+    #[error("the transcript's layout places no message {label:?} among its data")]
     NoMessage {
         /// The message's label.
         label: &'static str,
     },
-    /// A value the transcript AIR read or absorbed, taken otherwise by another AIR.
+    /// A message of the layout the links do not check (or one they check, more often than
+    /// the child's shape has it).
+    #[error("the transcript's data hold {label:?}, which no link checks")]
+    Unlinked {
+        /// The message's label.
+        label: String,
+    },
+    /// A list the transcript absorbed whose length is not the one it leads with.
+    #[error("the transcript's {label:?} list leads with another length than it has")]
+    ListLength {
+        /// The list's label.
+        label: &'static str,
+    },
+    /// A value the transcript AIR read or absorbed, taken otherwise by another AIR (or,
+    /// for the transcript AIR, one the statement or the transcript itself fixes).
     #[error("the {air} AIR's {what} is not the one the transcript took")]
     Differs {
         /// The AIR.
@@ -99,6 +119,9 @@ pub struct ChildSegment {
     /// Where each message of its transcript has its payload among the transcript AIR's
     /// data (`ballast_transcript::Message`): a layout of the child's shape.
     pub messages: Vec<Message>,
+    /// The data its transcript absorbs from its statement, AIR and parameters alone
+    /// (`ballast_stark::statement_data`): what the layer proves about.
+    pub statement_data: Vec<Felt>,
 }
 
 impl ChildSegment {
@@ -135,6 +158,7 @@ impl ChildSegment {
             identity: IdentityAir::new(air, claims)?,
             queries: ChildQueries::of(air, proof, params, replay)?,
             messages,
+            statement_data: statement_data(air, statement, params).map_err(VerifierError::from)?,
         })
     }
 
@@ -205,16 +229,26 @@ impl ChildSegment {
                 Err(LinkError::Differs { air, what })
             }
         };
-        // Where the reads hold α, z, γ and the first β: the child verifier's order.
-        let (alpha, z, gamma, beta) = (0, 3, 6, 9);
-        same("identity", "α", alpha, &inputs.identity, identity::ALPHA)?;
-        same("identity", "z", z, &inputs.identity, identity::Z)?;
-        let claims = deep.claims();
-        same("query", "γ", gamma, &inputs.queries, claims)?;
-        same("query", "z", z, &inputs.queries, claims + 3)?;
-        let betas = deep.num_public_inputs();
+        same(
+            "identity",
+            "α",
+            READ_ALPHA,
+            &inputs.identity,
+            identity::ALPHA,
+        )?;
+        same("identity", "z", READ_Z, &inputs.identity, identity::Z)?;
+        let claims_at = deep.claims();
+        same("query", "γ", READ_GAMMA, &inputs.queries, claims_at)?;
+        same("query", "z", READ_Z, &inputs.queries, claims_at + 3)?;
+        let betas_at = deep.num_public_inputs();
         for k in 0..rounds {
-            same("query", "β", beta + 3 * k, &inputs.queries, betas + 3 * k)?;
+            same(
+                "query",
+                "β",
+                READ_BETAS + 3 * k,
+                &inputs.queries,
+                betas_at + 3 * k,
+            )?;
         }
         let log_lde = openings.trees()[0].height;
         let positions: Vec<usize> = read[read.len() - draws..]
@@ -233,24 +267,23 @@ impl ChildSegment {
         self.check_data(inputs)
     }
 
-    /// The data links of [`check_links`](Self::check_links), once the lengths are checked.
+    /// The data links of [`check_links`](Self::check_links), once the lengths are checked:
+    /// every datum the transcript AIR takes is the statement's or a value another AIR takes.
     fn check_data(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
-        let data = &inputs.transcript[self.transcript.reads()..];
-        // The payload of the `k`-th message labelled `label`; a list's leads with its length.
-        let payload = |label: &'static str, k: usize| {
-            let message = self.messages.iter().filter(|m| m.label == label).nth(k);
-            message
-                .and_then(|m| data.get(m.data.clone()))
+        let (reads, data) = inputs.transcript.split_at(self.transcript.reads());
+        // The message labelled `label` (the `k`-th), and its payload.
+        let message = |label: &'static str, k: usize| {
+            let m = self.messages.iter().filter(|m| m.label == label).nth(k);
+            m.filter(|m| m.data.end <= data.len())
                 .ok_or(LinkError::NoMessage { label })
         };
+        let payload = |label, k| message(label, k).map(|m| &data[m.data.clone()]);
+        // A list's payload leads with its length.
         let list = |label: &'static str| {
             let payload = payload(label, 0)?;
             match payload.split_first() {
                 Some((len, values)) if len.as_u64() == values.len() as u64 => Ok(values),
-                _ => Err(LinkError::Differs {
-                    air: "transcript",
-                    what: "list length",
-                }),
+                _ => Err(LinkError::ListLength { label }),
             }
         };
         let agree = |air, what, taken: &[Felt], absorbed: &[Felt]| {
@@ -261,9 +294,61 @@ impl ChildSegment {
             }
         };
         let coeffs = |values: &[Ext3]| values.iter().flat_map(|v| v.coeffs()).collect::<Vec<_>>();
+        let exts = |values: &[Felt]| {
+            values
+                .chunks_exact(3)
+                .map(|c| Ext3::new([c[0], c[1], c[2]]))
+                .collect::<Vec<_>>()
+        };
+
+        // Every datum is linked: the statement's, or a message's below.
+        let linked = [
+            label::TRACE_ROOT,
+            label::QUOTIENT_ROOT,
+            label::OOD_TRACE_Z,
+            label::OOD_TRACE_ZW,
+            label::OOD_QUOTIENT_Z,
+            fri_label::LAYER_ROOT,
+            fri_label::FINAL_POLY,
+            label::POW_NONCE,
+        ];
+        let bound = self.statement_data.len();
+        let own = self.transcript.work_inputs().start - self.transcript.reads();
+        let placed = self.messages.last().map_or(0, |m| m.data.end);
+        if placed != own {
+            return Err(LinkError::Length {
+                what: "the data the transcript's layout places",
+                expected: own,
+                got: placed,
+            });
+        }
+        let layers = self.queries.air.deep().openings().trees().len() - 2;
+        let count = |label: &str| self.messages.iter().filter(|m| m.label == label).count();
+        let unlinked = self.messages.iter().find(|m| {
+            let once = if m.label == fri_label::LAYER_ROOT {
+                layers
+            } else {
+                1
+            };
+            m.data.end > bound && (!linked.contains(&m.label.as_str()) || count(&m.label) != once)
+        });
+        if let Some(m) = unlinked {
+            return Err(LinkError::Unlinked {
+                label: m.label.clone(),
+            });
+        }
+
+        // What binds the statement, first of all.
+        agree(
+            "transcript",
+            "statement",
+            &self.statement_data,
+            data.get(..bound).unwrap_or_default(),
+        )?;
 
         let queries = &self.queries.air;
-        let trees = queries.deep().openings().trees().len();
+        let deep = queries.deep();
+        let trees = deep.openings().trees().len();
         let roots = inputs.queries[..trees * DIGEST_ELEMENTS].chunks_exact(DIGEST_ELEMENTS);
         for (k, root) in roots.enumerate() {
             let (what, absorbed) = match k {
@@ -280,31 +365,77 @@ impl ChildSegment {
             &inputs.queries[final_poly..],
             list(fri_label::FINAL_POLY)?,
         )?;
+
+        // The out-of-domain claims: the identity AIR's, and the DEEP AIR's sums of them.
+        let ood = OodValues {
+            trace_z: exts(list(label::OOD_TRACE_Z)?),
+            trace_zw: exts(list(label::OOD_TRACE_ZW)?),
+            quotient_z: exts(list(label::OOD_QUOTIENT_Z)?),
+        };
         agree(
             "identity",
             "quotient values at z",
             &inputs.identity[identity::Z + 3..],
-            list(label::OOD_QUOTIENT_Z)?,
+            &coeffs(&ood.quotient_z),
         )?;
         let claims = self.identity.claims();
         agree(
             "identity",
             "trace values at z",
             &coeffs(&claims.trace_z),
-            list(label::OOD_TRACE_Z)?,
+            &coeffs(&ood.trace_z),
         )?;
         agree(
             "identity",
             "trace values at zω",
             &coeffs(&claims.trace_zw),
-            list(label::OOD_TRACE_ZW)?,
+            &coeffs(&ood.trace_zw),
         )?;
         agree(
             "identity",
             "public inputs",
             &claims.public_inputs,
             list(label::PUBLIC_INPUTS)?,
-        )
+        )?;
+        let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
+        let sums = deep_coefficients(&ood, ext(READ_Z), deep.child_log_rows(), ext(READ_GAMMA));
+        let sums_at = deep.claims() + 6;
+        agree(
+            "query",
+            "DEEP sums",
+            &inputs.queries[sums_at..sums_at + 6],
+            &coeffs(&[sums.at_z, sums.at_zw]),
+        )?;
+
+        // The work copy: the data pending when it forked, the last absorbed before the nonce's
+        // message, then the nonce, the one that message absorbs.
+        let work = &inputs.transcript[self.transcript.work_inputs()];
+        if let Some(pending) = work.len().checked_sub(2) {
+            let nonce = self
+                .messages
+                .iter()
+                .position(|m| m.label == label::POW_NONCE);
+            let before = nonce
+                .and_then(|k| k.checked_sub(1))
+                .map(|k| self.messages[k].data.end)
+                .filter(|&end| end >= pending)
+                .ok_or(LinkError::NoMessage {
+                    label: label::POW_NONCE,
+                })?;
+            agree(
+                "transcript",
+                "work copy's pending data",
+                &work[..pending],
+                &data[before - pending..before],
+            )?;
+            agree(
+                "transcript",
+                "work nonce",
+                &work[pending..],
+                payload(label::POW_NONCE, 0)?,
+            )?;
+        }
+        Ok(())
     }
 }
 

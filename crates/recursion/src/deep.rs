@@ -278,6 +278,11 @@ impl DeepAir {
         start + leaf
     }
 
+    /// log2 of the child's rows.
+    pub(crate) fn child_log_rows(&self) -> usize {
+        self.log_rows
+    }
+
     /// log2 of the child's LDE points.
     fn log_lde(&self) -> usize {
         self.openings.trees()[0].height

@@ -5,11 +5,13 @@
 //! Its **public inputs** are what changes from one child proof to another: what the
 //! transcript's own squeezes read (the challenges: α, z, γ, each β, the query draws), in
 //! the order it read them, then the data its own duplex absorbed (the messages' payloads:
-//! the statement, the child AIR's key, the parameters, the roots, the out-of-domain values,
-//! the final polynomial, the nonce), in the order it absorbed them (where
-//! `ballast_transcript::Message` places each message), then each work word's nonce. The rest of what was
-//! added (each message's kind and label, the domain) is the framing the protocol's order
-//! fixes: periodic columns, with the schedule's flags and a selector for each row that
+//! the version, the statement, the child AIR's key, the parameters, the position, the
+//! public inputs, the roots, the out-of-domain values, the final polynomial, the nonce), in
+//! the order it absorbed them (where `ballast_transcript::Message` places each message),
+//! then the work copies' (the data pending when a copy forked, then its nonce). These are
+//! only as bound as the layer's verifier makes them (`ChildSegment::check_links`). The rest
+//! of what was added (each message's kind and label, a challenge's count, the domain) is
+//! the framing the protocol's order fixes: periodic columns, with the schedule's flags and a selector for each row that
 //! reads or precedes a step with data (one on that row alone), which names the inputs its
 //! cells take. So the AIR's definition, and its key, is the child's shape. The constraints
 //! make each row's input the state it continues from plus what it added, and its output's
@@ -116,6 +118,8 @@ struct Schedule {
     inputs: usize,
     /// How many of them are reads.
     read_inputs: usize,
+    /// How many of them are reads or the transcript's own data: the work copies' data follow.
+    own_inputs: usize,
 }
 
 impl Schedule {
@@ -135,6 +139,7 @@ impl Schedule {
             first: [None; RATE],
             inputs: 0,
             read_inputs: 0,
+            own_inputs: 0,
             selected: Vec::new(),
         };
         for row in 0..steps.len() {
@@ -146,7 +151,10 @@ impl Schedule {
         schedule.read_inputs = schedule.inputs;
         let own = |row: &usize| steps[*row].kind == StepKind::Transcript;
         let (transcript, work): (Vec<usize>, Vec<usize>) = (0..steps.len()).partition(own);
-        for (row, step) in transcript.into_iter().chain(work).map(|r| (r, &steps[r])) {
+        let data_cells = |row: &usize| steps[*row].step.data.iter().filter(|&&d| d).count();
+        schedule.own_inputs = schedule.inputs + transcript.iter().map(data_cells).sum::<usize>();
+        for row in transcript.into_iter().chain(work) {
+            let step = &steps[row];
             for cell in (0..RATE).filter(|&i| step.step.data[i]) {
                 match row {
                     0 => schedule.first[cell] = Some(schedule.inputs),
@@ -254,24 +262,32 @@ impl TranscriptAir {
     /// β, then the query draws, for a child proof; [`reads`](Self::reads) of them), then
     /// the data its own steps added, in order, then the work copies'.
     pub fn public_inputs(&self) -> Vec<Felt> {
-        let (own, work): (Vec<&TranscriptStep>, Vec<&TranscriptStep>) = self
-            .steps
-            .iter()
-            .partition(|s| s.kind == StepKind::Transcript);
-        let data = own.iter().chain(&work).flat_map(|s| {
-            (0..RATE)
-                .filter(|&i| s.step.data[i])
-                .map(|i| s.step.added[i])
-        });
-        own.iter()
-            .flat_map(|s| s.step.read.iter().copied())
-            .chain(data)
-            .collect()
+        let schedule = &self.schedule;
+        let step = |s: usize| &self.steps[s].step;
+        let mut inputs = vec![Felt::ZERO; schedule.inputs];
+        for cell in 0..RATE {
+            for &(s, k) in &schedule.reads[cell] {
+                inputs[k] = step(schedule.selected[s]).read[cell];
+            }
+            for &(s, k) in &schedule.data[cell] {
+                inputs[k] = step(schedule.selected[s] + 1).added[cell];
+            }
+            if let Some(k) = schedule.first[cell] {
+                inputs[k] = step(0).added[cell];
+            }
+        }
+        inputs
     }
 
     /// How many of the public inputs are reads, the first ones.
     pub fn reads(&self) -> usize {
         self.schedule.read_inputs
+    }
+
+    /// Which public inputs are the work copies' data, the last ones: what each copy's first
+    /// permutation took pending from the transcript, then its nonce.
+    pub fn work_inputs(&self) -> std::ops::Range<usize> {
+        self.schedule.own_inputs..self.schedule.inputs
     }
 
     /// Where the selectors start among the periodic columns.

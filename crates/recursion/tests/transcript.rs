@@ -321,24 +321,40 @@ fn the_layers_airs_take_the_values_the_transcript_absorbed() {
         let message = segment.messages.iter().find(|m| m.label == label).unwrap();
         segment.transcript.reads() + message.data.start + k
     };
-    for (label, k, what) in [
-        (label::TRACE_ROOT, 3, "trace root"),
-        (label::OOD_TRACE_Z, 1, "trace values at z"),
-        (label::OOD_TRACE_ZW, 5, "trace values at zω"),
-        (label::PUBLIC_INPUTS, 2, "public inputs"),
+    for (label, k, air, what) in [
+        (label::TRACE_ROOT, 3, "query", "trace root"),
+        (label::OOD_TRACE_Z, 1, "identity", "trace values at z"),
+        (label::OOD_TRACE_ZW, 5, "identity", "trace values at zω"),
+        // The statement's data: its public inputs among them.
+        (label::PUBLIC_INPUTS, 2, "transcript", "statement"),
     ] {
-        let air = if k == 3 { "query" } else { "identity" };
         assert_eq!(
             changed(&|i| i.transcript[datum(label, k)] += Felt::ONE),
             differs(air, what),
             "{label}"
         );
     }
+    // The protocol's version, the first datum, is the statement's too.
+    let first = segment.transcript.reads();
+    assert_eq!(
+        changed(&|i| i.transcript[first] += Felt::ONE),
+        differs("transcript", "statement")
+    );
     // A list's length, absorbed with it.
     assert_eq!(
         changed(&|i| i.transcript[datum(label::OOD_TRACE_Z, 0)] += Felt::ONE),
-        differs("transcript", "list length")
+        Err(LinkError::ListLength {
+            label: label::OOD_TRACE_Z
+        })
     );
+    // The DEEP AIR's sums a and b, after γ and z: each coordinate of b.
+    let sums = 4 * (2 + rounds) + 4 + 6;
+    for c in 3..6 {
+        assert_eq!(
+            changed(&|i| i.queries[sums + c] += Felt::ONE),
+            differs("query", "DEEP sums")
+        );
+    }
     // The identity AIR's immediates are its own: an AIR of other claims is refused.
     let mut other = segment.clone();
     let mut claims = other.identity.claims().clone();
@@ -349,6 +365,37 @@ fn the_layers_airs_take_the_values_the_transcript_absorbed() {
         other.check_links(&inputs),
         differs("identity", "trace values at zω")
     );
+    let mut claims = segment.identity.claims().clone();
+    claims.public_inputs[1] += Felt::ONE;
+    other.identity = IdentityAir::new(&fibonacci(8).air(0), claims).unwrap();
+    assert_eq!(
+        other.check_links(&other.public_inputs().unwrap()),
+        differs("identity", "public inputs")
+    );
+    // A layout whose message no link checks, or that places fewer data than there are.
+    let mut renamed = segment.clone();
+    let trace_root = renamed
+        .messages
+        .iter_mut()
+        .find(|m| m.label == label::TRACE_ROOT)
+        .unwrap();
+    trace_root.label = "another root".into();
+    assert_eq!(
+        renamed.check_links(&honest),
+        Err(LinkError::Unlinked {
+            label: "another root".into()
+        })
+    );
+    let mut short = segment.clone();
+    let last = short.messages.pop().unwrap();
+    assert_eq!(
+        short.check_links(&honest),
+        Err(LinkError::Length {
+            what: "the data the transcript's layout places",
+            expected: last.data.end,
+            got: short.messages.last().unwrap().data.end,
+        })
+    );
     // A layout without a message the links need.
     other.messages.retain(|m| m.label != label::OOD_QUOTIENT_Z);
     assert_eq!(
@@ -357,6 +404,38 @@ fn the_layers_airs_take_the_values_the_transcript_absorbed() {
             label: label::OOD_QUOTIENT_Z
         })
     );
+}
+
+#[test]
+fn the_work_copy_takes_the_transcripts_data_and_its_nonce() {
+    // The copy's data: the transcript's data pending when it forked (the final
+    // polynomial's last), then the nonce, which the transcript absorbs next.
+    let child = Child::of(&poseidon2_chain(), 8);
+    let segment = &child.segment;
+    let honest = segment.public_inputs().unwrap();
+    assert_eq!(segment.check_links(&honest), Ok(()));
+    let work = segment.transcript.work_inputs();
+    assert!(work.len() > 2, "pending data and the nonce's halves");
+    let differs = |what| {
+        Err(LinkError::Differs {
+            air: "transcript",
+            what,
+        })
+    };
+    let changed = |k: usize| {
+        let mut inputs = honest.clone();
+        inputs.transcript[k] += Felt::ONE;
+        segment.check_links(&inputs)
+    };
+    assert_eq!(changed(work.start), differs("work copy's pending data"));
+    assert_eq!(changed(work.end - 1), differs("work nonce"));
+    let nonce = segment
+        .messages
+        .iter()
+        .find(|m| m.label == label::POW_NONCE)
+        .unwrap();
+    let own_nonce = segment.transcript.reads() + nonce.data.start;
+    assert_eq!(changed(own_nonce), differs("work nonce"));
 }
 
 #[test]

@@ -23,8 +23,9 @@ use crate::dots::DotBlockRows;
 const POINTS_PER_TASK: usize = 1 << 10;
 
 /// The DEEP constants for γ, shared by prover (all points, on the backend) and verifier
-/// (query points, [`DeepCoefficients::evaluate`]).
-pub(crate) fn deep_coefficients(
+/// (query points, [`DeepCoefficients::evaluate`]), and a recursive verifier's a and b
+/// (`at_z`, `at_zw`).
+pub fn deep_coefficients(
     ood: &OodValues,
     z: Ext3,
     log_rows: usize,

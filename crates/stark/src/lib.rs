@@ -34,6 +34,7 @@ pub use ballast_backend::{
 pub use ballast_merkle::MerkleHash;
 pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
+pub use deep::deep_coefficients;
 pub use error::{BundleError, ProofFormatError, ProverError, VerifierError};
 pub use layout::{LayoutRow, MAGIC, layout};
 pub use params::{
@@ -42,7 +43,7 @@ pub use params::{
 };
 pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolicy};
 pub use proof::{Proof, QueryOpenings, SegmentProof, geometry};
-pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement, label};
+pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement, label, statement_data};
 pub use prover::{prove, prove_unchecked};
 pub use security::{Analysis, Circuit, HASH_COLLISION_BITS, Regime, Round};
 pub use statement::{

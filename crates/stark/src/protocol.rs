@@ -10,7 +10,7 @@ use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
 
 use crate::quotient::Composition;
-use crate::{OodValues, StarkParams};
+use crate::{MerkleHash, OodValues, ParamsError, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
 pub const PROTOCOL_VERSION: u16 = 8;
@@ -57,6 +57,30 @@ pub(crate) fn bind<A: Air>(
     t.absorb_u64("segment-count", b.position.count as u64);
     t.absorb_felts(label::PUBLIC_INPUTS, b.public_inputs);
     t
+}
+
+/// The data a Poseidon2 proof's transcript absorbs before the trace's root, from `air`,
+/// `statement` and `params` alone (what binding the transcript absorbs: the version, the
+/// statement, the AIR's key, every parameter, the position, the public inputs;
+/// `ballast_transcript::Transcript::data`): what a recursive verifier holds a child's
+/// transcript to.
+///
+/// # Errors
+/// An AIR without a quotient shape.
+pub fn statement_data<A: Air>(
+    air: &A,
+    statement: &SegmentStatement<'_>,
+    params: &StarkParams,
+) -> Result<Vec<Felt>, ParamsError> {
+    let info = ConstraintInfo::of(air)?;
+    let params = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..*params
+    };
+    // A Poseidon2 transcript always has its data.
+    Ok(bind(air, &info, statement, &params)
+        .data()
+        .unwrap_or_default())
 }
 
 /// The AIR's **key**: Keccak-256 ([`HashDomain::AirKey`]) of its whole definition, its
@@ -188,6 +212,8 @@ pub mod label {
     pub const OOD_TRACE_ZW: &str = "ood-trace-zw";
     /// The quotient's values at z.
     pub const OOD_QUOTIENT_Z: &str = "ood-quotient-z";
+    /// The proof-of-work nonce, once checked.
+    pub const POW_NONCE: &str = "pow-nonce";
 }
 
 /// Step 1: absorbs the trace root and draws α.
@@ -229,7 +255,7 @@ pub(crate) fn draw_gamma(t: &mut Transcript, ood: &OodValues) -> Ext3 {
 
 /// Step 6, once the nonce is found or checked: absorbs the proof-of-work nonce.
 pub(crate) fn absorb_pow_nonce(t: &mut Transcript, nonce: u64) {
-    t.absorb_u64("pow-nonce", nonce);
+    t.absorb_u64(label::POW_NONCE, nonce);
 }
 
 /// Step 7: draws `count` query positions in the LDE domain of 2^`log_lde` points, in the

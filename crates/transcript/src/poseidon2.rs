@@ -5,9 +5,10 @@
 //! then a payload whose length its kind fixes or whose first element gives. So the
 //! elements absorbed before any squeeze decode to exactly one sequence of messages, and
 //! each challenge is the duplex's output on a different input (`docs/protocol.md` §6,
-//! item 12). A message's kind and label are framing, fixed by the protocol's order; its
-//! payload (and a work word's nonce) is absorbed as data ([`Duplex::absorb_data`]), so a
-//! verifier AIR can take the data as inputs and the framing as its shape.
+//! item 12). A message's kind and label are framing, fixed by the protocol's order, and so
+//! is a challenge's count; a message's payload (and a work word's nonce) is absorbed as
+//! data ([`Duplex::absorb_data`]), so a verifier AIR can take the data as inputs and the
+//! framing as its shape.
 
 use ballast_field::Felt;
 use ballast_keccak::Digest;
@@ -40,10 +41,10 @@ const BYTES_PER_ELEMENT: usize = 7;
 #[derive(Clone, Debug)]
 pub(crate) struct DuplexChain {
     duplex: Duplex,
-    /// Each message absorbed, and where its payload is among the data absorbed.
+    /// Each message absorbed, and where its payload is among the data.
     messages: Vec<Message>,
-    /// The data absorbed so far.
-    data: usize,
+    /// The data absorbed so far: the messages' payloads, in order.
+    data: Vec<Felt>,
     /// Each work word checked: the duplex's permutations before it, and its copy's own.
     work: Vec<(usize, Vec<DuplexStep>)>,
 }
@@ -120,7 +121,7 @@ impl DuplexChain {
         let mut chain = Self {
             duplex: Duplex::new(),
             messages: Vec::new(),
-            data: 0,
+            data: Vec::new(),
             work: Vec::new(),
         };
         chain.absorb_kind(Kind::Domain);
@@ -158,7 +159,8 @@ impl DuplexChain {
 
     /// `count` elements for the challenge named `label`.
     pub(crate) fn squeeze(&mut self, label: &str, count: usize) -> Vec<Felt> {
-        self.message(Kind::Challenge, label, &[Felt::new(count as u64)]);
+        self.frame(Kind::Challenge, label);
+        self.duplex.absorb(&[Felt::new(count as u64)]);
         self.duplex.squeeze(count)
     }
 
@@ -209,6 +211,11 @@ impl DuplexChain {
         &self.messages
     }
 
+    /// The data absorbed so far.
+    pub(crate) fn data(&self) -> &[Felt] {
+        &self.data
+    }
+
     /// The duplex once the work message's kind is absorbed, as cells and the rate cell the
     /// nonce's low half is added to ([`Duplex::continuation`]).
     pub(crate) fn work_state(&self) -> ([Felt; WIDTH], usize) {
@@ -218,15 +225,20 @@ impl DuplexChain {
     }
 
     fn message(&mut self, kind: Kind, label: &str, payload: &[Felt]) {
-        self.absorb_kind(kind);
-        self.duplex.absorb(&bytes(label.as_bytes()));
+        self.frame(kind, label);
         self.duplex.absorb_data(payload);
-        let data = self.data..self.data + payload.len();
-        self.data = data.end;
+        let start = self.data.len();
+        self.data.extend_from_slice(payload);
         self.messages.push(Message {
             label: label.to_owned(),
-            data,
+            data: start..self.data.len(),
         });
+    }
+
+    /// A message's framing: its kind and label.
+    fn frame(&mut self, kind: Kind, label: &str) {
+        self.absorb_kind(kind);
+        self.duplex.absorb(&bytes(label.as_bytes()));
     }
 
     fn absorb_kind(&mut self, kind: Kind) {
@@ -281,16 +293,8 @@ mod tests {
             .iter()
             .map(|m| (m.label.as_str(), m.data.clone()))
             .collect();
-        assert_eq!(
-            placed,
-            [
-                ("w", 0..2),
-                ("f", 2..12),
-                ("c", 12..13),
-                ("b", 13..17),
-                ("d", 17..18)
-            ]
-        );
+        // A challenge's count is framing: no message of its own.
+        assert_eq!(placed, [("w", 0..2), ("f", 2..12), ("b", 12..16)]);
         // The data cells of the transcript's own steps, in order, are the payloads; the work
         // copy's are the nonce's halves.
         let steps = chain.steps();
@@ -305,10 +309,10 @@ mod tests {
         };
         let mut expected = vec![7, 0, 9];
         expected.extend([5; 9]);
-        expected.push(2);
         expected.extend(bytes(b"sixteen bytes..!").iter().map(|f| f.as_u64()));
-        expected.push(1);
         assert_eq!(data(true), expected);
+        let kept: Vec<u64> = chain.data().iter().map(|f| f.as_u64()).collect();
+        assert_eq!(kept, expected);
         assert_eq!(data(false), [3, 0]);
     }
 

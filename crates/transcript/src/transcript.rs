@@ -154,6 +154,15 @@ impl Transcript {
         }
     }
 
+    /// The data a Poseidon2 transcript's duplex absorbed so far: every message's payload,
+    /// in order, where [`messages`](Self::messages) places them. None for Keccak-256.
+    pub fn data(&self) -> Option<Vec<Felt>> {
+        match &self.chain {
+            Chain::Keccak(_) => None,
+            Chain::Poseidon2(chain) => Some(chain.data().to_vec()),
+        }
+    }
+
     /// A uniformly random extension-field element.
     pub fn challenge_ext(&mut self, label: &str) -> Ext3 {
         self.challenge_exts(label, 1)[0]
