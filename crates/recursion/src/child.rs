@@ -12,7 +12,7 @@ use ballast_merkle::Digest;
 use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest, digest_from_bytes};
 use ballast_stark::{
     MerkleHash, OodValues, Replay, SegmentProof, SegmentStatement, StarkParams, VerifierError,
-    VerifyPolicy, deep_coefficients, label, replay, statement_data,
+    VerifyPolicy, air_geometry, deep_coefficients, label, replay, statement_data,
 };
 use ballast_transcript::Message;
 
@@ -46,8 +46,8 @@ pub enum ChildError {
 }
 
 // Where the transcript AIR's reads hold α, z, γ and the first β: the child verifier's order.
-const READ_ALPHA: usize = 0;
-const READ_Z: usize = 3;
+pub(crate) const READ_ALPHA: usize = 0;
+pub(crate) const READ_Z: usize = 3;
 const READ_GAMMA: usize = 6;
 const READ_BETAS: usize = 9;
 
@@ -106,6 +106,13 @@ pub struct LayerInputs {
     pub queries: Vec<Felt>,
 }
 
+impl LayerInputs {
+    /// Each AIR's, in the order of [`LAYER_AIRS`](crate::LAYER_AIRS).
+    pub fn by_air(&self) -> [&[Felt]; 3] {
+        [&self.transcript, &self.identity, &self.queries]
+    }
+}
+
 /// A child segment proof, ready for a layer to prove: the AIRs of its transcript, of its
 /// out-of-domain identity and of its query phase.
 #[derive(Clone, Debug)]
@@ -156,7 +163,7 @@ impl ChildSegment {
         Ok(Self {
             transcript: TranscriptAir::new(&steps, params.pow_bits)?,
             identity: IdentityAir::new(air, claims)?,
-            queries: ChildQueries::of(air, proof, params, replay)?,
+            queries: ChildQueries::of(&child_shape(air, params)?, proof, replay)?,
             messages,
             statement_data: statement_data(air, statement, params).map_err(VerifierError::from)?,
         })
@@ -187,7 +194,31 @@ impl ChildSegment {
     /// # Errors
     /// Inputs of another length than the shape gives, or the first value that differs.
     pub fn check_links(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
-        let queries = &self.queries.air;
+        Links {
+            transcript: &self.transcript,
+            identity: &self.identity,
+            queries: &self.queries.air,
+            messages: &self.messages,
+            statement_data: &self.statement_data,
+        }
+        .check(inputs)
+    }
+}
+
+/// What a layer's verifier checks the public inputs of a child's three AIRs against: the
+/// AIRs, the child's transcript layout and the data its statement binds.
+pub(crate) struct Links<'a> {
+    pub transcript: &'a TranscriptAir,
+    pub identity: &'a IdentityAir,
+    pub queries: &'a QueriesAir,
+    pub messages: &'a [Message],
+    pub statement_data: &'a [Felt],
+}
+
+impl Links<'_> {
+    /// [`ChildSegment::check_links`].
+    pub fn check(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
+        let queries = &self.queries;
         let deep = queries.deep();
         let openings = deep.openings();
         let rounds = queries.rounds();
@@ -250,11 +281,7 @@ impl ChildSegment {
                 betas_at + 3 * k,
             )?;
         }
-        let log_lde = openings.trees()[0].height;
-        let positions: Vec<usize> = read[read.len() - draws..]
-            .iter()
-            .map(|d| (d.as_u64() & ((1 << log_lde) - 1)) as usize)
-            .collect();
+        let positions = positions_of(&read[read.len() - draws..], openings.trees()[0].height);
         let digest = openings.num_public_inputs() - DIGEST_ELEMENTS;
         if openings.digest_of(&positions).as_ref().map(|d| &d[..])
             != Some(&inputs.queries[digest..digest + DIGEST_ELEMENTS])
@@ -271,21 +298,12 @@ impl ChildSegment {
     /// every datum the transcript AIR takes is the statement's or a value another AIR takes.
     fn check_data(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
         let (reads, data) = inputs.transcript.split_at(self.transcript.reads());
-        // The message labelled `label` (the `k`-th), and its payload.
-        let message = |label: &'static str, k: usize| {
-            let m = self.messages.iter().filter(|m| m.label == label).nth(k);
-            m.filter(|m| m.data.end <= data.len())
-                .ok_or(LinkError::NoMessage { label })
+        let absorbed = Absorbed {
+            messages: self.messages,
+            data,
         };
-        let payload = |label, k| message(label, k).map(|m| &data[m.data.clone()]);
-        // A list's payload leads with its length.
-        let list = |label: &'static str| {
-            let payload = payload(label, 0)?;
-            match payload.split_first() {
-                Some((len, values)) if len.as_u64() == values.len() as u64 => Ok(values),
-                _ => Err(LinkError::ListLength { label }),
-            }
-        };
+        let payload = |label, k| absorbed.payload(label, k);
+        let list = |label| absorbed.list(label);
         let agree = |air, what, taken: &[Felt], absorbed: &[Felt]| {
             if taken == absorbed {
                 Ok(())
@@ -294,12 +312,6 @@ impl ChildSegment {
             }
         };
         let coeffs = |values: &[Ext3]| values.iter().flat_map(|v| v.coeffs()).collect::<Vec<_>>();
-        let exts = |values: &[Felt]| {
-            values
-                .chunks_exact(3)
-                .map(|c| Ext3::new([c[0], c[1], c[2]]))
-                .collect::<Vec<_>>()
-        };
 
         // Every datum is linked: the statement's, or a message's below.
         let linked = [
@@ -322,7 +334,7 @@ impl ChildSegment {
                 got: placed,
             });
         }
-        let layers = self.queries.air.deep().openings().trees().len() - 2;
+        let layers = self.queries.deep().openings().trees().len() - 2;
         let count = |label: &str| self.messages.iter().filter(|m| m.label == label).count();
         let unlinked = self.messages.iter().find(|m| {
             let once = if m.label == fri_label::LAYER_ROOT {
@@ -342,11 +354,11 @@ impl ChildSegment {
         agree(
             "transcript",
             "statement",
-            &self.statement_data,
+            self.statement_data,
             data.get(..bound).unwrap_or_default(),
         )?;
 
-        let queries = &self.queries.air;
+        let queries = &self.queries;
         let deep = queries.deep();
         let trees = deep.openings().trees().len();
         let roots = inputs.queries[..trees * DIGEST_ELEMENTS].chunks_exact(DIGEST_ELEMENTS);
@@ -367,11 +379,7 @@ impl ChildSegment {
         )?;
 
         // The out-of-domain claims: the identity AIR's, and the DEEP AIR's sums of them.
-        let ood = OodValues {
-            trace_z: exts(list(label::OOD_TRACE_Z)?),
-            trace_zw: exts(list(label::OOD_TRACE_ZW)?),
-            quotient_z: exts(list(label::OOD_QUOTIENT_Z)?),
-        };
+        let ood = absorbed.ood()?;
         agree(
             "identity",
             "quotient values at z",
@@ -439,6 +447,70 @@ impl ChildSegment {
     }
 }
 
+/// The shape of a proof of `air` made with `params`, as the query AIR takes it.
+pub(crate) fn child_shape<A: Air>(
+    air: &A,
+    params: &StarkParams,
+) -> Result<ChildShape, VerifierError> {
+    let geometry = air_geometry(air, params)?;
+    Ok(ChildShape {
+        trace_width: geometry.width,
+        quotient_width: geometry.quotient_width(),
+        log_rows: geometry.log_rows,
+        log_lde: geometry.log_lde(),
+        log_final_poly_len: geometry.log_final_poly_len,
+    })
+}
+
+/// The positions of the LDE of 2^`log_lde` values that query draws name: each draw's low
+/// `log_lde` bits, as the child's verifier takes them.
+pub(crate) fn positions_of(draws: &[Felt], log_lde: usize) -> Vec<usize> {
+    draws
+        .iter()
+        .map(|d| (d.as_u64() & ((1 << log_lde) - 1)) as usize)
+        .collect()
+}
+
+/// The data a child's transcript absorbed, read by its layout.
+pub(crate) struct Absorbed<'a> {
+    pub messages: &'a [Message],
+    pub data: &'a [Felt],
+}
+
+impl<'a> Absorbed<'a> {
+    /// The payload of the `k`-th message labelled `label`.
+    pub fn payload(&self, label: &'static str, k: usize) -> Result<&'a [Felt], LinkError> {
+        let m = self.messages.iter().filter(|m| m.label == label).nth(k);
+        m.filter(|m| m.data.end <= self.data.len())
+            .map(|m| &self.data[m.data.clone()])
+            .ok_or(LinkError::NoMessage { label })
+    }
+
+    /// The values of the list labelled `label`, whose payload leads with its length.
+    pub fn list(&self, label: &'static str) -> Result<&'a [Felt], LinkError> {
+        match self.payload(label, 0)?.split_first() {
+            Some((len, values)) if len.as_u64() == values.len() as u64 => Ok(values),
+            _ => Err(LinkError::ListLength { label }),
+        }
+    }
+
+    /// The out-of-domain values the transcript absorbed.
+    pub fn ood(&self) -> Result<OodValues, LinkError> {
+        let exts = |label| {
+            Ok(self
+                .list(label)?
+                .chunks_exact(3)
+                .map(|c| Ext3::new([c[0], c[1], c[2]]))
+                .collect())
+        };
+        Ok(OodValues {
+            trace_z: exts(label::OOD_TRACE_Z)?,
+            trace_zw: exts(label::OOD_TRACE_ZW)?,
+            quotient_z: exts(label::OOD_QUOTIENT_Z)?,
+        })
+    }
+}
+
 /// A child segment's query phase: the AIR and what its trace and public inputs are made of.
 #[derive(Clone, Debug)]
 pub struct ChildQueries {
@@ -459,23 +531,9 @@ pub struct ChildQueries {
 impl ChildQueries {
     /// The query phase of `proof`, a Poseidon2 proof of `air` made with `params`, from
     /// what its verifier derived (`replay`).
-    fn of<A: Air>(
-        air: &A,
-        proof: &SegmentProof,
-        params: &StarkParams,
-        replay: Replay,
-    ) -> Result<Self, OpeningsError> {
+    fn of(shape: &ChildShape, proof: &SegmentProof, replay: Replay) -> Result<Self, OpeningsError> {
         let q = &proof.queries;
-        // The replay checked the positions (at least one) and each row's length.
-        let per_position = |len: usize| len / q.positions.len();
-        let shape = ChildShape {
-            trace_width: per_position(q.trace_rows.len()),
-            quotient_width: per_position(q.quotient_rows.len()),
-            log_rows: air.log_rows(),
-            log_lde: air.log_rows() + params.log_blowup,
-            log_final_poly_len: params.log_final_poly_len,
-        };
-        let queries = QueriesAir::new(&shape, &replay.draws)?;
+        let queries = QueriesAir::new(shape, &replay.draws)?;
         let roots = [&proof.trace_root, &proof.quotient_root]
             .into_iter()
             .chain(&proof.fri_roots)

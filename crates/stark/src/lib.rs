@@ -41,8 +41,9 @@ pub use params::{
     LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS, MAX_QUERIES, ParamsError, StarkParams,
     check_range,
 };
+pub use periodic::periodic_at;
 pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolicy};
-pub use proof::{Proof, QueryOpenings, SegmentProof, geometry};
+pub use proof::{Proof, QueryOpenings, SegmentProof, air_geometry, geometry};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement, label, statement_data};
 pub use prover::{prove, prove_unchecked};
 pub use security::{Analysis, Circuit, HASH_COLLISION_BITS, Regime, Round};
@@ -50,5 +51,5 @@ pub use statement::{
     MAX_SEGMENTS, estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part,
     verify_statement,
 };
-pub use verifier::{Replay, replay, verify};
+pub use verifier::{Replay, TranscriptLayout, replay, transcript_layout, verify};
 pub use workload::Workload;

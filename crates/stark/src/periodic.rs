@@ -5,9 +5,15 @@
 //! has (ω^i)^(n/p) = ω_p^(i mod p), so the column is P(x) = p̃(x^(n/p)) where p̃ (degree < p)
 //! interpolates v on ⟨ω_p⟩. P has degree (p − 1)·n/p < n, like a trace column.
 
-use ballast_air::PeriodicColumn;
+use ballast_air::{Air, PeriodicColumn};
 use ballast_field::{Ext3, Felt};
 use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif, evaluate_poly};
+
+/// Each of `air`'s periodic columns at `z`: the values its verifier evaluates the
+/// constraints with at the out-of-domain point.
+pub fn periodic_at<A: Air>(air: &A, z: Ext3) -> Vec<Ext3> {
+    PeriodicPolys::new(&air.periodic_columns(), air.log_rows()).at(z)
+}
 
 /// The coefficients of each periodic column's p̃, and the table height they repeat in.
 pub(crate) struct PeriodicPolys {

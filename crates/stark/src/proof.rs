@@ -159,7 +159,13 @@ pub(crate) fn segment_geometry<A: Air>(
 /// # Errors
 /// Parameters the workload's AIR cannot be proven with.
 pub fn geometry<W: Workload>(workload: &W, params: &StarkParams) -> Result<Geometry, ParamsError> {
-    let air = workload.air(0);
-    let info = ConstraintInfo::of(&air)?;
-    segment_geometry(&air, &info, params)
+    air_geometry(&workload.air(0), params)
+}
+
+/// The geometry of a segment of `air` proven with `params`.
+///
+/// # Errors
+/// Parameters `air` cannot be proven with.
+pub fn air_geometry<A: Air>(air: &A, params: &StarkParams) -> Result<Geometry, ParamsError> {
+    segment_geometry(air, &ConstraintInfo::of(air)?, params)
 }

@@ -8,7 +8,7 @@ use ballast_ntt::LdePlan;
 use ballast_transcript::{Message, Transcript, TranscriptStep};
 
 use crate::deep::deep_coefficients;
-use crate::periodic::PeriodicPolys;
+use crate::periodic::periodic_at;
 use crate::proof::segment_geometry;
 use crate::protocol::{
     absorb_pow_nonce, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
@@ -101,32 +101,24 @@ pub(crate) fn verify_with_transcript<A: Air>(
     let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
     let shape = segment_geometry(air, &info, params)?;
     check_segment(proof, &shape, segment)?;
-    if statement.public_inputs.len() != air.num_public_inputs() {
-        return Err(VerifierError::Shape {
-            what: "public inputs",
-            expected: air.num_public_inputs(),
-            got: statement.public_inputs.len(),
-        });
-    }
+    check_public_inputs(air, statement)?;
 
-    // 0 ----- bind the statement
-    let mut transcript = bind(air, &info, statement, params);
+    let (
+        transcript,
+        Challenges {
+            alpha,
+            z,
+            gamma,
+            fri,
+            work_done,
+            draws,
+        },
+    ) = run_transcript(air, &info, statement, params, proof)?;
 
-    // 1 ----- trace commitment; α
-    let alpha = draw_alpha(&mut transcript, &proof.trace_root);
-
-    // 2 ----- quotient commitment; z
-    let z = draw_ood_point(
-        &mut transcript,
-        &proof.quotient_root,
-        log_rows,
-        params.log_blowup,
-    );
-
-    // 3 ----- out-of-domain claims must satisfy the constraints; γ
+    // 3 ----- out-of-domain claims must satisfy the constraints
     let ood = &proof.ood;
     let composition = Composition::new(&info, alpha);
-    let periodic_at_z = PeriodicPolys::new(&air.periodic_columns(), log_rows).at(z);
+    let periodic_at_z = periodic_at(air, z);
     if !ood_identity_holds(
         air,
         &info,
@@ -138,32 +130,18 @@ pub(crate) fn verify_with_transcript<A: Air>(
     ) {
         return Err(VerifierError::OodMismatch { segment });
     }
-    let gamma = draw_gamma(&mut transcript, ood);
 
     // 4 ----- DEEP composition coefficients
     let deep = deep_coefficients(ood, z, log_rows, gamma);
 
-    // 5 ----- FRI commit phase: replay the folding challenges
-    let log_lde = shape.log_lde();
-    let fri = FriVerifierInput::new(
-        log_lde,
-        params.log_blowup,
-        params.log_final_poly_len,
-        proof.fri_roots.clone(),
-        proof.final_poly.clone(),
-        &mut transcript,
-    )
-    .map_err(|source| VerifierError::Fri { segment, source })?;
-
     // 6 ----- proof of work
-    if !transcript.check_pow(params.pow_bits, proof.pow_nonce) {
+    if !work_done {
         return Err(VerifierError::ProofOfWork { segment });
     }
-    absorb_pow_nonce(&mut transcript, proof.pow_nonce);
+    let log_lde = shape.log_lde();
 
     // 7 ----- queries: row openings, DEEP values at the positions, FRI layer openings
     let q = &proof.queries;
-    let draws = query_draws(&mut transcript, params.num_queries, log_lde);
     let positions = distinct(&draws);
     if positions != q.positions {
         return Err(VerifierError::QueryPositions { segment });
@@ -223,6 +201,143 @@ pub(crate) fn verify_with_transcript<A: Air>(
             messages: None,
         },
     ))
+}
+
+/// What the verifier draws from a proof's commitments and claims.
+struct Challenges {
+    alpha: Ext3,
+    z: Ext3,
+    gamma: Ext3,
+    /// FRI's roots, folding challenges and final polynomial.
+    fri: FriVerifierInput,
+    /// Whether the nonce's work word has the grinding bits' leading zeros.
+    work_done: bool,
+    /// The query draws, in order.
+    draws: Vec<usize>,
+}
+
+/// The verifier's Fiat–Shamir transcript over `proof`'s commitments and claims (its roots,
+/// out-of-domain values, final polynomial and nonce), in the protocol's order: the one
+/// definition of that order a verifier and [`transcript_layout`] run. The work word is
+/// checked on a copy of the duplex and its outcome returned; nothing else is checked but
+/// the shapes FRI needs.
+fn run_transcript<A: Air>(
+    air: &A,
+    info: &ConstraintInfo,
+    statement: &SegmentStatement<'_>,
+    params: &StarkParams,
+    proof: &SegmentProof,
+) -> Result<(Transcript, Challenges), VerifierError> {
+    let log_rows = air.log_rows();
+    let log_lde = log_rows + params.log_blowup;
+
+    // 0 ----- bind the statement
+    let mut transcript = bind(air, info, statement, params);
+
+    // 1 ----- trace commitment; α
+    let alpha = draw_alpha(&mut transcript, &proof.trace_root);
+
+    // 2 ----- quotient commitment; z
+    let z = draw_ood_point(
+        &mut transcript,
+        &proof.quotient_root,
+        log_rows,
+        params.log_blowup,
+    );
+
+    // 3 ----- out-of-domain claims; γ
+    let gamma = draw_gamma(&mut transcript, &proof.ood);
+
+    // 5 ----- FRI commit phase: the folding challenges
+    let fri = FriVerifierInput::new(
+        log_lde,
+        params.log_blowup,
+        params.log_final_poly_len,
+        proof.fri_roots.clone(),
+        proof.final_poly.clone(),
+        &mut transcript,
+    )
+    .map_err(|source| VerifierError::Fri {
+        segment: statement.position.index,
+        source,
+    })?;
+
+    // 6 ----- proof of work, then its nonce
+    let work_done = transcript.check_pow(params.pow_bits, proof.pow_nonce);
+    absorb_pow_nonce(&mut transcript, proof.pow_nonce);
+
+    // 7 ----- the query draws
+    let draws = query_draws(&mut transcript, params.num_queries, log_lde);
+    Ok((
+        transcript,
+        Challenges {
+            alpha,
+            z,
+            gamma,
+            fri,
+            work_done,
+            draws,
+        },
+    ))
+}
+
+/// What the protocol's order and a proof's shape fix of its Poseidon2 transcript.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TranscriptLayout {
+    /// Every permutation, the work word's among them (`Transcript::steps`).
+    pub steps: Vec<TranscriptStep>,
+    /// Every message, with its payload's place among the data (`Transcript::messages`).
+    pub messages: Vec<Message>,
+}
+
+/// The permutations and messages of the Poseidon2 transcript of any proof of `air` for
+/// `statement` made with `params`: what the protocol's order and the proof's shape fix,
+/// each absorbed value taken as zero (`None` for Keccak-256). A proof's own
+/// ([`Replay::transcript`], [`Replay::messages`]) differ from these in their data and what
+/// they read only: the same steps, framing and layout.
+///
+/// # Errors
+/// Parameters `air` cannot be proven with, or public inputs of another count than it takes.
+pub fn transcript_layout<A: Air>(
+    air: &A,
+    statement: &SegmentStatement<'_>,
+    params: &StarkParams,
+) -> Result<Option<TranscriptLayout>, VerifierError> {
+    let info = ConstraintInfo::of(air).map_err(crate::ParamsError::from)?;
+    let shape = segment_geometry(air, &info, params)?;
+    check_public_inputs(air, statement)?;
+    let zeros = |n| vec![Ext3::ZERO; n];
+    let proof = SegmentProof {
+        ood: crate::OodValues {
+            trace_z: zeros(shape.width),
+            trace_zw: zeros(shape.width),
+            quotient_z: zeros(shape.quotient_width()),
+        },
+        fri_roots: vec![Default::default(); shape.fri_arities().len()],
+        final_poly: zeros(1 << shape.log_final_poly_len),
+        ..SegmentProof::default()
+    };
+    let (transcript, _) = run_transcript(air, &info, statement, params, &proof)?;
+    Ok(transcript
+        .steps()
+        .zip(transcript.messages())
+        .map(|(steps, messages)| TranscriptLayout { steps, messages }))
+}
+
+/// Refuses public inputs of another count than `air` takes.
+fn check_public_inputs<A: Air>(
+    air: &A,
+    statement: &SegmentStatement<'_>,
+) -> Result<(), VerifierError> {
+    if statement.public_inputs.len() == air.num_public_inputs() {
+        Ok(())
+    } else {
+        Err(VerifierError::Shape {
+            what: "public inputs",
+            expected: air.num_public_inputs(),
+            got: statement.public_inputs.len(),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -311,6 +426,56 @@ mod tests {
             delta[p] = -m[r][free];
         }
         delta
+    }
+
+    #[test]
+    fn the_layout_is_every_proofs_transcript_but_for_its_data() {
+        let air = CounterAir { log_rows: 6 };
+        let (mut trace, public_inputs) = counter_trace(6, 5);
+        let params = StarkParams {
+            pow_bits: 3,
+            hash: crate::MerkleHash::Poseidon2,
+            ..StarkParams::testing()
+        };
+        let segment = SegmentStatement {
+            context: b"test",
+            position: SegmentPosition { index: 2, count: 5 },
+            public_inputs: &public_inputs,
+        };
+        let (proof, _) = prove_with_transcript(
+            &air,
+            &mut trace,
+            &segment,
+            &params,
+            &CpuBackend::new(),
+            &mut PhaseTimes::default(),
+            TraceCheck::Check,
+            None,
+        )
+        .unwrap();
+        let replay = replay(&air, &proof, &segment, &params, &no_floor()).unwrap();
+        let TranscriptLayout { steps, messages } =
+            transcript_layout(&air, &segment, &params).unwrap().unwrap();
+        assert_eq!(Some(messages), replay.messages);
+        let proofs = replay.transcript.unwrap();
+        assert_eq!(steps.len(), proofs.len());
+        for (layout, proof) in steps.iter().zip(&proofs) {
+            assert_eq!(layout.kind, proof.kind);
+            assert_eq!(layout.step.data, proof.step.data);
+            assert_eq!(layout.step.read.len(), proof.step.read.len());
+            let framing = |s: &TranscriptStep| {
+                (s.step.added.iter().zip(s.step.data))
+                    .map(|(&added, data)| if data { Felt::ZERO } else { added })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(framing(layout), framing(proof));
+        }
+        assert_ne!(steps, proofs, "the proof's roots and claims are not zero");
+        let keccak = StarkParams {
+            hash: crate::MerkleHash::Keccak256,
+            ..params
+        };
+        assert_eq!(transcript_layout(&air, &segment, &keccak), Ok(None));
     }
 
     /// The weak Fiat–Shamir forgery: with the last row's values outside the transcript, the

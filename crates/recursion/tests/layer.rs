@@ -1,0 +1,179 @@
+//! A layer's proof of a child segment proof: proven from the child's proof, verified from
+//! the child's AIR, statement and parameters alone. A layer of another statement, a public
+//! input changed in one AIR's inputs or in all of them, a proof of the layer changed or put
+//! in another's place, the child's parameters other than the proof's, too few bits or a
+//! Keccak-256 child are refused by name.
+
+// The layer proves its AIRs itself, so this file leaves `common::layer_proves` unused.
+#[allow(dead_code)]
+mod common;
+
+use common::{any_security, fibonacci, params, poseidon2_chain, proven, statement};
+
+use ballast_field::Felt;
+use ballast_fri::label::LAYER_ROOT;
+use ballast_poseidon2::DIGEST_ELEMENTS;
+use ballast_recursion::{
+    ChildError, ChildSegment, LayerError, LayerProof, LinkError, verify_layer,
+};
+use ballast_stark::{CpuBackend, MerkleHash, StarkParams, VerifyPolicy, Workload};
+
+/// A child's first segment proven with [`params`], the layer's proof of it (also with
+/// [`params`]), and the child's layout, for tampering.
+struct Layer<W: Workload> {
+    workload: W,
+    public: Vec<Felt>,
+    child: ChildSegment,
+    proof: LayerProof,
+}
+
+impl<W: Workload> Layer<W> {
+    fn of(workload: W) -> Self {
+        let (proof, public) = proven(&workload, &params());
+        let child = ChildSegment::of(
+            &workload.air(0),
+            &proof,
+            &statement(&public),
+            &params(),
+            &any_security(),
+        )
+        .expect("the layer takes the child");
+        let proof = child
+            .prove(&params(), &CpuBackend::new())
+            .expect("the layer proves");
+        Self {
+            workload,
+            public,
+            child,
+            proof,
+        }
+    }
+
+    /// [`verify_layer`] of `proof` for the child's statement of `public`, made with
+    /// `child_params`, under `policy`.
+    fn verify_with(
+        &self,
+        public: &[Felt],
+        child_params: &StarkParams,
+        proof: &LayerProof,
+        policy: &VerifyPolicy,
+    ) -> Result<(), LayerError> {
+        let air = self.workload.air(0);
+        verify_layer(
+            &air,
+            &statement(public),
+            child_params,
+            proof,
+            &params(),
+            policy,
+        )
+    }
+
+    fn verify(&self, proof: &LayerProof) -> Result<(), LayerError> {
+        self.verify_with(&self.public, &params(), proof, &any_security())
+    }
+
+    fn verify_honest(&self) -> Result<(), LayerError> {
+        self.verify(&self.proof)
+    }
+
+    /// Where the transcript AIR's inputs hold the payload of the `k`-th message `label`.
+    fn absorbed_at(&self, label: &str, k: usize) -> usize {
+        let message = self.child.messages.iter().filter(|m| m.label == label);
+        self.child.transcript.reads() + message.clone().nth(k).unwrap().data.start
+    }
+}
+
+#[test]
+fn a_layer_verifies_without_its_childs_proof() {
+    assert!(Layer::of(poseidon2_chain()).verify_honest().is_ok());
+    assert!(Layer::of(fibonacci(5)).verify_honest().is_ok());
+}
+
+#[test]
+fn a_layer_of_another_statement_is_refused() {
+    let layer = Layer::of(poseidon2_chain());
+    let mut other = layer.public.clone();
+    other[0] += Felt::ONE;
+    assert!(matches!(
+        layer.verify_with(&other, &params(), &layer.proof, &any_security()),
+        Err(LayerError::Links(LinkError::Differs {
+            air: "transcript",
+            what: "statement"
+        }))
+    ));
+}
+
+#[test]
+fn a_changed_input_or_proof_is_refused() {
+    let layer = Layer::of(poseidon2_chain());
+    // The FRI layer's root, in the query AIR's inputs alone: the links refuse it.
+    let mut proof = layer.proof.clone();
+    // The query AIR's inputs lead with the roots: the trace's, the quotient's, the FRI layer's.
+    let fri_root = 2 * DIGEST_ELEMENTS;
+    proof.inputs.queries[fri_root] += Felt::ONE;
+    assert!(matches!(
+        layer.verify(&proof),
+        Err(LayerError::Links(LinkError::Differs {
+            air: "query",
+            what: "FRI layer root"
+        }))
+    ));
+    // The same root changed where the transcript absorbed it too: the inputs link, but the
+    // transcript AIR's proof is of the child's.
+    let at = layer.absorbed_at(LAYER_ROOT, 0);
+    proof.inputs.transcript[at] += Felt::ONE;
+    assert!(matches!(
+        layer.verify(&proof),
+        Err(LayerError::Verifier {
+            air: "transcript",
+            ..
+        })
+    ));
+    // A proof of the layer changed, or put in another's place.
+    let mut proof = layer.proof.clone();
+    proof.queries.pow_nonce += 1;
+    assert!(matches!(
+        layer.verify(&proof),
+        Err(LayerError::Verifier { air: "query", .. })
+    ));
+    let mut proof = layer.proof.clone();
+    proof.identity = layer.proof.transcript.clone();
+    assert!(matches!(
+        layer.verify(&proof),
+        Err(LayerError::Verifier {
+            air: "identity",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_child_of_other_parameters_or_too_few_bits_is_refused() {
+    let layer = Layer::of(poseidon2_chain());
+    let more_queries = StarkParams {
+        num_queries: params().num_queries + 1,
+        ..params()
+    };
+    assert!(matches!(
+        layer.verify_with(&layer.public, &more_queries, &layer.proof, &any_security()),
+        Err(LayerError::Links(LinkError::Length { .. }))
+    ));
+    let keccak = StarkParams {
+        hash: MerkleHash::Keccak256,
+        ..params()
+    };
+    assert!(matches!(
+        layer.verify_with(&layer.public, &keccak, &layer.proof, &any_security()),
+        Err(LayerError::Child(ChildError::NotPoseidon2))
+    ));
+    assert!(matches!(
+        layer.verify_with(
+            &layer.public,
+            &params(),
+            &layer.proof,
+            &VerifyPolicy::default()
+        ),
+        Err(LayerError::Child(ChildError::Invalid(_)))
+    ));
+}
