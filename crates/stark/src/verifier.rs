@@ -358,30 +358,42 @@ mod tests {
         }
     }
 
-    #[test]
-    fn prover_and_verifier_transcripts_end_in_the_same_state() {
-        let air = CounterAir { log_rows: 6 };
-        let (mut trace, public_inputs) = counter_trace(6, 5);
-        let params = StarkParams {
-            pow_bits: 3,
-            ..StarkParams::testing()
-        };
-        let segment = SegmentStatement {
+    /// Segment 2 of 5 of the counter, of these public inputs.
+    fn counter_segment(public_inputs: &[Felt]) -> SegmentStatement<'_> {
+        SegmentStatement {
             context: b"test",
             position: SegmentPosition { index: 2, count: 5 },
-            public_inputs: &public_inputs,
-        };
-        let (proof, prover_state) = prove_with_transcript(
+            public_inputs,
+        }
+    }
+
+    /// The counter proven with `params` for [`counter_segment`]: the AIR, the public
+    /// inputs, the proof and the prover's final transcript.
+    fn counter_proof(params: &StarkParams) -> (CounterAir, Vec<Felt>, SegmentProof, Transcript) {
+        let air = CounterAir { log_rows: 6 };
+        let (mut trace, public_inputs) = counter_trace(6, 5);
+        let (proof, transcript) = prove_with_transcript(
             &air,
             &mut trace,
-            &segment,
-            &params,
+            &counter_segment(&public_inputs),
+            params,
             &CpuBackend::new(),
             &mut PhaseTimes::default(),
             TraceCheck::Check,
             None,
         )
         .unwrap();
+        (air, public_inputs, proof, transcript)
+    }
+
+    #[test]
+    fn prover_and_verifier_transcripts_end_in_the_same_state() {
+        let params = StarkParams {
+            pow_bits: 3,
+            ..StarkParams::testing()
+        };
+        let (air, public_inputs, proof, prover_state) = counter_proof(&params);
+        let segment = counter_segment(&public_inputs);
         let (verifier_state, _) = verify_with_transcript(&air, &proof, &segment, &params).unwrap();
         assert_eq!(prover_state, verifier_state);
     }
@@ -430,29 +442,13 @@ mod tests {
 
     #[test]
     fn the_layout_is_every_proofs_transcript_but_for_its_data() {
-        let air = CounterAir { log_rows: 6 };
-        let (mut trace, public_inputs) = counter_trace(6, 5);
         let params = StarkParams {
             pow_bits: 3,
             hash: crate::MerkleHash::Poseidon2,
             ..StarkParams::testing()
         };
-        let segment = SegmentStatement {
-            context: b"test",
-            position: SegmentPosition { index: 2, count: 5 },
-            public_inputs: &public_inputs,
-        };
-        let (proof, _) = prove_with_transcript(
-            &air,
-            &mut trace,
-            &segment,
-            &params,
-            &CpuBackend::new(),
-            &mut PhaseTimes::default(),
-            TraceCheck::Check,
-            None,
-        )
-        .unwrap();
+        let (air, public_inputs, proof, _) = counter_proof(&params);
+        let segment = counter_segment(&public_inputs);
         let replay = replay(&air, &proof, &segment, &params, &no_floor()).unwrap();
         let TranscriptLayout { steps, messages } =
             transcript_layout(&air, &segment, &params).unwrap().unwrap();
