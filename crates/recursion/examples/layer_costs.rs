@@ -133,7 +133,7 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
             shown(&params),
             seconds(prove_time),
             seconds(replay_time),
-            verify_times[2].as_secs_f64() * 1e3,
+            verify_times[verify_times.len() / 2].as_secs_f64() * 1e3,
             kib(parts.iter().sum()),
             by_air
                 .iter()
@@ -201,7 +201,11 @@ const PARTS: [&str; 5] = [
 
 /// `proof`'s bytes in the proof format, by [`PARTS`]: those of the segment sections of a
 /// proof whose one segment it is (a layer's public inputs are its own, other).
-fn bytes(chain: &Poseidon2Chain, params: &StarkParams, proof: &SegmentProof) -> [usize; 5] {
+fn bytes(
+    chain: &Poseidon2Chain,
+    params: &StarkParams,
+    proof: &SegmentProof,
+) -> [usize; PARTS.len()] {
     let whole = Proof {
         params: *params,
         workload: *chain,
