@@ -25,4 +25,7 @@ pub enum MerkleError {
     /// list of leaf indices.
     #[error("{0}")]
     Indices(&'static str),
+    /// This error occurs when the tables of a mixed tree are none, or not tallest first.
+    #[error("{0}")]
+    Tables(&'static str),
 }

@@ -37,16 +37,7 @@ impl MerkleTree {
         let mut levels = vec![leaves];
         while levels.last().expect("at least the leaves").len() > 1 {
             let below = levels.last().expect("at least the leaves");
-            let mut level = vec![[0u8; 32]; below.len() / 2];
-            if below.len() >= PARALLEL_LEVEL {
-                level
-                    .par_chunks_mut(NODES_PER_TASK)
-                    .zip(below.par_chunks(2 * NODES_PER_TASK))
-                    .for_each(|(out, below)| hash.nodes_on(kernels, below, out));
-            } else {
-                hash.nodes_on(kernels, below, &mut level);
-            }
-            levels.push(level);
+            levels.push(pair_nodes(kernels, hash, below));
         }
         Self { levels }
     }
@@ -61,18 +52,7 @@ impl MerkleTree {
     }
 
     pub(crate) fn commit_rows_on(kernels: Kernels, hash: MerkleHash, table: &RowBlocks) -> Self {
-        let width = table.width();
-        let mut leaves = vec![[0u8; 32]; table.height()];
-        leaves
-            .par_chunks_mut(BLOCKS_PER_TASK * BLOCK_ROWS)
-            .enumerate()
-            .for_each(|(task, chunk)| {
-                for (b, leaves) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
-                    let block = table.block(task * BLOCKS_PER_TASK + b);
-                    hash.block_rows(kernels, block, width, leaves);
-                }
-            });
-        Self::from_leaves_on(kernels, hash, leaves)
+        Self::from_leaves_on(kernels, hash, row_digests(kernels, hash, table))
     }
 
     /// A tree whose levels were built elsewhere (a device backend), leaves first, each level
@@ -134,6 +114,37 @@ impl MerkleTree {
             .map(|(depth, index)| self.levels[depth][index])
             .collect()
     }
+}
+
+/// [`MerkleHash::row`] of every row of `table`, in order, hashed a block at a time straight
+/// from the block.
+pub(crate) fn row_digests(kernels: Kernels, hash: MerkleHash, table: &RowBlocks) -> Vec<Digest> {
+    let width = table.width();
+    let mut digests = vec![[0u8; 32]; table.height()];
+    digests
+        .par_chunks_mut(BLOCKS_PER_TASK * BLOCK_ROWS)
+        .enumerate()
+        .for_each(|(task, chunk)| {
+            for (b, digests) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
+                let block = table.block(task * BLOCKS_PER_TASK + b);
+                hash.block_rows(kernels, block, width, digests);
+            }
+        });
+    digests
+}
+
+/// [`MerkleHash::node`] of each pair of consecutive digests of `below`: the level above.
+pub(crate) fn pair_nodes(kernels: Kernels, hash: MerkleHash, below: &[Digest]) -> Vec<Digest> {
+    let mut level = vec![[0u8; 32]; below.len() / 2];
+    if below.len() >= PARALLEL_LEVEL {
+        level
+            .par_chunks_mut(NODES_PER_TASK)
+            .zip(below.par_chunks(2 * NODES_PER_TASK))
+            .for_each(|(out, below)| hash.nodes_on(kernels, below, out));
+    } else {
+        hash.nodes_on(kernels, below, &mut level);
+    }
+    level
 }
 
 /// Checks that `indices` are strictly increasing leaf indices of a tree of the given height,
@@ -212,7 +223,15 @@ pub fn verify_batch(
     leaves: &[Digest],
     nodes: &[Digest],
 ) -> bool {
-    climb(hash, height, indices, leaves, nodes, |_, _, _| {}) == Some(*root)
+    climb(
+        hash,
+        height,
+        indices,
+        leaves,
+        nodes,
+        |_, _, _| {},
+        |_, _, node| Some(node),
+    ) == Some(*root)
 }
 
 /// The authentication path of each leaf a batch opening opens, from the leaf's sibling up
@@ -236,6 +255,7 @@ pub fn batch_paths(
         |depth, index, digest| {
             known.insert((depth, index), *digest);
         },
+        |_, _, node| Some(node),
     );
     (top == Some(*root)).then(|| {
         indices
@@ -251,15 +271,18 @@ pub fn batch_paths(
 
 /// The root that the batch opening `nodes` of `leaves` at `indices` leads to, calling
 /// `known(depth, index, digest)` for every node on the way below the root (opened, carried
-/// or computed). `None` when the indices are invalid, the counts disagree, nodes are left
-/// over, or a node is no digest of `hash`.
-fn climb(
+/// or computed). Each parent computed from its children passes through `lift(depth, index,
+/// digest)`, which gives the node's digest (a mixed tree joins a shorter table's row there).
+/// `None` when the indices are invalid, the counts disagree, nodes are left over, a node is
+/// no digest of `hash`, or `lift` refuses.
+pub(crate) fn climb(
     hash: MerkleHash,
     height: usize,
     indices: &[usize],
     leaves: &[Digest],
     nodes: &[Digest],
     mut known: impl FnMut(usize, usize, &Digest),
+    mut lift: impl FnMut(usize, usize, Digest) -> Option<Digest>,
 ) -> Option<Digest> {
     if check_indices(height, indices).is_err() || leaves.len() != indices.len() {
         return None;
@@ -293,7 +316,7 @@ fn climb(
                     }
                 }
             };
-            above.push((i >> 1, parent?));
+            above.push((i >> 1, lift(depth + 1, i >> 1, parent?)?));
         }
         level = above;
     }
