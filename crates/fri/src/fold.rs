@@ -19,6 +19,26 @@ pub fn round_arities(folds: usize) -> Vec<usize> {
     arities
 }
 
+/// log2 of each round's arity when inputs of 2^`log_domains[i]` values (tallest first,
+/// strictly decreasing) fold down to 2^`log_final_domain`: [`round_arities`] from each
+/// input's size to the next one's and from the last to the final domain, so that every
+/// input's size is a round boundary, where it is rolled in.
+///
+/// # Panics
+/// If the sizes are not strictly decreasing down to at least the final domain.
+pub fn roll_in_arities(log_domains: &[usize], log_final_domain: usize) -> Vec<usize> {
+    assert!(
+        log_domains.windows(2).all(|w| w[0] > w[1])
+            && log_domains.last().is_some_and(|&l| l >= log_final_domain),
+        "input sizes 2^{log_domains:?} do not decrease to the final domain 2^{log_final_domain}"
+    );
+    log_domains
+        .iter()
+        .zip(log_domains[1..].iter().chain([&log_final_domain]))
+        .flat_map(|(&from, &to)| round_arities(from - to))
+        .collect()
+}
+
 /// The leaf digest of one coset of a layer: the hash of its [`layer_row`]
 /// ([`MerkleHash::row`]).
 pub fn layer_leaf(hash: MerkleHash, values: &[Ext3]) -> Digest {
@@ -81,6 +101,29 @@ mod tests {
             assert!(arities.iter().all(|&a| (1..=LOG_ARITY).contains(&a)));
             assert_eq!(arities.len(), folds.div_ceil(LOG_ARITY));
         }
+    }
+
+    #[test]
+    fn every_input_size_is_a_round_boundary() {
+        assert_eq!(roll_in_arities(&[19], 5), round_arities(14));
+        assert_eq!(roll_in_arities(&[19, 16, 12], 5), [3, 3, 1, 3, 3, 1]);
+        assert_eq!(roll_in_arities(&[6, 5, 4], 4), [1, 1]);
+        for log_domains in [[10, 9, 3], [12, 7, 5], [20, 13, 4]] {
+            let mut at = log_domains[0];
+            let mut boundaries = vec![at];
+            for a in roll_in_arities(&log_domains, 3) {
+                at -= a;
+                boundaries.push(at);
+            }
+            assert_eq!(at, 3);
+            assert!(log_domains.iter().all(|l| boundaries.contains(l)));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "do not decrease")]
+    fn inputs_of_one_size_have_no_schedule() {
+        roll_in_arities(&[8, 8], 2);
     }
 
     #[test]

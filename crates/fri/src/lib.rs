@@ -8,7 +8,9 @@ mod steps;
 mod verifier;
 
 pub use error::FriError;
-pub use fold::{LOG_ARITY, fold_coset, fold_pair, layer_leaf, layer_row, round_arities};
+pub use fold::{
+    LOG_ARITY, fold_coset, fold_pair, layer_leaf, layer_row, roll_in_arities, round_arities,
+};
 pub use plan::{PlannedLayer, QueryPlan};
 pub use prover::{FriCommitment, FriLayers, HostLayers, commit_layer, commit_phase};
 pub use steps::label;

@@ -7,7 +7,7 @@ use ballast_transcript::Transcript;
 use rayon::prelude::*;
 
 use crate::steps::{absorb_final_poly, round_challenge};
-use crate::{FriError, FriLayerOpening, QueryPlan, fold_pair, round_arities};
+use crate::{FriError, FriLayerOpening, QueryPlan, fold_pair, roll_in_arities};
 
 /// Leaves hashed per parallel task.
 const LEAVES_PER_TASK: usize = 1 << 9;
@@ -26,7 +26,9 @@ pub trait FriLayers {
     /// If the storage fails.
     fn commit_layer(&mut self, log_arity: usize) -> Result<Digest, Self::Error>;
 
-    /// Folds the current layer `log_arity` times, with β, β², β⁴, …: the next layer.
+    /// Folds the current layer `log_arity` times, with β, β², β⁴, …; when that leaves it as
+    /// long as the next input, adds β^(2^`log_arity`) times that input (rolls it in): the
+    /// next layer.
     ///
     /// # Errors
     /// If the storage fails.
@@ -60,23 +62,35 @@ pub struct HostLayers {
     hash: MerkleHash,
     log_domain: usize,
     current: Vec<Ext3>,
+    /// The inputs still to roll in, the next one last.
+    roll_ins: Vec<Vec<Ext3>>,
     /// 1/(2x) for the first half of the current layer's domain; empty until the first fold.
     inv_two_x: Vec<Felt>,
     layers: Vec<Layer>,
 }
 
 impl HostLayers {
-    /// Layers starting from `evals`, the input's values on g·H_N in natural order, their
-    /// trees hashed with `hash`.
+    /// Layers starting from the first of `inputs`, each input's values on its own g·H_N in
+    /// natural order, tallest first; the others are rolled in as the folds reach their
+    /// sizes. Trees are hashed with `hash`.
     ///
     /// # Panics
-    /// If `evals.len()` is not a power of two.
-    pub fn new(evals: Vec<Ext3>, hash: MerkleHash) -> Self {
-        assert!(evals.len().is_power_of_two(), "a layer of 2^k values");
+    /// If there is no input, or the inputs' lengths are not powers of two, strictly
+    /// decreasing.
+    pub fn new(inputs: Vec<Vec<Ext3>>, hash: MerkleHash) -> Self {
+        assert!(
+            inputs.iter().all(|i| i.len().is_power_of_two())
+                && inputs.windows(2).all(|w| w[0].len() > w[1].len()),
+            "inputs of 2^k values, tallest first"
+        );
+        let mut roll_ins = inputs;
+        roll_ins.reverse();
+        let current = roll_ins.pop().expect("at least one input");
         Self {
             hash,
-            log_domain: evals.len().trailing_zeros() as usize,
-            current: evals,
+            log_domain: current.len().trailing_zeros() as usize,
+            current,
+            roll_ins,
             inv_two_x: Vec::new(),
             layers: Vec::new(),
         }
@@ -142,6 +156,18 @@ impl FriLayers for HostLayers {
             folded = fold_once(&folded, beta, &self.inv_two_x);
         }
         self.inv_two_x = square_points(&self.inv_two_x);
+        if self
+            .roll_ins
+            .last()
+            .is_some_and(|i| i.len() == folded.len())
+        {
+            let input = self.roll_ins.pop().expect("an input of this size");
+            let coefficient = beta.square();
+            folded
+                .par_iter_mut()
+                .zip(&input)
+                .for_each(|(f, &v)| *f += coefficient * v);
+        }
         let layer = self
             .layers
             .last_mut()
@@ -187,25 +213,26 @@ pub fn commit_layer(hash: MerkleHash, evals: &[Ext3], log_arity: usize) -> Merkl
     MerkleTree::from_leaves(hash, leaves)
 }
 
-/// Runs the commit phase on `layers`, whose current layer is the input's values on g·H_N
-/// (N = 2^`log_domain`) in natural order.
+/// Runs the commit phase on `layers`, whose inputs have 2^`log_domains[i]` values (tallest
+/// first, strictly decreasing): each a function's values on g·H_N in natural order.
 ///
-/// The N/2^`log_blowup` − 2^`log_final_poly_len` degree gap is closed by binary folds,
-/// grouped into rounds ([`round_arities`]). Each round commits its layer (leaf r = the coset
-/// of positions r + i·len/a, see [`commit_layer`]), absorbs the root, draws β and folds a
-/// times over with β, β², β⁴, …. The final polynomial's coefficients, interpolated from the
-/// last layer, are absorbed last.
+/// Each input's N/2^`log_blowup` − 2^`log_final_poly_len` degree gap is closed by binary
+/// folds, grouped into rounds that stop at every input's size ([`roll_in_arities`]). Each
+/// round commits its layer (leaf r = the coset of positions r + i·len/a, see
+/// [`commit_layer`]), absorbs the root, draws β, folds a times over with β, β², β⁴, … and
+/// rolls in an input of the folded size with the next power, β^a. The final polynomial's
+/// coefficients, interpolated from the last layer, are absorbed last.
 ///
 /// # Errors
-/// [`FriError::DegreeTooHigh`] when the input is not of degree < N/2^`log_blowup` (the
+/// [`FriError::DegreeTooHigh`] when an input is not of degree < N/2^`log_blowup` (the
 /// statement was false), or the error a layer step returns.
 ///
 /// # Panics
-/// If 2^`log_domain` is less than 2^(`log_blowup` + `log_final_poly_len`), or the last
-/// layer is not as long as the rounds leave it.
+/// If the sizes do not decrease to at least 2^(`log_blowup` + `log_final_poly_len`), or
+/// the last layer is not as long as the rounds leave it.
 pub fn commit_phase<L, E>(
     layers: &mut L,
-    log_domain: usize,
+    log_domains: &[usize],
     log_blowup: usize,
     log_final_poly_len: usize,
     transcript: &mut Transcript,
@@ -215,13 +242,8 @@ where
     E: From<FriError> + From<L::Error>,
 {
     let log_final_domain = log_blowup + log_final_poly_len;
-    assert!(
-        log_domain >= log_final_domain,
-        "fri input of 2^{log_domain} values is too small"
-    );
-    let folds = log_domain - log_final_domain;
     let mut layer_roots = Vec::new();
-    for log_arity in round_arities(folds) {
+    for log_arity in roll_in_arities(log_domains, log_final_domain) {
         let root = layers.commit_layer(log_arity)?;
         let beta = round_challenge(transcript, &root);
         layers.fold(beta, log_arity)?;
@@ -233,7 +255,7 @@ where
         1 << log_final_domain,
         "the last layer's length"
     );
-    let shift = LdePlan::SHIFT.pow(1 << folds);
+    let shift = LdePlan::SHIFT.pow(1 << (log_domains[0] - log_final_domain));
     let mut coeffs = interpolate_coset(&evals, shift);
     let final_len = 1usize << log_final_poly_len;
     if coeffs[final_len..].iter().any(|&c| c != Ext3::ZERO) {

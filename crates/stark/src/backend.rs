@@ -172,7 +172,7 @@ impl SegmentProver for CpuSegment<'_> {
         let f = times.time(Phase::Deep, || {
             evaluate_all(coefficients, self.table, &quotient.lde)
         });
-        self.fri = Some(HostLayers::new(f, self.geometry.hash));
+        self.fri = Some(HostLayers::new(vec![f], self.geometry.hash));
         Ok(())
     }
 

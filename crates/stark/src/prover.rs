@@ -199,7 +199,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let fri = times.time(Phase::Fri, || {
         ballast_fri::commit_phase::<_, ProverError>(
             &mut *prover,
-            geometry.log_lde(),
+            &[geometry.log_lde()],
             params.log_blowup,
             params.log_final_poly_len,
             &mut transcript,

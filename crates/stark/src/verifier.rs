@@ -184,7 +184,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
             deep.evaluate(trace, quotient, LdePlan::SHIFT * zeta.pow(j as u64))
         })
         .collect();
-    let fri_rows = verify_queries(&fri, &positions, &values, &q.fri)
+    let fri_rows = verify_queries(&fri, &positions, &values, &[], &q.fri)
         .map_err(|source| VerifierError::Fri { segment, source })?;
     Ok((
         transcript,
@@ -250,7 +250,7 @@ fn run_transcript<A: Air>(
 
     // 5 ----- FRI commit phase: the folding challenges
     let fri = FriVerifierInput::new(
-        log_lde,
+        &[log_lde],
         params.log_blowup,
         params.log_final_poly_len,
         proof.fri_roots.clone(),
