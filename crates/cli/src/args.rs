@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ballast_stark::{MerkleHash, Regime};
+use ballast_stark::{LOG_BLOWUP_RANGE, MerkleHash, Regime};
 use ballast_workloads::{
     DEFAULT_WORKLOAD, Flag, FlagValues, SHARED_FLAGS, WORKLOADS, parse_digest,
 };
@@ -44,7 +44,7 @@ pub struct StatementArgs {
     /// The statement's shape: the flags of every workload, as given.
     #[command(flatten)]
     pub shape: WorkloadFlags,
-    /// Blowup factor of the low-degree extension: 2, 4, 8 or 16.
+    /// Blowup factor of the low-degree extension: 2, 4, 8, 16 or 32.
     #[arg(long = "blowup", id = "blowup", value_name = "BLOWUP", default_value = "2", value_parser = parse_log_blowup)]
     pub log_blowup: usize,
     /// FRI queries; by default the fewest that reach --security-bits.
@@ -292,7 +292,7 @@ pub struct DoctorArgs {
     pub json: bool,
 }
 
-/// Accepts 2, 4, 8 or 16 and returns its log2.
+/// The hash a `--hash` value names: `keccak` or `poseidon2`.
 fn parse_hash(value: &str) -> Result<MerkleHash, String> {
     MerkleHash::from_name(value).ok_or_else(|| {
         let names: Vec<&str> = MerkleHash::ALL.iter().map(|h| h.name()).collect();
@@ -300,10 +300,15 @@ fn parse_hash(value: &str) -> Result<MerkleHash, String> {
     })
 }
 
+/// A blowup factor the format supports ([`LOG_BLOWUP_RANGE`]), as its log2.
 fn parse_log_blowup(value: &str) -> Result<usize, String> {
+    let log = |b: usize| b.trailing_zeros() as usize;
     match value.parse::<usize>() {
-        Ok(b @ (2 | 4 | 8 | 16)) => Ok(b.trailing_zeros() as usize),
-        _ => Err(format!("{value} is not one of 2, 4, 8, 16")),
+        Ok(b) if b.is_power_of_two() && LOG_BLOWUP_RANGE.contains(&log(b)) => Ok(log(b)),
+        _ => {
+            let supported: Vec<String> = LOG_BLOWUP_RANGE.map(|l| (1 << l).to_string()).collect();
+            Err(format!("{value} is not one of {}", supported.join(", ")))
+        }
     }
 }
 
@@ -318,10 +323,15 @@ mod tests {
     }
 
     #[test]
-    fn blowup_is_a_power_of_two_between_two_and_sixteen() {
+    fn blowup_is_a_power_of_two_between_two_and_thirty_two() {
         assert_eq!(parse_log_blowup("2"), Ok(1));
         assert_eq!(parse_log_blowup("16"), Ok(4));
-        for bad in ["1", "3", "32", "x", ""] {
+        assert_eq!(parse_log_blowup("32"), Ok(5));
+        assert_eq!(
+            parse_log_blowup("64"),
+            Err("64 is not one of 2, 4, 8, 16, 32".into())
+        );
+        for bad in ["0", "1", "3", "64", "x", ""] {
             assert!(parse_log_blowup(bad).is_err(), "{bad}");
         }
     }

@@ -79,6 +79,7 @@ fn fibonacci_shapes_blowups_and_segment_counts() {
         (3, 7, 1, 3, 0),
         (2, 6, 2, 4, 6),
         (16, 9, 2, 1, 3),
+        (2, 5, 2, 5, 1),
     ];
     for (sequences, log_rows, segments, log_blowup, log_final_poly_len) in cases {
         let params = StarkParams {
