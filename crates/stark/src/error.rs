@@ -33,6 +33,10 @@ pub enum ProverError {
         "internal error: the out-of-domain claims do not satisfy the constraints, though the trace does"
     )]
     OodIdentity,
+    /// This error occurs when tables to prove in one proof are out of order or do not match
+    /// their traces.
+    #[error(transparent)]
+    Tables(#[from] crate::TablesError),
 }
 
 /// Why a proof was rejected.

@@ -59,6 +59,27 @@ pub(crate) fn bind<A: Air>(
     t
 }
 
+/// A transcript bound to everything a proof of several tables is about, before any
+/// challenge: protocol version, the statement, every parameter, the number of tables, and
+/// each table's AIR key and public inputs, tallest first. The table count's label keeps it
+/// apart from every segment's transcript.
+pub(crate) fn bind_tables(
+    context: &[u8],
+    tables: &[(Digest, &[Felt])],
+    params: &StarkParams,
+) -> Transcript {
+    let mut t = Transcript::new(params.hash, DOMAIN);
+    t.absorb_u64("protocol-version", u64::from(PROTOCOL_VERSION));
+    t.absorb("statement", context);
+    absorb_params(&mut t, params);
+    t.absorb_u64("table-count", tables.len() as u64);
+    for (key, public_inputs) in tables {
+        t.absorb("air-key", key);
+        t.absorb_felts(label::PUBLIC_INPUTS, public_inputs);
+    }
+    t
+}
+
 /// The data a Poseidon2 proof's transcript absorbs before the trace's root, from `air`,
 /// `statement` and `params` alone (what binding the transcript absorbs: the version, the
 /// statement, the AIR's key, every parameter, the position, the public inputs;
@@ -245,11 +266,13 @@ pub(crate) fn draw_ood_point(
     }
 }
 
-/// Step 3: absorbs the out-of-domain claims and draws γ.
-pub(crate) fn draw_gamma(t: &mut Transcript, ood: &OodValues) -> Ext3 {
-    t.absorb_ext(label::OOD_TRACE_Z, &ood.trace_z);
-    t.absorb_ext(label::OOD_TRACE_ZW, &ood.trace_zw);
-    t.absorb_ext(label::OOD_QUOTIENT_Z, &ood.quotient_z);
+/// Step 3: absorbs the out-of-domain claims, a table's after another's, and draws γ.
+pub(crate) fn draw_gamma(t: &mut Transcript, oods: &[OodValues]) -> Ext3 {
+    for ood in oods {
+        t.absorb_ext(label::OOD_TRACE_Z, &ood.trace_z);
+        t.absorb_ext(label::OOD_TRACE_ZW, &ood.trace_zw);
+        t.absorb_ext(label::OOD_QUOTIENT_Z, &ood.quotient_z);
+    }
     t.challenge_ext("gamma")
 }
 

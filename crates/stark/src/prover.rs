@@ -189,7 +189,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     }
     // Soundness: batching 2W + C quotients with powers of γ keeps a far one far except for
     // ≲ (2W + C)·N/|F| values of γ: < 2^-150.
-    let gamma = draw_gamma(&mut transcript, &ood);
+    let gamma = draw_gamma(&mut transcript, std::slice::from_ref(&ood));
 
     // 4 ----- DEEP composition over the LDE domain
     prover.deep(&deep_coefficients(&ood, z, log_rows, gamma), times)?;

@@ -246,7 +246,7 @@ fn run_transcript<A: Air>(
     );
 
     // 3 ----- out-of-domain claims; γ
-    let gamma = draw_gamma(&mut transcript, &proof.ood);
+    let gamma = draw_gamma(&mut transcript, std::slice::from_ref(&proof.ood));
 
     // 5 ----- FRI commit phase: the folding challenges
     let fri = FriVerifierInput::new(

@@ -1,0 +1,725 @@
+//! One proof of several tables of different heights, each with its AIR and public inputs,
+//! at one blowup: one trace tree and one quotient tree over all of them (mixed-height trees,
+//! `ballast_merkle::MixedTree`), one α, one z and one γ, and one FRI that rolls each shorter
+//! table's DEEP function in where the folds reach its size. `docs/protocol.md` §6 item 14
+//! argues it; a recursive layer's tables are what it is for. The proof has no byte format
+//! yet, and no security figure of its own: each table's parameters are checked as a
+//! segment's.
+
+use ballast_air::{Air, ConstraintInfo, check_trace};
+use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_fri::{
+    FriCommitment, FriError, FriLayerOpening, FriVerifierInput, HostLayers, QueryPlan,
+    commit_phase, roll_in_arities, verify_queries,
+};
+use ballast_merkle::{Digest, MixedShape, MixedTree, TableShape, verify_mixed};
+use ballast_ntt::{ColumnForm, LdePlan};
+use thiserror::Error;
+
+use crate::backend::quotient_columns;
+use crate::deep::{deep_coefficients, evaluate_all};
+use crate::ood::{raw_at, trace_at};
+use crate::periodic::{PeriodicPolys, periodic_at};
+use crate::proof::segment_geometry;
+use crate::protocol::{
+    absorb_pow_nonce, air_key, bind_tables, distinct, draw_alpha, draw_gamma, draw_ood_point,
+    ood_identity_holds, query_draws,
+};
+use crate::quotient::Composition;
+use crate::{Geometry, OodValues, ParamsError, ProverError, StarkParams};
+
+/// One table of a [`TablesProof`]: its AIR and the values its constraints read as public
+/// inputs.
+#[derive(Clone, Copy, Debug)]
+pub struct TableStatement<'a, A> {
+    /// The table's AIR (its height is the AIR's).
+    pub air: &'a A,
+    /// Its public inputs.
+    pub public_inputs: &'a [Felt],
+}
+
+/// A proof that every table satisfies its AIR.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TablesProof {
+    /// Root of the trace tables' mixed tree.
+    pub trace_root: Digest,
+    /// Root of the quotient tables' mixed tree.
+    pub quotient_root: Digest,
+    /// Each table's out-of-domain claims, tallest first.
+    pub ood: Vec<OodValues>,
+    /// FRI's layer roots.
+    pub fri_roots: Vec<Digest>,
+    /// FRI's final polynomial.
+    pub final_poly: Vec<Ext3>,
+    /// The proof-of-work nonce.
+    pub pow_nonce: u64,
+    /// The query positions in the tallest table's LDE, distinct and increasing.
+    pub positions: Vec<usize>,
+    /// Per position, each table's trace row there (position p mod the table's LDE size).
+    pub trace_rows: Vec<Felt>,
+    /// The trace tree's batch opening of the positions.
+    pub trace_nodes: Vec<Digest>,
+    /// Per position, each table's quotient row there.
+    pub quotient_rows: Vec<Felt>,
+    /// The quotient tree's batch opening of the positions.
+    pub quotient_nodes: Vec<Digest>,
+    /// FRI's layer openings.
+    pub fri: Vec<FriLayerOpening>,
+}
+
+/// Why a [`TablesProof`] was refused.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum TablesError {
+    /// This error occurs when a table's parameters are invalid for its AIR.
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    /// This error occurs when the tables are none, or not strictly tallest first.
+    #[error("tables must be given strictly tallest first, at least one")]
+    Order,
+    /// This error occurs when a part of the proof does not have the size the tables fix.
+    #[error("malformed tables proof: {what}: expected {expected}, got {got}")]
+    Shape {
+        /// Which part.
+        what: &'static str,
+        /// The size the tables and parameters fix.
+        expected: usize,
+        /// The size found.
+        got: usize,
+    },
+    /// This error occurs when a table's out-of-domain claims do not satisfy its constraints.
+    #[error("table {table}: the out-of-domain claims do not satisfy the constraints")]
+    OodMismatch {
+        /// The table, counted tallest first.
+        table: usize,
+    },
+    /// This error occurs when the proof-of-work nonce does not have enough leading zeros.
+    #[error("the proof-of-work nonce is invalid")]
+    ProofOfWork,
+    /// This error occurs when the positions are not the transcript's.
+    #[error("the query positions are not the ones the transcript draws")]
+    QueryPositions,
+    /// This error occurs when the rows opened do not lead to a tree's root.
+    #[error("the {commitment} rows opened do not match the {commitment} root")]
+    Opening {
+        /// `trace` or `quotient`.
+        commitment: &'static str,
+    },
+    /// This error occurs when FRI refuses.
+    #[error("fri: {0}")]
+    Fri(#[from] FriError),
+}
+
+/// What prover and verifier derive from the tables and parameters alone.
+struct Shapes {
+    infos: Vec<ConstraintInfo>,
+    geometries: Vec<Geometry>,
+}
+
+impl Shapes {
+    fn of<A: Air>(
+        tables: &[TableStatement<'_, A>],
+        params: &StarkParams,
+    ) -> Result<Self, TablesError> {
+        if tables.is_empty()
+            || tables
+                .windows(2)
+                .any(|w| w[0].air.log_rows() <= w[1].air.log_rows())
+        {
+            return Err(TablesError::Order);
+        }
+        let mut infos = Vec::with_capacity(tables.len());
+        let mut geometries = Vec::with_capacity(tables.len());
+        for table in tables {
+            let info = ConstraintInfo::of(table.air).map_err(ParamsError::from)?;
+            geometries.push(segment_geometry(table.air, &info, params)?);
+            if table.public_inputs.len() != table.air.num_public_inputs() {
+                return Err(TablesError::Shape {
+                    what: "public inputs",
+                    expected: table.air.num_public_inputs(),
+                    got: table.public_inputs.len(),
+                });
+            }
+            infos.push(info);
+        }
+        Ok(Self { infos, geometries })
+    }
+
+    fn log_ldes(&self) -> Vec<usize> {
+        self.geometries.iter().map(Geometry::log_lde).collect()
+    }
+
+    fn mixed(&self, width: impl Fn(&Geometry) -> usize) -> MixedShape {
+        let tables = self.geometries.iter().map(|g| TableShape {
+            log_height: g.log_lde(),
+            width: width(g),
+        });
+        MixedShape::new(tables.collect()).expect("strictly tallest first")
+    }
+
+    fn arities(&self, params: &StarkParams) -> Vec<usize> {
+        roll_in_arities(
+            &self.log_ldes(),
+            params.log_blowup + params.log_final_poly_len,
+        )
+    }
+}
+
+/// The transcript bound to the tables and parameters.
+fn bind<A: Air>(
+    context: &[u8],
+    tables: &[TableStatement<'_, A>],
+    shapes: &Shapes,
+    params: &StarkParams,
+) -> ballast_transcript::Transcript {
+    let bound: Vec<(Digest, &[Felt])> = tables
+        .iter()
+        .zip(&shapes.infos)
+        .map(|(t, info)| (air_key(t.air, info), t.public_inputs))
+        .collect();
+    bind_tables(context, &bound, params)
+}
+
+/// Proves that each of `traces` satisfies its table's AIR, the tables given strictly tallest
+/// first, all with `params`, for the statement `context`. The traces are extended in place.
+///
+/// # Errors
+/// Tables out of order, parameters a table's AIR cannot be proven with, a trace of the wrong
+/// shape, or a trace that does not satisfy its AIR (named by table, row and constraint).
+pub fn prove_tables<A: Air>(
+    context: &[u8],
+    tables: &[TableStatement<'_, A>],
+    traces: &mut [RowBlocks],
+    params: &StarkParams,
+) -> Result<TablesProof, ProverError> {
+    let shapes = Shapes::of(tables, params)?;
+    expect("traces", tables.len(), traces.len())?;
+    for (table, trace) in tables.iter().zip(traces.iter()) {
+        let air = table.air;
+        if trace.width() != air.width() || trace.height() != 1 << air.log_rows() {
+            return Err(ballast_air::AirError::Shape {
+                width: air.width(),
+                height: 1 << air.log_rows(),
+                got_width: trace.width(),
+                got_height: trace.height(),
+            }
+            .into());
+        }
+    }
+    let mut transcript = bind(context, tables, &shapes, params);
+    let plans: Vec<LdePlan> = shapes
+        .geometries
+        .iter()
+        .map(|g| LdePlan::new(g.log_rows, g.log_blowup))
+        .collect();
+
+    // 1 ----- extend every trace, commit them in one tree; α
+    for (plan, trace) in plans.iter().zip(traces.iter_mut()) {
+        plan.extend_in_place(trace, ColumnForm::Evaluations);
+    }
+    let trace_tree = MixedTree::commit(params.hash, &traces.iter().collect::<Vec<_>>())
+        .expect("LDEs strictly tallest first");
+    let alpha = draw_alpha(&mut transcript, &trace_tree.root());
+
+    // 2 ----- each table's quotient, committed in one tree; z
+    let mut raws = Vec::with_capacity(tables.len());
+    let mut quotients = Vec::with_capacity(tables.len());
+    for (k, table) in tables.iter().enumerate() {
+        let (info, g) = (&shapes.infos[k], &shapes.geometries[k]);
+        let periodic = PeriodicPolys::new(&table.air.periodic_columns(), g.log_rows);
+        let evals = Composition::new(info, alpha).evaluate(
+            table.air,
+            &traces[k],
+            table.public_inputs,
+            &periodic.on_quotient_coset(g.log_quotient_chunks),
+            g.log_blowup,
+            g.log_quotient_chunks,
+        );
+        let raw = quotient_columns(&evals, g.log_rows, g.log_quotient_chunks);
+        let mut lde = RowBlocks::from_columns(&raw);
+        plans[k].extend_in_place(&mut lde, ColumnForm::Raw);
+        raws.push(raw);
+        quotients.push(lde);
+    }
+    let quotient_tree = MixedTree::commit(params.hash, &quotients.iter().collect::<Vec<_>>())
+        .expect("LDEs strictly tallest first");
+    let tallest = &shapes.geometries[0];
+    let z = draw_ood_point(
+        &mut transcript,
+        &quotient_tree.root(),
+        tallest.log_rows,
+        tallest.log_blowup,
+    );
+
+    // 3 ----- every table's out-of-domain claims, checked; γ
+    let mut ood = Vec::with_capacity(tables.len());
+    for (k, table) in tables.iter().enumerate() {
+        let (trace_z, trace_zw) = trace_at(&traces[k], params.log_blowup, z);
+        let claims = OodValues {
+            trace_z,
+            trace_zw,
+            quotient_z: raw_at(&raws[k], z),
+        };
+        let composition = Composition::new(&shapes.infos[k], alpha);
+        let periodic = periodic_at(table.air, z);
+        let info = &shapes.infos[k];
+        if !ood_identity_holds(
+            table.air,
+            info,
+            &composition,
+            &claims,
+            &periodic,
+            table.public_inputs,
+            z,
+        ) {
+            let trace = plans[k].restrict(&traces[k]);
+            check_trace(table.air, &trace, table.public_inputs)?;
+            return Err(ProverError::OodIdentity);
+        }
+        ood.push(claims);
+    }
+    let gamma = draw_gamma(&mut transcript, &ood);
+
+    // 4 ----- each table's DEEP function; 5 ----- one FRI rolling the shorter ones in
+    let inputs: Vec<Vec<Ext3>> = (0..tables.len())
+        .map(|k| {
+            let g = &shapes.geometries[k];
+            let deep = deep_coefficients(&ood[k], z, g.log_rows, gamma);
+            evaluate_all(&deep, &traces[k], &quotients[k])
+        })
+        .collect();
+    let mut layers = HostLayers::new(inputs, params.hash);
+    let FriCommitment {
+        layer_roots,
+        final_poly,
+    } = commit_phase::<_, FriError>(
+        &mut layers,
+        &shapes.log_ldes(),
+        params.log_blowup,
+        params.log_final_poly_len,
+        &mut transcript,
+    )?;
+
+    // 6 ----- proof of work
+    let pow_nonce = transcript.grind(params.pow_bits);
+    absorb_pow_nonce(&mut transcript, pow_nonce);
+
+    // 7 ----- queries: each table's rows at p mod its size, FRI's layers
+    let log_lde = tallest.log_lde();
+    let positions = distinct(&query_draws(&mut transcript, params.num_queries, log_lde));
+    let rows = |tables: &[RowBlocks], tree: &MixedTree| -> Vec<Felt> {
+        positions
+            .iter()
+            .flat_map(|&p| {
+                tables
+                    .iter()
+                    .enumerate()
+                    .flat_map(move |(k, t)| t.row(tree.shape().row_of(k, p)))
+            })
+            .collect()
+    };
+    let plan = QueryPlan::new(log_lde, &shapes.arities(params), &positions)?;
+    Ok(TablesProof {
+        trace_root: trace_tree.root(),
+        quotient_root: quotient_tree.root(),
+        ood,
+        fri_roots: layer_roots,
+        final_poly,
+        pow_nonce,
+        trace_rows: rows(traces, &trace_tree),
+        trace_nodes: trace_tree.open_batch(&positions),
+        quotient_rows: rows(&quotients, &quotient_tree),
+        quotient_nodes: quotient_tree.open_batch(&positions),
+        fri: layers.open(&plan),
+        positions,
+    })
+}
+
+/// Checks that `proof` shows each table's trace exists and satisfies its AIR with its public
+/// inputs, for the statement `context`, with `params`.
+///
+/// # Errors
+/// The first check that fails.
+pub fn verify_tables<A: Air>(
+    context: &[u8],
+    tables: &[TableStatement<'_, A>],
+    proof: &TablesProof,
+    params: &StarkParams,
+) -> Result<(), TablesError> {
+    let shapes = Shapes::of(tables, params)?;
+    let count = tables.len();
+    expect("tables' claims", count, proof.ood.len())?;
+    for (claims, g) in proof.ood.iter().zip(&shapes.geometries) {
+        expect("trace values at z", g.width, claims.trace_z.len())?;
+        expect("trace values at zω", g.width, claims.trace_zw.len())?;
+        expect(
+            "quotient values at z",
+            g.quotient_width(),
+            claims.quotient_z.len(),
+        )?;
+    }
+    let mut transcript = bind(context, tables, &shapes, params);
+    let tallest = &shapes.geometries[0];
+
+    // 1–3 ----- α, z, every table's claims against its constraints; γ
+    let alpha = draw_alpha(&mut transcript, &proof.trace_root);
+    let z = draw_ood_point(
+        &mut transcript,
+        &proof.quotient_root,
+        tallest.log_rows,
+        tallest.log_blowup,
+    );
+    for (k, table) in tables.iter().enumerate() {
+        let info = &shapes.infos[k];
+        let composition = Composition::new(info, alpha);
+        let periodic = periodic_at(table.air, z);
+        let claims = &proof.ood[k];
+        if !ood_identity_holds(
+            table.air,
+            info,
+            &composition,
+            claims,
+            &periodic,
+            table.public_inputs,
+            z,
+        ) {
+            return Err(TablesError::OodMismatch { table: k });
+        }
+    }
+    let gamma = draw_gamma(&mut transcript, &proof.ood);
+    let deep: Vec<_> = (0..count)
+        .map(|k| deep_coefficients(&proof.ood[k], z, shapes.geometries[k].log_rows, gamma))
+        .collect();
+
+    // 5–7 ----- FRI's challenges, the work, the positions
+    let fri = FriVerifierInput::new(
+        &shapes.log_ldes(),
+        params.log_blowup,
+        params.log_final_poly_len,
+        proof.fri_roots.clone(),
+        proof.final_poly.clone(),
+        &mut transcript,
+    )?;
+    let work_done = transcript.check_pow(params.pow_bits, proof.pow_nonce);
+    absorb_pow_nonce(&mut transcript, proof.pow_nonce);
+    if !work_done {
+        return Err(TablesError::ProofOfWork);
+    }
+    let log_lde = tallest.log_lde();
+    let positions = distinct(&query_draws(&mut transcript, params.num_queries, log_lde));
+    if positions != proof.positions {
+        return Err(TablesError::QueryPositions);
+    }
+
+    // 7 ----- the rows against the roots, each table's DEEP value where the queries reach it
+    let trace = shapes.mixed(|g| g.width);
+    let quotient = shapes.mixed(Geometry::quotient_width);
+    let trace_rows = split_rows(&proof.trace_rows, &trace, positions.len(), "trace rows")?;
+    let quotient_rows = split_rows(
+        &proof.quotient_rows,
+        &quotient,
+        positions.len(),
+        "quotient rows",
+    )?;
+    let opened = |shape, root, rows: &[&[Felt]], nodes, commitment| {
+        if verify_mixed(params.hash, root, shape, &positions, rows, nodes) {
+            Ok(())
+        } else {
+            Err(TablesError::Opening { commitment })
+        }
+    };
+    opened(
+        &trace,
+        &proof.trace_root,
+        &trace_rows,
+        &proof.trace_nodes,
+        "trace",
+    )?;
+    opened(
+        &quotient,
+        &proof.quotient_root,
+        &quotient_rows,
+        &proof.quotient_nodes,
+        "quotient",
+    )?;
+    let values: Vec<Vec<Ext3>> = (0..count)
+        .map(|k| {
+            let log_lde = shapes.geometries[k].log_lde();
+            let zeta = Felt::two_adic_root(log_lde);
+            let mut reached: Vec<(usize, usize)> = positions
+                .iter()
+                .enumerate()
+                .map(|(q, &p)| (trace.row_of(k, p), q))
+                .collect();
+            reached.sort_unstable();
+            reached.dedup_by_key(|(y, _)| *y);
+            reached
+                .into_iter()
+                .map(|(y, q)| {
+                    let x = LdePlan::SHIFT * zeta.pow(y as u64);
+                    deep[k].evaluate(trace_rows[q * count + k], quotient_rows[q * count + k], x)
+                })
+                .collect()
+        })
+        .collect();
+    verify_queries(&fri, &positions, &values[0], &values[1..], &proof.fri)?;
+    Ok(())
+}
+
+/// `rows`, the rows of each table at each position, cut into one slice a (position, table).
+fn split_rows<'r>(
+    rows: &'r [Felt],
+    shape: &MixedShape,
+    positions: usize,
+    what: &'static str,
+) -> Result<Vec<&'r [Felt]>, TablesError> {
+    let widths: Vec<usize> = shape.tables().iter().map(|t| t.width).collect();
+    expect(what, positions * widths.iter().sum::<usize>(), rows.len())?;
+    let mut out = Vec::with_capacity(positions * widths.len());
+    let mut rest = rows;
+    for _ in 0..positions {
+        for &w in &widths {
+            let (row, tail) = rest.split_at(w);
+            out.push(row);
+            rest = tail;
+        }
+    }
+    Ok(out)
+}
+
+/// `expected` == `got`, or [`TablesError::Shape`] naming `what`.
+fn expect(what: &'static str, expected: usize, got: usize) -> Result<(), TablesError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(TablesError::Shape {
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MerkleHash;
+    use crate::test_air::{CounterAir, counter_trace};
+
+    const CONTEXT: &[u8] = b"tables-test";
+
+    fn params(hash: MerkleHash) -> StarkParams {
+        StarkParams {
+            log_blowup: 1,
+            num_queries: 12,
+            pow_bits: 2,
+            log_final_poly_len: 1,
+            hash,
+        }
+    }
+
+    /// Counters of 2^7, 2^5 and 2^2 rows from different starts: LDEs of 2^8, 2^6 and 2^3.
+    fn airs() -> Vec<CounterAir> {
+        [7, 5, 2].map(|log_rows| CounterAir { log_rows }).into()
+    }
+
+    fn traces(airs: &[CounterAir]) -> (Vec<RowBlocks>, Vec<Vec<Felt>>) {
+        airs.iter()
+            .enumerate()
+            .map(|(k, air)| counter_trace(air.log_rows, 3 + 10 * k as u64))
+            .unzip()
+    }
+
+    fn statements<'a>(
+        airs: &'a [CounterAir],
+        public: &'a [Vec<Felt>],
+    ) -> Vec<TableStatement<'a, CounterAir>> {
+        airs.iter()
+            .zip(public)
+            .map(|(air, p)| TableStatement {
+                air,
+                public_inputs: p,
+            })
+            .collect()
+    }
+
+    fn proven(hash: MerkleHash) -> (Vec<CounterAir>, Vec<Vec<Felt>>, TablesProof) {
+        let airs = airs();
+        let (mut traces, public) = traces(&airs);
+        let proof = prove_tables(
+            CONTEXT,
+            &statements(&airs, &public),
+            &mut traces,
+            &params(hash),
+        )
+        .expect("true tables");
+        (airs, public, proof)
+    }
+
+    #[test]
+    fn tables_of_three_heights_prove_and_verify() {
+        for hash in MerkleHash::ALL {
+            let (airs, public, proof) = proven(hash);
+            let tables = statements(&airs, &public);
+            verify_tables(CONTEXT, &tables, &proof, &params(hash)).unwrap();
+            // Rounds of 4, 8 and 2: they stop at 2^6 and 2^3, where the shorter tables roll
+            // in, and end at the final domain, 2^2.
+            assert_eq!(proof.fri_roots.len(), 3);
+            assert!(verify_tables(b"other", &tables, &proof, &params(hash)).is_err());
+        }
+    }
+
+    #[test]
+    fn every_tampered_part_is_refused() {
+        let hash = MerkleHash::Poseidon2;
+        let (airs, public, proof) = proven(hash);
+        let tables = statements(&airs, &public);
+        let refused = |bad: &TablesProof, what: &str| {
+            assert!(
+                verify_tables(CONTEXT, &tables, bad, &params(hash)).is_err(),
+                "{what}"
+            );
+        };
+        let digest = |d: &mut Digest| d[0] ^= 1;
+        let mut bad = proof.clone();
+        digest(&mut bad.trace_root);
+        refused(&bad, "trace root");
+        let mut bad = proof.clone();
+        digest(&mut bad.quotient_root);
+        refused(&bad, "quotient root");
+        for k in 0..proof.ood.len() {
+            for part in 0..3 {
+                let len = [
+                    &proof.ood[k].trace_z,
+                    &proof.ood[k].trace_zw,
+                    &proof.ood[k].quotient_z,
+                ][part]
+                    .len();
+                for i in 0..len {
+                    let mut bad = proof.clone();
+                    let claims = &mut bad.ood[k];
+                    [
+                        &mut claims.trace_z,
+                        &mut claims.trace_zw,
+                        &mut claims.quotient_z,
+                    ][part][i] += Ext3::ONE;
+                    refused(&bad, &format!("table {k}, claim {part}.{i}"));
+                }
+            }
+        }
+        for i in 0..proof.fri_roots.len() {
+            let mut bad = proof.clone();
+            digest(&mut bad.fri_roots[i]);
+            refused(&bad, "fri root");
+        }
+        for i in 0..proof.final_poly.len() {
+            let mut bad = proof.clone();
+            bad.final_poly[i] += Ext3::ONE;
+            refused(&bad, "final polynomial");
+        }
+        let mut bad = proof.clone();
+        bad.pow_nonce ^= 1;
+        refused(&bad, "nonce");
+        let mut bad = proof.clone();
+        bad.positions[0] ^= 1;
+        refused(&bad, "positions");
+        for i in 0..proof.trace_rows.len() {
+            let mut bad = proof.clone();
+            bad.trace_rows[i] += Felt::ONE;
+            refused(&bad, &format!("trace row element {i}"));
+        }
+        for i in 0..proof.quotient_rows.len() {
+            let mut bad = proof.clone();
+            bad.quotient_rows[i] += Felt::ONE;
+            refused(&bad, &format!("quotient row element {i}"));
+        }
+        for i in 0..proof.trace_nodes.len() {
+            let mut bad = proof.clone();
+            digest(&mut bad.trace_nodes[i]);
+            refused(&bad, "trace node");
+        }
+        for i in 0..proof.quotient_nodes.len() {
+            let mut bad = proof.clone();
+            digest(&mut bad.quotient_nodes[i]);
+            refused(&bad, "quotient node");
+        }
+        for layer in 0..proof.fri.len() {
+            for i in 0..proof.fri[layer].values.len() {
+                let mut bad = proof.clone();
+                bad.fri[layer].values[i] += Ext3::ONE;
+                refused(&bad, &format!("fri layer {layer} value {i}"));
+            }
+            for i in 0..proof.fri[layer].nodes.len() {
+                let mut bad = proof.clone();
+                digest(&mut bad.fri[layer].nodes[i]);
+                refused(&bad, &format!("fri layer {layer} node {i}"));
+            }
+        }
+        let mut bad = proof.clone();
+        bad.trace_rows.pop();
+        refused(&bad, "a short trace row");
+        let mut bad = proof.clone();
+        bad.ood.pop();
+        refused(&bad, "a table's claims missing");
+    }
+
+    #[test]
+    fn another_statement_is_refused_by_the_table_it_changes() {
+        let hash = MerkleHash::Keccak256;
+        let (airs, mut public, proof) = proven(hash);
+        public[2][1] += Felt::ONE;
+        let tables = statements(&airs, &public);
+        assert!(verify_tables(CONTEXT, &tables, &proof, &params(hash)).is_err());
+        // A shorter table of another height: another shape.
+        let (mut airs, public, proof) = proven(hash);
+        airs[1].log_rows = 4;
+        let tables = statements(&airs, &public);
+        assert!(verify_tables(CONTEXT, &tables, &proof, &params(hash)).is_err());
+    }
+
+    #[test]
+    fn a_false_table_is_named_and_bad_tables_refused() {
+        let hash = MerkleHash::Keccak256;
+        let airs = airs();
+        let (mut traces, public) = traces(&airs);
+        traces[2].set(1, 1, Felt::new(7));
+        let result = prove_tables(
+            CONTEXT,
+            &statements(&airs, &public),
+            &mut traces,
+            &params(hash),
+        );
+        assert!(
+            matches!(result, Err(ProverError::Unsatisfied(_))),
+            "{result:?}"
+        );
+
+        let (mut traces, public) = self::traces(&airs);
+        let swapped = [CounterAir { log_rows: 5 }, CounterAir { log_rows: 7 }];
+        let result = prove_tables(
+            CONTEXT,
+            &statements(&swapped, &public[..2]),
+            &mut traces[..2],
+            &params(hash),
+        );
+        assert!(matches!(
+            result,
+            Err(ProverError::Tables(TablesError::Order))
+        ));
+        let equal = [CounterAir { log_rows: 5 }, CounterAir { log_rows: 5 }];
+        let tables = statements(&equal, &public[..2]);
+        assert!(matches!(
+            verify_tables(CONTEXT, &tables, &proven(hash).2, &params(hash)),
+            Err(TablesError::Order)
+        ));
+        let result = prove_tables(
+            CONTEXT,
+            &statements(&airs, &public),
+            &mut traces[..2],
+            &params(hash),
+        );
+        assert!(matches!(
+            result,
+            Err(ProverError::Tables(TablesError::Shape { .. }))
+        ));
+    }
+}
