@@ -124,7 +124,7 @@ impl HostLayers {
             .collect()
     }
 
-    /// log2 of the input's size.
+    /// log2 of the first (tallest) input's size.
     pub fn log_domain(&self) -> usize {
         self.log_domain
     }
@@ -177,6 +177,10 @@ impl FriLayers for HostLayers {
     }
 
     fn last_layer(&mut self) -> Result<Vec<Ext3>, Self::Error> {
+        assert!(
+            self.roll_ins.is_empty(),
+            "an input was never rolled in: its size is no round boundary of the schedule"
+        );
         Ok(self.current.clone())
     }
 }

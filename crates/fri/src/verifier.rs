@@ -72,7 +72,7 @@ impl FriVerifierInput {
         if let Some(w) = log_domains.windows(2).find(|w| w[0] <= w[1]) {
             return Err(FriError::Shape {
                 what: "domain bits of an input rolled in (below the one before)",
-                expected: w[0] - 1,
+                expected: w[0].saturating_sub(1),
                 got: w[1],
             });
         }

@@ -3,7 +3,10 @@
 //! to 32, each layer's queries the fewest that give all three of its AIRs 128 bits provable.
 //! Prints a Markdown table, a row a proof as it is made: each proof's time, the layer's
 //! verifier's time (the median of 5) and each proof's bytes in the proof format, the layer's
-//! by AIR (a row each, with its shape), and what they are spent on.
+//! by AIR (a row each, with its shape), and what they are spent on. Then the same three
+//! tables as one proof (`ballast_stark::prove_tables`: mixed-height trees, one FRI with
+//! roll-ins) at the same parameters: its time, `verify_tables`' time and its bytes, counted
+//! at the proof format's item sizes (it has no format of its own yet).
 //!
 //! `cargo run --release -p ballast-recursion --example layer_costs [-- LOG_ROWS]`
 //! (`RAYON_NUM_THREADS` sets the threads).
@@ -11,12 +14,15 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use ballast_air::Air;
+use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::Felt;
-use ballast_recursion::{ChildSegment, LAYER_AIRS, verify_layer};
+use ballast_recursion::{
+    ChildSegment, IdentityAir, LAYER_AIRS, LAYER_CONTEXT, QueriesAir, TranscriptAir, verify_layer,
+};
 use ballast_stark::{
     Circuit, CpuBackend, MerkleHash, ParamsError, PhaseTimes, Proof, Regime, SegmentPosition,
-    SegmentProof, SegmentStatement, StarkParams, VerifyPolicy, Workload, prove,
+    SegmentProof, SegmentStatement, StarkParams, TableStatement, TablesProof, VerifyPolicy,
+    Workload, prove, prove_tables, verify_tables,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -154,8 +160,130 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
                 air.map(kib).join(" | "),
             );
         }
+        one_proof(&segment, &params)?;
     }
     Ok(())
+}
+
+/// Proves the layer's three tables as one proof with `params`, verifies it five times and
+/// prints its row.
+fn one_proof(
+    segment: &ChildSegment,
+    params: &StarkParams,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let inputs = segment.public_inputs()?;
+    let airs = [
+        LayerTable::Queries(&segment.queries.air),
+        LayerTable::Identity(&segment.identity),
+        LayerTable::Transcript(&segment.transcript),
+    ];
+    let public = [&inputs.queries, &inputs.identity, &inputs.transcript];
+    let tables: Vec<TableStatement<'_, LayerTable<'_>>> = airs
+        .iter()
+        .zip(public)
+        .map(|(air, public_inputs)| TableStatement { air, public_inputs })
+        .collect();
+    let mut traces = vec![
+        segment.queries.trace()?,
+        segment.identity.trace()?,
+        segment.transcript.trace()?,
+    ];
+    let (proof, prove_time) = timed(|| prove_tables(LAYER_CONTEXT, &tables, &mut traces, params));
+    let proof = proof?;
+    let mut verify_times = (0..5)
+        .map(|_| {
+            let (verified, time) = timed(|| verify_tables(LAYER_CONTEXT, &tables, &proof, params));
+            verified.map(|()| time)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    verify_times.sort();
+    let mut parts = tables_bytes(&proof);
+    parts[PARTS.len() - 1] += 8 * public.iter().map(|p| p.len()).sum::<usize>();
+    println!(
+        "| layer, one proof of its tables | {} | {} | {:.1} ms | {} | | | | {} |",
+        shown(params),
+        seconds(prove_time),
+        verify_times[verify_times.len() / 2].as_secs_f64() * 1e3,
+        kib(parts.iter().sum()),
+        parts.map(kib).join(" | "),
+    );
+    Ok(())
+}
+
+/// One of the layer's AIRs, so that the three can be one proof's tables.
+enum LayerTable<'a> {
+    Transcript(&'a TranscriptAir),
+    Identity(&'a IdentityAir),
+    Queries(&'a QueriesAir),
+}
+
+impl Air for LayerTable<'_> {
+    fn id(&self) -> &str {
+        match self {
+            Self::Transcript(air) => air.id(),
+            Self::Identity(air) => air.id(),
+            Self::Queries(air) => air.id(),
+        }
+    }
+    fn width(&self) -> usize {
+        match self {
+            Self::Transcript(air) => air.width(),
+            Self::Identity(air) => air.width(),
+            Self::Queries(air) => air.width(),
+        }
+    }
+    fn log_rows(&self) -> usize {
+        match self {
+            Self::Transcript(air) => air.log_rows(),
+            Self::Identity(air) => air.log_rows(),
+            Self::Queries(air) => air.log_rows(),
+        }
+    }
+    fn num_public_inputs(&self) -> usize {
+        match self {
+            Self::Transcript(air) => air.num_public_inputs(),
+            Self::Identity(air) => air.num_public_inputs(),
+            Self::Queries(air) => air.num_public_inputs(),
+        }
+    }
+    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        match self {
+            Self::Transcript(air) => air.periodic_columns(),
+            Self::Identity(air) => air.periodic_columns(),
+            Self::Queries(air) => air.periodic_columns(),
+        }
+    }
+    fn eval<B: ConstraintBuilder>(&self, frame: &Frame<'_, B::Expr>, builder: &mut B) {
+        match self {
+            Self::Transcript(air) => air.eval(frame, builder),
+            Self::Identity(air) => air.eval(frame, builder),
+            Self::Queries(air) => air.eval(frame, builder),
+        }
+    }
+}
+
+/// A tables proof's bytes by [`PARTS`], at the sizes the proof format gives its items: 32 a
+/// digest, 8 a base element, 24 an extension element, 8 the nonce, 2 the query count and 4
+/// a position.
+fn tables_bytes(proof: &TablesProof) -> [usize; PARTS.len()] {
+    let fri_nodes: usize = proof.fri.iter().map(|l| l.nodes.len()).sum();
+    let fri_values: usize = proof.fri.iter().map(|l| l.values.len()).sum();
+    let claims: usize = proof
+        .ood
+        .iter()
+        .map(|o| o.trace_z.len() + o.trace_zw.len() + o.quotient_z.len())
+        .sum();
+    [
+        8 * proof.trace_rows.len(),
+        8 * proof.quotient_rows.len(),
+        32 * (proof.trace_nodes.len() + proof.quotient_nodes.len() + fri_nodes),
+        24 * fri_values,
+        32 * (2 + proof.fri_roots.len())
+            + 24 * (claims + proof.final_poly.len())
+            + 8
+            + 2
+            + 4 * proof.positions.len(),
+    ]
 }
 
 /// The layer's parameters at this blowup and grinding: the fewest queries that give each of

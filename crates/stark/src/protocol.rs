@@ -60,9 +60,9 @@ pub(crate) fn bind<A: Air>(
 }
 
 /// A transcript bound to everything a proof of several tables is about, before any
-/// challenge: protocol version, the statement, every parameter, the number of tables, and
-/// each table's AIR key and public inputs, tallest first. The table count's label keeps it
-/// apart from every segment's transcript.
+/// challenge: protocol version, the proof's kind (which keeps it apart from every segment's
+/// transcript from the second message on), the statement, every parameter, the number of
+/// tables, and each table's AIR key and public inputs, tallest first.
 pub(crate) fn bind_tables(
     context: &[u8],
     tables: &[(Digest, &[Felt])],
@@ -70,6 +70,7 @@ pub(crate) fn bind_tables(
 ) -> Transcript {
     let mut t = Transcript::new(params.hash, DOMAIN);
     t.absorb_u64("protocol-version", u64::from(PROTOCOL_VERSION));
+    t.absorb("proof-kind", b"tables");
     t.absorb("statement", context);
     absorb_params(&mut t, params);
     t.absorb_u64("table-count", tables.len() as u64);

@@ -4,7 +4,9 @@
 //! table's DEEP function in where the folds reach its size. `docs/protocol.md` §6 item 14
 //! argues it; a recursive layer's tables are what it is for. The proof has no byte format
 //! yet, and no security figure of its own: each table's parameters are checked as a
-//! segment's.
+//! segment's. Tables of one height are refused (they would need one DEEP function with
+//! disjoint powers of γ), and every table's AIR is one type `A`: tables of different AIRs
+//! take an enum that implements [`Air`] by delegation (the `layer_costs` example's).
 
 use ballast_air::{Air, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -566,6 +568,38 @@ mod tests {
             assert_eq!(proof.fri_roots.len(), 3);
             assert!(verify_tables(b"other", &tables, &proof, &params(hash)).is_err());
         }
+    }
+
+    #[test]
+    fn one_table_and_a_table_as_short_as_the_final_domain_prove_and_verify() {
+        let hash = MerkleHash::Keccak256;
+        // 2^1 rows at blowup 2: an LDE of 2^2, the final domain itself.
+        for shape in [vec![6], vec![6, 1], vec![4, 3, 1]] {
+            let airs: Vec<CounterAir> = shape
+                .iter()
+                .map(|&log_rows| CounterAir { log_rows })
+                .collect();
+            let (mut traces, public) = traces(&airs);
+            let tables = statements(&airs, &public);
+            let proof = prove_tables(CONTEXT, &tables, &mut traces, &params(hash)).unwrap();
+            verify_tables(CONTEXT, &tables, &proof, &params(hash)).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_tables_transcript_is_not_a_segments() {
+        let air = CounterAir { log_rows: 3 };
+        let (_, public) = counter_trace(3, 1);
+        let info = ConstraintInfo::of(&air).unwrap();
+        let params = params(MerkleHash::Poseidon2);
+        let segment = crate::SegmentStatement {
+            context: CONTEXT,
+            position: crate::SegmentPosition { index: 0, count: 1 },
+            public_inputs: &public,
+        };
+        let mut one = crate::protocol::bind(&air, &info, &segment, &params);
+        let mut tables = bind_tables(CONTEXT, &[(air_key(&air, &info), &public)], &params);
+        assert_ne!(one.challenge_ext("x"), tables.challenge_ext("x"));
     }
 
     #[test]
