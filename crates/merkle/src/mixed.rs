@@ -166,6 +166,16 @@ impl MixedTree {
         self.tree.levels()
     }
 
+    /// The rows an opening of `position` carries: each table's row `position` mod its
+    /// height ([`MixedShape::row_of`]), `tables` being the tables this tree commits.
+    pub fn rows(&self, tables: &[RowBlocks], position: usize) -> Vec<Vec<Felt>> {
+        tables
+            .iter()
+            .enumerate()
+            .map(|(t, table)| table.row(self.shape.row_of(t, position)))
+            .collect()
+    }
+
     /// The batch opening of `positions` (strictly increasing rows of the tallest tables):
     /// the nodes a verifier cannot compute from the rows each position carries (see
     /// [`MixedShape::row_of`]), in the order of a plain tree's opening of their leaves.
@@ -309,12 +319,7 @@ mod tests {
     fn carried(tree: &MixedTree, tables: &[RowBlocks], positions: &[usize]) -> Vec<Vec<Felt>> {
         positions
             .iter()
-            .flat_map(|&p| {
-                tables
-                    .iter()
-                    .enumerate()
-                    .map(move |(t, table)| table.row(tree.shape().row_of(t, p)))
-            })
+            .flat_map(|&p| tree.rows(tables, p))
             .collect()
     }
 

@@ -266,23 +266,23 @@ impl Air for LayerTable<'_> {
 /// digest, 8 a base element, 24 an extension element, 8 the nonce, 2 the query count and 4
 /// a position.
 fn tables_bytes(proof: &TablesProof) -> [usize; PARTS.len()] {
-    let fri_nodes: usize = proof.fri.iter().map(|l| l.nodes.len()).sum();
-    let fri_values: usize = proof.fri.iter().map(|l| l.values.len()).sum();
+    let fri_nodes: usize = proof.queries.fri.iter().map(|l| l.nodes.len()).sum();
+    let fri_values: usize = proof.queries.fri.iter().map(|l| l.values.len()).sum();
     let claims: usize = proof
         .ood
         .iter()
         .map(|o| o.trace_z.len() + o.trace_zw.len() + o.quotient_z.len())
         .sum();
     [
-        8 * proof.trace_rows.len(),
-        8 * proof.quotient_rows.len(),
-        32 * (proof.trace_nodes.len() + proof.quotient_nodes.len() + fri_nodes),
+        8 * proof.queries.trace_rows.len(),
+        8 * proof.queries.quotient_rows.len(),
+        32 * (proof.queries.trace_nodes.len() + proof.queries.quotient_nodes.len() + fri_nodes),
         24 * fri_values,
         32 * (2 + proof.fri_roots.len())
             + 24 * (claims + proof.final_poly.len())
             + 8
             + 2
-            + 4 * proof.positions.len(),
+            + 4 * proof.queries.positions.len(),
     ]
 }
 

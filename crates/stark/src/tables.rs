@@ -11,8 +11,8 @@
 use ballast_air::{Air, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::{
-    FriCommitment, FriError, FriLayerOpening, FriVerifierInput, HostLayers, QueryPlan,
-    commit_phase, roll_in_arities, verify_queries,
+    FriCommitment, FriError, FriVerifierInput, HostLayers, QueryPlan, commit_phase,
+    roll_in_arities, verify_queries,
 };
 use ballast_merkle::{Digest, MixedShape, MixedTree, TableShape, verify_mixed};
 use ballast_ntt::{ColumnForm, LdePlan};
@@ -28,7 +28,7 @@ use crate::protocol::{
     ood_identity_holds, query_draws,
 };
 use crate::quotient::Composition;
-use crate::{Geometry, OodValues, ParamsError, ProverError, StarkParams};
+use crate::{Geometry, OodValues, ParamsError, ProverError, QueryOpenings, StarkParams};
 
 /// One table of a [`TablesProof`]: its AIR and the values its constraints read as public
 /// inputs.
@@ -55,18 +55,9 @@ pub struct TablesProof {
     pub final_poly: Vec<Ext3>,
     /// The proof-of-work nonce.
     pub pow_nonce: u64,
-    /// The query positions in the tallest table's LDE, distinct and increasing.
-    pub positions: Vec<usize>,
-    /// Per position, each table's trace row there (position p mod the table's LDE size).
-    pub trace_rows: Vec<Felt>,
-    /// The trace tree's batch opening of the positions.
-    pub trace_nodes: Vec<Digest>,
-    /// Per position, each table's quotient row there.
-    pub quotient_rows: Vec<Felt>,
-    /// The quotient tree's batch opening of the positions.
-    pub quotient_nodes: Vec<Digest>,
-    /// FRI's layer openings.
-    pub fri: Vec<FriLayerOpening>,
+    /// The openings at the query positions in the tallest table's LDE: at each position,
+    /// each table's trace and quotient rows at p mod its LDE size, tallest table first.
+    pub queries: QueryOpenings,
 }
 
 /// Why a [`TablesProof`] was refused.
@@ -311,12 +302,7 @@ pub fn prove_tables<A: Air>(
     let rows = |tables: &[RowBlocks], tree: &MixedTree| -> Vec<Felt> {
         positions
             .iter()
-            .flat_map(|&p| {
-                tables
-                    .iter()
-                    .enumerate()
-                    .flat_map(move |(k, t)| t.row(tree.shape().row_of(k, p)))
-            })
+            .flat_map(|&p| tree.rows(tables, p).concat())
             .collect()
     };
     let plan = QueryPlan::new(log_lde, &shapes.arities(params), &positions)?;
@@ -327,12 +313,14 @@ pub fn prove_tables<A: Air>(
         fri_roots: layer_roots,
         final_poly,
         pow_nonce,
-        trace_rows: rows(traces, &trace_tree),
-        trace_nodes: trace_tree.open_batch(&positions),
-        quotient_rows: rows(&quotients, &quotient_tree),
-        quotient_nodes: quotient_tree.open_batch(&positions),
-        fri: layers.open(&plan),
-        positions,
+        queries: QueryOpenings {
+            trace_rows: rows(traces, &trace_tree),
+            trace_nodes: trace_tree.open_batch(&positions),
+            quotient_rows: rows(&quotients, &quotient_tree),
+            quotient_nodes: quotient_tree.open_batch(&positions),
+            fri: layers.open(&plan),
+            positions,
+        },
     })
 }
 
@@ -408,16 +396,21 @@ pub fn verify_tables<A: Air>(
     }
     let log_lde = tallest.log_lde();
     let positions = distinct(&query_draws(&mut transcript, params.num_queries, log_lde));
-    if positions != proof.positions {
+    if positions != proof.queries.positions {
         return Err(TablesError::QueryPositions);
     }
 
     // 7 ----- the rows against the roots, each table's DEEP value where the queries reach it
     let trace = shapes.mixed(|g| g.width);
     let quotient = shapes.mixed(Geometry::quotient_width);
-    let trace_rows = split_rows(&proof.trace_rows, &trace, positions.len(), "trace rows")?;
+    let trace_rows = split_rows(
+        &proof.queries.trace_rows,
+        &trace,
+        positions.len(),
+        "trace rows",
+    )?;
     let quotient_rows = split_rows(
-        &proof.quotient_rows,
+        &proof.queries.quotient_rows,
         &quotient,
         positions.len(),
         "quotient rows",
@@ -433,14 +426,14 @@ pub fn verify_tables<A: Air>(
         &trace,
         &proof.trace_root,
         &trace_rows,
-        &proof.trace_nodes,
+        &proof.queries.trace_nodes,
         "trace",
     )?;
     opened(
         &quotient,
         &proof.quotient_root,
         &quotient_rows,
-        &proof.quotient_nodes,
+        &proof.queries.quotient_nodes,
         "quotient",
     )?;
     let values: Vec<Vec<Ext3>> = (0..count)
@@ -463,7 +456,13 @@ pub fn verify_tables<A: Air>(
                 .collect()
         })
         .collect();
-    verify_queries(&fri, &positions, &values[0], &values[1..], &proof.fri)?;
+    verify_queries(
+        &fri,
+        &positions,
+        &values[0],
+        &values[1..],
+        &proof.queries.fri,
+    )?;
     Ok(())
 }
 
@@ -654,42 +653,42 @@ mod tests {
         bad.pow_nonce ^= 1;
         refused(&bad, "nonce");
         let mut bad = proof.clone();
-        bad.positions[0] ^= 1;
+        bad.queries.positions[0] ^= 1;
         refused(&bad, "positions");
-        for i in 0..proof.trace_rows.len() {
+        for i in 0..proof.queries.trace_rows.len() {
             let mut bad = proof.clone();
-            bad.trace_rows[i] += Felt::ONE;
+            bad.queries.trace_rows[i] += Felt::ONE;
             refused(&bad, &format!("trace row element {i}"));
         }
-        for i in 0..proof.quotient_rows.len() {
+        for i in 0..proof.queries.quotient_rows.len() {
             let mut bad = proof.clone();
-            bad.quotient_rows[i] += Felt::ONE;
+            bad.queries.quotient_rows[i] += Felt::ONE;
             refused(&bad, &format!("quotient row element {i}"));
         }
-        for i in 0..proof.trace_nodes.len() {
+        for i in 0..proof.queries.trace_nodes.len() {
             let mut bad = proof.clone();
-            digest(&mut bad.trace_nodes[i]);
+            digest(&mut bad.queries.trace_nodes[i]);
             refused(&bad, "trace node");
         }
-        for i in 0..proof.quotient_nodes.len() {
+        for i in 0..proof.queries.quotient_nodes.len() {
             let mut bad = proof.clone();
-            digest(&mut bad.quotient_nodes[i]);
+            digest(&mut bad.queries.quotient_nodes[i]);
             refused(&bad, "quotient node");
         }
-        for layer in 0..proof.fri.len() {
-            for i in 0..proof.fri[layer].values.len() {
+        for layer in 0..proof.queries.fri.len() {
+            for i in 0..proof.queries.fri[layer].values.len() {
                 let mut bad = proof.clone();
-                bad.fri[layer].values[i] += Ext3::ONE;
+                bad.queries.fri[layer].values[i] += Ext3::ONE;
                 refused(&bad, &format!("fri layer {layer} value {i}"));
             }
-            for i in 0..proof.fri[layer].nodes.len() {
+            for i in 0..proof.queries.fri[layer].nodes.len() {
                 let mut bad = proof.clone();
-                digest(&mut bad.fri[layer].nodes[i]);
+                digest(&mut bad.queries.fri[layer].nodes[i]);
                 refused(&bad, &format!("fri layer {layer} node {i}"));
             }
         }
         let mut bad = proof.clone();
-        bad.trace_rows.pop();
+        bad.queries.trace_rows.pop();
         refused(&bad, "a short trace row");
         let mut bad = proof.clone();
         bad.ood.pop();
