@@ -5,8 +5,9 @@
 //! verifier's time (the median of 5) and each proof's bytes in the proof format, the layer's
 //! by AIR (a row each, with its shape), and what they are spent on. Then the same three
 //! tables as one proof (`ballast_stark::prove_tables`: mixed-height trees, one FRI with
-//! roll-ins) at the same parameters: its time, `verify_tables`' time and its bytes, counted
-//! at the proof format's item sizes (it has no format of its own yet).
+//! roll-ins) at the same blowup and grinding and the fewest queries that give the one proof
+//! 128 bits provable (`TablesCircuit`): its time, `verify_tables`' time and its bytes,
+//! counted at the proof format's item sizes (it has no format of its own yet).
 //!
 //! `cargo run --release -p ballast-recursion --example layer_costs [-- LOG_ROWS]`
 //! (`RAYON_NUM_THREADS` sets the threads).
@@ -21,8 +22,8 @@ use ballast_recursion::{
 };
 use ballast_stark::{
     Circuit, CpuBackend, MerkleHash, ParamsError, PhaseTimes, Proof, Regime, SegmentPosition,
-    SegmentProof, SegmentStatement, StarkParams, TableStatement, TablesProof, VerifyPolicy,
-    Workload, prove, prove_tables, verify_tables,
+    SegmentProof, SegmentStatement, StarkParams, TableStatement, TablesCircuit, TablesProof,
+    VerifyPolicy, Workload, prove, prove_tables, verify_tables,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -160,16 +161,17 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
                 air.map(kib).join(" | "),
             );
         }
-        one_proof(&segment, &params)?;
+        one_proof(&segment, &params, &policy)?;
     }
     Ok(())
 }
 
-/// Proves the layer's three tables as one proof with `params`, verifies it five times and
-/// prints its row.
+/// Proves the layer's three tables as one proof at `layer`'s blowup and grinding and the
+/// fewest queries that give it [`TARGET`] bits, verifies it five times and prints its row.
 fn one_proof(
     segment: &ChildSegment,
-    params: &StarkParams,
+    layer: &StarkParams,
+    policy: &VerifyPolicy,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let inputs = segment.public_inputs()?;
     let airs = [
@@ -183,6 +185,8 @@ fn one_proof(
         .zip(public)
         .map(|(air, public_inputs)| TableStatement { air, public_inputs })
         .collect();
+    let by_ref: Vec<&LayerTable<'_>> = airs.iter().collect();
+    let params = &TablesCircuit::for_target(&by_ref, layer, TARGET, Regime::Jbr)?.tables[0].params;
     let mut traces = vec![
         segment.queries.trace()?,
         segment.identity.trace()?,
@@ -192,7 +196,8 @@ fn one_proof(
     let proof = proof?;
     let mut verify_times = (0..5)
         .map(|_| {
-            let (verified, time) = timed(|| verify_tables(LAYER_CONTEXT, &tables, &proof, params));
+            let (verified, time) =
+                timed(|| verify_tables(LAYER_CONTEXT, &tables, &proof, params, policy));
             verified.map(|()| time)
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -51,6 +51,10 @@ pub enum ParamsError {
         /// The hash's collision resistance, in bits.
         max: u32,
     },
+    /// This error occurs when the tables of one proof are none, or not strictly tallest
+    /// first.
+    #[error("tables must be given strictly tallest first, at least one")]
+    TablesOrder,
     /// This error occurs when no number of queries reaches a security target.
     #[error(
         "no number of queries up to {max} reaches {target} bits ({regime}) at blowup {blowup} with {pow_bits} grinding bits: the {binding} round caps them at {cap}",

@@ -3,7 +3,7 @@
 
 use ballast_air::Air;
 
-use crate::{Circuit, MerkleHash, Regime, StarkParams, VerifierError};
+use crate::{Analysis, Circuit, MerkleHash, Regime, StarkParams, TablesCircuit, VerifierError};
 
 /// The security a verifier requires unless told otherwise: 100 bits provable, up to the
 /// Johnson bound.
@@ -58,12 +58,35 @@ impl VerifyPolicy {
     /// required.
     pub fn check_params<A: Air>(&self, air: &A, params: &StarkParams) -> Result<(), VerifierError> {
         let circuit = Circuit::of(air, params)?;
-        let got = circuit.analyse(self.regime).capped();
+        self.check(|regime| circuit.analyse(regime), params)
+    }
+
+    /// [`check_params`](Self::check_params) for one proof of the tables of `airs` (tallest
+    /// first, [`TablesCircuit`]).
+    ///
+    /// # Errors
+    /// As [`check_params`](Self::check_params).
+    pub fn check_tables<A: Air>(
+        &self,
+        airs: &[&A],
+        params: &StarkParams,
+    ) -> Result<(), VerifierError> {
+        let tables = TablesCircuit::of(airs, params)?;
+        self.check(|regime| tables.analyse(regime), params)
+    }
+
+    /// The floor against `analyse`'s figures, then the required hash and parameters.
+    fn check(
+        &self,
+        analyse: impl Fn(Regime) -> Analysis,
+        params: &StarkParams,
+    ) -> Result<(), VerifierError> {
+        let got = analyse(self.regime).capped();
         if got < self.min_security_bits {
             return Err(VerifierError::InsufficientSecurity {
                 got,
                 regime: self.regime,
-                conjectured: circuit.analyse(Regime::Conjectured).capped(),
+                conjectured: analyse(Regime::Conjectured).capped(),
                 required: self.min_security_bits,
             });
         }

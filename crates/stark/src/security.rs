@@ -179,10 +179,7 @@ impl Circuit {
 
     /// The FRI rounds' folding factors, as soundcalc's `fri_folding_factors`.
     pub fn fri_folding_factors(&self) -> Vec<usize> {
-        ballast_fri::round_arities(self.log_rows - self.params.log_final_poly_len)
-            .iter()
-            .map(|&log_arity| 1 << log_arity)
-            .collect()
+        folding_factors(std::slice::from_ref(self))
     }
 
     /// The domain size FRI stops folding at, as soundcalc's `fri_early_stop_degree`.
@@ -192,102 +189,7 @@ impl Circuit {
 
     /// The figure in `regime`; for JBR, with the best gap.
     pub fn analyse(&self, regime: Regime) -> Analysis {
-        match regime {
-            Regime::Udr => self.provable(None),
-            Regime::Jbr => (3..=MAX_JOHNSON_M)
-                .map(|m| self.provable(Some(m)))
-                .max_by(|a, b| {
-                    let key = |x: &Analysis| (x.total, x.binding().map_or(0.0, |r| r.bits));
-                    let (ka, kb) = (key(a), key(b));
-                    ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
-                })
-                .expect("a non-empty range of m"),
-            Regime::Conjectured => self.conjectured(),
-        }
-    }
-
-    /// The gap η soundcalc reads back as exactly `m`: √ρ/(2m), nudged up (relatively) by 10⁻⁹
-    /// so that its own float round trip does not land on m + 1.
-    fn johnson_gap(&self, m: u32) -> f64 {
-        let rho = 1.0 / 2f64.powi(self.params.log_blowup as i32);
-        rho.sqrt() / (2.0 * f64::from(m)) * (1.0 + 1e-9)
-    }
-
-    /// The provable rounds: UDR for `None`, JBR with m = `m`.
-    fn provable(&self, m: Option<u32>) -> Analysis {
-        let p = self.params;
-        let f = field_size();
-        let n = 2f64.powi(self.log_rows as i32);
-        let domain = n * 2f64.powi(p.log_blowup as i32);
-        let rho = 1.0 / 2f64.powi(p.log_blowup as i32);
-        let s = rho.sqrt();
-        let (delta, list, johnson, error): (f64, f64, _, Box<dyn Fn(f64) -> f64>) = match m {
-            None => {
-                let delta = (1.0 - rho) / 2.0;
-                (delta, 1.0, None, Box::new(move |d| (delta * d + 1.0) / f))
-            }
-            Some(m) => {
-                let gap = self.johnson_gap(m);
-                let delta = 1.0 - s - gap;
-                // soundcalc recomputes the gap from δ: keep its rounding.
-                let eta = 1.0 - s - delta;
-                let m = (s / (2.0 * eta)).ceil().max(3.0);
-                let mh = m + 0.5;
-                let list = 1.0 / (2.0 * eta * s);
-                let error = move |d: f64| {
-                    ((2.0 * mh.powf(5.0) + 3.0 * mh * (delta * rho)) * d / (3.0 * rho * s) + mh / s)
-                        / f
-                };
-                (delta, list, Some((m as u32, gap)), Box::new(error))
-            }
-        };
-        let mut rounds = vec![Round {
-            name: "batching".into(),
-            bits: bits(error(domain) * (self.batch_size as f64 - 1.0)),
-        }];
-        let mut folded = domain;
-        for (i, &arity) in self.fri_folding_factors().iter().enumerate() {
-            folded /= arity as f64;
-            rounds.push(Round {
-                name: format!("commit round {}", i + 1),
-                bits: bits(error(folded) * (arity as f64 - 1.0)),
-            });
-        }
-        rounds.push(Round {
-            name: "query phase".into(),
-            bits: p.num_queries as f64 * -(1.0 - delta).log2() + f64::from(p.pow_bits),
-        });
-        rounds.push(Round {
-            name: "ALI".into(),
-            bits: bits(list * self.constraints as f64 / f),
-        });
-        let d = self.max_degree as f64;
-        rounds.push(Round {
-            name: "DEEP".into(),
-            bits: bits(list * (d * (n + OPENING_POINTS - 1.0) + (n - 1.0)) / (f - n - domain)),
-        });
-        // The out-of-domain points must stay within the decoding radius.
-        let valid = n + OPENING_POINTS < (1.0 - delta) * domain;
-        Analysis::new(rounds, valid, johnson)
-    }
-
-    /// The ethSTARK conjecture: each query worth log2 of the blowup, plus grinding; the
-    /// challenges from F_p^3 err with probability about (2W + C)·N/|F| (DEEP's batching, the
-    /// largest).
-    fn conjectured(&self) -> Analysis {
-        let p = self.params;
-        let log_domain = (self.log_rows + p.log_blowup) as f64;
-        let rounds = vec![
-            Round {
-                name: "query phase".into(),
-                bits: (p.num_queries * p.log_blowup) as f64 + f64::from(p.pow_bits),
-            },
-            Round {
-                name: "field".into(),
-                bits: field_size().log2() - log_domain - (self.batch_size as f64).log2(),
-            },
-        ];
-        Analysis::new(rounds, true, None)
+        analyse(std::slice::from_ref(self), regime)
     }
 
     /// The same circuit with `num_queries` queries.
@@ -315,52 +217,16 @@ impl Circuit {
         target: u32,
         regime: Regime,
     ) -> Result<Self, ParamsError> {
-        if target > HASH_COLLISION_BITS {
-            return Err(ParamsError::TargetTooHigh {
-                target,
-                max: HASH_COLLISION_BITS,
-            });
-        }
-        let circuit = Self::of(
-            air,
-            &StarkParams {
-                num_queries: 1,
-                ..*params
-            },
-        )?;
-        let Some(num_queries) = circuit.min_queries(target, regime, MAX_QUERIES) else {
-            let most = circuit.with_queries(MAX_QUERIES).analyse(regime);
-            return Err(ParamsError::Unreachable {
-                target,
-                regime,
-                blowup: 1 << params.log_blowup,
-                pow_bits: params.pow_bits,
-                binding: most.binding().map_or("", |r| r.name.as_str()).to_owned(),
-                cap: most.total,
-            });
-        };
-        Ok(circuit.with_queries(num_queries))
+        let mut tables = TablesCircuit::for_target(&[air], params, target, regime)?.tables;
+        Ok(tables.remove(0))
     }
 
     /// The fewest queries (at most `max_queries`) with which `regime`'s figure reaches
     /// `target` bits, the other parameters unchanged; `None` if no count does.
     pub fn min_queries(&self, target: u32, regime: Regime, max_queries: usize) -> Option<usize> {
-        let with = |q| self.with_queries(q).analyse(regime).total;
-        // The figure never falls as queries are added: search the smallest count that reaches
-        // the target.
-        if with(max_queries) < target {
-            return None;
-        }
-        let (mut low, mut high) = (1usize, max_queries);
-        while low < high {
-            let mid = (low + high) / 2;
-            if with(mid) >= target {
-                high = mid;
-            } else {
-                low = mid + 1;
-            }
-        }
-        Some(low)
+        fewest_queries(target, max_queries, |q| {
+            self.with_queries(q).analyse(regime).total
+        })
     }
 
     /// soundcalc's description of this circuit (a `[zkevm]` table and one `[[circuits]]`),
@@ -406,6 +272,233 @@ impl Circuit {
             fields.push(("gap_to_radius", format!("{eta:?}")));
         }
         fields
+    }
+}
+
+/// The fewest queries (at most `max_queries`) whose figure, `total(q)`, reaches `target`.
+/// The figure never falls as queries are added: a binary search.
+fn fewest_queries(target: u32, max_queries: usize, total: impl Fn(usize) -> u32) -> Option<usize> {
+    if total(max_queries) < target {
+        return None;
+    }
+    let (mut low, mut high) = (1usize, max_queries);
+    while low < high {
+        let mid = (low + high) / 2;
+        if total(mid) >= target {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    Some(low)
+}
+
+/// The FRI rounds' folding factors for `tables` (tallest first, one set of parameters):
+/// rounds that stop at every table's LDE size (`ballast_fri::roll_in_arities`).
+fn folding_factors(tables: &[Circuit]) -> Vec<usize> {
+    let p = tables[0].params;
+    let log_ldes: Vec<usize> = tables.iter().map(|t| t.log_rows + p.log_blowup).collect();
+    ballast_fri::roll_in_arities(&log_ldes, p.log_blowup + p.log_final_poly_len)
+        .iter()
+        .map(|&log_arity| 1 << log_arity)
+        .collect()
+}
+
+/// The figure of `tables` (tallest first, one set of parameters) in `regime`; for JBR, with
+/// the best gap.
+fn analyse(tables: &[Circuit], regime: Regime) -> Analysis {
+    match regime {
+        Regime::Jbr => (3..=MAX_JOHNSON_M)
+            .map(|m| provable(tables, Some(m)))
+            .max_by(|a, b| {
+                let key = |x: &Analysis| (x.total, x.binding().map_or(0.0, |r| r.bits));
+                let (ka, kb) = (key(a), key(b));
+                ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+            })
+            .expect("a non-empty range of m"),
+        Regime::Udr => provable(tables, None),
+        Regime::Conjectured => conjectured(tables),
+    }
+}
+
+/// The ethSTARK conjecture: each query worth log2 of the blowup, plus grinding; the
+/// challenges from F_p^3 err with probability about Σ (2W + C)·N/|F| over the tables (DEEP's
+/// batching, the largest), N the tallest table's LDE and each shorter one's counted at its
+/// share of it.
+fn conjectured(tables: &[Circuit]) -> Analysis {
+    let p = tables[0].params;
+    let log_domain = (tables[0].log_rows + p.log_blowup) as f64;
+    let batched = tables.iter().fold(0.0, |acc, c| {
+        acc + c.batch_size as f64 * 2f64.powi(c.log_rows as i32 - tables[0].log_rows as i32)
+    });
+    let rounds = vec![
+        Round {
+            name: "query phase".into(),
+            bits: (p.num_queries * p.log_blowup) as f64 + f64::from(p.pow_bits),
+        },
+        Round {
+            name: "field".into(),
+            bits: field_size().log2() - log_domain - batched.log2(),
+        },
+    ];
+    Analysis::new(rounds, true, None)
+}
+
+/// The gap η soundcalc reads back as exactly `m`: √ρ/(2m), nudged up (relatively) by 10⁻⁹
+/// so that its own float round trip does not land on m + 1.
+fn johnson_gap(log_blowup: usize, m: u32) -> f64 {
+    let rho = 1.0 / 2f64.powi(log_blowup as i32);
+    rho.sqrt() / (2.0 * f64::from(m)) * (1.0 + 1e-9)
+}
+
+/// The provable rounds of `tables` (tallest first, one set of parameters): UDR for `None`,
+/// JBR with m = `m`. One table gives a segment's rounds (soundcalc's); several give one
+/// proof of them all (`prove_tables`, `docs/protocol.md` §6 item 14): batching, ALI and
+/// DEEP summed over the tables, a FRI round that rolls r tables in charged (a − 1 + r)·ε,
+/// and the tallest table's query phase.
+fn provable(tables: &[Circuit], m: Option<u32>) -> Analysis {
+    let p = tables[0].params;
+    let f = field_size();
+    let size = |c: &Circuit| {
+        let n = 2f64.powi(c.log_rows as i32);
+        (n, n * 2f64.powi(p.log_blowup as i32))
+    };
+    let rho = 1.0 / 2f64.powi(p.log_blowup as i32);
+    let s = rho.sqrt();
+    let (delta, list, johnson, error): (f64, f64, _, Box<dyn Fn(f64) -> f64>) = match m {
+        None => {
+            let delta = (1.0 - rho) / 2.0;
+            (delta, 1.0, None, Box::new(move |d| (delta * d + 1.0) / f))
+        }
+        Some(m) => {
+            let gap = johnson_gap(p.log_blowup, m);
+            let delta = 1.0 - s - gap;
+            // soundcalc recomputes the gap from δ: keep its rounding.
+            let eta = 1.0 - s - delta;
+            let m = (s / (2.0 * eta)).ceil().max(3.0);
+            let mh = m + 0.5;
+            let list = 1.0 / (2.0 * eta * s);
+            let error = move |d: f64| {
+                ((2.0 * mh.powf(5.0) + 3.0 * mh * (delta * rho)) * d / (3.0 * rho * s) + mh / s) / f
+            };
+            (delta, list, Some((m as u32, gap)), Box::new(error))
+        }
+    };
+    let sum = |term: &dyn Fn(&Circuit) -> f64| tables.iter().fold(0.0, |acc, c| acc + term(c));
+    let mut rounds = vec![Round {
+        name: "batching".into(),
+        bits: bits(sum(&|c| error(size(c).1) * (c.batch_size as f64 - 1.0))),
+    }];
+    let mut folded = size(&tables[0]).1;
+    for (i, &arity) in folding_factors(tables).iter().enumerate() {
+        folded /= arity as f64;
+        let rolled = tables.iter().filter(|c| size(c).1 == folded).count();
+        rounds.push(Round {
+            name: format!("commit round {}", i + 1),
+            bits: bits(error(folded) * (arity as f64 - 1.0 + rolled as f64)),
+        });
+    }
+    rounds.push(Round {
+        name: "query phase".into(),
+        bits: p.num_queries as f64 * -(1.0 - delta).log2() + f64::from(p.pow_bits),
+    });
+    rounds.push(Round {
+        name: "ALI".into(),
+        bits: bits(sum(&|c| list * c.constraints as f64 / f)),
+    });
+    rounds.push(Round {
+        name: "DEEP".into(),
+        bits: bits(sum(&|c| {
+            let (n, domain) = size(c);
+            let d = c.max_degree as f64;
+            list * (d * (n + OPENING_POINTS - 1.0) + (n - 1.0)) / (f - n - domain)
+        })),
+    });
+    // The out-of-domain points must stay within the decoding radius, in every table.
+    let valid = tables.iter().all(|c| {
+        let (n, domain) = size(c);
+        n + OPENING_POINTS < (1.0 - delta) * domain
+    });
+    Analysis::new(rounds, valid, johnson)
+}
+
+/// What the analysis reads of one proof of several tables (`prove_tables`): each table's
+/// circuit, tallest first, all with the same parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TablesCircuit {
+    /// The tables' circuits, tallest first.
+    pub tables: Vec<Circuit>,
+}
+
+impl TablesCircuit {
+    /// The circuit of one proof of `airs`' tables (tallest first) with `params`.
+    ///
+    /// # Errors
+    /// No tables, tables not strictly tallest first, parameters an AIR cannot use, or a
+    /// malformed AIR.
+    pub fn of<A: Air>(airs: &[&A], params: &StarkParams) -> Result<Self, ParamsError> {
+        if airs.is_empty() || airs.windows(2).any(|w| w[0].log_rows() <= w[1].log_rows()) {
+            return Err(ParamsError::TablesOrder);
+        }
+        let tables = airs.iter().map(|air| Circuit::of(*air, params));
+        Ok(Self {
+            tables: tables.collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// The figure in `regime`; for JBR, with the best gap.
+    pub fn analyse(&self, regime: Regime) -> Analysis {
+        analyse(&self.tables, regime)
+    }
+
+    /// The same tables with `num_queries` queries.
+    pub fn with_queries(&self, num_queries: usize) -> Self {
+        Self {
+            tables: self
+                .tables
+                .iter()
+                .map(|c| c.with_queries(num_queries))
+                .collect(),
+        }
+    }
+
+    /// The tables of `airs` proven with `params` but for the number of queries: the fewest
+    /// that reach `target` bits in `regime`.
+    ///
+    /// # Errors
+    /// As [`Circuit::for_target`].
+    pub fn for_target<A: Air>(
+        airs: &[&A],
+        params: &StarkParams,
+        target: u32,
+        regime: Regime,
+    ) -> Result<Self, ParamsError> {
+        if target > HASH_COLLISION_BITS {
+            return Err(ParamsError::TargetTooHigh {
+                target,
+                max: HASH_COLLISION_BITS,
+            });
+        }
+        let tables = Self::of(
+            airs,
+            &StarkParams {
+                num_queries: 1,
+                ..*params
+            },
+        )?;
+        let total = |q| tables.with_queries(q).analyse(regime).total;
+        let Some(num_queries) = fewest_queries(target, MAX_QUERIES, total) else {
+            let most = tables.with_queries(MAX_QUERIES).analyse(regime);
+            return Err(ParamsError::Unreachable {
+                target,
+                regime,
+                blowup: 1 << params.log_blowup,
+                pow_bits: params.pow_bits,
+                binding: most.binding().map_or("", |r| r.name.as_str()).to_owned(),
+                cap: most.total,
+            });
+        };
+        Ok(tables.with_queries(num_queries))
     }
 }
 
@@ -614,5 +707,82 @@ mod tests {
         assert!((got.rounds[1].bits - (192.0 - 15.0 - 4712f64.log2())).abs() < 1e-6);
         assert_eq!((got.total, got.capped()), (100, 100));
         assert_eq!(keccak(1, 219, 0).analyse(Regime::Conjectured).capped(), 128);
+    }
+
+    /// The keccak segment's circuit with the rows of a shorter table: 2^`log_rows`.
+    fn shorter(log_rows: usize, params: StarkParams) -> Circuit {
+        Circuit {
+            log_rows,
+            columns: 84,
+            constraints: 120,
+            max_degree: 2,
+            batch_size: 2 * 84 + 6,
+            params,
+        }
+    }
+
+    #[test]
+    fn tables_sum_their_errors_and_charge_a_roll_in_round_one_more() {
+        let tall = keccak(1, 200, 16);
+        let short = shorter(11, tall.params);
+        let tables = TablesCircuit {
+            tables: vec![tall, short],
+        };
+        // LDEs of 2^15 and 2^12 down to 2^4: rounds of 8 (to 2^12, where the short table
+        // rolls in), then 8, 8 and 4.
+        assert_eq!(folding_factors(&tables.tables), [8, 8, 8, 4]);
+        let udr = tables.analyse(Regime::Udr);
+        let f = field_size();
+        let delta = 0.25;
+        let eps = |n: f64| (delta * n + 1.0) / f;
+        let close = |round: usize, error: f64| {
+            let got = udr.rounds[round].bits;
+            assert!(
+                (got - bits(error)).abs() < 1e-9,
+                "{}: {got}",
+                udr.rounds[round].name
+            );
+        };
+        close(0, eps(32768.0) * 4711.0 + eps(4096.0) * 173.0);
+        close(1, eps(4096.0) * 8.0);
+        close(2, eps(512.0) * 7.0);
+        close(6, (3109.0 + 120.0) / f);
+        let segment = tall.analyse(Regime::Udr);
+        assert_eq!(
+            udr.rounds[5], segment.rounds[5],
+            "the tallest table's query phase"
+        );
+        // One table is a segment; more tables never give more bits than their tallest alone.
+        for regime in Regime::ALL {
+            let one = TablesCircuit { tables: vec![tall] };
+            assert_eq!(one.analyse(regime), tall.analyse(regime));
+            assert!(tables.analyse(regime).total <= tall.analyse(regime).total);
+        }
+    }
+
+    #[test]
+    fn tables_find_their_queries_and_refuse_a_bad_order() {
+        let air = |log_rows| crate::test_air::CounterAir { log_rows };
+        let (tall, short) = (air(12), air(9));
+        let params = StarkParams {
+            log_blowup: 2,
+            num_queries: 1,
+            pow_bits: 16,
+            log_final_poly_len: 3,
+            hash: MerkleHash::Poseidon2,
+        };
+        let found = TablesCircuit::for_target(&[&tall, &short], &params, 100, Regime::Jbr).unwrap();
+        let q = found.tables[0].params.num_queries;
+        assert!(found.analyse(Regime::Jbr).total >= 100);
+        assert!(found.with_queries(q - 1).analyse(Regime::Jbr).total < 100);
+        assert_eq!(
+            TablesCircuit::of(&[&short, &tall], &params),
+            Err(ParamsError::TablesOrder)
+        );
+        assert_eq!(
+            TablesCircuit::of(&[&short, &short], &params),
+            Err(ParamsError::TablesOrder)
+        );
+        assert!(TablesCircuit::for_target(&[&tall], &params, 129, Regime::Jbr).is_err());
     }
 }

@@ -28,7 +28,10 @@ use crate::protocol::{
     ood_identity_holds, query_draws,
 };
 use crate::quotient::Composition;
-use crate::{Geometry, OodValues, ParamsError, ProverError, QueryOpenings, StarkParams};
+use crate::{
+    Geometry, OodValues, ParamsError, ProverError, QueryOpenings, StarkParams, VerifierError,
+    VerifyPolicy,
+};
 
 /// One table of a [`TablesProof`]: its AIR and the values its constraints read as public
 /// inputs.
@@ -66,9 +69,9 @@ pub enum TablesError {
     /// This error occurs when a table's parameters are invalid for its AIR.
     #[error(transparent)]
     Params(#[from] ParamsError),
-    /// This error occurs when the tables are none, or not strictly tallest first.
-    #[error("tables must be given strictly tallest first, at least one")]
-    Order,
+    /// This error occurs when the parameters fall short of the verifier's policy.
+    #[error(transparent)]
+    Policy(#[from] VerifierError),
     /// This error occurs when a part of the proof does not have the size the tables fix.
     #[error("malformed tables proof: {what}: expected {expected}, got {got}")]
     Shape {
@@ -118,7 +121,7 @@ impl Shapes {
                 .windows(2)
                 .any(|w| w[0].air.log_rows() <= w[1].air.log_rows())
         {
-            return Err(TablesError::Order);
+            return Err(ParamsError::TablesOrder.into());
         }
         let mut infos = Vec::with_capacity(tables.len());
         let mut geometries = Vec::with_capacity(tables.len());
@@ -325,17 +328,21 @@ pub fn prove_tables<A: Air>(
 }
 
 /// Checks that `proof` shows each table's trace exists and satisfies its AIR with its public
-/// inputs, for the statement `context`, with `params`.
+/// inputs, for the statement `context`, with `params`, which must satisfy `policy` (its
+/// floor judged on the tables' figure, [`TablesCircuit`](crate::TablesCircuit)).
 ///
 /// # Errors
-/// The first check that fails.
+/// Parameters the policy refuses, or the first check that fails.
 pub fn verify_tables<A: Air>(
     context: &[u8],
     tables: &[TableStatement<'_, A>],
     proof: &TablesProof,
     params: &StarkParams,
+    policy: &VerifyPolicy,
 ) -> Result<(), TablesError> {
     let shapes = Shapes::of(tables, params)?;
+    let airs: Vec<&A> = tables.iter().map(|t| t.air).collect();
+    policy.check_tables(&airs, params)?;
     let count = tables.len();
     expect("tables' claims", count, proof.ood.len())?;
     for (claims, g) in proof.ood.iter().zip(&shapes.geometries) {
@@ -508,6 +515,14 @@ mod tests {
 
     const CONTEXT: &[u8] = b"tables-test";
 
+    /// A policy the test parameters meet: no floor.
+    fn lenient() -> VerifyPolicy {
+        VerifyPolicy {
+            min_security_bits: 0,
+            ..VerifyPolicy::default()
+        }
+    }
+
     fn params(hash: MerkleHash) -> StarkParams {
         StarkParams {
             log_blowup: 1,
@@ -561,11 +576,11 @@ mod tests {
         for hash in MerkleHash::ALL {
             let (airs, public, proof) = proven(hash);
             let tables = statements(&airs, &public);
-            verify_tables(CONTEXT, &tables, &proof, &params(hash)).unwrap();
+            verify_tables(CONTEXT, &tables, &proof, &params(hash), &lenient()).unwrap();
             // Rounds of 4, 8 and 2: they stop at 2^6 and 2^3, where the shorter tables roll
             // in, and end at the final domain, 2^2.
             assert_eq!(proof.fri_roots.len(), 3);
-            assert!(verify_tables(b"other", &tables, &proof, &params(hash)).is_err());
+            assert!(verify_tables(b"other", &tables, &proof, &params(hash), &lenient()).is_err());
         }
     }
 
@@ -581,8 +596,31 @@ mod tests {
             let (mut traces, public) = traces(&airs);
             let tables = statements(&airs, &public);
             let proof = prove_tables(CONTEXT, &tables, &mut traces, &params(hash)).unwrap();
-            verify_tables(CONTEXT, &tables, &proof, &params(hash)).unwrap();
+            verify_tables(CONTEXT, &tables, &proof, &params(hash), &lenient()).unwrap();
         }
+    }
+
+    #[test]
+    fn the_policy_judges_the_tables_figure() {
+        let hash = MerkleHash::Keccak256;
+        let (airs, public, proof) = proven(hash);
+        let tables = statements(&airs, &public);
+        let result = verify_tables(
+            CONTEXT,
+            &tables,
+            &proof,
+            &params(hash),
+            &VerifyPolicy::default(),
+        );
+        assert!(
+            matches!(
+                result,
+                Err(TablesError::Policy(
+                    VerifierError::InsufficientSecurity { .. }
+                ))
+            ),
+            "{result:?}"
+        );
     }
 
     #[test]
@@ -608,7 +646,7 @@ mod tests {
         let tables = statements(&airs, &public);
         let refused = |bad: &TablesProof, what: &str| {
             assert!(
-                verify_tables(CONTEXT, &tables, bad, &params(hash)).is_err(),
+                verify_tables(CONTEXT, &tables, bad, &params(hash), &lenient()).is_err(),
                 "{what}"
             );
         };
@@ -701,12 +739,12 @@ mod tests {
         let (airs, mut public, proof) = proven(hash);
         public[2][1] += Felt::ONE;
         let tables = statements(&airs, &public);
-        assert!(verify_tables(CONTEXT, &tables, &proof, &params(hash)).is_err());
+        assert!(verify_tables(CONTEXT, &tables, &proof, &params(hash), &lenient()).is_err());
         // A shorter table of another height: another shape.
         let (mut airs, public, proof) = proven(hash);
         airs[1].log_rows = 4;
         let tables = statements(&airs, &public);
-        assert!(verify_tables(CONTEXT, &tables, &proof, &params(hash)).is_err());
+        assert!(verify_tables(CONTEXT, &tables, &proof, &params(hash), &lenient()).is_err());
     }
 
     #[test]
@@ -736,13 +774,15 @@ mod tests {
         );
         assert!(matches!(
             result,
-            Err(ProverError::Tables(TablesError::Order))
+            Err(ProverError::Tables(TablesError::Params(
+                ParamsError::TablesOrder
+            )))
         ));
         let equal = [CounterAir { log_rows: 5 }, CounterAir { log_rows: 5 }];
         let tables = statements(&equal, &public[..2]);
         assert!(matches!(
-            verify_tables(CONTEXT, &tables, &proven(hash).2, &params(hash)),
-            Err(TablesError::Order)
+            verify_tables(CONTEXT, &tables, &proven(hash).2, &params(hash), &lenient()),
+            Err(TablesError::Params(ParamsError::TablesOrder))
         ));
         let result = prove_tables(
             CONTEXT,
