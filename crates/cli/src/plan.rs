@@ -177,7 +177,9 @@ pub fn flag_error(err: ParamsError) -> anyhow::Error {
         },
         ParamsError::DegreeTooHigh { .. } => "--blowup",
         ParamsError::TargetTooHigh { .. } | ParamsError::Unreachable { .. } => "--security-bits",
-        ParamsError::Air(_) | ParamsError::NonCanonical { .. } => "workload",
+        ParamsError::Air(_) | ParamsError::NonCanonical { .. } | ParamsError::TablesOrder => {
+            "workload"
+        }
     };
     anyhow!("invalid {flag}: {err}")
 }

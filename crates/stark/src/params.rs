@@ -51,9 +51,8 @@ pub enum ParamsError {
         /// The hash's collision resistance, in bits.
         max: u32,
     },
-    /// This error occurs when the tables of one proof are none, or not strictly tallest
-    /// first.
-    #[error("tables must be given strictly tallest first, at least one")]
+    /// This error occurs when the tables of one proof are none, or not tallest first.
+    #[error("tables must be given tallest first, at least one")]
     TablesOrder,
     /// This error occurs when no number of queries reaches a security target.
     #[error(

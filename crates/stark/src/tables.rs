@@ -2,11 +2,13 @@
 //! at one blowup: one trace tree and one quotient tree over all of them (mixed-height trees,
 //! `ballast_merkle::MixedTree`), one α, one z and one γ, and one FRI that rolls each shorter
 //! table's DEEP function in where the folds reach its size. `docs/protocol.md` §6 item 14
-//! argues it; a recursive layer's tables are what it is for. The proof has no byte format
-//! yet, and no security figure of its own: each table's parameters are checked as a
-//! segment's. Tables of one height are refused (they would need one DEEP function with
-//! disjoint powers of γ), and every table's AIR is one type `A`: tables of different AIRs
-//! take an enum that implements [`Air`] by delegation (the `layer_costs` example's).
+//! argues it; a recursive layer's tables are what it is for. Its security figure is
+//! [`TablesCircuit`](crate::TablesCircuit)'s; it has no byte format yet. Tables of one
+//! height share a leaf and a FRI input, their DEEP functions weighted by disjoint powers of
+//! γ. Every table's AIR is one type `A`: tables of different AIRs take an enum that
+//! implements [`Air`] by delegation (the `layer_costs` example's).
+
+use std::ops::Range;
 
 use ballast_air::{Air, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -16,6 +18,7 @@ use ballast_fri::{
 };
 use ballast_merkle::{Digest, MixedShape, MixedTree, TableShape, verify_mixed};
 use ballast_ntt::{ColumnForm, LdePlan};
+use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::backend::quotient_columns;
@@ -119,7 +122,7 @@ impl Shapes {
         if tables.is_empty()
             || tables
                 .windows(2)
-                .any(|w| w[0].air.log_rows() <= w[1].air.log_rows())
+                .any(|w| w[0].air.log_rows() < w[1].air.log_rows())
         {
             return Err(ParamsError::TablesOrder.into());
         }
@@ -140,8 +143,41 @@ impl Shapes {
         Ok(Self { infos, geometries })
     }
 
+    /// The tables sharing each FRI input: runs of one height, tallest first.
+    fn groups(&self) -> Vec<Range<usize>> {
+        let mut groups: Vec<Range<usize>> = Vec::new();
+        for (k, g) in self.geometries.iter().enumerate() {
+            match groups.last_mut() {
+                Some(last) if self.geometries[last.start].log_rows == g.log_rows => {
+                    last.end = k + 1;
+                }
+                _ => groups.push(k..k + 1),
+            }
+        }
+        groups
+    }
+
+    /// Each FRI input's size: one a height.
     fn log_ldes(&self) -> Vec<usize> {
-        self.geometries.iter().map(Geometry::log_lde).collect()
+        let heights = self.groups().into_iter();
+        heights
+            .map(|g| self.geometries[g.start].log_lde())
+            .collect()
+    }
+
+    /// The weight of each table's DEEP function in its height's input: γ to the number of
+    /// functions the group's earlier tables batch (2W + C each), so that one height's
+    /// tables batch all their functions with disjoint powers of γ.
+    fn weights(&self, gamma: Ext3) -> Vec<Ext3> {
+        let mut weights = Vec::with_capacity(self.geometries.len());
+        for group in self.groups() {
+            let mut weight = Ext3::ONE;
+            for g in &self.geometries[group] {
+                weights.push(weight);
+                weight *= gamma.pow((2 * g.width + g.quotient_width()) as u64);
+            }
+        }
+        weights
     }
 
     fn mixed(&self, width: impl Fn(&Geometry) -> usize) -> MixedShape {
@@ -149,7 +185,7 @@ impl Shapes {
             log_height: g.log_lde(),
             width: width(g),
         });
-        MixedShape::new(tables.collect()).expect("strictly tallest first")
+        MixedShape::new(tables.collect()).expect("tallest first")
     }
 
     fn arities(&self, params: &StarkParams) -> Vec<usize> {
@@ -175,7 +211,7 @@ fn bind<A: Air>(
     bind_tables(context, &bound, params)
 }
 
-/// Proves that each of `traces` satisfies its table's AIR, the tables given strictly tallest
+/// Proves that each of `traces` satisfies its table's AIR, the tables given tallest
 /// first, all with `params`, for the statement `context`. The traces are extended in place.
 ///
 /// # Errors
@@ -213,7 +249,7 @@ pub fn prove_tables<A: Air>(
         plan.extend_in_place(trace, ColumnForm::Evaluations);
     }
     let trace_tree = MixedTree::commit(params.hash, &traces.iter().collect::<Vec<_>>())
-        .expect("LDEs strictly tallest first");
+        .expect("LDEs tallest first");
     let alpha = draw_alpha(&mut transcript, &trace_tree.root());
 
     // 2 ----- each table's quotient, committed in one tree; z
@@ -237,7 +273,7 @@ pub fn prove_tables<A: Air>(
         quotients.push(lde);
     }
     let quotient_tree = MixedTree::commit(params.hash, &quotients.iter().collect::<Vec<_>>())
-        .expect("LDEs strictly tallest first");
+        .expect("LDEs tallest first");
     let tallest = &shapes.geometries[0];
     let z = draw_ood_point(
         &mut transcript,
@@ -276,11 +312,25 @@ pub fn prove_tables<A: Air>(
     let gamma = draw_gamma(&mut transcript, &ood);
 
     // 4 ----- each table's DEEP function; 5 ----- one FRI rolling the shorter ones in
-    let inputs: Vec<Vec<Ext3>> = (0..tables.len())
-        .map(|k| {
-            let g = &shapes.geometries[k];
-            let deep = deep_coefficients(&ood[k], z, g.log_rows, gamma);
-            evaluate_all(&deep, &traces[k], &quotients[k])
+    let weights = shapes.weights(gamma);
+    let inputs: Vec<Vec<Ext3>> = shapes
+        .groups()
+        .into_iter()
+        .map(|group| {
+            let mut input: Option<Vec<Ext3>> = None;
+            for k in group {
+                let deep = deep_coefficients(&ood[k], z, shapes.geometries[k].log_rows, gamma);
+                let f = evaluate_all(&deep, &traces[k], &quotients[k]);
+                match &mut input {
+                    // A height's first table weighs γ⁰.
+                    None => input = Some(f),
+                    Some(sum) => sum
+                        .par_iter_mut()
+                        .zip(f)
+                        .for_each(|(s, v)| *s += weights[k] * v),
+                }
+            }
+            input.expect("a height has a table")
         })
         .collect();
     let mut layers = HostLayers::new(inputs, params.hash);
@@ -443,14 +493,17 @@ pub fn verify_tables<A: Air>(
         &proof.queries.quotient_nodes,
         "quotient",
     )?;
-    let values: Vec<Vec<Ext3>> = (0..count)
-        .map(|k| {
-            let log_lde = shapes.geometries[k].log_lde();
+    let weights = shapes.weights(gamma);
+    let values: Vec<Vec<Ext3>> = shapes
+        .groups()
+        .into_iter()
+        .map(|group| {
+            let log_lde = shapes.geometries[group.start].log_lde();
             let zeta = Felt::two_adic_root(log_lde);
             let mut reached: Vec<(usize, usize)> = positions
                 .iter()
                 .enumerate()
-                .map(|(q, &p)| (trace.row_of(k, p), q))
+                .map(|(q, &p)| (trace.row_of(group.start, p), q))
                 .collect();
             reached.sort_unstable();
             reached.dedup_by_key(|(y, _)| *y);
@@ -458,7 +511,10 @@ pub fn verify_tables<A: Air>(
                 .into_iter()
                 .map(|(y, q)| {
                     let x = LdePlan::SHIFT * zeta.pow(y as u64);
-                    deep[k].evaluate(trace_rows[q * count + k], quotient_rows[q * count + k], x)
+                    group.clone().fold(Ext3::ZERO, |sum, k| {
+                        let (t, c) = (trace_rows[q * count + k], quotient_rows[q * count + k]);
+                        sum + weights[k] * deep[k].evaluate(t, c, x)
+                    })
                 })
                 .collect()
         })
@@ -533,9 +589,10 @@ mod tests {
         }
     }
 
-    /// Counters of 2^7, 2^5 and 2^2 rows from different starts: LDEs of 2^8, 2^6 and 2^3.
+    /// Counters of 2^7, 2^5 (two, sharing a height) and 2^2 rows from different starts:
+    /// LDEs of 2^8, 2^6 and 2^3.
     fn airs() -> Vec<CounterAir> {
-        [7, 5, 2].map(|log_rows| CounterAir { log_rows }).into()
+        [7, 5, 5, 2].map(|log_rows| CounterAir { log_rows }).into()
     }
 
     fn traces(airs: &[CounterAir]) -> (Vec<RowBlocks>, Vec<Vec<Felt>>) {
@@ -598,6 +655,21 @@ mod tests {
             let proof = prove_tables(CONTEXT, &tables, &mut traces, &params(hash)).unwrap();
             verify_tables(CONTEXT, &tables, &proof, &params(hash), &lenient()).unwrap();
         }
+    }
+
+    #[test]
+    fn tables_of_one_height_take_disjoint_powers_of_gamma() {
+        let airs = airs();
+        let (_, public) = traces(&airs);
+        let shapes =
+            Shapes::of(&statements(&airs, &public), &params(MerkleHash::Keccak256)).unwrap();
+        assert_eq!(shapes.groups(), [0..1, 1..3, 3..4]);
+        assert_eq!(shapes.log_ldes(), [8, 6, 3]);
+        // A counter (degree 2: one quotient chunk of 3 coordinates) batches 2·2 trace and 3
+        // quotient functions: the second 2^5 table's start at γ^7, every height's first at γ⁰.
+        let gamma = Ext3::new([Felt::new(3), Felt::new(5), Felt::new(7)]);
+        let one = Ext3::ONE;
+        assert_eq!(shapes.weights(gamma), [one, one, gamma.pow(7), one]);
     }
 
     #[test]
@@ -778,8 +850,8 @@ mod tests {
                 ParamsError::TablesOrder
             )))
         ));
-        let equal = [CounterAir { log_rows: 5 }, CounterAir { log_rows: 5 }];
-        let tables = statements(&equal, &public[..2]);
+        let increasing = [CounterAir { log_rows: 2 }, CounterAir { log_rows: 5 }];
+        let tables = statements(&increasing, &public[..2]);
         assert!(matches!(
             verify_tables(CONTEXT, &tables, &proven(hash).2, &params(hash), &lenient()),
             Err(TablesError::Params(ParamsError::TablesOrder))
