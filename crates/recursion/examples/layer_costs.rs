@@ -15,15 +15,13 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
+use ballast_air::Air;
 use ballast_field::Felt;
-use ballast_recursion::{
-    ChildSegment, IdentityAir, LAYER_AIRS, LAYER_CONTEXT, QueriesAir, TranscriptAir, verify_layer,
-};
+use ballast_recursion::{ChildSegment, LAYER_AIRS, LAYER_CONTEXT, verify_layer};
 use ballast_stark::{
     Circuit, CpuBackend, MerkleHash, ParamsError, PhaseTimes, Proof, Regime, SegmentPosition,
-    SegmentProof, SegmentStatement, StarkParams, TableStatement, TablesCircuit, TablesProof,
-    VerifyPolicy, Workload, prove, prove_tables, verify_tables,
+    SegmentProof, SegmentStatement, StarkParams, TableAir, TableStatement, TablesCircuit,
+    TablesProof, VerifyPolicy, Workload, prove, prove_tables, verify_tables,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -174,19 +172,14 @@ fn one_proof(
     policy: &VerifyPolicy,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let inputs = segment.public_inputs()?;
-    let airs = [
-        LayerTable::Queries(&segment.queries.air),
-        LayerTable::Identity(&segment.identity),
-        LayerTable::Transcript(&segment.transcript),
-    ];
+    let airs: [&dyn TableAir; 3] = [&segment.queries.air, &segment.identity, &segment.transcript];
     let public = [&inputs.queries, &inputs.identity, &inputs.transcript];
-    let tables: Vec<TableStatement<'_, LayerTable<'_>>> = airs
-        .iter()
+    let tables: Vec<TableStatement<'_>> = airs
+        .into_iter()
         .zip(public)
         .map(|(air, public_inputs)| TableStatement { air, public_inputs })
         .collect();
-    let by_ref: Vec<&LayerTable<'_>> = airs.iter().collect();
-    let params = &TablesCircuit::for_target(&by_ref, layer, TARGET, Regime::Jbr)?.tables[0].params;
+    let params = &TablesCircuit::for_target(&airs, layer, TARGET, Regime::Jbr)?.tables[0].params;
     let mut traces = vec![
         segment.queries.trace()?,
         segment.identity.trace()?,
@@ -213,58 +206,6 @@ fn one_proof(
         parts.map(kib).join(" | "),
     );
     Ok(())
-}
-
-/// One of the layer's AIRs, so that the three can be one proof's tables.
-enum LayerTable<'a> {
-    Transcript(&'a TranscriptAir),
-    Identity(&'a IdentityAir),
-    Queries(&'a QueriesAir),
-}
-
-impl Air for LayerTable<'_> {
-    fn id(&self) -> &str {
-        match self {
-            Self::Transcript(air) => air.id(),
-            Self::Identity(air) => air.id(),
-            Self::Queries(air) => air.id(),
-        }
-    }
-    fn width(&self) -> usize {
-        match self {
-            Self::Transcript(air) => air.width(),
-            Self::Identity(air) => air.width(),
-            Self::Queries(air) => air.width(),
-        }
-    }
-    fn log_rows(&self) -> usize {
-        match self {
-            Self::Transcript(air) => air.log_rows(),
-            Self::Identity(air) => air.log_rows(),
-            Self::Queries(air) => air.log_rows(),
-        }
-    }
-    fn num_public_inputs(&self) -> usize {
-        match self {
-            Self::Transcript(air) => air.num_public_inputs(),
-            Self::Identity(air) => air.num_public_inputs(),
-            Self::Queries(air) => air.num_public_inputs(),
-        }
-    }
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
-        match self {
-            Self::Transcript(air) => air.periodic_columns(),
-            Self::Identity(air) => air.periodic_columns(),
-            Self::Queries(air) => air.periodic_columns(),
-        }
-    }
-    fn eval<B: ConstraintBuilder>(&self, frame: &Frame<'_, B::Expr>, builder: &mut B) {
-        match self {
-            Self::Transcript(air) => air.eval(frame, builder),
-            Self::Identity(air) => air.eval(frame, builder),
-            Self::Queries(air) => air.eval(frame, builder),
-        }
-    }
 }
 
 /// A tables proof's bytes by [`PARTS`], at the sizes the proof format gives its items: 32 a

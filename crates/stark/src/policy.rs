@@ -3,7 +3,9 @@
 
 use ballast_air::Air;
 
-use crate::{Analysis, Circuit, MerkleHash, Regime, StarkParams, TablesCircuit, VerifierError};
+use crate::{
+    Analysis, Circuit, MerkleHash, Regime, StarkParams, TableAir, TablesCircuit, VerifierError,
+};
 
 /// The security a verifier requires unless told otherwise: 100 bits provable, up to the
 /// Johnson bound.
@@ -66,9 +68,9 @@ impl VerifyPolicy {
     ///
     /// # Errors
     /// As [`check_params`](Self::check_params).
-    pub fn check_tables<A: Air>(
+    pub fn check_tables(
         &self,
-        airs: &[&A],
+        airs: &[&dyn TableAir],
         params: &StarkParams,
     ) -> Result<(), VerifierError> {
         let tables = TablesCircuit::of(airs, params)?;

@@ -29,7 +29,7 @@ use ballast_air::{Air, ConstraintInfo};
 
 use crate::MAX_QUERIES;
 use crate::proof::segment_geometry;
-use crate::{ParamsError, StarkParams};
+use crate::{ParamsError, StarkParams, TableAir};
 
 /// Both Merkle hashes' digests are 256 bits (Keccak-256's, and Poseidon2's four elements),
 /// so 128-bit collision resistance, which caps every security claim.
@@ -217,7 +217,8 @@ impl Circuit {
         target: u32,
         regime: Regime,
     ) -> Result<Self, ParamsError> {
-        let mut tables = TablesCircuit::for_target(&[air], params, target, regime)?.tables;
+        let mut tables =
+            TablesCircuit::for_target(&[air as &dyn TableAir], params, target, regime)?.tables;
         Ok(tables.remove(0))
     }
 
@@ -445,14 +446,15 @@ impl TablesCircuit {
     /// # Errors
     /// No tables, tables not tallest first, parameters an AIR cannot use, or a
     /// malformed AIR.
-    pub fn of<A: Air>(airs: &[&A], params: &StarkParams) -> Result<Self, ParamsError> {
-        if airs.is_empty() || airs.windows(2).any(|w| w[0].log_rows() < w[1].log_rows()) {
+    pub fn of(airs: &[&dyn TableAir], params: &StarkParams) -> Result<Self, ParamsError> {
+        let tables: Vec<Circuit> = airs
+            .iter()
+            .map(|air| air.circuit(params))
+            .collect::<Result<_, _>>()?;
+        if tables.is_empty() || tables.windows(2).any(|w| w[0].log_rows < w[1].log_rows) {
             return Err(ParamsError::TablesOrder);
         }
-        let tables = airs.iter().map(|air| Circuit::of(*air, params));
-        Ok(Self {
-            tables: tables.collect::<Result<_, _>>()?,
-        })
+        Ok(Self { tables })
     }
 
     /// The figure in `regime`; for JBR, with the best gap.
@@ -476,8 +478,8 @@ impl TablesCircuit {
     ///
     /// # Errors
     /// As [`Circuit::for_target`].
-    pub fn for_target<A: Air>(
-        airs: &[&A],
+    pub fn for_target(
+        airs: &[&dyn TableAir],
         params: &StarkParams,
         target: u32,
         regime: Regime,

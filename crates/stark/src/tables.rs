@@ -5,12 +5,12 @@
 //! argues it; a recursive layer's tables are what it is for. Its security figure is
 //! [`TablesCircuit`](crate::TablesCircuit)'s; it has no byte format yet. Tables of one
 //! height share a leaf and a FRI input, their DEEP functions weighted by disjoint powers of
-//! γ. Every table's AIR is one type `A`: tables of different AIRs take an enum that
-//! implements [`Air`] by delegation (the `layer_costs` example's).
+//! γ. Tables take their AIRs as [`TableAir`]s, which every [`Air`] is: tables of different
+//! AIRs share a proof, each AIR's code compiled once, as for its segments.
 
 use std::ops::Range;
 
-use ballast_air::{Air, ConstraintInfo, check_trace};
+use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::{
     FriCommitment, FriError, FriVerifierInput, HostLayers, QueryPlan, commit_phase,
@@ -36,12 +36,127 @@ use crate::{
     VerifyPolicy,
 };
 
+/// A table's AIR as a tables proof uses it. Object-safe, so that tables of different AIRs
+/// share one proof; every [`Air`] is one, through the same code its segments run.
+pub trait TableAir: Sync {
+    /// How many public inputs it reads ([`Air::num_public_inputs`]).
+    fn public_input_count(&self) -> usize;
+    /// Its constraints' domains and degrees.
+    ///
+    /// # Errors
+    /// A malformed AIR.
+    fn info(&self) -> Result<ConstraintInfo, ParamsError>;
+    /// Its key, which the transcript binds (`docs/protocol.md` §4).
+    fn key(&self, info: &ConstraintInfo) -> Digest;
+    /// Its shape with `params`, once they are checked against it.
+    ///
+    /// # Errors
+    /// Parameters the AIR cannot be proven with.
+    fn geometry(
+        &self,
+        info: &ConstraintInfo,
+        params: &StarkParams,
+    ) -> Result<Geometry, ParamsError>;
+    /// Its security circuit with `params` ([`Circuit::of`](crate::Circuit::of)).
+    ///
+    /// # Errors
+    /// As [`Circuit::of`](crate::Circuit::of).
+    fn circuit(&self, params: &StarkParams) -> Result<crate::Circuit, ParamsError>;
+    /// The quotient's evaluations on its coset, the constraints combined with α's powers,
+    /// from the trace's LDE `lde`.
+    fn composition(
+        &self,
+        info: &ConstraintInfo,
+        alpha: Ext3,
+        lde: &RowBlocks,
+        public_inputs: &[Felt],
+        geometry: &Geometry,
+    ) -> Vec<Ext3>;
+    /// Whether `claims` satisfy its constraints at z, combined with α's powers.
+    fn ood_holds(
+        &self,
+        info: &ConstraintInfo,
+        alpha: Ext3,
+        claims: &OodValues,
+        public_inputs: &[Felt],
+        z: Ext3,
+    ) -> bool;
+    /// Its trace checked row by row, naming the first failure.
+    ///
+    /// # Errors
+    /// The first row and constraint that fail.
+    fn check(&self, trace: &RowBlocks, public_inputs: &[Felt]) -> Result<(), AirError>;
+}
+
+impl<A: Air> TableAir for A {
+    fn public_input_count(&self) -> usize {
+        self.num_public_inputs()
+    }
+    fn info(&self) -> Result<ConstraintInfo, ParamsError> {
+        Ok(ConstraintInfo::of(self)?)
+    }
+    fn key(&self, info: &ConstraintInfo) -> Digest {
+        air_key(self, info)
+    }
+    fn geometry(
+        &self,
+        info: &ConstraintInfo,
+        params: &StarkParams,
+    ) -> Result<Geometry, ParamsError> {
+        segment_geometry(self, info, params)
+    }
+    fn circuit(&self, params: &StarkParams) -> Result<crate::Circuit, ParamsError> {
+        crate::Circuit::of(self, params)
+    }
+    fn composition(
+        &self,
+        info: &ConstraintInfo,
+        alpha: Ext3,
+        lde: &RowBlocks,
+        public_inputs: &[Felt],
+        g: &Geometry,
+    ) -> Vec<Ext3> {
+        let periodic = PeriodicPolys::new(&self.periodic_columns(), g.log_rows);
+        Composition::new(info, alpha).evaluate(
+            self,
+            lde,
+            public_inputs,
+            &periodic.on_quotient_coset(g.log_quotient_chunks),
+            g.log_blowup,
+            g.log_quotient_chunks,
+        )
+    }
+    fn ood_holds(
+        &self,
+        info: &ConstraintInfo,
+        alpha: Ext3,
+        claims: &OodValues,
+        public_inputs: &[Felt],
+        z: Ext3,
+    ) -> bool {
+        let composition = Composition::new(info, alpha);
+        let periodic = periodic_at(self, z);
+        ood_identity_holds(
+            self,
+            info,
+            &composition,
+            claims,
+            &periodic,
+            public_inputs,
+            z,
+        )
+    }
+    fn check(&self, trace: &RowBlocks, public_inputs: &[Felt]) -> Result<(), AirError> {
+        check_trace(self, trace, public_inputs)
+    }
+}
+
 /// One table of a [`TablesProof`]: its AIR and the values its constraints read as public
 /// inputs.
-#[derive(Clone, Copy, Debug)]
-pub struct TableStatement<'a, A> {
+#[derive(Clone, Copy)]
+pub struct TableStatement<'a> {
     /// The table's AIR (its height is the AIR's).
-    pub air: &'a A,
+    pub air: &'a dyn TableAir,
     /// Its public inputs.
     pub public_inputs: &'a [Felt],
 }
@@ -115,30 +230,23 @@ struct Shapes {
 }
 
 impl Shapes {
-    fn of<A: Air>(
-        tables: &[TableStatement<'_, A>],
-        params: &StarkParams,
-    ) -> Result<Self, TablesError> {
-        if tables.is_empty()
-            || tables
-                .windows(2)
-                .any(|w| w[0].air.log_rows() < w[1].air.log_rows())
-        {
-            return Err(ParamsError::TablesOrder.into());
-        }
+    fn of(tables: &[TableStatement<'_>], params: &StarkParams) -> Result<Self, TablesError> {
         let mut infos = Vec::with_capacity(tables.len());
         let mut geometries = Vec::with_capacity(tables.len());
         for table in tables {
-            let info = ConstraintInfo::of(table.air).map_err(ParamsError::from)?;
-            geometries.push(segment_geometry(table.air, &info, params)?);
-            if table.public_inputs.len() != table.air.num_public_inputs() {
+            let info = table.air.info()?;
+            geometries.push(table.air.geometry(&info, params)?);
+            if table.public_inputs.len() != table.air.public_input_count() {
                 return Err(TablesError::Shape {
                     what: "public inputs",
-                    expected: table.air.num_public_inputs(),
+                    expected: table.air.public_input_count(),
                     got: table.public_inputs.len(),
                 });
             }
             infos.push(info);
+        }
+        if geometries.is_empty() || geometries.windows(2).any(|w| w[0].log_rows < w[1].log_rows) {
+            return Err(ParamsError::TablesOrder.into());
         }
         Ok(Self { infos, geometries })
     }
@@ -197,16 +305,16 @@ impl Shapes {
 }
 
 /// The transcript bound to the tables and parameters.
-fn bind<A: Air>(
+fn bind(
     context: &[u8],
-    tables: &[TableStatement<'_, A>],
+    tables: &[TableStatement<'_>],
     shapes: &Shapes,
     params: &StarkParams,
 ) -> ballast_transcript::Transcript {
     let bound: Vec<(Digest, &[Felt])> = tables
         .iter()
         .zip(&shapes.infos)
-        .map(|(t, info)| (air_key(t.air, info), t.public_inputs))
+        .map(|(t, info)| (t.air.key(info), t.public_inputs))
         .collect();
     bind_tables(context, &bound, params)
 }
@@ -217,20 +325,19 @@ fn bind<A: Air>(
 /// # Errors
 /// Tables out of order, parameters a table's AIR cannot be proven with, a trace of the wrong
 /// shape, or a trace that does not satisfy its AIR (named by table, row and constraint).
-pub fn prove_tables<A: Air>(
+pub fn prove_tables(
     context: &[u8],
-    tables: &[TableStatement<'_, A>],
+    tables: &[TableStatement<'_>],
     traces: &mut [RowBlocks],
     params: &StarkParams,
 ) -> Result<TablesProof, ProverError> {
     let shapes = Shapes::of(tables, params)?;
     expect("traces", tables.len(), traces.len())?;
-    for (table, trace) in tables.iter().zip(traces.iter()) {
-        let air = table.air;
-        if trace.width() != air.width() || trace.height() != 1 << air.log_rows() {
-            return Err(ballast_air::AirError::Shape {
-                width: air.width(),
-                height: 1 << air.log_rows(),
+    for (g, trace) in shapes.geometries.iter().zip(traces.iter()) {
+        if trace.width() != g.width || trace.height() != 1 << g.log_rows {
+            return Err(AirError::Shape {
+                width: g.width,
+                height: 1 << g.log_rows,
                 got_width: trace.width(),
                 got_height: trace.height(),
             }
@@ -257,15 +364,9 @@ pub fn prove_tables<A: Air>(
     let mut quotients = Vec::with_capacity(tables.len());
     for (k, table) in tables.iter().enumerate() {
         let (info, g) = (&shapes.infos[k], &shapes.geometries[k]);
-        let periodic = PeriodicPolys::new(&table.air.periodic_columns(), g.log_rows);
-        let evals = Composition::new(info, alpha).evaluate(
-            table.air,
-            &traces[k],
-            table.public_inputs,
-            &periodic.on_quotient_coset(g.log_quotient_chunks),
-            g.log_blowup,
-            g.log_quotient_chunks,
-        );
+        let evals = table
+            .air
+            .composition(info, alpha, &traces[k], table.public_inputs, g);
         let raw = quotient_columns(&evals, g.log_rows, g.log_quotient_chunks);
         let mut lde = RowBlocks::from_columns(&raw);
         plans[k].extend_in_place(&mut lde, ColumnForm::Raw);
@@ -291,20 +392,13 @@ pub fn prove_tables<A: Air>(
             trace_zw,
             quotient_z: raw_at(&raws[k], z),
         };
-        let composition = Composition::new(&shapes.infos[k], alpha);
-        let periodic = periodic_at(table.air, z);
         let info = &shapes.infos[k];
-        if !ood_identity_holds(
-            table.air,
-            info,
-            &composition,
-            &claims,
-            &periodic,
-            table.public_inputs,
-            z,
-        ) {
+        if !table
+            .air
+            .ood_holds(info, alpha, &claims, table.public_inputs, z)
+        {
             let trace = plans[k].restrict(&traces[k]);
-            check_trace(table.air, &trace, table.public_inputs)?;
+            table.air.check(&trace, table.public_inputs)?;
             return Err(ProverError::OodIdentity);
         }
         ood.push(claims);
@@ -383,15 +477,15 @@ pub fn prove_tables<A: Air>(
 ///
 /// # Errors
 /// Parameters the policy refuses, or the first check that fails.
-pub fn verify_tables<A: Air>(
+pub fn verify_tables(
     context: &[u8],
-    tables: &[TableStatement<'_, A>],
+    tables: &[TableStatement<'_>],
     proof: &TablesProof,
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<(), TablesError> {
     let shapes = Shapes::of(tables, params)?;
-    let airs: Vec<&A> = tables.iter().map(|t| t.air).collect();
+    let airs: Vec<&dyn TableAir> = tables.iter().map(|t| t.air).collect();
     policy.check_tables(&airs, params)?;
     let count = tables.len();
     expect("tables' claims", count, proof.ood.len())?;
@@ -416,19 +510,11 @@ pub fn verify_tables<A: Air>(
         tallest.log_blowup,
     );
     for (k, table) in tables.iter().enumerate() {
-        let info = &shapes.infos[k];
-        let composition = Composition::new(info, alpha);
-        let periodic = periodic_at(table.air, z);
-        let claims = &proof.ood[k];
-        if !ood_identity_holds(
-            table.air,
-            info,
-            &composition,
-            claims,
-            &periodic,
-            table.public_inputs,
-            z,
-        ) {
+        let (info, claims) = (&shapes.infos[k], &proof.ood[k]);
+        if !table
+            .air
+            .ood_holds(info, alpha, claims, table.public_inputs, z)
+        {
             return Err(TablesError::OodMismatch { table: k });
         }
     }
@@ -602,10 +688,7 @@ mod tests {
             .unzip()
     }
 
-    fn statements<'a>(
-        airs: &'a [CounterAir],
-        public: &'a [Vec<Felt>],
-    ) -> Vec<TableStatement<'a, CounterAir>> {
+    fn statements<'a>(airs: &'a [CounterAir], public: &'a [Vec<Felt>]) -> Vec<TableStatement<'a>> {
         airs.iter()
             .zip(public)
             .map(|(air, p)| TableStatement {
