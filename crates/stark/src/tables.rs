@@ -791,6 +791,12 @@ mod tests {
         };
         let mut one = crate::protocol::bind(&air, &info, &segment, &params);
         let mut tables = bind_tables(CONTEXT, &[(air_key(&air, &info), &public)], &params);
+        // They part at the second message, the tables' kind where a segment's statement is.
+        let labels = |t: &ballast_transcript::Transcript| -> Vec<String> {
+            t.messages().unwrap().into_iter().map(|m| m.label).collect()
+        };
+        assert_eq!(labels(&one)[..2], ["protocol-version", "statement"]);
+        assert_eq!(labels(&tables)[..2], ["protocol-version", "proof-kind"]);
         assert_ne!(one.challenge_ext("x"), tables.challenge_ext("x"));
     }
 
