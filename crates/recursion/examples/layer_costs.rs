@@ -16,7 +16,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use ballast_air::Air;
-use ballast_field::Felt;
+use ballast_field::{Ext3, Felt};
+use ballast_merkle::Digest;
 use ballast_recursion::{ChildSegment, LAYER_AIRS, LAYER_CONTEXT, verify_layer};
 use ballast_stark::{
     Circuit, CpuBackend, MerkleHash, ParamsError, PhaseTimes, Proof, Regime, SegmentPosition,
@@ -208,27 +209,28 @@ fn one_proof(
     Ok(())
 }
 
-/// A tables proof's bytes by [`PARTS`], at the sizes the proof format gives its items: 32 a
-/// digest, 8 a base element, 24 an extension element, 8 the nonce, 2 the query count and 4
-/// a position.
+/// A tables proof's bytes by [`PARTS`], at the sizes the proof format gives its items: an
+/// element's, a digest's, 8 the nonce, 2 the query count and 4 a position.
 fn tables_bytes(proof: &TablesProof) -> [usize; PARTS.len()] {
-    let fri_nodes: usize = proof.queries.fri.iter().map(|l| l.nodes.len()).sum();
-    let fri_values: usize = proof.queries.fri.iter().map(|l| l.values.len()).sum();
+    let (felt, ext, digest) = (Felt::BYTES, Ext3::BYTES, size_of::<Digest>());
+    let q = &proof.queries;
+    let fri_nodes: usize = q.fri.iter().map(|l| l.nodes.len()).sum();
+    let fri_values: usize = q.fri.iter().map(|l| l.values.len()).sum();
     let claims: usize = proof
         .ood
         .iter()
         .map(|o| o.trace_z.len() + o.trace_zw.len() + o.quotient_z.len())
         .sum();
     [
-        8 * proof.queries.trace_rows.len(),
-        8 * proof.queries.quotient_rows.len(),
-        32 * (proof.queries.trace_nodes.len() + proof.queries.quotient_nodes.len() + fri_nodes),
-        24 * fri_values,
-        32 * (2 + proof.fri_roots.len())
-            + 24 * (claims + proof.final_poly.len())
+        felt * q.trace_rows.len(),
+        felt * q.quotient_rows.len(),
+        digest * (q.trace_nodes.len() + q.quotient_nodes.len() + fri_nodes),
+        ext * fri_values,
+        digest * (2 + proof.fri_roots.len())
+            + ext * (claims + proof.final_poly.len())
             + 8
             + 2
-            + 4 * proof.queries.positions.len(),
+            + 4 * q.positions.len(),
     ]
 }
 

@@ -3,9 +3,7 @@
 
 use ballast_air::Air;
 
-use crate::{
-    Analysis, Circuit, MerkleHash, Regime, StarkParams, TableAir, TablesCircuit, VerifierError,
-};
+use crate::{Analysis, Circuit, MerkleHash, Regime, StarkParams, TablesCircuit, VerifierError};
 
 /// The security a verifier requires unless told otherwise: 100 bits provable, up to the
 /// Johnson bound.
@@ -63,18 +61,13 @@ impl VerifyPolicy {
         self.check(|regime| circuit.analyse(regime), params)
     }
 
-    /// [`check_params`](Self::check_params) for one proof of the tables of `airs` (tallest
-    /// first, [`TablesCircuit`]).
+    /// [`check_params`](Self::check_params) for one proof of several tables, judged on their
+    /// circuit ([`TablesCircuit`], built with the proof's parameters).
     ///
     /// # Errors
-    /// As [`check_params`](Self::check_params).
-    pub fn check_tables(
-        &self,
-        airs: &[&dyn TableAir],
-        params: &StarkParams,
-    ) -> Result<(), VerifierError> {
-        let tables = TablesCircuit::of(airs, params)?;
-        self.check(|regime| tables.analyse(regime), params)
+    /// Too little security, or another hash or other parameters than required.
+    pub fn check_tables(&self, tables: &TablesCircuit) -> Result<(), VerifierError> {
+        self.check(|regime| tables.analyse(regime), &tables.tables[0].params)
     }
 
     /// The floor against `analyse`'s figures, then the required hash and parameters.

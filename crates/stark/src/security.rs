@@ -29,7 +29,7 @@ use ballast_air::{Air, ConstraintInfo};
 
 use crate::MAX_QUERIES;
 use crate::proof::segment_geometry;
-use crate::{ParamsError, StarkParams, TableAir};
+use crate::{Geometry, ParamsError, StarkParams, TableAir};
 
 /// Both Merkle hashes' digests are 256 bits (Keccak-256's, and Poseidon2's four elements),
 /// so 128-bit collision resistance, which caps every security claim.
@@ -167,14 +167,19 @@ impl Circuit {
     pub fn of<A: Air>(air: &A, params: &StarkParams) -> Result<Self, ParamsError> {
         let info = ConstraintInfo::of(air)?;
         let shape = segment_geometry(air, &info, params)?;
-        Ok(Self {
-            log_rows: air.log_rows(),
+        Ok(Self::of_shape(&info, &shape, params))
+    }
+
+    /// The circuit of an AIR whose constraints (`info`) and shape with `params` are known.
+    pub(crate) fn of_shape(info: &ConstraintInfo, shape: &Geometry, params: &StarkParams) -> Self {
+        Self {
+            log_rows: shape.log_rows,
             columns: shape.width,
             constraints: info.constraints.len(),
             max_degree: info.max_degree() as usize,
             batch_size: 2 * shape.width + shape.quotient_width(),
             params: *params,
-        })
+        }
     }
 
     /// The FRI rounds' folding factors, as soundcalc's `fri_folding_factors`.
@@ -449,8 +454,15 @@ impl TablesCircuit {
     pub fn of(airs: &[&dyn TableAir], params: &StarkParams) -> Result<Self, ParamsError> {
         let tables: Vec<Circuit> = airs
             .iter()
-            .map(|air| air.circuit(params))
-            .collect::<Result<_, _>>()?;
+            .map(|air| {
+                let info = air.info()?;
+                Ok(Circuit::of_shape(
+                    &info,
+                    &air.geometry(&info, params)?,
+                    params,
+                ))
+            })
+            .collect::<Result<_, ParamsError>>()?;
         if tables.is_empty() || tables.windows(2).any(|w| w[0].log_rows < w[1].log_rows) {
             return Err(ParamsError::TablesOrder);
         }

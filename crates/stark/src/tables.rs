@@ -32,8 +32,8 @@ use crate::protocol::{
 };
 use crate::quotient::Composition;
 use crate::{
-    Geometry, OodValues, ParamsError, ProverError, QueryOpenings, StarkParams, VerifierError,
-    VerifyPolicy,
+    Circuit, Geometry, OodValues, ParamsError, ProverError, QueryOpenings, StarkParams,
+    TablesCircuit, VerifierError, VerifyPolicy,
 };
 
 /// A table's AIR as a tables proof uses it. Object-safe, so that tables of different AIRs
@@ -57,11 +57,6 @@ pub trait TableAir: Sync {
         info: &ConstraintInfo,
         params: &StarkParams,
     ) -> Result<Geometry, ParamsError>;
-    /// Its security circuit with `params` ([`Circuit::of`](crate::Circuit::of)).
-    ///
-    /// # Errors
-    /// As [`Circuit::of`](crate::Circuit::of).
-    fn circuit(&self, params: &StarkParams) -> Result<crate::Circuit, ParamsError>;
     /// The quotient's evaluations on its coset, the constraints combined with α's powers,
     /// from the trace's LDE `lde`.
     fn composition(
@@ -104,9 +99,6 @@ impl<A: Air> TableAir for A {
         params: &StarkParams,
     ) -> Result<Geometry, ParamsError> {
         segment_geometry(self, info, params)
-    }
-    fn circuit(&self, params: &StarkParams) -> Result<crate::Circuit, ParamsError> {
-        crate::Circuit::of(self, params)
     }
     fn composition(
         &self,
@@ -249,6 +241,16 @@ impl Shapes {
             return Err(ParamsError::TablesOrder.into());
         }
         Ok(Self { infos, geometries })
+    }
+
+    /// The tables' security circuit: what the policy judges.
+    fn circuit(&self, params: &StarkParams) -> TablesCircuit {
+        let tables = self.infos.iter().zip(&self.geometries);
+        TablesCircuit {
+            tables: tables
+                .map(|(i, g)| Circuit::of_shape(i, g, params))
+                .collect(),
+        }
     }
 
     /// The tables sharing each FRI input: runs of one height, tallest first.
@@ -485,8 +487,7 @@ pub fn verify_tables(
     policy: &VerifyPolicy,
 ) -> Result<(), TablesError> {
     let shapes = Shapes::of(tables, params)?;
-    let airs: Vec<&dyn TableAir> = tables.iter().map(|t| t.air).collect();
-    policy.check_tables(&airs, params)?;
+    policy.check_tables(&shapes.circuit(params))?;
     let count = tables.len();
     expect("tables' claims", count, proof.ood.len())?;
     for (claims, g) in proof.ood.iter().zip(&shapes.geometries) {
