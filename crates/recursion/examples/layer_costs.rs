@@ -1,13 +1,11 @@
 //! What one layer costs: a Poseidon2-chain segment of 2^`LOG_ROWS` rows (default 14) proven
-//! with Poseidon2 trees at 128 bits provable (JBR), then a layer's proof of it at blowups 2
-//! to 32, each layer's queries the fewest that give all three of its AIRs 128 bits provable.
-//! Prints a Markdown table, a row a proof as it is made: each proof's time, the layer's
-//! verifier's time (the median of 5) and each proof's bytes in the proof format, the layer's
-//! by AIR (a row each, with its shape), and what they are spent on. Then the same three
-//! tables as one proof (`ballast_stark::prove_tables`: mixed-height trees, one FRI with
-//! roll-ins) at the same blowup and grinding and the fewest queries that give the one proof
-//! 128 bits provable (`TablesCircuit`): its time, `verify_tables`' time and its bytes,
-//! counted at the proof format's item sizes (it has no format of its own yet).
+//! with Poseidon2 trees at 128 bits provable (JBR), then a layer's proof of it (one proof of
+//! its three AIRs' tables) at blowups 2 to 32, each with the fewest queries that give it
+//! 128 bits provable (`ChildSegment::layer_params`). Prints the tables' shapes, then a
+//! Markdown table, a row a proof as it is made: each proof's time, the layer's verifier's
+//! time (`verify_layer`, the median of 5) and each proof's bytes, by what they are spent on:
+//! the child's in the proof format, the layer's counted at the proof format's item sizes (it
+//! has no format of its own yet).
 //!
 //! `cargo run --release -p ballast-recursion --example layer_costs [-- LOG_ROWS]`
 //! (`RAYON_NUM_THREADS` sets the threads).
@@ -18,11 +16,10 @@ use std::time::{Duration, Instant};
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::Digest;
-use ballast_recursion::{ChildSegment, LAYER_AIRS, LAYER_CONTEXT, verify_layer};
+use ballast_recursion::{ChildSegment, LAYER_AIRS, verify_layer};
 use ballast_stark::{
-    Circuit, CpuBackend, MerkleHash, ParamsError, PhaseTimes, Proof, Regime, SegmentPosition,
-    SegmentProof, SegmentStatement, StarkParams, TableAir, TableStatement, TablesCircuit,
-    TablesProof, VerifyPolicy, Workload, prove, prove_tables, verify_tables,
+    CpuBackend, MerkleHash, PhaseTimes, Proof, Regime, SegmentPosition, SegmentProof,
+    SegmentStatement, StarkParams, TablesProof, VerifyPolicy, Workload, prove,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -87,18 +84,27 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         timed(|| ChildSegment::of(&air, &child, &statement, &child_params, &policy));
     let segment = segment?;
 
+    let (transcript, identity, queries) =
+        (&segment.transcript, &segment.identity, &segment.queries.air);
+    let shapes = [
+        (transcript.log_rows(), transcript.width()),
+        (identity.log_rows(), identity.width()),
+        (queries.log_rows(), queries.width()),
+    ];
+    let shapes: Vec<String> = LAYER_AIRS
+        .iter()
+        .zip(shapes)
+        .map(|(name, (log_rows, width))| format!("{name} 2^{log_rows} × {width}"))
+        .collect();
+    println!("The layer's tables: {}.\n", shapes.join(", "));
     println!(
-        "| proof | blowup / queries / grinding | prove | verify | bytes | {} | {} |",
-        LAYER_AIRS.join(" | "),
+        "| proof | blowup / queries / grinding | prove | verify | bytes | {} |",
         PARTS.join(" | "),
     );
-    println!(
-        "|---|---|---|---|---|---|---|---|{}",
-        "---|".repeat(PARTS.len())
-    );
+    println!("|---|---|---|---|---|{}", "---|".repeat(PARTS.len()));
     let child_bytes = bytes(&chain, &child_params, &child);
     println!(
-        "| child, 2^{log_rows} × {} | {} | {} | | {} | | | | {} |",
+        "| child, 2^{log_rows} × {} | {} | {} | | {} | {} |",
         air.width(),
         shown(&child_params),
         seconds(child_time),
@@ -106,8 +112,8 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         child_bytes.map(kib).join(" | "),
     );
     for (log_blowup, pow_bits) in LAYERS {
-        let params = layer_params(&segment, log_blowup, pow_bits)?;
-        let (layer, prove_time) = timed(|| segment.prove(&params, &backend));
+        let params = segment.layer_params(log_blowup, pow_bits, TARGET, Regime::Jbr)?;
+        let (layer, prove_time) = timed(|| segment.prove(&params));
         let layer = layer?;
         let mut verify_times = (0..5)
             .map(|_| {
@@ -118,94 +124,19 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         verify_times.sort();
-        // Each AIR's parts, its public inputs among the other bytes.
-        let by_air = [&layer.transcript, &layer.identity, &layer.queries]
-            .map(|p| bytes(&chain, &params, p))
-            .into_iter()
-            .zip(layer.inputs.by_air())
-            .map(|(mut parts, inputs)| {
-                parts[PARTS.len() - 1] += 8 * inputs.len();
-                parts
-            })
-            .collect::<Vec<_>>();
-        let mut parts = [0; PARTS.len()];
-        for air in &by_air {
-            for (sum, n) in parts.iter_mut().zip(air) {
-                *sum += n;
-            }
-        }
+        let mut parts = tables_bytes(&layer.tables);
+        let inputs: usize = layer.inputs.by_air().iter().map(|i| i.len()).sum();
+        parts[PARTS.len() - 1] += Felt::BYTES * inputs;
         println!(
-            "| layer | {} | {} (replay {}) | {:.1} ms | {} | {} | {} |",
+            "| layer | {} | {} (replay {}) | {:.1} ms | {} | {} |",
             shown(&params),
             seconds(prove_time),
             seconds(replay_time),
             verify_times[verify_times.len() / 2].as_secs_f64() * 1e3,
             kib(parts.iter().sum()),
-            by_air
-                .iter()
-                .map(|air| kib(air.iter().sum()))
-                .collect::<Vec<_>>()
-                .join(" | "),
             parts.map(kib).join(" | "),
         );
-        let shapes = [
-            (segment.transcript.log_rows(), segment.transcript.width()),
-            (segment.identity.log_rows(), segment.identity.width()),
-            (segment.queries.air.log_rows(), segment.queries.air.width()),
-        ];
-        for ((name, (log_rows, width)), air) in LAYER_AIRS.iter().zip(shapes).zip(&by_air) {
-            println!(
-                "| {name} AIR, 2^{log_rows} × {width} | | | | {} | | | | {} |",
-                kib(air.iter().sum()),
-                air.map(kib).join(" | "),
-            );
-        }
-        one_proof(&segment, &params, &policy)?;
     }
-    Ok(())
-}
-
-/// Proves the layer's three tables as one proof at `layer`'s blowup and grinding and the
-/// fewest queries that give it [`TARGET`] bits, verifies it five times and prints its row.
-fn one_proof(
-    segment: &ChildSegment,
-    layer: &StarkParams,
-    policy: &VerifyPolicy,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let inputs = segment.public_inputs()?;
-    let airs: [&dyn TableAir; 3] = [&segment.queries.air, &segment.identity, &segment.transcript];
-    let public = [&inputs.queries, &inputs.identity, &inputs.transcript];
-    let tables: Vec<TableStatement<'_>> = airs
-        .into_iter()
-        .zip(public)
-        .map(|(air, public_inputs)| TableStatement { air, public_inputs })
-        .collect();
-    let params = &TablesCircuit::for_target(&airs, layer, TARGET, Regime::Jbr)?.tables[0].params;
-    let mut traces = vec![
-        segment.queries.trace()?,
-        segment.identity.trace()?,
-        segment.transcript.trace()?,
-    ];
-    let (proof, prove_time) = timed(|| prove_tables(LAYER_CONTEXT, &tables, &mut traces, params));
-    let proof = proof?;
-    let mut verify_times = (0..5)
-        .map(|_| {
-            let (verified, time) =
-                timed(|| verify_tables(LAYER_CONTEXT, &tables, &proof, params, policy));
-            verified.map(|()| time)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    verify_times.sort();
-    let mut parts = tables_bytes(&proof);
-    parts[PARTS.len() - 1] += 8 * public.iter().map(|p| p.len()).sum::<usize>();
-    println!(
-        "| layer, one proof of its tables | {} | {} | {:.1} ms | {} | | | | {} |",
-        shown(params),
-        seconds(prove_time),
-        verify_times[verify_times.len() / 2].as_secs_f64() * 1e3,
-        kib(parts.iter().sum()),
-        parts.map(kib).join(" | "),
-    );
     Ok(())
 }
 
@@ -232,38 +163,6 @@ fn tables_bytes(proof: &TablesProof) -> [usize; PARTS.len()] {
             + 2
             + 4 * q.positions.len(),
     ]
-}
-
-/// The layer's parameters at this blowup and grinding: the fewest queries that give each of
-/// its AIRs [`TARGET`] bits, and the final polynomial its shortest AIR takes.
-fn layer_params(
-    segment: &ChildSegment,
-    log_blowup: usize,
-    pow_bits: u32,
-) -> Result<StarkParams, ParamsError> {
-    let params = |log_rows: usize| StarkParams {
-        log_blowup,
-        num_queries: 1,
-        pow_bits,
-        log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(log_rows),
-        hash: MerkleHash::Poseidon2,
-    };
-    fn queries<A: Air>(air: &A, params: &StarkParams) -> Result<usize, ParamsError> {
-        Circuit::for_target(air, params, TARGET, Regime::Jbr).map(|c| c.params.num_queries)
-    }
-    let (transcript, identity, query) =
-        (&segment.transcript, &segment.identity, &segment.queries.air);
-    let num_queries = queries(transcript, &params(transcript.log_rows()))?
-        .max(queries(identity, &params(identity.log_rows()))?)
-        .max(queries(query, &params(query.log_rows()))?);
-    let shortest = transcript
-        .log_rows()
-        .min(identity.log_rows())
-        .min(query.log_rows());
-    Ok(StarkParams {
-        num_queries,
-        ..params(shortest)
-    })
 }
 
 /// What a proof's bytes are spent on, by the sections of the format that hold them.

@@ -1,18 +1,20 @@
-//! A layer's proof of one child segment proof: the three AIRs of a [`ChildSegment`] proven,
-//! and its verifier, which takes the child's AIR, statement and parameters but not the
-//! child's proof. It builds the AIRs from the child's shape and from what the transcript
-//! AIR's public inputs say the child's transcript read and absorbed: the transcript AIR
-//! from the transcript's layout for that shape (`ballast_stark::transcript_layout`), the
-//! query AIR at the positions the draws give, the identity AIR on the claims absorbed;
-//! then it checks the AIRs' public inputs against each other (the links of
-//! [`ChildSegment::check_links`]) and each proof.
+//! A layer's proof of one child segment proof: the three AIRs of a [`ChildSegment`] proven
+//! as one proof of their tables (`ballast_stark::prove_tables`), and its verifier, which
+//! takes the child's AIR, statement and parameters but not the child's proof. It builds the
+//! AIRs from the child's shape and from what the transcript AIR's public inputs say the
+//! child's transcript read and absorbed: the transcript AIR from the transcript's layout for
+//! that shape (`ballast_stark::transcript_layout`), the query AIR at the positions the draws
+//! give, the identity AIR on the claims absorbed; then it checks the AIRs' public inputs
+//! against each other (the links of [`ChildSegment::check_links`]) and the proof.
+
+use std::cmp::Reverse;
 
 use ballast_air::Air;
-use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_field::Ext3;
 use ballast_stark::{
-    Backend, MerkleHash, PhaseTimes, ProverError, SegmentPosition, SegmentProof, SegmentStatement,
-    StarkParams, TranscriptLayout, VerifierError, VerifyPolicy, periodic_at, prove, statement_data,
-    transcript_layout, verify,
+    MerkleHash, ParamsError, ProverError, Regime, SegmentStatement, StarkParams, TableAir,
+    TableStatement, TablesCircuit, TablesError, TablesProof, TranscriptLayout, VerifierError,
+    VerifyPolicy, periodic_at, prove_tables, statement_data, transcript_layout, verify_tables,
 };
 
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, child_shape, positions_of};
@@ -21,25 +23,21 @@ use crate::{
     TranscriptAir,
 };
 
-/// The context every layer proof's statement binds.
+/// The context the layer's proof binds as its statement.
 pub const LAYER_CONTEXT: &[u8] = b"ballast layer";
 
-/// The layer's AIRs, in the order of their proofs: each proof's statement is at that
-/// position of [`LAYER_AIRS`]`.len()`.
+/// The layer's AIRs. Its proof takes their tables in this order sorted by height, tallest
+/// first; tables of one height keep this order.
 pub const LAYER_AIRS: [&str; 3] = ["transcript", "identity", "query"];
 
 /// A layer's proof that a child segment proof verifies: its three AIRs' public inputs and
-/// proofs.
+/// one proof of their tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerProof {
     /// The AIRs' public inputs.
     pub inputs: LayerInputs,
-    /// The proof of the child's transcript AIR.
-    pub transcript: SegmentProof,
-    /// The proof of the child's identity AIR.
-    pub identity: SegmentProof,
-    /// The proof of the child's query AIR.
-    pub queries: SegmentProof,
+    /// The proof of the AIRs' tables.
+    pub tables: TablesProof,
 }
 
 /// Why a layer cannot be proven or is refused.
@@ -52,115 +50,114 @@ pub enum LayerError {
     /// Public inputs that do not agree with each other or with the child's statement.
     #[error("the layer's public inputs: {0}")]
     Links(#[from] LinkError),
-    /// An AIR the layer's prover could not prove.
-    #[error("the layer's {air} AIR: {source}")]
-    Prover {
-        /// The AIR.
-        air: &'static str,
-        /// Why.
-        source: ProverError,
-    },
-    /// A proof of the layer's that does not verify.
-    #[error("the layer's {air} AIR proof does not verify: {source}")]
-    Verifier {
-        /// The AIR.
-        air: &'static str,
-        /// Why.
-        source: VerifierError,
-    },
+    /// Tables the layer's prover could not prove.
+    #[error("the layer's tables: {0}")]
+    Prover(#[from] ProverError),
+    /// A layer's proof that does not verify.
+    #[error("the layer's proof does not verify: {0}")]
+    Tables(#[from] TablesError),
 }
 
-/// The statement of the layer's proof of AIR `k` of [`LAYER_AIRS`].
-fn layer_statement(k: usize, public_inputs: &[Felt]) -> SegmentStatement<'_> {
-    SegmentStatement {
-        context: LAYER_CONTEXT,
-        position: SegmentPosition {
-            index: k,
-            count: LAYER_AIRS.len(),
-        },
-        public_inputs,
-    }
+/// `items`, one for each of [`LAYER_AIRS`] in its order, in the order the layer's proof
+/// takes their tables, of 2^`log_rows` rows: tallest first, a stable sort.
+fn tallest_first<T>(items: [T; 3], log_rows: [usize; 3]) -> Vec<T> {
+    let mut items: Vec<(usize, T)> = log_rows.into_iter().zip(items).collect();
+    items.sort_by_key(|(log_rows, _)| Reverse(*log_rows));
+    items.into_iter().map(|(_, item)| item).collect()
+}
+
+/// The heights of the layer's tables, log2, in the order of [`LAYER_AIRS`].
+fn log_heights(
+    transcript: &TranscriptAir,
+    identity: &IdentityAir,
+    queries: &QueriesAir,
+) -> [usize; 3] {
+    [
+        transcript.log_rows(),
+        identity.log_rows(),
+        queries.log_rows(),
+    ]
+}
+
+/// The layer's tables, in its proof's order: the AIRs with their public inputs.
+fn layer_tables<'a>(
+    transcript: &'a TranscriptAir,
+    identity: &'a IdentityAir,
+    queries: &'a QueriesAir,
+    inputs: &'a LayerInputs,
+) -> Vec<TableStatement<'a>> {
+    let airs: [&dyn TableAir; 3] = [transcript, identity, queries];
+    let statements = std::array::from_fn(|k| TableStatement {
+        air: airs[k],
+        public_inputs: inputs.by_air()[k],
+    });
+    tallest_first(statements, log_heights(transcript, identity, queries))
 }
 
 impl ChildSegment {
-    /// Proves its three AIRs with `params` on `backend`, once their public inputs link.
+    /// Proves its three AIRs, once their public inputs link, as one proof of their tables
+    /// with `params`, on the host (the tables prover has no device path).
     ///
     /// # Errors
     /// A trace its AIR does not take or the prover refuses (none for a `ChildSegment::of`
     /// built).
-    pub fn prove(
-        &self,
-        params: &StarkParams,
-        backend: &dyn Backend,
-    ) -> Result<LayerProof, LayerError> {
+    pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
         let inputs = self.public_inputs().map_err(ChildError::from)?;
         self.check_links(&inputs)?;
-        let transcript = self.transcript.trace().map_err(ChildError::from)?;
-        let identity = self.identity.trace().map_err(ChildError::from)?;
-        let queries = self.queries.trace().map_err(ChildError::from)?;
-        Ok(LayerProof {
-            transcript: prove_air(
-                0,
-                &self.transcript,
-                transcript,
-                &inputs.transcript,
-                params,
-                backend,
-            )?,
-            identity: prove_air(
-                1,
-                &self.identity,
-                identity,
-                &inputs.identity,
-                params,
-                backend,
-            )?,
-            queries: prove_air(
-                2,
-                &self.queries.air,
-                queries,
-                &inputs.queries,
-                params,
-                backend,
-            )?,
-            inputs,
+        let traces = [
+            self.transcript.trace().map_err(ChildError::from)?,
+            self.identity.trace().map_err(ChildError::from)?,
+            self.queries.trace().map_err(ChildError::from)?,
+        ];
+        let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
+        let tables = layer_tables(transcript, identity, queries, &inputs);
+        let mut traces = tallest_first(traces, log_heights(transcript, identity, queries));
+        let tables = prove_tables(LAYER_CONTEXT, &tables, &mut traces, params)?;
+        Ok(LayerProof { inputs, tables })
+    }
+
+    /// The parameters of its layer at `log_blowup` and `pow_bits`, with Poseidon2 trees: the
+    /// fewest queries that give the layer's proof `target` bits in `regime`, and the final
+    /// polynomial its shortest table takes.
+    ///
+    /// # Errors
+    /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
+    pub fn layer_params(
+        &self,
+        log_blowup: usize,
+        pow_bits: u32,
+        target: u32,
+        regime: Regime,
+    ) -> Result<StarkParams, ParamsError> {
+        let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
+        let heights = log_heights(transcript, identity, queries);
+        let airs: Vec<&dyn TableAir> = tallest_first([transcript, identity, queries], heights);
+        let params = StarkParams {
+            log_blowup,
+            num_queries: 1,
+            pow_bits,
+            log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN
+                .min(heights.into_iter().min().unwrap_or_default()),
+            hash: MerkleHash::Poseidon2,
+        };
+        let circuit = TablesCircuit::for_target(&airs, &params, target, regime)?;
+        Ok(StarkParams {
+            num_queries: circuit.tables[0].params.num_queries,
+            ..params
         })
     }
-}
-
-/// The proof of AIR `k` of [`LAYER_AIRS`], `air`, of `table` with `public_inputs`.
-fn prove_air<A: Air>(
-    k: usize,
-    air: &A,
-    mut table: RowBlocks,
-    public_inputs: &[Felt],
-    params: &StarkParams,
-    backend: &dyn Backend,
-) -> Result<SegmentProof, LayerError> {
-    let statement = layer_statement(k, public_inputs);
-    prove(
-        air,
-        &mut table,
-        &statement,
-        params,
-        backend,
-        &mut PhaseTimes::default(),
-    )
-    .map_err(|source| LayerError::Prover {
-        air: LAYER_AIRS[k],
-        source,
-    })
 }
 
 /// Checks that `layer` proves that a proof of `child` for `statement`, made with
 /// `child_params`, verifies: the layer's AIRs, built from the child's shape and the
 /// transcript AIR's public inputs, agree in those inputs (the links of
-/// [`ChildSegment::check_links`]) and each of the layer's proofs verifies with `params`.
+/// [`ChildSegment::check_links`]) and the layer's proof of their tables verifies with
+/// `params`.
 /// `policy` applies to the child's parameters and the layer's.
 ///
 /// # Errors
 /// A child's AIR, statement or parameters that make no shape the layer takes, one the
-/// policy refuses, inputs that do not link, or the first proof that does not verify.
+/// policy refuses, inputs that do not link, or a proof that does not verify.
 pub fn verify_layer<A: Air>(
     child: &A,
     statement: &SegmentStatement<'_>,
@@ -226,29 +223,7 @@ pub fn verify_layer<A: Air>(
     }
     .check(inputs)?;
 
-    let verified = |k: usize, result: Result<(), VerifierError>| {
-        result.map_err(|source| LayerError::Verifier {
-            air: LAYER_AIRS[k],
-            source,
-        })
-    };
-    let statement = |k| layer_statement(k, inputs.by_air()[k]);
-    verified(
-        0,
-        verify(
-            &transcript,
-            &layer.transcript,
-            &statement(0),
-            params,
-            policy,
-        ),
-    )?;
-    verified(
-        1,
-        verify(&identity, &layer.identity, &statement(1), params, policy),
-    )?;
-    verified(
-        2,
-        verify(&queries, &layer.queries, &statement(2), params, policy),
-    )
+    let tables = layer_tables(&transcript, &identity, &queries, inputs);
+    verify_tables(LAYER_CONTEXT, &tables, &layer.tables, params, policy)?;
+    Ok(())
 }

@@ -16,7 +16,7 @@ use ballast_poseidon2::DIGEST_ELEMENTS;
 use ballast_recursion::{
     ChildError, ChildSegment, LayerError, LayerProof, LinkError, verify_layer,
 };
-use ballast_stark::{CpuBackend, MerkleHash, StarkParams, VerifyPolicy, Workload};
+use ballast_stark::{MerkleHash, StarkParams, TablesError, VerifyPolicy, Workload};
 
 /// A child's first segment proven with [`params`], the layer's proof of it (also with
 /// [`params`]), and the child's layout, for tampering.
@@ -38,9 +38,7 @@ impl<W: Workload> Layer<W> {
             &any_security(),
         )
         .expect("the layer takes the child");
-        let proof = child
-            .prove(&params(), &CpuBackend::new())
-            .expect("the layer proves");
+        let proof = child.prove(&params()).expect("the layer proves");
         Self {
             workload,
             public,
@@ -120,32 +118,29 @@ fn a_changed_input_or_proof_is_refused() {
         }))
     ));
     // The same root changed where the transcript absorbed it too: the inputs link, but the
-    // transcript AIR's proof is of the child's.
+    // layer's proof is of the child's.
     let at = layer.absorbed_at(LAYER_ROOT, 0);
     proof.inputs.transcript[at] += Felt::ONE;
     assert!(matches!(
         layer.verify(&proof),
-        Err(LayerError::Verifier {
-            air: "transcript",
-            ..
-        })
+        Err(LayerError::Tables(TablesError::OodMismatch { .. }))
     ));
-    // A proof of the layer changed, or put in another's place.
+    // The layer's proof changed, or another child's in its place.
     let mut proof = layer.proof.clone();
-    proof.queries.pow_nonce += 1;
+    proof.tables.pow_nonce += 1;
+    // Work the nonce still does draws other positions.
     assert!(matches!(
         layer.verify(&proof),
-        Err(LayerError::Verifier { air: "query", .. })
+        Err(LayerError::Tables(
+            TablesError::ProofOfWork | TablesError::QueryPositions
+        ))
     ));
-    let mut proof = layer.proof.clone();
-    proof.identity = layer.proof.transcript.clone();
-    assert!(matches!(
-        layer.verify(&proof),
-        Err(LayerError::Verifier {
-            air: "identity",
-            ..
-        })
-    ));
+    let other = Layer::of(fibonacci(5));
+    let proof = LayerProof {
+        tables: other.proof.tables.clone(),
+        ..layer.proof.clone()
+    };
+    assert!(matches!(layer.verify(&proof), Err(LayerError::Tables(_))));
 }
 
 #[test]
