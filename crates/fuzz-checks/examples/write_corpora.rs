@@ -1,11 +1,12 @@
 //! Writes the fuzz targets' seed corpora: `write_corpora DIR` fills `DIR/<target>/`.
 //!
 //! decode_verify gets the seed proofs and parts; mutate_proof one input per seed (no edits, and one
-//! edit); batch_opening canonical openings of a few index sets in a tree of each hash.
+//! edit), mutate_tables likewise per seed tables proof; batch_opening canonical openings of a
+//! few index sets in a tree of each hash.
 
 use std::path::Path;
 
-use ballast_fuzz_checks::{batch_opening_input, seed_parts, seed_proofs};
+use ballast_fuzz_checks::{batch_opening_input, seed_parts, seed_proofs, seed_tables_records};
 use ballast_merkle::MerkleHash;
 
 fn main() {
@@ -23,6 +24,14 @@ fn main() {
         write("mutate_proof", format!("seed-{i}"), &[i as u8]);
         write(
             "mutate_proof",
+            format!("seed-{i}-edit"),
+            &[i as u8, 40, 0, 0, 0, 1],
+        );
+    }
+    for i in 0..seed_tables_records().len() {
+        write("mutate_tables", format!("seed-{i}"), &[i as u8]);
+        write(
+            "mutate_tables",
             format!("seed-{i}-edit"),
             &[i as u8, 40, 0, 0, 0, 1],
         );

@@ -8,8 +8,8 @@ use ballast_merkle::{
     Digest, MerkleHash, MerkleTree, batch_opening_len, check_indices, verify_batch,
 };
 use ballast_stark::{
-    CpuBackend, PhaseTimes, StarkParams, VerifyPolicy, Workload, part_range, prove_part,
-    prove_statement,
+    CpuBackend, PhaseTimes, StarkParams, TableAir, TableStatement, TablesRecord, VerifyPolicy,
+    Workload, part_range, prove_part, prove_statement, prove_tables,
 };
 use ballast_workloads::{Fibonacci, KeccakChain, decode, max_len};
 
@@ -147,6 +147,98 @@ pub fn mutate_and_verify(data: &[u8]) {
         edited.params(),
         original.params(),
         "an edited proof verified with other parameters"
+    );
+}
+
+/// The statement context of [`seed_tables`]' proofs.
+const TABLES_CONTEXT: &[u8] = b"ballast fuzz tables";
+
+/// The tables a seed tables proof proves: Fibonacci segments of 2^6 and 2^4 rows.
+fn seed_tables() -> [Fibonacci; 2] {
+    [6, 4].map(|log_rows| Fibonacci {
+        sequences: 2,
+        log_rows,
+        segments: 1,
+    })
+}
+
+/// A tables proof (`TablesRecord`) of [`seed_tables`] at [`seed_params`] with each hash:
+/// the seeds of [`mutate_tables`].
+pub fn seed_tables_records() -> &'static [Vec<u8>] {
+    static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    SEEDS.get_or_init(|| {
+        let workloads = seed_tables();
+        let airs = workloads.map(|w| w.air(0));
+        let (traces, public): (Vec<_>, Vec<_>) = workloads
+            .iter()
+            .map(|w| {
+                let start = w.start();
+                let (table, end) = w.trace_table(0, &start);
+                (table, w.public_inputs(0, &start, &end))
+            })
+            .unzip();
+        let tables: Vec<TableStatement<'_>> = airs
+            .iter()
+            .zip(&public)
+            .map(|(air, public_inputs)| TableStatement { air, public_inputs })
+            .collect();
+        MerkleHash::ALL
+            .iter()
+            .map(|&hash| {
+                let params = StarkParams {
+                    hash,
+                    ..seed_params()
+                };
+                let proof = prove_tables(TABLES_CONTEXT, &tables, &mut traces.clone(), &params)
+                    .expect("the seed tables prove");
+                TablesRecord::new(&tables, &params, proof)
+                    .expect("the seed tables' shapes")
+                    .to_bytes()
+            })
+            .collect()
+    })
+}
+
+/// `bytes` decoded as a tables proof, if it verifies for the seed's tables under [`policy`].
+///
+/// # Panics
+/// When the bytes decode but do not encode back to themselves: a record with two encodings.
+pub fn verified_tables(bytes: &[u8]) -> Option<TablesRecord> {
+    let record = TablesRecord::from_bytes(bytes).ok()?;
+    assert_eq!(record.to_bytes(), bytes, "a record with two encodings");
+    let airs = seed_tables().map(|w| w.air(0));
+    let airs: Vec<&dyn TableAir> = airs.iter().map(|a| a as &dyn TableAir).collect();
+    record
+        .verify(TABLES_CONTEXT, &airs, &policy())
+        .is_ok()
+        .then_some(record)
+}
+
+/// Applies `data` to a seed tables proof as [`mutate_and_verify`] does to a proof, decodes
+/// it and verifies it for the seed's tables under [`policy`].
+///
+/// # Panics
+/// As [`verified_tables`], or when an edited record verifies with other parameters, shapes
+/// or public inputs than the seed's: a forgery.
+pub fn mutate_tables(data: &[u8]) {
+    let Some((&pick, edits)) = data.split_first() else {
+        return;
+    };
+    let seeds = seed_tables_records();
+    let seed = &seeds[usize::from(pick) % seeds.len()];
+    let mut bytes = seed.clone();
+    for edit in edits.chunks_exact(5) {
+        let offset = u32::from_le_bytes([edit[0], edit[1], edit[2], edit[3]]) as usize;
+        bytes[offset % seed.len()] ^= edit[4];
+    }
+    let Some(record) = verified_tables(&bytes) else {
+        return;
+    };
+    let original = TablesRecord::from_bytes(seed).expect("the seed decodes");
+    assert_eq!(
+        (record.params, &record.tables),
+        (original.params, &original.tables),
+        "an edited tables proof verified for other tables or parameters"
     );
 }
 

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use ballast_fuzz_checks::{
-    batch_opening, decode_and_verify, mutate_and_verify, seed_parts, seed_proofs,
+    batch_opening, decode_and_verify, mutate_and_verify, mutate_tables, seed_parts, seed_proofs,
+    seed_tables_records, verified_tables,
 };
 
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
@@ -44,6 +45,26 @@ fn mutate_proof_regressions() {
     for (_, bytes) in inputs("mutate_proof") {
         mutate_and_verify(&bytes);
     }
+}
+
+#[test]
+fn mutate_tables_regressions() {
+    for (_, bytes) in inputs("mutate_tables") {
+        mutate_tables(&bytes);
+    }
+}
+
+#[test]
+fn tables_seeds_verify_and_their_edits_do_not() {
+    for seed in seed_tables_records() {
+        assert!(verified_tables(seed).is_some());
+        let mut flipped = seed.clone();
+        let middle = flipped.len() / 2;
+        flipped[middle] ^= 1;
+        assert!(verified_tables(&flipped).is_none());
+    }
+    mutate_tables(&[0]);
+    mutate_tables(&[1, 9, 0, 0, 0, 0x40]);
 }
 
 #[test]

@@ -14,7 +14,7 @@ use ballast_ntt::bit_reverse;
 use rayon::prelude::*;
 
 use crate::tree::{climb, pair_nodes, row_digests};
-use crate::{Digest, MerkleError, MerkleHash, MerkleTree, check_indices};
+use crate::{Digest, MerkleError, MerkleHash, MerkleTree, batch_opening_len, check_indices};
 
 /// Rows gathered per parallel task where tables of one height share a leaf.
 const ROWS_PER_TASK: usize = 1 << 8;
@@ -70,6 +70,16 @@ impl MixedShape {
     /// `position mod` that table's height.
     pub fn row_of(&self, table: usize, position: usize) -> usize {
         position & ((1 << self.tables[table].log_height) - 1)
+    }
+
+    /// Nodes in the batch opening of `positions` (strictly increasing rows of the tallest
+    /// tables): what [`MixedTree::open_batch`] returns and [`verify_mixed`] takes.
+    ///
+    /// # Panics
+    /// If `positions` are not strictly increasing rows of the tallest tables.
+    pub fn opening_len(&self, positions: &[usize]) -> usize {
+        check_indices(self.height(), positions).expect("valid positions");
+        batch_opening_len(self.height(), &leaves(self.height(), positions))
     }
 
     /// The tables sharing each leaf: runs of one height, tallest first, with the tree depth
@@ -184,11 +194,8 @@ impl MixedTree {
     /// If `positions` are not strictly increasing rows of the tallest tables.
     pub fn open_batch(&self, positions: &[usize]) -> Vec<Digest> {
         check_indices(self.shape.height(), positions).expect("valid positions");
-        let leaves: Vec<usize> = tree_order(self.shape.height(), positions)
-            .into_iter()
-            .map(|(leaf, _)| leaf)
-            .collect();
-        self.tree.open_batch(&leaves)
+        self.tree
+            .open_batch(&leaves(self.shape.height(), positions))
     }
 }
 
@@ -249,6 +256,14 @@ fn tree_order(height: usize, positions: &[usize]) -> Vec<(usize, usize)> {
         .collect();
     order.sort_unstable();
     order
+}
+
+/// The leaves `positions` sit at, in leaf order.
+fn leaves(height: usize, positions: &[usize]) -> Vec<usize> {
+    tree_order(height, positions)
+        .into_iter()
+        .map(|(leaf, _)| leaf)
+        .collect()
 }
 
 /// `digests` with digest j moved to index br(j).
@@ -416,6 +431,10 @@ mod tests {
                 assert!(
                     verify(hash, &tree, &positions, &rows),
                     "{hash} {positions:?}"
+                );
+                assert_eq!(
+                    tree.shape().opening_len(&positions),
+                    tree.open_batch(&positions).len()
                 );
             }
         }

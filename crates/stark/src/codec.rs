@@ -16,7 +16,7 @@ use ballast_field::{Ext3, Felt};
 use ballast_merkle::Digest;
 
 use crate::layout::{
-    Count, HEADER, Head, Item, MAGIC, STATES, SectionLayout, header_count, header_len,
+    At, Count, HEADER, Head, Item, MAGIC, STATES, SectionLayout, header_count, header_len,
     segment_sections,
 };
 use crate::proof::{check_segments, context};
@@ -33,6 +33,8 @@ pub struct Section {
     pub name: &'static str,
     /// The segment it belongs to, if any.
     pub segment: Option<usize>,
+    /// The table of a tables proof it belongs to, if any.
+    pub table: Option<usize>,
     /// The FRI layer it belongs to, if any.
     pub layer: Option<usize>,
     /// Where the bytes are.
@@ -130,12 +132,16 @@ impl<W: Workload> Proof<W> {
         head.length = self.encoded_len();
         let mut e = Encoder::default();
         for section in HEADER.iter().chain([&STATES]) {
-            e.write(section, &head, None, None);
+            e.write(section, &head, At::default());
         }
         for (i, segment) in self.segments.iter().enumerate() {
-            let index = Some(self.first + i);
             for (section, layer) in segment_sections(segment.queries.fri.len()) {
-                e.write(section, segment, index, layer);
+                let at = At {
+                    segment: Some(self.first + i),
+                    layer,
+                    ..At::default()
+                };
+                e.write(section, segment, at);
             }
         }
         e
@@ -281,21 +287,16 @@ fn check_len<W: Workload>(header: &Header<W>, stated: u64) -> Result<(), ProofFo
 
 /// Writes sections and records where each went.
 #[derive(Default)]
-struct Encoder {
-    bytes: Vec<u8>,
-    sections: Vec<Section>,
+pub(crate) struct Encoder {
+    pub bytes: Vec<u8>,
+    pub sections: Vec<Section>,
 }
 
 impl Encoder {
-    fn write<T>(
-        &mut self,
-        section: &SectionLayout<T>,
-        source: &T,
-        segment: Option<usize>,
-        layer: Option<usize>,
-    ) {
+    /// Writes `section` of `source`: of its FRI layer or its table where `at` names one.
+    pub fn write<T>(&mut self, section: &SectionLayout<T>, source: &T, at: At) {
         let start = self.bytes.len();
-        match (section.get)(source, layer.unwrap_or(0)) {
+        match (section.get)(source, at.index()) {
             Values::Ints(values) => {
                 for &v in values.iter() {
                     self.int(section, v);
@@ -316,8 +317,9 @@ impl Encoder {
         }
         self.sections.push(Section {
             name: section.name,
-            segment,
-            layer,
+            segment: at.segment,
+            table: at.table,
+            layer: at.layer,
             range: start..self.bytes.len(),
         });
     }
@@ -345,15 +347,15 @@ fn narrow<T: TryFrom<u64>>(v: u64, name: &str) -> T {
 
 /// Reads sections with bounds checks; every read fails cleanly past the end, before
 /// allocating anything.
-struct Decoder<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+pub(crate) struct Decoder<'a> {
+    pub bytes: &'a [u8],
+    pub pos: usize,
     /// The proof's hash, once the header names it: a digest it reads must be one of its.
-    hash: MerkleHash,
+    pub hash: MerkleHash,
 }
 
 impl<'a> Decoder<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
+    pub fn new(bytes: &'a [u8]) -> Self {
         Self {
             bytes,
             pos: 0,
@@ -375,7 +377,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// Reads `count` items of `section` into `target`.
-    fn read<T>(
+    pub fn read<T>(
         &mut self,
         section: &SectionLayout<T>,
         target: &mut T,
@@ -468,7 +470,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// Refuses bytes the contents do not account for.
-    fn finish(&self) -> Result<(), ProofFormatError> {
+    pub fn finish(&self) -> Result<(), ProofFormatError> {
         if self.pos != self.bytes.len() {
             return Err(ProofFormatError::Length {
                 expected: self.pos as u64,

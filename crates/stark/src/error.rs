@@ -272,6 +272,10 @@ pub enum ProofFormatError {
         /// What is wrong with them.
         reason: String,
     },
+    /// This error occurs when a tables proof states tables no tables proof has (none, not
+    /// tallest first, a shape its parameters cannot prove) or invalid query positions.
+    #[error("invalid tables proof: {0}")]
+    Tables(String),
     /// This error occurs when a field element, or an element of a Poseidon2 digest, is not
     /// in canonical form.
     #[error("non-canonical field element at byte {offset}")]

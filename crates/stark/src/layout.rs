@@ -7,15 +7,21 @@
 //! else states the layout.
 //!
 //! A proof is [`HEADER`], then [`STATES`], then per segment [`SEGMENT`] followed by
-//! [`FRI_LAYER`] once per FRI round. Lengths are in items; little-endian throughout.
+//! [`FRI_LAYER`] once per FRI round. A tables proof ([`TablesRecord`]) is [`HEADER`]'s
+//! first [`SHARED_HEADER`] sections with [`TABLES_MAGIC`], [`TABLE_COUNT`], [`TABLE_SHAPE`]
+//! per table, [`TABLES_ROOTS`], [`TABLE_CLAIMS`] per table, [`TABLES_QUERIES`], then
+//! [`TABLES_FRI_LAYER`] once per FRI round. Lengths are in items; little-endian throughout.
 
 use ballast_field::{Ext3, Felt};
 
 use crate::values::Values;
-use crate::{MerkleHash, SegmentProof, StarkParams};
+use crate::{MerkleHash, SegmentProof, StarkParams, TablesRecord};
 
 /// The first four bytes of every proof.
 pub const MAGIC: [u8; 4] = *b"BLST";
+
+/// The first four bytes of every tables proof.
+pub const TABLES_MAGIC: [u8; 4] = *b"BLTB";
 
 /// What one item of a section is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +99,12 @@ pub(crate) enum Count {
     LayerValues,
     /// The batch opening of the FRI layer's queried cosets.
     LayerOpening,
+    /// P, the table's public inputs.
+    PublicInputs,
+    /// A row of each table per query position.
+    TablesTraceRows,
+    /// A quotient row of each table per query position.
+    TablesQuotientRows,
 }
 
 impl Count {
@@ -114,6 +126,9 @@ impl Count {
             Count::Opening => "≤ q·log₂ N",
             Count::LayerValues => "≤ q·(a − 1)",
             Count::LayerOpening => "≤ q·log₂(N_i/a)",
+            Count::PublicInputs => "P",
+            Count::TablesTraceRows => "q·ΣW",
+            Count::TablesQuotientRows => "q·ΣC",
         }
     }
 }
@@ -385,6 +400,243 @@ pub(crate) const FRI_LAYER: [SectionLayout<SegmentProof>; 2] = [
     },
 ];
 
+/// The sections of [`HEADER`] a tables proof's header starts with: the magic (its own,
+/// [`TABLES_MAGIC`]) to the Merkle hash.
+pub(crate) const SHARED_HEADER: usize = 8;
+
+/// A table's shape as a tables proof's header states it: what fixes its sections' counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TableHead {
+    pub log_rows: usize,
+    pub width: usize,
+    pub log_quotient_chunks: usize,
+    pub public_inputs: usize,
+}
+
+/// A tables proof's table count, after the shared header: decoding makes room for that
+/// many tables.
+pub(crate) const TABLE_COUNT: SectionLayout<Vec<TableHead>> = SectionLayout {
+    name: "table count",
+    item: Item::U8,
+    count: Count::Exactly(1),
+    get: |t, _| Values::size(t.len()),
+    set: |t, _, v| *t = vec![TableHead::default(); v.into_size()],
+};
+
+/// One table's shape, once per table, tallest first.
+pub(crate) const TABLE_SHAPE: [SectionLayout<Vec<TableHead>>; 4] = [
+    SectionLayout {
+        name: "table log rows",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |t, k| Values::size(t[k].log_rows),
+        set: |t, k, v| t[k].log_rows = v.into_size(),
+    },
+    SectionLayout {
+        name: "table width",
+        item: Item::U16,
+        count: Count::Exactly(1),
+        get: |t, k| Values::size(t[k].width),
+        set: |t, k, v| t[k].width = v.into_size(),
+    },
+    SectionLayout {
+        name: "table log quotient chunks",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |t, k| Values::size(t[k].log_quotient_chunks),
+        set: |t, k, v| t[k].log_quotient_chunks = v.into_size(),
+    },
+    SectionLayout {
+        name: "table public input count",
+        item: Item::U32,
+        count: Count::Exactly(1),
+        get: |t, k| Values::size(t[k].public_inputs),
+        set: |t, k, v| t[k].public_inputs = v.into_size(),
+    },
+];
+
+/// The roots of a tables proof's mixed trees.
+pub(crate) const TABLES_ROOTS: [SectionLayout<TablesRecord>; 2] = [
+    SectionLayout {
+        name: SEGMENT[0].name,
+        item: Item::Digest,
+        count: Count::Exactly(1),
+        get: |r, _| Values::digest(&r.proof.trace_root),
+        set: |r, _, v| r.proof.trace_root = v.into_digest(),
+    },
+    SectionLayout {
+        name: SEGMENT[1].name,
+        item: Item::Digest,
+        count: Count::Exactly(1),
+        get: |r, _| Values::digest(&r.proof.quotient_root),
+        set: |r, _, v| r.proof.quotient_root = v.into_digest(),
+    },
+];
+
+/// One table's public inputs and out-of-domain claims, once per table, tallest first.
+pub(crate) const TABLE_CLAIMS: [SectionLayout<TablesRecord>; 4] = [
+    SectionLayout {
+        name: "public inputs",
+        item: Item::Felt,
+        count: Count::PublicInputs,
+        get: |r, k| Values::felts(&r.tables[k].public_inputs),
+        set: |r, k, v| r.tables[k].public_inputs = v.into_felts(),
+    },
+    SectionLayout {
+        name: SEGMENT[2].name,
+        item: Item::Ext,
+        count: Count::Width,
+        get: |r, k| Values::exts(&r.proof.ood[k].trace_z),
+        set: |r, k, v| r.proof.ood[k].trace_z = v.into_exts(),
+    },
+    SectionLayout {
+        name: SEGMENT[3].name,
+        item: Item::Ext,
+        count: Count::Width,
+        get: |r, k| Values::exts(&r.proof.ood[k].trace_zw),
+        set: |r, k, v| r.proof.ood[k].trace_zw = v.into_exts(),
+    },
+    SectionLayout {
+        name: SEGMENT[4].name,
+        item: Item::Ext,
+        count: Count::QuotientWidth,
+        get: |r, k| Values::exts(&r.proof.ood[k].quotient_z),
+        set: |r, k, v| r.proof.ood[k].quotient_z = v.into_exts(),
+    },
+];
+
+/// A tables proof's FRI commitments, work and openings, before its FRI layers.
+pub(crate) const TABLES_QUERIES: [SectionLayout<TablesRecord>; 9] = [
+    SectionLayout {
+        name: SEGMENT[5].name,
+        item: Item::Digest,
+        count: Count::FriRounds,
+        get: |r, _| Values::digests(&r.proof.fri_roots),
+        set: |r, _, v| r.proof.fri_roots = v.into_digests(),
+    },
+    SectionLayout {
+        name: SEGMENT[6].name,
+        item: Item::Ext,
+        count: Count::FinalPoly,
+        get: |r, _| Values::exts(&r.proof.final_poly),
+        set: |r, _, v| r.proof.final_poly = v.into_exts(),
+    },
+    SectionLayout {
+        name: SEGMENT[7].name,
+        item: Item::U64,
+        count: Count::Exactly(1),
+        get: |r, _| Values::int(r.proof.pow_nonce),
+        set: |r, _, v| r.proof.pow_nonce = v.into_int(),
+    },
+    SectionLayout {
+        name: SEGMENT[8].name,
+        item: Item::U16,
+        count: Count::Exactly(1),
+        get: |r, _| Values::size(r.proof.queries.positions.len()),
+        set: |r, _, v| r.proof.queries.positions = vec![0; v.into_size()],
+    },
+    SectionLayout {
+        name: SEGMENT[9].name,
+        item: Item::U32,
+        count: Count::Queries,
+        get: |r, _| Values::positions(&r.proof.queries.positions),
+        set: |r, _, v| {
+            r.proof.queries.positions = v.into_ints().into_iter().map(|i| i as usize).collect();
+        },
+    },
+    SectionLayout {
+        name: SEGMENT[10].name,
+        item: Item::Felt,
+        count: Count::TablesTraceRows,
+        get: |r, _| Values::felts(&r.proof.queries.trace_rows),
+        set: |r, _, v| r.proof.queries.trace_rows = v.into_felts(),
+    },
+    SectionLayout {
+        name: SEGMENT[11].name,
+        item: Item::Digest,
+        count: Count::Opening,
+        get: |r, _| Values::digests(&r.proof.queries.trace_nodes),
+        set: |r, _, v| r.proof.queries.trace_nodes = v.into_digests(),
+    },
+    SectionLayout {
+        name: SEGMENT[12].name,
+        item: Item::Felt,
+        count: Count::TablesQuotientRows,
+        get: |r, _| Values::felts(&r.proof.queries.quotient_rows),
+        set: |r, _, v| r.proof.queries.quotient_rows = v.into_felts(),
+    },
+    SectionLayout {
+        name: SEGMENT[13].name,
+        item: Item::Digest,
+        count: Count::Opening,
+        get: |r, _| Values::digests(&r.proof.queries.quotient_nodes),
+        set: |r, _, v| r.proof.queries.quotient_nodes = v.into_digests(),
+    },
+];
+
+/// One FRI layer's openings of a tables proof, once per round after [`TABLES_QUERIES`].
+pub(crate) const TABLES_FRI_LAYER: [SectionLayout<TablesRecord>; 2] = [
+    SectionLayout {
+        name: FRI_LAYER[0].name,
+        item: Item::Ext,
+        count: Count::LayerValues,
+        get: |r, k| Values::exts(&r.proof.queries.fri[k].values),
+        set: |r, k, v| r.proof.queries.fri[k].values = v.into_exts(),
+    },
+    SectionLayout {
+        name: FRI_LAYER[1].name,
+        item: Item::Digest,
+        count: Count::LayerOpening,
+        get: |r, k| Values::digests(&r.proof.queries.fri[k].nodes),
+        set: |r, k, v| r.proof.queries.fri[k].nodes = v.into_digests(),
+    },
+];
+
+/// A tables proof's sections after its header and shapes, in order, with where each
+/// belongs: [`TABLES_ROOTS`], [`TABLE_CLAIMS`] for each of `tables`, [`TABLES_QUERIES`],
+/// [`TABLES_FRI_LAYER`] for each of `rounds`.
+pub(crate) fn tables_body_sections(
+    tables: usize,
+    rounds: usize,
+) -> impl Iterator<Item = (&'static SectionLayout<TablesRecord>, At)> {
+    let roots = TABLES_ROOTS.iter().map(|s| (s, At::default()));
+    let claims = (0..tables).flat_map(|k| TABLE_CLAIMS.iter().map(move |s| (s, At::table(k))));
+    let queries = TABLES_QUERIES.iter().map(|s| (s, At::default()));
+    let layers = (0..rounds).flat_map(|k| TABLES_FRI_LAYER.iter().map(move |s| (s, At::layer(k))));
+    roots.chain(claims).chain(queries).chain(layers)
+}
+
+/// Where a section belongs, as its [`Section`](crate::Section) names it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct At {
+    pub segment: Option<usize>,
+    pub table: Option<usize>,
+    pub layer: Option<usize>,
+}
+
+impl At {
+    /// Table `k`'s.
+    pub fn table(k: usize) -> Self {
+        Self {
+            table: Some(k),
+            ..Self::default()
+        }
+    }
+
+    /// FRI layer `k`'s.
+    pub fn layer(k: usize) -> Self {
+        Self {
+            layer: Some(k),
+            ..Self::default()
+        }
+    }
+
+    /// The index a section's accessors take: its FRI layer's or its table's.
+    pub fn index(self) -> usize {
+        self.layer.or(self.table).unwrap_or(0)
+    }
+}
+
 /// A header section's count, for a workload whose encoding is `workload_len` bytes.
 pub(crate) const fn header_count(count: Count, workload_len: usize) -> usize {
     match count {
@@ -420,7 +672,9 @@ pub(crate) fn segment_sections(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutRow {
     /// Where it is: `header`, `states`, `segment` (once per segment) or `fri layer` (once per
-    /// FRI round of each segment).
+    /// FRI round of each segment) in a proof; `tables header`, `table shape` (once per
+    /// table), `tables`, `table claims` (once per table) or `tables fri layer` (once per FRI
+    /// round) in a tables proof.
     pub part: &'static str,
     /// The section's name, as [`Section`](crate::Section)s and shape errors call it.
     pub name: &'static str,
@@ -430,7 +684,7 @@ pub struct LayoutRow {
     pub count: &'static str,
 }
 
-/// Every section of the proof format, in order.
+/// Every section of the proof format, in order: a proof's, then a tables proof's.
 pub fn layout() -> Vec<LayoutRow> {
     fn row<T>(part: &'static str, s: &SectionLayout<T>) -> LayoutRow {
         LayoutRow {
@@ -444,7 +698,26 @@ pub fn layout() -> Vec<LayoutRow> {
     let states = std::iter::once(row("states", &STATES));
     let segment = SEGMENT.iter().map(|s| row("segment", s));
     let layer = FRI_LAYER.iter().map(|s| row("fri layer", s));
-    header.chain(states).chain(segment).chain(layer).collect()
+    let tables_header = HEADER[..SHARED_HEADER]
+        .iter()
+        .map(|s| row("tables header", s))
+        .chain([row("tables header", &TABLE_COUNT)]);
+    let shape = TABLE_SHAPE.iter().map(|s| row("table shape", s));
+    let roots = TABLES_ROOTS.iter().map(|s| row("tables", s));
+    let claims = TABLE_CLAIMS.iter().map(|s| row("table claims", s));
+    let queries = TABLES_QUERIES.iter().map(|s| row("tables", s));
+    let tables_layer = TABLES_FRI_LAYER.iter().map(|s| row("tables fri layer", s));
+    header
+        .chain(states)
+        .chain(segment)
+        .chain(layer)
+        .chain(tables_header)
+        .chain(shape)
+        .chain(roots)
+        .chain(claims)
+        .chain(queries)
+        .chain(tables_layer)
+        .collect()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod security;
 mod sizes;
 mod statement;
 mod tables;
+mod tables_format;
 mod task;
 #[cfg(test)]
 mod test_air;
@@ -37,7 +38,7 @@ pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
 pub use deep::deep_coefficients;
 pub use error::{BundleError, ProofFormatError, ProverError, VerifierError};
-pub use layout::{LayoutRow, MAGIC, layout};
+pub use layout::{LayoutRow, MAGIC, TABLES_MAGIC, layout};
 pub use params::{
     LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS, MAX_QUERIES, ParamsError, StarkParams,
     check_range,
@@ -53,5 +54,6 @@ pub use statement::{
     verify_statement,
 };
 pub use tables::{TableAir, TableStatement, TablesError, TablesProof, prove_tables, verify_tables};
+pub use tables_format::{RecordedTable, TablesRecord};
 pub use verifier::{Replay, TranscriptLayout, replay, transcript_layout, verify};
 pub use workload::Workload;

@@ -50,7 +50,11 @@ impl<'a> Sizes<'a> {
             Count::Opening => self.opening,
             Count::LayerValues => self.planned(layer).unknown_count(),
             Count::LayerOpening => self.planned(layer).opening_len(),
-            Count::Workload | Count::States => panic!("{count:?} is not a segment's count"),
+            Count::Workload
+            | Count::States
+            | Count::PublicInputs
+            | Count::TablesTraceRows
+            | Count::TablesQuotientRows => panic!("{count:?} is not a segment's count"),
         }
     }
 

@@ -3,7 +3,8 @@
 //! `ballast_merkle::MixedTree`), one α, one z and one γ, and one FRI that rolls each shorter
 //! table's DEEP function in where the folds reach its size. `docs/protocol.md` §6 item 14
 //! argues it; a recursive layer's tables are what it is for. Its security figure is
-//! [`TablesCircuit`](crate::TablesCircuit)'s; it has no byte format yet. Tables of one
+//! [`TablesCircuit`](crate::TablesCircuit)'s; its bytes are a
+//! [`TablesRecord`](crate::TablesRecord)'s. Tables of one
 //! height share a leaf and a FRI input, their DEEP functions weighted by disjoint powers of
 //! γ. Tables take their AIRs as [`TableAir`]s, which every [`Air`] is: tables of different
 //! AIRs share a proof, each AIR's code compiled once, as for its segments.
@@ -216,13 +217,18 @@ pub enum TablesError {
 }
 
 /// What prover and verifier derive from the tables and parameters alone.
-struct Shapes {
+pub(crate) struct Shapes {
     infos: Vec<ConstraintInfo>,
-    geometries: Vec<Geometry>,
+    pub geometries: Vec<Geometry>,
 }
 
 impl Shapes {
-    fn of(tables: &[TableStatement<'_>], params: &StarkParams) -> Result<Self, TablesError> {
+    /// The tables' constraints and shapes with `params`.
+    ///
+    /// # Errors
+    /// Tables out of order, another number of public inputs than an AIR reads, or
+    /// parameters an AIR cannot be proven with.
+    pub fn of(tables: &[TableStatement<'_>], params: &StarkParams) -> Result<Self, TablesError> {
         let mut infos = Vec::with_capacity(tables.len());
         let mut geometries = Vec::with_capacity(tables.len());
         for table in tables {
@@ -638,7 +644,7 @@ fn split_rows<'r>(
 }
 
 /// `expected` == `got`, or [`TablesError::Shape`] naming `what`.
-fn expect(what: &'static str, expected: usize, got: usize) -> Result<(), TablesError> {
+pub(crate) fn expect(what: &'static str, expected: usize, got: usize) -> Result<(), TablesError> {
     if expected == got {
         Ok(())
     } else {
