@@ -3,9 +3,8 @@
 //! its three AIRs' tables) at blowups 2 to 32, each with the fewest queries that give it
 //! 128 bits provable (`ChildSegment::layer_params`). Prints the tables' shapes, then a
 //! Markdown table, a row a proof as it is made: each proof's time, the layer's verifier's
-//! time (`verify_layer`, the median of 5) and each proof's bytes, by what they are spent on:
-//! the child's in the proof format, the layer's counted at the proof format's item sizes (it
-//! has no format of its own yet).
+//! time (`verify_layer`, the median of 5) and each proof's bytes in the proof format (the
+//! layer's: `ChildSegment::layer_bytes`, a `TablesRecord`), by what they are spent on.
 //!
 //! `cargo run --release -p ballast-recursion --example layer_costs [-- LOG_ROWS]`
 //! (`RAYON_NUM_THREADS` sets the threads).
@@ -14,12 +13,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use ballast_air::Air;
-use ballast_field::{Ext3, Felt};
-use ballast_merkle::Digest;
+use ballast_field::Felt;
 use ballast_recursion::{ChildSegment, LAYER_AIRS, verify_layer};
 use ballast_stark::{
-    CpuBackend, MerkleHash, PhaseTimes, Proof, Regime, SegmentPosition, SegmentProof,
-    SegmentStatement, StarkParams, TablesProof, VerifyPolicy, Workload, prove,
+    CpuBackend, MerkleHash, PhaseTimes, Proof, Regime, Section, SegmentPosition, SegmentProof,
+    SegmentStatement, StarkParams, TablesRecord, VerifyPolicy, Workload, prove,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -124,9 +122,8 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         verify_times.sort();
-        let mut parts = tables_bytes(&layer.tables);
-        let inputs: usize = layer.inputs.by_air().iter().map(|i| i.len()).sum();
-        parts[PARTS.len() - 1] += Felt::BYTES * inputs;
+        let encoded = segment.layer_bytes(&layer, &params)?;
+        let parts = parts(TablesRecord::from_bytes(&encoded)?.sections());
         println!(
             "| layer | {} | {} (replay {}) | {:.1} ms | {} | {} |",
             shown(&params),
@@ -140,31 +137,6 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// A tables proof's bytes by [`PARTS`], at the sizes the proof format gives its items: an
-/// element's, a digest's, 8 the nonce, 2 the query count and 4 a position.
-fn tables_bytes(proof: &TablesProof) -> [usize; PARTS.len()] {
-    let (felt, ext, digest) = (Felt::BYTES, Ext3::BYTES, size_of::<Digest>());
-    let q = &proof.queries;
-    let fri_nodes: usize = q.fri.iter().map(|l| l.nodes.len()).sum();
-    let fri_values: usize = q.fri.iter().map(|l| l.values.len()).sum();
-    let claims: usize = proof
-        .ood
-        .iter()
-        .map(|o| o.trace_z.len() + o.trace_zw.len() + o.quotient_z.len())
-        .sum();
-    [
-        felt * q.trace_rows.len(),
-        felt * q.quotient_rows.len(),
-        digest * (q.trace_nodes.len() + q.quotient_nodes.len() + fri_nodes),
-        ext * fri_values,
-        digest * (2 + proof.fri_roots.len())
-            + ext * (claims + proof.final_poly.len())
-            + 8
-            + 2
-            + 4 * q.positions.len(),
-    ]
-}
-
 /// What a proof's bytes are spent on, by the sections of the format that hold them.
 const PARTS: [&str; 5] = [
     "trace rows",
@@ -175,7 +147,7 @@ const PARTS: [&str; 5] = [
 ];
 
 /// `proof`'s bytes in the proof format, by [`PARTS`]: those of the segment sections of a
-/// proof whose one segment it is (a layer's public inputs are its own, other).
+/// proof whose one segment it is.
 fn bytes(
     chain: &Poseidon2Chain,
     params: &StarkParams,
@@ -188,8 +160,13 @@ fn bytes(
         states: vec![chain.start(); 2],
         segments: vec![proof.clone()],
     };
+    parts(whole.sections().into_iter().filter(|s| s.segment.is_some()))
+}
+
+/// The bytes of `sections` by [`PARTS`].
+fn parts(sections: impl IntoIterator<Item = Section>) -> [usize; PARTS.len()] {
     let mut parts = [0; PARTS.len()];
-    for section in whole.sections().into_iter().filter(|s| s.segment.is_some()) {
+    for section in sections {
         let part = match section.name {
             "trace rows" => 0,
             "quotient rows" => 1,

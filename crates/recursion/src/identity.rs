@@ -166,15 +166,20 @@ impl IdentityAir {
                 asserted += 1;
             }
         }
-        let rows = (program.instructions().len() + 1)
-            .next_power_of_two()
-            .max(4);
         Ok(Self {
+            log_rows: program_log_rows(&program),
             program,
             claims,
             child_log_rows: air.log_rows(),
-            log_rows: rows.trailing_zeros() as usize,
         })
+    }
+
+    /// log2 of the rows of the identity AIR of a proof of `air`, whatever its claims.
+    ///
+    /// # Errors
+    /// Constraints that do not compile ([`ConstraintProgram::of`]).
+    pub fn log_rows_for<A: Air>(air: &A) -> Result<usize, IdentityError> {
+        Ok(program_log_rows(&ConstraintProgram::of(air)?))
     }
 
     /// The claims it checks.
@@ -485,4 +490,12 @@ impl Air for IdentityAir {
             b.last_row(inverted[c] - one[c]);
         }
     }
+}
+
+/// log2 of the rows that run `program`: an instruction a row and an idle row, at least 2^2.
+fn program_log_rows(program: &ConstraintProgram) -> usize {
+    (program.instructions().len() + 1)
+        .next_power_of_two()
+        .max(4)
+        .trailing_zeros() as usize
 }

@@ -10,14 +10,17 @@
 use std::cmp::Reverse;
 
 use ballast_air::Air;
-use ballast_field::Ext3;
+use ballast_field::{Ext3, Felt};
 use ballast_stark::{
-    MerkleHash, ParamsError, ProverError, Regime, SegmentStatement, StarkParams, TableAir,
-    TableStatement, TablesCircuit, TablesError, TablesProof, TranscriptLayout, VerifierError,
-    VerifyPolicy, periodic_at, prove_tables, statement_data, transcript_layout, verify_tables,
+    MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement, StarkParams,
+    TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
+    TranscriptLayout, VerifierError, VerifyPolicy, periodic_at, prove_tables, statement_data,
+    transcript_layout, verify_tables,
 };
+use ballast_transcript::Message;
 
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, child_shape, positions_of};
+use crate::queries::ChildShape;
 use crate::{
     ChildError, ChildSegment, IdentityAir, LayerInputs, LinkError, OodClaims, QueriesAir,
     TranscriptAir,
@@ -53,9 +56,12 @@ pub enum LayerError {
     /// Tables the layer's prover could not prove.
     #[error("the layer's tables: {0}")]
     Prover(#[from] ProverError),
-    /// A layer's proof that does not verify.
+    /// A layer's proof that does not verify, or bytes of other tables than a layer's.
     #[error("the layer's proof does not verify: {0}")]
     Tables(#[from] TablesError),
+    /// Bytes that are not a tables proof.
+    #[error("the layer's bytes: {0}")]
+    Format(#[from] ProofFormatError),
 }
 
 /// `items`, one for each of [`LAYER_AIRS`] in its order, in the order the layer's proof
@@ -146,14 +152,127 @@ impl ChildSegment {
             ..params
         })
     }
+
+    /// The bytes of `layer`, its layer's proof made with `params`: a
+    /// [`TablesRecord`] of the three tables in the proof's order ([`read_layer`] reads it).
+    ///
+    /// # Errors
+    /// Parameters its AIRs cannot be proven with.
+    pub fn layer_bytes(
+        &self,
+        layer: &LayerProof,
+        params: &StarkParams,
+    ) -> Result<Vec<u8>, LayerError> {
+        let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
+        let tables = layer_tables(transcript, identity, queries, &layer.inputs);
+        Ok(TablesRecord::new(&tables, params, layer.tables.clone())?.to_bytes())
+    }
+}
+
+/// What a layer's verifier builds from the child alone, before it reads the layer's
+/// inputs: the transcript AIR and the messages of the transcript's layout for the child's
+/// shape, and that shape.
+struct Frame {
+    transcript: TranscriptAir,
+    messages: Vec<Message>,
+    shape: ChildShape,
+}
+
+impl Frame {
+    /// The frame of a child of `child`'s AIR, `statement` and `child_params`.
+    fn of<A: Air>(
+        child: &A,
+        statement: &SegmentStatement<'_>,
+        child_params: &StarkParams,
+    ) -> Result<Self, LayerError> {
+        if child_params.hash != MerkleHash::Poseidon2 {
+            return Err(ChildError::NotPoseidon2.into());
+        }
+        let TranscriptLayout { steps, messages } =
+            transcript_layout(child, statement, child_params)
+                .map_err(ChildError::from)?
+                .ok_or(ChildError::NotPoseidon2)?;
+        Ok(Self {
+            transcript: TranscriptAir::new(&steps, child_params.pow_bits)
+                .map_err(ChildError::from)?,
+            messages,
+            shape: child_shape(child, child_params).map_err(ChildError::from)?,
+        })
+    }
+
+    /// The heights (log2) of the layer's tables, in the order of [`LAYER_AIRS`]: the
+    /// child's alone, for the query AIR's height depends on how many draws there are
+    /// (`num_queries`), not on their values.
+    fn log_heights<A: Air>(&self, child: &A, num_queries: usize) -> Result<[usize; 3], LayerError> {
+        let identity = IdentityAir::log_rows_for(child).map_err(ChildError::from)?;
+        let queries =
+            QueriesAir::new(&self.shape, &vec![0; num_queries]).map_err(ChildError::from)?;
+        Ok([self.transcript.log_rows(), identity, queries.log_rows()])
+    }
+
+    /// The identity and query AIRs that the transcript AIR's public inputs in `inputs` give,
+    /// once `inputs` link.
+    fn airs<A: Air>(
+        &self,
+        child: &A,
+        statement: &SegmentStatement<'_>,
+        child_params: &StarkParams,
+        inputs: &LayerInputs,
+    ) -> Result<(IdentityAir, QueriesAir), LayerError> {
+        let Self {
+            transcript,
+            messages,
+            shape,
+        } = self;
+        if inputs.transcript.len() != transcript.num_public_inputs() {
+            return Err(LinkError::Length {
+                what: "the transcript AIR's public inputs",
+                expected: transcript.num_public_inputs(),
+                got: inputs.transcript.len(),
+            }
+            .into());
+        }
+        let (reads, data) = inputs.transcript.split_at(transcript.reads());
+
+        // The query AIR at the positions of the draws, the transcript's last reads.
+        let draws = &reads[reads.len().saturating_sub(child_params.num_queries)..];
+        let queries = QueriesAir::new(shape, &positions_of(draws, shape.log_lde))
+            .map_err(ChildError::from)?;
+
+        // The identity AIR on the claims the transcript absorbed.
+        let ood = Absorbed { messages, data }.ood()?;
+        let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
+        let z = ext(READ_Z);
+        let claims = OodClaims {
+            alpha: ext(READ_ALPHA),
+            z,
+            trace_z: ood.trace_z,
+            trace_zw: ood.trace_zw,
+            periodic_z: periodic_at(child, z),
+            public_inputs: statement.public_inputs.to_vec(),
+            quotient_z: ood.quotient_z,
+        };
+        let identity = IdentityAir::new(child, claims).map_err(ChildError::from)?;
+
+        let statement_data = statement_data(child, statement, child_params)
+            .map_err(|e| ChildError::from(VerifierError::from(e)))?;
+        Links {
+            transcript,
+            identity: &identity,
+            queries: &queries,
+            messages,
+            statement_data: &statement_data,
+        }
+        .check(inputs)?;
+        Ok((identity, queries))
+    }
 }
 
 /// Checks that `layer` proves that a proof of `child` for `statement`, made with
 /// `child_params`, verifies: the layer's AIRs, built from the child's shape and the
 /// transcript AIR's public inputs, agree in those inputs (the links of
 /// [`ChildSegment::check_links`]) and the layer's proof of their tables verifies with
-/// `params`.
-/// `policy` applies to the child's parameters and the layer's.
+/// `params`. `policy` applies to the child's parameters and the layer's.
 ///
 /// # Errors
 /// A child's AIR, statement or parameters that make no shape the layer takes, one the
@@ -166,64 +285,60 @@ pub fn verify_layer<A: Air>(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<(), LayerError> {
-    if child_params.hash != MerkleHash::Poseidon2 {
-        return Err(ChildError::NotPoseidon2.into());
-    }
     policy
         .check_params(child, child_params)
         .map_err(ChildError::from)?;
-    let TranscriptLayout { steps, messages } = transcript_layout(child, statement, child_params)
-        .map_err(ChildError::from)?
-        .ok_or(ChildError::NotPoseidon2)?;
-    let transcript = TranscriptAir::new(&steps, child_params.pow_bits).map_err(ChildError::from)?;
-    let inputs = &layer.inputs;
-    if inputs.transcript.len() != transcript.num_public_inputs() {
-        return Err(LinkError::Length {
-            what: "the transcript AIR's public inputs",
-            expected: transcript.num_public_inputs(),
-            got: inputs.transcript.len(),
-        }
-        .into());
-    }
-    let (reads, data) = inputs.transcript.split_at(transcript.reads());
-
-    // The query AIR at the positions of the draws, the transcript's last reads.
-    let shape = child_shape(child, child_params).map_err(ChildError::from)?;
-    let draws = &reads[reads.len().saturating_sub(child_params.num_queries)..];
-    let queries =
-        QueriesAir::new(&shape, &positions_of(draws, shape.log_lde)).map_err(ChildError::from)?;
-
-    // The identity AIR on the claims the transcript absorbed.
-    let ood = Absorbed {
-        messages: &messages,
-        data,
-    }
-    .ood()?;
-    let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
-    let z = ext(READ_Z);
-    let claims = OodClaims {
-        alpha: ext(READ_ALPHA),
-        z,
-        trace_z: ood.trace_z,
-        trace_zw: ood.trace_zw,
-        periodic_z: periodic_at(child, z),
-        public_inputs: statement.public_inputs.to_vec(),
-        quotient_z: ood.quotient_z,
-    };
-    let identity = IdentityAir::new(child, claims).map_err(ChildError::from)?;
-
-    let statement_data = statement_data(child, statement, child_params)
-        .map_err(|e| ChildError::from(VerifierError::from(e)))?;
-    Links {
-        transcript: &transcript,
-        identity: &identity,
-        queries: &queries,
-        messages: &messages,
-        statement_data: &statement_data,
-    }
-    .check(inputs)?;
-
-    let tables = layer_tables(&transcript, &identity, &queries, inputs);
+    let frame = Frame::of(child, statement, child_params)?;
+    let (identity, queries) = frame.airs(child, statement, child_params, &layer.inputs)?;
+    let tables = layer_tables(&frame.transcript, &identity, &queries, &layer.inputs);
     verify_tables(LAYER_CONTEXT, &tables, &layer.tables, params, policy)?;
     Ok(())
+}
+
+/// Reads a layer's proof of a child of `child`'s AIR, `statement` and `child_params` from
+/// `bytes` ([`ChildSegment::layer_bytes`]), with the parameters it was made with; verify it
+/// with [`verify_layer`]. The bytes hold the tables in the proof's order, tallest first; the
+/// child alone fixes each AIR's height, so each table's public inputs go back to their AIR.
+/// The widths the bytes state are not checked here: [`verify_layer`] refuses claims or rows
+/// of any other width than its AIRs'.
+///
+/// # Errors
+/// Bytes that are no tables proof, a child that makes no layer, or tables other than the
+/// three of the heights the child gives them.
+pub fn read_layer<A: Air>(
+    child: &A,
+    statement: &SegmentStatement<'_>,
+    child_params: &StarkParams,
+    bytes: &[u8],
+) -> Result<(LayerProof, StarkParams), LayerError> {
+    let record = TablesRecord::from_bytes(bytes)?;
+    let heights =
+        Frame::of(child, statement, child_params)?.log_heights(child, child_params.num_queries)?;
+    let shape_error = |what, expected, got| TablesError::Shape {
+        what,
+        expected,
+        got,
+    };
+    if record.tables.len() != LAYER_AIRS.len() {
+        return Err(
+            shape_error("the layer's tables", LAYER_AIRS.len(), record.tables.len()).into(),
+        );
+    }
+    let mut inputs: [Vec<Felt>; 3] = Default::default();
+    for (&k, table) in tallest_first([0, 1, 2], heights).iter().zip(record.tables) {
+        if table.log_rows != heights[k] {
+            return Err(shape_error("a table's rows (log2)", heights[k], table.log_rows).into());
+        }
+        inputs[k] = table.public_inputs;
+    }
+    let [transcript, identity, queries] = inputs;
+    let layer = LayerProof {
+        inputs: LayerInputs {
+            transcript,
+            identity,
+            queries,
+        },
+        tables: record.proof,
+    };
+    Ok((layer, record.params))
 }

@@ -2,7 +2,8 @@
 //! the child's AIR, statement and parameters alone. A layer of another statement, a public
 //! input changed in one AIR's inputs or in all of them, a proof of the layer changed or put
 //! in another's place, the child's parameters other than the proof's, too few bits or a
-//! Keccak-256 child are refused by name.
+//! Keccak-256 child are refused by name. A layer's bytes read back to its proof and
+//! parameters; every section changed, another child's layer or a proof's bytes are refused.
 
 // The layer proves its AIRs itself, so this file leaves `common::layer_proves` unused.
 #[allow(dead_code)]
@@ -14,9 +15,12 @@ use ballast_field::Felt;
 use ballast_fri::label::LAYER_ROOT;
 use ballast_poseidon2::DIGEST_ELEMENTS;
 use ballast_recursion::{
-    ChildError, ChildSegment, LayerError, LayerProof, LinkError, verify_layer,
+    ChildError, ChildSegment, LayerError, LayerProof, LinkError, read_layer, verify_layer,
 };
-use ballast_stark::{MerkleHash, StarkParams, TablesError, VerifyPolicy, Workload};
+use ballast_stark::{
+    MAGIC, MerkleHash, ProofFormatError, StarkParams, TablesError, TablesRecord, VerifyPolicy,
+    Workload,
+};
 
 /// A child's first segment proven with [`params`], the layer's proof of it (also with
 /// [`params`]), and the child's layout, for tampering.
@@ -170,5 +174,52 @@ fn a_child_of_other_parameters_or_too_few_bits_is_refused() {
             &VerifyPolicy::default()
         ),
         Err(LayerError::Child(ChildError::Invalid(_)))
+    ));
+}
+
+#[test]
+fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
+    let layer = Layer::of(poseidon2_chain());
+    let air = layer.workload.air(0);
+    let statement = statement(&layer.public);
+    let bytes = layer.child.layer_bytes(&layer.proof, &params()).unwrap();
+    let read = |bytes: &[u8]| read_layer(&air, &statement, &params(), bytes);
+    let verified = |bytes: &[u8]| {
+        let (proof, layer_params) = read(bytes)?;
+        verify_layer(
+            &air,
+            &statement,
+            &params(),
+            &proof,
+            &layer_params,
+            &any_security(),
+        )
+    };
+    let (proof, layer_params) = read(&bytes).unwrap();
+    assert_eq!((&proof, layer_params), (&layer.proof, params()));
+    assert!(verified(&bytes).is_ok());
+    let record = TablesRecord::from_bytes(&bytes).unwrap();
+    for section in record.sections().iter().filter(|s| !s.range.is_empty()) {
+        for at in [section.range.start, section.range.end - 1] {
+            let mut changed = bytes.clone();
+            changed[at] ^= 1;
+            assert!(
+                verified(&changed).is_err(),
+                "{} (table {:?}, layer {:?}) byte {at} changed",
+                section.name,
+                section.table,
+                section.layer
+            );
+        }
+    }
+    // Another child's layer; a proof's magic.
+    let other = Layer::of(fibonacci(5));
+    let other = other.child.layer_bytes(&other.proof, &params()).unwrap();
+    assert!(verified(&other).is_err());
+    let mut segment = bytes.clone();
+    segment[..4].copy_from_slice(&MAGIC);
+    assert!(matches!(
+        read(&segment),
+        Err(LayerError::Format(ProofFormatError::BadMagic))
     ));
 }
