@@ -1,6 +1,6 @@
 //! Writes the fuzz targets' seed corpora: `write_corpora DIR` fills `DIR/<target>/`.
 //!
-//! decode_verify gets the seed proofs and parts; mutate_proof one input per seed (no edits, and one
+//! decode_verify gets the seed proofs, parts and tables proofs; mutate_proof one input per seed (no edits, and one
 //! edit), mutate_tables likewise per seed tables proof; batch_opening canonical openings of a
 //! few index sets in a tree of each hash.
 
@@ -28,7 +28,8 @@ fn main() {
             &[i as u8, 40, 0, 0, 0, 1],
         );
     }
-    for i in 0..seed_tables_records().len() {
+    for (i, record) in seed_tables_records().iter().enumerate() {
+        write("decode_verify", format!("tables-{i}"), record);
         write("mutate_tables", format!("seed-{i}"), &[i as u8]);
         write(
             "mutate_tables",

@@ -8,8 +8,8 @@ use ballast_merkle::{
     Digest, MerkleHash, MerkleTree, batch_opening_len, check_indices, verify_batch,
 };
 use ballast_stark::{
-    CpuBackend, PhaseTimes, StarkParams, TableAir, TableStatement, TablesRecord, VerifyPolicy,
-    Workload, part_range, prove_part, prove_statement, prove_tables,
+    CpuBackend, PhaseTimes, StarkParams, TABLES_MAGIC, TableAir, TableStatement, TablesRecord,
+    VerifyPolicy, Workload, part_range, prove_part, prove_statement, prove_tables,
 };
 use ballast_workloads::{Fibonacci, KeccakChain, decode, max_len};
 
@@ -78,9 +78,13 @@ fn seed_proof<W: Workload>(workload: &W, params: &StarkParams) -> Vec<u8> {
 }
 
 /// Decodes and verifies arbitrary bytes as a proof, whole or part, as `cli verify` reads a
-/// file: the stated length within the cap and the header's bound first; returns whether
-/// they were a valid proof.
+/// file: the stated length within the cap and the header's bound first; or, under a tables
+/// proof's magic, as a tables proof of the seed's tables ([`verified_tables`]); returns
+/// whether they were valid.
 pub fn decode_and_verify(bytes: &[u8]) -> bool {
+    if bytes.starts_with(&TABLES_MAGIC) {
+        return verified_tables(bytes).is_some();
+    }
     let policy = policy();
     let within = |length| policy.check_size(length).is_ok();
     match (ballast_stark::peek(bytes), max_len(bytes)) {

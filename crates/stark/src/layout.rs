@@ -55,6 +55,14 @@ impl Item {
         }
     }
 
+    /// The largest value an integer item holds.
+    pub const fn max_int(self) -> u64 {
+        match self.bytes() {
+            8 => u64::MAX,
+            bytes => (1 << (8 * bytes)) - 1,
+        }
+    }
+
     /// Its name in the layout table.
     pub const fn name(self) -> &'static str {
         match self {

@@ -302,10 +302,7 @@ fn fewest_queries(target: u32, max_queries: usize, total: impl Fn(usize) -> u32)
 /// The FRI rounds' folding factors for `tables` (tallest first, one set of parameters):
 /// rounds that stop at every table's LDE size (`ballast_fri::roll_in_arities`).
 fn folding_factors(tables: &[Circuit]) -> Vec<usize> {
-    let p = tables[0].params;
-    let mut log_ldes: Vec<usize> = tables.iter().map(|t| t.log_rows + p.log_blowup).collect();
-    log_ldes.dedup();
-    ballast_fri::roll_in_arities(&log_ldes, p.log_blowup + p.log_final_poly_len)
+    crate::tables::fri_arities(tables.iter().map(|t| t.log_rows), &tables[0].params)
         .iter()
         .map(|&log_arity| 1 << log_arity)
         .collect()

@@ -305,11 +305,20 @@ impl Shapes {
     }
 
     fn arities(&self, params: &StarkParams) -> Vec<usize> {
-        roll_in_arities(
-            &self.log_ldes(),
-            params.log_blowup + params.log_final_poly_len,
-        )
+        fri_arities(self.geometries.iter().map(|g| g.log_rows), params)
     }
+}
+
+/// log2 of the FRI rounds' arities for tables of 2^`log_rows` rows each (tallest first)
+/// proven with `params`: rounds that stop at every table's LDE size
+/// (`ballast_fri::roll_in_arities`).
+pub(crate) fn fri_arities(
+    log_rows: impl Iterator<Item = usize>,
+    params: &StarkParams,
+) -> Vec<usize> {
+    let mut log_ldes: Vec<usize> = log_rows.map(|l| l + params.log_blowup).collect();
+    log_ldes.dedup();
+    roll_in_arities(&log_ldes, params.log_blowup + params.log_final_poly_len)
 }
 
 /// The transcript bound to the tables and parameters.

@@ -7,8 +7,8 @@
 //! reads what it counts and requires exactly the stated length, and every record has one
 //! encoding.
 
-use ballast_field::Felt;
-use ballast_fri::{PlannedLayer, QueryPlan, roll_in_arities};
+use ballast_field::{Ext3, Felt};
+use ballast_fri::{PlannedLayer, QueryPlan};
 use ballast_merkle::{MixedShape, TableShape};
 
 use crate::codec::{Decoder, Encoder, Section};
@@ -18,7 +18,7 @@ use crate::layout::{
 };
 use crate::protocol::PROTOCOL_VERSION;
 use crate::sizes::empty_layers;
-use crate::tables::{Shapes, expect};
+use crate::tables::{Shapes, expect, fri_arities};
 use crate::{
     MerkleHash, OodValues, ParamsError, ProofFormatError, QueryOpenings, StarkParams, TableAir,
     TableStatement, TablesError, TablesProof, VerifyPolicy, verify_tables,
@@ -37,7 +37,7 @@ pub struct TablesRecord {
 }
 
 /// One table of a [`TablesRecord`]: its shape and public inputs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordedTable {
     /// log2 of its rows.
     pub log_rows: usize,
@@ -53,13 +53,36 @@ impl TablesRecord {
     /// The record of `proof`, a proof of `tables` with `params`.
     ///
     /// # Errors
-    /// Tables out of order or parameters a table's AIR cannot be proven with.
+    /// Tables out of order, parameters a table's AIR cannot be proven with, or more tables,
+    /// columns or public inputs than the format's fields hold.
     pub fn new(
         tables: &[TableStatement<'_>],
         params: &StarkParams,
         proof: TablesProof,
     ) -> Result<Self, TablesError> {
         let shapes = Shapes::of(tables, params)?;
+        let within = |what, most: u64, got: usize| {
+            if got as u64 > most {
+                Err(TablesError::Shape {
+                    what,
+                    expected: most as usize,
+                    got,
+                })
+            } else {
+                Ok(())
+            }
+        };
+        // The fields that state them: the count, a table's width and public input count.
+        let [_, width, _, public] = &TABLE_SHAPE;
+        within("tables, at most", TABLE_COUNT.item.max_int(), tables.len())?;
+        for (t, g) in tables.iter().zip(&shapes.geometries) {
+            within("a table's columns, at most", width.item.max_int(), g.width)?;
+            within(
+                "a table's public inputs, at most",
+                public.item.max_int(),
+                t.public_inputs.len(),
+            )?;
+        }
         let tables = tables
             .iter()
             .zip(&shapes.geometries)
@@ -190,8 +213,10 @@ impl TablesRecord {
                 got: bytes.len() as u64,
             });
         }
-        let TablesHeader { head, heads, sizes } = header;
-        let mut sizes = sizes;
+        let TablesHeader {
+            head, mut sizes, ..
+        } = header;
+        let heads = sizes.heads.clone();
         let count = heads.len();
         let mut record = Self {
             params: head.params,
@@ -243,28 +268,19 @@ impl TablesRecord {
     }
 }
 
-/// A decoded, checked header.
+/// A decoded, checked header: its fields, the counts they fix, and its length in bytes.
 struct TablesHeader {
     head: Head,
-    heads: Vec<TableHead>,
     sizes: TablesSizes,
+    len: usize,
 }
 
 impl TablesHeader {
     /// The most bytes a record with this header can have, or `None` on overflow.
     fn max_len(&self) -> Option<u64> {
-        let header = HEADER[..SHARED_HEADER]
-            .iter()
-            .map(|s| (header_count(s.count, 0) * s.item.bytes()) as u64)
-            .sum::<u64>()
-            + (TABLE_COUNT.item.bytes() as u64)
-            + self.heads.len() as u64
-                * TABLE_SHAPE
-                    .iter()
-                    .map(|s| s.item.bytes() as u64)
-                    .sum::<u64>();
         let rounds = self.sizes.arities.len();
-        tables_body_sections(self.heads.len(), rounds).try_fold(header, |total, (s, at)| {
+        let tables = self.sizes.heads.len();
+        tables_body_sections(tables, rounds).try_fold(self.len as u64, |total, (s, at)| {
             self.sizes
                 .max(s.count, at)?
                 .checked_mul(s.item.bytes() as u64)?
@@ -294,14 +310,22 @@ fn decode_header(d: &mut Decoder<'_>) -> Result<TablesHeader, ProofFormatError> 
         MerkleHash::from_id(head.hash).ok_or(ProofFormatError::UnknownHash(head.hash))?;
     d.hash = head.params.hash;
     let mut heads = Vec::new();
-    d.read(&TABLE_COUNT, &mut heads, 0, 1)?;
+    d.read(
+        &TABLE_COUNT,
+        &mut heads,
+        0,
+        header_count(TABLE_COUNT.count, 0),
+    )?;
     for k in 0..heads.len() {
         for section in &TABLE_SHAPE {
-            d.read(section, &mut heads, k, 1)?;
+            d.read(section, &mut heads, k, header_count(section.count, 0))?;
         }
     }
-    let sizes = TablesSizes::new(&head.params, &heads)?;
-    Ok(TablesHeader { head, heads, sizes })
+    Ok(TablesHeader {
+        sizes: TablesSizes::new(&head.params, heads)?,
+        head,
+        len: d.pos,
+    })
 }
 
 /// What a record's counts resolve against: its tables' shapes and, once its positions are
@@ -323,15 +347,13 @@ impl TablesSizes {
     ///
     /// # Errors
     /// No tables, tables not tallest first, or a shape the parameters cannot prove.
-    fn new(params: &StarkParams, heads: &[TableHead]) -> Result<Self, ProofFormatError> {
+    fn new(params: &StarkParams, heads: Vec<TableHead>) -> Result<Self, ProofFormatError> {
         let invalid = |k: usize, why: String| ProofFormatError::Tables(format!("table {k}: {why}"));
         if heads.is_empty() || heads.windows(2).any(|w| w[0].log_rows < w[1].log_rows) {
             return Err(ParamsError::TablesOrder.into());
         }
         for (k, h) in heads.iter().enumerate() {
-            params
-                .validate(h.log_rows)
-                .map_err(|e| invalid(k, e.to_string()))?;
+            params.validate(h.log_rows)?;
             if h.width == 0 {
                 return Err(invalid(k, "no columns".into()));
             }
@@ -346,12 +368,7 @@ impl TablesSizes {
                 ));
             }
         }
-        let mut log_ldes: Vec<usize> = heads
-            .iter()
-            .map(|h| h.log_rows + params.log_blowup)
-            .collect();
-        log_ldes.dedup();
-        let arities = roll_in_arities(&log_ldes, params.log_blowup + params.log_final_poly_len);
+        let arities = fri_arities(heads.iter().map(|h| h.log_rows), params);
         let tree = MixedShape::new(
             heads
                 .iter()
@@ -363,7 +380,7 @@ impl TablesSizes {
         )
         .map_err(|e| ProofFormatError::Tables(e.to_string()))?;
         Ok(Self {
-            heads: heads.to_vec(),
+            heads,
             params: *params,
             arities,
             tree,
@@ -383,7 +400,7 @@ impl TablesSizes {
     /// For an opening's or a layer's count before the positions are planned.
     fn exact(&self, count: Count, q: usize, at: At) -> usize {
         let head = |at: At| &self.heads[at.table.expect("a table's section")];
-        let quotient_width = |h: &TableHead| 3 << h.log_quotient_chunks;
+        let quotient_width = |h: &TableHead| Ext3::DEGREE << h.log_quotient_chunks;
         match count {
             Count::Exactly(n) => n,
             Count::PublicInputs => head(at).public_inputs,
@@ -397,7 +414,9 @@ impl TablesSizes {
             Count::Opening => self.opening,
             Count::LayerValues => self.planned(at).unknown_count(),
             Count::LayerOpening => self.planned(at).opening_len(),
-            other => panic!("{other:?} is not a tables proof's count"),
+            Count::Workload | Count::States | Count::TraceRows | Count::QuotientRows => {
+                panic!("{count:?} is not a tables proof's count")
+            }
         }
     }
 
@@ -415,7 +434,16 @@ impl TablesSizes {
             Count::TablesTraceRows | Count::TablesQuotientRows => {
                 (self.exact(count, 1, at) as u64).checked_mul(q)
             }
-            other => Some(self.exact(other, self.params.num_queries, at) as u64),
+            Count::Exactly(_)
+            | Count::PublicInputs
+            | Count::Width
+            | Count::QuotientWidth
+            | Count::FriRounds
+            | Count::FinalPoly
+            | Count::Queries => Some(self.exact(count, self.params.num_queries, at) as u64),
+            Count::Workload | Count::States | Count::TraceRows | Count::QuotientRows => {
+                panic!("{count:?} is not a tables proof's count")
+            }
         }
     }
 
