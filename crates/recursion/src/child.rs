@@ -83,6 +83,9 @@ pub enum LinkError {
         /// The list's label.
         label: &'static str,
     },
+    /// A work word the transcript AIR takes short of the child's grinding bits.
+    #[error("the transcript AIR's inputs: {0}")]
+    Work(TranscriptError),
     /// A value the transcript AIR read or absorbed, taken otherwise by another AIR (or,
     /// for the transcript AIR, one the statement or the transcript itself fixes).
     #[error("the {air} AIR's {what} is not the one the transcript took")]
@@ -414,6 +417,11 @@ impl Links<'_> {
             &inputs.queries[sums_at..sums_at + 6],
             &coeffs(&[sums.at_z, sums.at_zw]),
         )?;
+
+        // The work words: the grinding bits' leading zeros, the child verifier's check.
+        self.transcript
+            .check_words(&inputs.transcript)
+            .map_err(LinkError::Work)?;
 
         // The work copy: the data pending when it forked, the last absorbed before the nonce's
         // message, then the nonce, the one that message absorbs.

@@ -272,7 +272,8 @@ impl Frame {
 /// `child_params`, verifies: the layer's AIRs, built from the child's shape and the
 /// transcript AIR's public inputs, agree in those inputs (the links of
 /// [`ChildSegment::check_links`]) and the layer's proof of their tables verifies with
-/// `params`. `policy` applies to the child's parameters and the layer's.
+/// `params`. `policy` applies to the child's parameters and the layer's (so one that pins
+/// parameters takes only a child and a layer of those).
 ///
 /// # Errors
 /// A child's AIR, statement or parameters that make no shape the layer takes, one the
@@ -285,10 +286,10 @@ pub fn verify_layer<A: Air>(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<(), LayerError> {
+    let frame = Frame::of(child, statement, child_params)?;
     policy
         .check_params(child, child_params)
         .map_err(ChildError::from)?;
-    let frame = Frame::of(child, statement, child_params)?;
     let (identity, queries) = frame.airs(child, statement, child_params, &layer.inputs)?;
     let tables = layer_tables(&frame.transcript, &identity, &queries, &layer.inputs);
     verify_tables(LAYER_CONTEXT, &tables, &layer.tables, params, policy)?;
@@ -300,7 +301,8 @@ pub fn verify_layer<A: Air>(
 /// with [`verify_layer`]. The bytes hold the tables in the proof's order, tallest first; the
 /// child alone fixes each AIR's height, so each table's public inputs go back to their AIR.
 /// The widths the bytes state are not checked here: [`verify_layer`] refuses claims or rows
-/// of any other width than its AIRs'.
+/// of any other width than its AIRs'. The parameters are the prover's choice: the policy
+/// [`verify_layer`] applies is what holds them to a floor.
 ///
 /// # Errors
 /// Bytes that are no tables proof, a child that makes no layer, or tables other than the

@@ -15,6 +15,4 @@ pub use identity::{IdentityAir, IdentityError, OodClaims};
 pub use layer::{LAYER_AIRS, LAYER_CONTEXT, LayerError, LayerProof, read_layer, verify_layer};
 pub use openings::{Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH};
 pub use queries::{ChildShape, MAX_LOG_FINAL_POLY_LEN, QueriesAir, WIDTH as QUERIES_WIDTH};
-pub use transcript::{
-    SAVED as TRANSCRIPT_SAVED, TranscriptAir, TranscriptError, WORD_BITS as TRANSCRIPT_WORD_BITS,
-};
+pub use transcript::{SAVED as TRANSCRIPT_SAVED, TranscriptAir, TranscriptError};

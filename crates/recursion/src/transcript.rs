@@ -8,8 +8,10 @@
 //! the version, the statement, the child AIR's key, the parameters, the position, the
 //! public inputs, the roots, the out-of-domain values, the final polynomial, the nonce), in
 //! the order it absorbed them (where `ballast_transcript::Message` places each message),
-//! then the work copies' (the data pending when a copy forked, then its nonce). These are
-//! only as bound as the layer's verifier makes them (`ChildSegment::check_links`). The rest
+//! then the work copies' (the data pending when a copy forked, then its nonce), then each
+//! work word (cell 0 of a work copy's read), which the layer's verifier holds to the
+//! grinding bits itself ([`TranscriptAir::check_words`]). These are only as bound as the
+//! layer's verifier makes them (`ChildSegment::check_links`). The rest
 //! of what was added (each message's kind and label, a challenge's count, the domain) is
 //! the framing the protocol's order fixes: periodic columns, with the schedule's flags and a selector for each row that
 //! reads or precedes a step with data (one on that row alone), which names the inputs its
@@ -22,9 +24,7 @@
 //!   (kept in 12 columns that follow the transcript's own rows) where a work word's copy
 //!   of the duplex starts or the transcript resumes after it, plus its framing and the
 //!   inputs the row above's selector names for its data;
-//! - a reading row's read cells equal its inputs;
-//! - each work word (cell 0 of a work copy's read, which is not an input) is the sum of
-//!   64 − b bit columns, so it has b leading zeros, b the child's grinding bits.
+//! - a reading row's read cells equal its inputs, and a work word's row its word's.
 //!
 //! Rows past the last step continue the transcript, adding and reading nothing. Every
 //! constraint has degree at most 3.
@@ -40,10 +40,11 @@ use rayon::prelude::*;
 const INPUT: usize = 0;
 /// Columns: the permutation's kept values ([`air::COLUMNS`]), its output state last.
 const PERMUTATION: usize = INPUT + STATE_CELLS;
-/// Columns: the transcript's last output before this row (the start state on row 0).
+/// Columns: the transcript's last output before this row (the start state on row 0), the
+/// last ones of the table.
 pub const SAVED: usize = PERMUTATION + air::COLUMNS;
-/// Columns: a work word's bits, low first, the last ones of the table.
-pub const WORD_BITS: usize = SAVED + STATE_CELLS;
+/// The table's columns.
+const WIDTH: usize = SAVED + STATE_CELLS;
 
 /// The most grinding bits a word can be held to: a word of 64 leading zeros is zero.
 const MAX_POW_BITS: u32 = 63;
@@ -88,6 +89,14 @@ pub enum TranscriptError {
         /// The bits asked for.
         bits: u32,
     },
+    /// A work word among the public inputs with fewer leading zeros than the grinding bits.
+    #[error("the work word of public input {input} has fewer than {bits} leading zeros")]
+    WorkInput {
+        /// The public input.
+        input: usize,
+        /// The bits asked for.
+        bits: u32,
+    },
 }
 
 /// A Poseidon2 transcript's permutations, with each work word held to `pow_bits` leading
@@ -107,7 +116,8 @@ pub struct TranscriptAir {
 struct Schedule {
     /// The rows with a selector, in order.
     selected: Vec<usize>,
-    /// Each cell's reads: the reading row's selector, the input.
+    /// Each cell's reads, the work words' among cell 0's: the reading row's selector, the
+    /// input.
     reads: [Vec<(usize, usize)>; RATE],
     /// Each cell's data in a step after the first: the selector of the row before, the
     /// input.
@@ -120,6 +130,8 @@ struct Schedule {
     read_inputs: usize,
     /// How many of them are reads or the transcript's own data: the work copies' data follow.
     own_inputs: usize,
+    /// How many of them come before the work words, the last ones.
+    word_inputs: usize,
 }
 
 impl Schedule {
@@ -130,7 +142,7 @@ impl Schedule {
         };
         let has_data = |row: usize| steps.get(row).is_some_and(|s| s.step.data.contains(&true));
         let selected: Vec<usize> = (0..steps.len())
-            .filter(|&r| reads_on(r) > 0 || has_data(r + 1))
+            .filter(|&r| reads_on(r) > 0 || has_data(r + 1) || is_word(&steps[r]))
             .collect();
         let selector = |row: usize| selected.binary_search(&row).expect("a selected row");
         let mut schedule = Self {
@@ -140,6 +152,7 @@ impl Schedule {
             inputs: 0,
             read_inputs: 0,
             own_inputs: 0,
+            word_inputs: 0,
             selected: Vec::new(),
         };
         for row in 0..steps.len() {
@@ -162,6 +175,11 @@ impl Schedule {
                 }
                 schedule.inputs += 1;
             }
+        }
+        schedule.word_inputs = schedule.inputs;
+        for row in (0..steps.len()).filter(|&r| is_word(&steps[r])) {
+            schedule.reads[0].push((selector(row), schedule.inputs));
+            schedule.inputs += 1;
         }
         schedule.selected = selected;
         schedule
@@ -220,7 +238,7 @@ impl TranscriptAir {
     /// A step that reads other values than its permutation's, or a work word short of the
     /// grinding bits: steps no honest transcript made.
     pub fn trace(&self) -> Result<RowBlocks, TranscriptError> {
-        let width = self.width();
+        let width = WIDTH;
         let inputs = step_inputs(&self.steps);
         let mut table = vec![Felt::ZERO; self.steps.len() * width];
         let outputs: Vec<[Felt; STATE_CELLS]> = table
@@ -232,27 +250,20 @@ impl TranscriptAir {
             })
             .collect();
         let mut saved = Duplex::start();
-        let word_bits = self.word_bits();
         for (k, (row, step)) in table.chunks_exact_mut(width).zip(&self.steps).enumerate() {
             let read = &step.step.read;
             if outputs[k][..read.len()] != read[..] {
                 return Err(TranscriptError::Read { step: k });
             }
-            row[SAVED..WORD_BITS].copy_from_slice(&saved);
+            if is_word(step) && !holds(outputs[k][0], self.pow_bits) {
+                return Err(TranscriptError::Work {
+                    step: k,
+                    bits: self.pow_bits,
+                });
+            }
+            row[SAVED..].copy_from_slice(&saved);
             if step.kind == StepKind::Transcript {
                 saved = outputs[k];
-            }
-            if word_bits > 0 && is_word(step) {
-                let word = outputs[k][0].as_u64();
-                if word >> word_bits != 0 {
-                    return Err(TranscriptError::Work {
-                        step: k,
-                        bits: self.pow_bits,
-                    });
-                }
-                for (i, bit) in row[WORD_BITS..].iter_mut().enumerate() {
-                    *bit = Felt::new(word >> i & 1);
-                }
             }
         }
         Ok(RowBlocks::from_rows(width, &table))
@@ -284,23 +295,36 @@ impl TranscriptAir {
         self.schedule.read_inputs
     }
 
-    /// Which public inputs are the work copies' data, the last ones: what each copy's first
-    /// permutation took pending from the transcript, then its nonce.
+    /// Which public inputs are the work copies' data: what each copy's first permutation
+    /// took pending from the transcript, then its nonce.
     pub fn work_inputs(&self) -> std::ops::Range<usize> {
-        self.schedule.own_inputs..self.schedule.inputs
+        self.schedule.own_inputs..self.schedule.word_inputs
     }
 
-    /// Where the selectors start among the periodic columns.
-    fn selectors(&self) -> usize {
-        WORD + usize::from(self.word_bits() > 0)
+    /// Which public inputs are the work words, the last ones: cell 0 of each work copy's
+    /// read, in row order.
+    pub fn word_inputs(&self) -> std::ops::Range<usize> {
+        self.schedule.word_inputs..self.schedule.inputs
     }
 
-    /// The bits a work word is written in: 64 − the grinding bits (none without grinding).
-    fn word_bits(&self) -> usize {
-        if self.pow_bits == 0 {
-            0
-        } else {
-            64 - self.pow_bits as usize
+    /// Checks that each work word in `inputs`, the AIR's public inputs, has the grinding
+    /// bits' leading zeros: the child verifier's check of the work, which the AIR leaves to
+    /// the layer's verifier.
+    ///
+    /// # Errors
+    /// The first word short of the bits, named by its input.
+    pub fn check_words(&self, inputs: &[Felt]) -> Result<(), TranscriptError> {
+        let words = inputs.get(self.word_inputs()).unwrap_or_default();
+        match self
+            .word_inputs()
+            .zip(words)
+            .find(|&(_, &w)| !holds(w, self.pow_bits))
+        {
+            Some((input, _)) => Err(TranscriptError::WorkInput {
+                input,
+                bits: self.pow_bits,
+            }),
+            None => Ok(()),
         }
     }
 
@@ -317,6 +341,11 @@ fn is_word(step: &TranscriptStep) -> bool {
     step.kind != StepKind::Transcript && !step.step.read.is_empty()
 }
 
+/// Whether `word` has `bits` leading zeros.
+fn holds(word: Felt, bits: u32) -> bool {
+    bits == 0 || word.as_u64() >> (64 - bits) == 0
+}
+
 // The periodic columns, in `periodic_columns`'s order.
 /// What the next row adds to each rate cell.
 const NEXT_ADDED: usize = 0;
@@ -324,8 +353,8 @@ const NEXT_ADDED: usize = 0;
 const FROM_OUTPUT: usize = NEXT_ADDED + RATE;
 /// 1 where this row is the transcript's own: the next row saves its output.
 const SAVE: usize = FROM_OUTPUT + 1;
-/// 1 where cell 0's output is a work word (only with grinding bits).
-const WORD: usize = SAVE + 1;
+/// Where the selectors start.
+const SELECTORS: usize = SAVE + 1;
 // Then a selector for each row that reads or precedes a step with data, 1 on that row
 // alone, in row order (`selectors`).
 
@@ -335,7 +364,7 @@ impl Air for TranscriptAir {
     }
 
     fn width(&self) -> usize {
-        WORD_BITS + self.word_bits()
+        WIDTH
     }
 
     fn log_rows(&self) -> usize {
@@ -367,9 +396,6 @@ impl Air for TranscriptAir {
             )
         }));
         columns.push(self.column(|k| flag(steps[k].kind == StepKind::Transcript)));
-        if self.word_bits() > 0 {
-            columns.push(self.column(|k| flag(is_word(&steps[k]))));
-        }
         for &row in &self.schedule.selected {
             columns.push(self.column(|k| flag(k == row)));
         }
@@ -383,7 +409,7 @@ impl Air for TranscriptAir {
         let input: [B::Expr; STATE_CELLS] = std::array::from_fn(|i| cur[INPUT + i]);
         let output = air::eval(b, input, &cur[PERMUTATION..SAVED]);
         let (schedule, public) = (&self.schedule, f.public_inputs);
-        let selector = |s: usize| p[self.selectors() + s];
+        let selector = |s: usize| p[SELECTORS + s];
         let start = Duplex::start();
         let first = &self.steps[0].step;
         for i in 0..STATE_CELLS {
@@ -417,17 +443,6 @@ impl Air for TranscriptAir {
             if let Some(first) = terms.next() {
                 b.every_row(terms.fold(first, |sum, term| sum + term));
             }
-        }
-        let bits = &cur[WORD_BITS..WORD_BITS + self.word_bits()];
-        if !bits.is_empty() {
-            let mut word = zero;
-            let mut power = Felt::ONE;
-            for &bit in bits {
-                b.every_row(bit * (bit - one));
-                word += bit * B::Expr::from(power);
-                power = power.double();
-            }
-            b.every_row(p[WORD] * (output[0] - word));
         }
     }
 }

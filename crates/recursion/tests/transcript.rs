@@ -2,10 +2,10 @@
 //! satisfies it, it proves and verifies, and its public inputs are the child's challenges in
 //! the order it read them (α, z, γ, each β, then the query draws, whose low bits are the
 //! positions). Each rule is its own constraint: a step that adds other values, a public
-//! input other than the value read, the transcript's step taken for the work copy's, its
-//! state kept across the copy changed, or a work word's bits that do not sum to it are
-//! refused at their row by it; no periodic column holds a read; steps no honest transcript
-//! made have no trace, a work word checked before the transcript's first permutation or over
+//! input other than the value read or the work word, the transcript's step taken for the
+//! work copy's, or its state kept across the copy changed are refused at their row by it; a
+//! work word short of the grinding bits is refused by the links; no periodic column holds a
+//! read; steps no honest transcript made have no trace, a work word checked before the transcript's first permutation or over
 //! two permutations is taken, and bad shapes are named.
 
 mod common;
@@ -17,8 +17,7 @@ use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_poseidon2::RATE;
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_recursion::{
-    ChildSegment, IdentityAir, LinkError, TRANSCRIPT_SAVED, TRANSCRIPT_WORD_BITS, TranscriptAir,
-    TranscriptError,
+    ChildSegment, IdentityAir, LinkError, TRANSCRIPT_SAVED, TranscriptAir, TranscriptError,
 };
 use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, label, replay};
 use ballast_transcript::{StepKind, Transcript, TranscriptStep};
@@ -103,11 +102,9 @@ fn failure_with(air: &TranscriptAir, table: &RowBlocks, public: &[Felt]) -> Opti
 
 /// Where each rule's constraints start: after the permutation's, per state cell its first
 /// row's input and saved state, then its transition's; then each read cell's (as many as
-/// the longest read); then each word bit's, then the word's.
+/// the longest read, the work words' among cell 0's).
 struct Rules {
     permutation: usize,
-    read_cells: usize,
-    bits: usize,
 }
 
 /// Each state cell's four link constraints come in turn.
@@ -115,9 +112,7 @@ const LINKS: usize = 4 * STATE_CELLS;
 
 impl Rules {
     fn of(air: &TranscriptAir, steps: &[TranscriptStep]) -> Self {
-        let bits = air.width() - TRANSCRIPT_WORD_BITS;
         let total = ConstraintInfo::of(air).unwrap().constraints.len();
-        let word = usize::from(bits > 0);
         let read_cells = steps
             .iter()
             .filter(|s| s.kind == StepKind::Transcript)
@@ -125,9 +120,7 @@ impl Rules {
             .max()
             .unwrap_or(0);
         Self {
-            permutation: total - LINKS - read_cells - bits - word,
-            read_cells,
-            bits,
+            permutation: total - LINKS - read_cells,
         }
     }
     fn first_input(&self, cell: usize) -> usize {
@@ -145,12 +138,6 @@ impl Rules {
     fn read(&self, cell: usize) -> usize {
         self.permutation + LINKS + cell
     }
-    fn bit(&self, bit: usize) -> usize {
-        self.permutation + LINKS + self.read_cells + bit
-    }
-    fn word(&self) -> usize {
-        self.permutation + LINKS + self.read_cells + self.bits
-    }
 }
 
 #[test]
@@ -165,8 +152,15 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
         assert_eq!(check_trace(&air, &table, &public), Ok(()));
         assert_eq!(layer_proves(&air, &mut table, &public), Ok(()));
         // The reads, then the data: every cell the duplex logged as data, in order, the
-        // transcript's own, then the work copy's.
-        let (reads, data) = public.split_at(air.reads());
+        // transcript's own, then the work copy's; then the work words, cell 0 of each work
+        // copy's read.
+        let (reads, rest) = public.split_at(air.reads());
+        let (data, words) = rest.split_at(air.word_inputs().start - air.reads());
+        let work_words: Vec<Felt> = (child.steps.iter())
+            .filter(|s| s.kind != StepKind::Transcript && !s.step.read.is_empty())
+            .map(|s| s.step.read[0])
+            .collect();
+        assert_eq!(words, work_words);
         assert_eq!(reads, child.reads());
         let own = |s: &&TranscriptStep| s.kind == StepKind::Transcript;
         let logged: Vec<Felt> = (child.steps.iter().filter(own))
@@ -478,7 +472,8 @@ fn each_rule_is_its_own_constraint() {
     let air = child.air();
     let honest = air.trace().unwrap();
     let rules = Rules::of(&air, &child.steps);
-    assert_eq!((rules.read_cells, rules.bits), (RATE, 64 - 8));
+    // The saved state is the last of the columns: the work word is a public input.
+    assert_eq!(air.width(), TRANSCRIPT_SAVED + STATE_CELLS);
     let refused = |steps: &[TranscriptStep]| failure(&air_of(steps, 8), &honest);
 
     // A public input other than the challenge read: refused where it is read; and a step
@@ -571,15 +566,39 @@ fn each_rule_is_its_own_constraint() {
         Some((work.end - 1, rules.next_saved(0)))
     );
 
-    // The word's bits: one flipped no longer sums to the word; one not a bit.
+    // The work word: another in the public inputs is refused at its row, by cell 0's read.
     let word_row = work.end - 1;
-    let mut flipped = honest.clone();
-    let bit = flipped.get(word_row, TRANSCRIPT_WORD_BITS);
-    flipped.set(word_row, TRANSCRIPT_WORD_BITS, Felt::ONE - bit);
-    assert_eq!(failure(&air, &flipped), Some((word_row, rules.word())));
-    let mut two = honest.clone();
-    two.set(word_row, TRANSCRIPT_WORD_BITS + 1, Felt::new(2));
-    assert_eq!(failure(&air, &two), Some((word_row, rules.bit(1))));
+    let words = air.word_inputs();
+    assert_eq!(words.len(), 1);
+    let mut public = air.public_inputs();
+    assert_eq!(public[words.start], child.steps[word_row].step.read[0]);
+    public[words.start] += Felt::ONE;
+    assert_eq!(
+        failure_with(&air, &honest, &public),
+        Some((word_row, rules.read(0)))
+    );
+}
+
+#[test]
+fn a_work_word_short_of_the_bits_is_refused_by_the_links() {
+    let child = Child::of(&poseidon2_chain(), 8);
+    let segment = &child.segment;
+    let honest = segment.public_inputs().unwrap();
+    let words = segment.transcript.word_inputs();
+    let word = honest.transcript[words.start];
+    assert!(word.as_u64().leading_zeros() >= 8);
+    let mut short = honest.clone();
+    // 2^56 has 7 leading zeros, one short of the 8 bits.
+    short.transcript[words.start] = Felt::new(1 << 56);
+    assert_eq!(
+        segment.check_links(&short),
+        Err(LinkError::Work(TranscriptError::WorkInput {
+            input: words.start,
+            bits: 8
+        }))
+    );
+    short.transcript[words.start] = Felt::new((1 << 56) - 1);
+    assert_eq!(segment.check_links(&short), Ok(()));
 }
 
 #[test]
