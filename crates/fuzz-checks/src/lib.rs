@@ -166,8 +166,8 @@ fn seed_tables() -> [Fibonacci; 2] {
     })
 }
 
-/// A tables proof (`TablesRecord`) of [`seed_tables`] at [`seed_params`] with each hash:
-/// the seeds of [`mutate_tables`].
+/// A tables proof (`TablesRecord`) of Fibonacci tables of 2^6 and 2^4 rows at
+/// [`seed_params`] with each hash: the seeds of [`mutate_tables`].
 pub fn seed_tables_records() -> &'static [Vec<u8>] {
     static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     SEEDS.get_or_init(|| {
