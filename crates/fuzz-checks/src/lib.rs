@@ -118,6 +118,20 @@ fn seed_part<W: Workload>(workload: &W, parts: usize, index: usize) -> Vec<u8> {
     part.to_bytes()
 }
 
+/// The seed `data[0]` picks and a copy with the edits of the rest applied: each 5 bytes a
+/// 32-bit little-endian offset (modulo the seed's length) and a byte XORed in there. None
+/// for no data.
+fn edited<'s>(seeds: &'s [Vec<u8>], data: &[u8]) -> Option<(&'s Vec<u8>, Vec<u8>)> {
+    let (&pick, edits) = data.split_first()?;
+    let seed = &seeds[usize::from(pick) % seeds.len()];
+    let mut bytes = seed.clone();
+    for edit in edits.chunks_exact(5) {
+        let offset = u32::from_le_bytes([edit[0], edit[1], edit[2], edit[3]]) as usize;
+        bytes[offset % seed.len()] ^= edit[4];
+    }
+    Some((seed, bytes))
+}
+
 /// Applies `data` to a seed proof as in-place edits and verifies the result.
 ///
 /// `data[0]` picks the seed; then each 5 bytes are an edit: a 32-bit little-endian offset
@@ -127,16 +141,9 @@ fn seed_part<W: Workload>(workload: &W, parts: usize, index: usize) -> Vec<u8> {
 /// # Panics
 /// When an edited proof verifies with another statement or other parameters: a forgery.
 pub fn mutate_and_verify(data: &[u8]) {
-    let Some((&pick, edits)) = data.split_first() else {
+    let Some((seed, bytes)) = edited(seed_proofs(), data) else {
         return;
     };
-    let seeds = seed_proofs();
-    let seed = &seeds[usize::from(pick) % seeds.len()];
-    let mut bytes = seed.clone();
-    for edit in edits.chunks_exact(5) {
-        let offset = u32::from_le_bytes([edit[0], edit[1], edit[2], edit[3]]) as usize;
-        bytes[offset % seed.len()] ^= edit[4];
-    }
     if !decode_and_verify(&bytes) {
         return;
     }
@@ -225,16 +232,9 @@ pub fn verified_tables(bytes: &[u8]) -> Option<TablesRecord> {
 /// As [`verified_tables`], or when an edited record verifies with other parameters, shapes
 /// or public inputs than the seed's: a forgery.
 pub fn mutate_tables(data: &[u8]) {
-    let Some((&pick, edits)) = data.split_first() else {
+    let Some((seed, bytes)) = edited(seed_tables_records(), data) else {
         return;
     };
-    let seeds = seed_tables_records();
-    let seed = &seeds[usize::from(pick) % seeds.len()];
-    let mut bytes = seed.clone();
-    for edit in edits.chunks_exact(5) {
-        let offset = u32::from_le_bytes([edit[0], edit[1], edit[2], edit[3]]) as usize;
-        bytes[offset % seed.len()] ^= edit[4];
-    }
     let Some(record) = verified_tables(&bytes) else {
         return;
     };

@@ -666,22 +666,22 @@ pub(crate) fn expect(what: &'static str, expected: usize, got: usize) -> Result<
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::MerkleHash;
     use crate::test_air::{CounterAir, counter_trace};
 
-    const CONTEXT: &[u8] = b"tables-test";
+    pub(crate) const CONTEXT: &[u8] = b"tables-test";
 
     /// A policy the test parameters meet: no floor.
-    fn lenient() -> VerifyPolicy {
+    pub(crate) fn lenient() -> VerifyPolicy {
         VerifyPolicy {
             min_security_bits: 0,
             ..VerifyPolicy::default()
         }
     }
 
-    fn params(hash: MerkleHash) -> StarkParams {
+    pub(crate) fn params(hash: MerkleHash) -> StarkParams {
         StarkParams {
             log_blowup: 1,
             num_queries: 12,
@@ -693,7 +693,7 @@ mod tests {
 
     /// Counters of 2^7, 2^5 (two, sharing a height) and 2^2 rows from different starts:
     /// LDEs of 2^8, 2^6 and 2^3.
-    fn airs() -> Vec<CounterAir> {
+    pub(crate) fn airs() -> Vec<CounterAir> {
         [7, 5, 5, 2].map(|log_rows| CounterAir { log_rows }).into()
     }
 
@@ -704,7 +704,10 @@ mod tests {
             .unzip()
     }
 
-    fn statements<'a>(airs: &'a [CounterAir], public: &'a [Vec<Felt>]) -> Vec<TableStatement<'a>> {
+    pub(crate) fn statements<'a>(
+        airs: &'a [CounterAir],
+        public: &'a [Vec<Felt>],
+    ) -> Vec<TableStatement<'a>> {
         airs.iter()
             .zip(public)
             .map(|(air, p)| TableStatement {
@@ -714,7 +717,7 @@ mod tests {
             .collect()
     }
 
-    fn proven(hash: MerkleHash) -> (Vec<CounterAir>, Vec<Vec<Felt>>, TablesProof) {
+    pub(crate) fn proven(hash: MerkleHash) -> (Vec<CounterAir>, Vec<Vec<Felt>>, TablesProof) {
         let airs = airs();
         let (mut traces, public) = traces(&airs);
         let proof = prove_tables(

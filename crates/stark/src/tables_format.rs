@@ -476,55 +476,17 @@ impl TablesSizes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prove_tables;
-    use crate::test_air::{CounterAir, counter_trace};
-
-    const CONTEXT: &[u8] = b"tables-format-test";
-
-    fn policy() -> VerifyPolicy {
-        VerifyPolicy {
-            min_security_bits: 0,
-            ..VerifyPolicy::default()
-        }
-    }
-
-    fn params(hash: MerkleHash) -> StarkParams {
-        StarkParams {
-            log_blowup: 1,
-            num_queries: 12,
-            pow_bits: 2,
-            log_final_poly_len: 1,
-            hash,
-        }
-    }
-
-    /// Counters of 2^7, 2^5 (two) and 2^2 rows.
-    fn airs() -> Vec<CounterAir> {
-        [7, 5, 5, 2].map(|log_rows| CounterAir { log_rows }).into()
-    }
+    use crate::tables::tests::{CONTEXT, airs, lenient as policy, params, proven, statements};
+    use crate::test_air::CounterAir;
 
     fn dyn_airs(airs: &[CounterAir]) -> Vec<&dyn TableAir> {
         airs.iter().map(|a| a as &dyn TableAir).collect()
     }
 
-    /// The record of the tables of [`airs`] proven with `hash`.
+    /// The record of the tables of `tables::tests::airs` proven with `hash`.
     fn record(hash: MerkleHash) -> TablesRecord {
-        let airs = airs();
-        let (mut traces, public): (Vec<_>, Vec<_>) = airs
-            .iter()
-            .enumerate()
-            .map(|(k, air)| counter_trace(air.log_rows, 3 + 10 * k as u64))
-            .unzip();
-        let tables: Vec<TableStatement<'_>> = airs
-            .iter()
-            .zip(&public)
-            .map(|(air, p)| TableStatement {
-                air,
-                public_inputs: p,
-            })
-            .collect();
-        let proof = prove_tables(CONTEXT, &tables, &mut traces, &params(hash)).unwrap();
-        TablesRecord::new(&tables, &params(hash), proof).unwrap()
+        let (airs, public, proof) = proven(hash);
+        TablesRecord::new(&statements(&airs, &public), &params(hash), proof).unwrap()
     }
 
     fn verified(bytes: &[u8]) -> Result<(), String> {
