@@ -38,7 +38,7 @@ pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
 pub use deep::deep_coefficients;
 pub use error::{BundleError, ProofFormatError, ProverError, VerifierError};
-pub use layout::{LayoutRow, MAGIC, TABLES_MAGIC, layout};
+pub use layout::{LayoutRow, MAGIC, TABLES_MAGIC, layout, tables_layout};
 pub use params::{
     LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS, MAX_QUERIES, ParamsError, StarkParams,
     check_range,

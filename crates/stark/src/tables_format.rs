@@ -524,6 +524,17 @@ mod tests {
         for hash in MerkleHash::ALL {
             let record = record(hash);
             let bytes = record.to_bytes();
+            // Every section of the layout occurs.
+            for row in crate::tables_layout() {
+                assert!(
+                    record
+                        .sections()
+                        .iter()
+                        .any(|s| s.name == row.name && !s.range.is_empty()),
+                    "{}",
+                    row.name
+                );
+            }
             for section in record.sections().iter().filter(|s| !s.range.is_empty()) {
                 for at in [section.range.start, section.range.end - 1] {
                     let mut changed = bytes.clone();
