@@ -226,17 +226,17 @@ pub fn verified_tables(bytes: &[u8]) -> Option<TablesRecord> {
 }
 
 /// Applies `data` to a seed tables proof as [`mutate_and_verify`] does to a proof, decodes
-/// it and verifies it for the seed's tables under [`policy`].
+/// it and verifies it for the seed's tables under [`policy`]; returns whether it verified.
 ///
 /// # Panics
 /// As [`verified_tables`], or when an edited record verifies with other parameters, shapes
 /// or public inputs than the seed's: a forgery.
-pub fn mutate_tables(data: &[u8]) {
+pub fn mutate_tables(data: &[u8]) -> bool {
     let Some((seed, bytes)) = edited(seed_tables_records(), data) else {
-        return;
+        return false;
     };
     let Some(record) = verified_tables(&bytes) else {
-        return;
+        return false;
     };
     let original = TablesRecord::from_bytes(seed).expect("the seed decodes");
     assert_eq!(
@@ -244,6 +244,7 @@ pub fn mutate_tables(data: &[u8]) {
         (original.params, &original.tables),
         "an edited tables proof verified for other tables or parameters"
     );
+    true
 }
 
 /// Height of the trees [`batch_opening`] opens: 64 leaves.

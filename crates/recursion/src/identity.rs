@@ -178,7 +178,7 @@ impl IdentityAir {
     ///
     /// # Errors
     /// Constraints that do not compile ([`ConstraintProgram::of`]).
-    pub fn log_rows_for<A: Air>(air: &A) -> Result<usize, IdentityError> {
+    pub(crate) fn log_rows_for<A: Air>(air: &A) -> Result<usize, IdentityError> {
         Ok(program_log_rows(&ConstraintProgram::of(air)?))
     }
 

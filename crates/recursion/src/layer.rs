@@ -73,7 +73,7 @@ fn tallest_first<T>(items: [T; 3], log_rows: [usize; 3]) -> Vec<T> {
 }
 
 /// The heights of the layer's tables, log2, in the order of [`LAYER_AIRS`].
-fn log_heights(
+fn air_heights(
     transcript: &TranscriptAir,
     identity: &IdentityAir,
     queries: &QueriesAir,
@@ -97,7 +97,7 @@ fn layer_tables<'a>(
         air: airs[k],
         public_inputs: inputs.by_air()[k],
     });
-    tallest_first(statements, log_heights(transcript, identity, queries))
+    tallest_first(statements, air_heights(transcript, identity, queries))
 }
 
 impl ChildSegment {
@@ -117,7 +117,7 @@ impl ChildSegment {
         ];
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
         let tables = layer_tables(transcript, identity, queries, &inputs);
-        let mut traces = tallest_first(traces, log_heights(transcript, identity, queries));
+        let mut traces = tallest_first(traces, air_heights(transcript, identity, queries));
         let tables = prove_tables(LAYER_CONTEXT, &tables, &mut traces, params)?;
         Ok(LayerProof { inputs, tables })
     }
@@ -136,14 +136,16 @@ impl ChildSegment {
         regime: Regime,
     ) -> Result<StarkParams, ParamsError> {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
-        let heights = log_heights(transcript, identity, queries);
+        let heights = air_heights(transcript, identity, queries);
         let airs: Vec<&dyn TableAir> = tallest_first([transcript, identity, queries], heights);
         let params = StarkParams {
             log_blowup,
             num_queries: 1,
             pow_bits,
             log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN
-                .min(heights.into_iter().min().unwrap_or_default()),
+                .min(heights[0])
+                .min(heights[1])
+                .min(heights[2]),
             hash: MerkleHash::Poseidon2,
         };
         let circuit = TablesCircuit::for_target(&airs, &params, target, regime)?;
@@ -203,7 +205,11 @@ impl Frame {
     /// The heights (log2) of the layer's tables, in the order of [`LAYER_AIRS`]: the
     /// child's alone, for the query AIR's height depends on how many draws there are
     /// (`num_queries`), not on their values.
-    fn log_heights<A: Air>(&self, child: &A, num_queries: usize) -> Result<[usize; 3], LayerError> {
+    fn child_heights<A: Air>(
+        &self,
+        child: &A,
+        num_queries: usize,
+    ) -> Result<[usize; 3], LayerError> {
         let identity = IdentityAir::log_rows_for(child).map_err(ChildError::from)?;
         let queries =
             QueriesAir::new(&self.shape, &vec![0; num_queries]).map_err(ChildError::from)?;
@@ -314,8 +320,8 @@ pub fn read_layer<A: Air>(
     bytes: &[u8],
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let record = TablesRecord::from_bytes(bytes)?;
-    let heights =
-        Frame::of(child, statement, child_params)?.log_heights(child, child_params.num_queries)?;
+    let heights = Frame::of(child, statement, child_params)?
+        .child_heights(child, child_params.num_queries)?;
     let shape_error = |what, expected, got| TablesError::Shape {
         what,
         expected,

@@ -33,7 +33,7 @@ use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Felt, RowBlocks};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{Duplex, DuplexStep, RATE, air};
-use ballast_transcript::{StepKind, TranscriptStep, step_inputs};
+use ballast_transcript::{StepKind, TranscriptStep, meets_work, step_inputs};
 use rayon::prelude::*;
 
 /// Columns: the state the row's permutation starts from.
@@ -99,9 +99,10 @@ pub enum TranscriptError {
     },
 }
 
-/// A Poseidon2 transcript's permutations, with each work word held to `pow_bits` leading
-/// zeros: an [`Air`] whose public inputs are what the transcript read and the data it
-/// absorbed ([`public_inputs`](Self::public_inputs)).
+/// A Poseidon2 transcript's permutations: an [`Air`] whose public inputs are what the
+/// transcript read, the data it absorbed and each work word
+/// ([`public_inputs`](Self::public_inputs)), the words to be held to `pow_bits` leading
+/// zeros by [`check_words`](Self::check_words).
 #[derive(Clone, Debug)]
 pub struct TranscriptAir {
     /// The steps, then idle ones to fill the table.
@@ -124,7 +125,7 @@ struct Schedule {
     data: [Vec<(usize, usize)>; RATE],
     /// Each cell's data in the first step: the input.
     first: [Option<usize>; RATE],
-    /// How many public inputs: the reads, then the data.
+    /// How many public inputs: the reads, then the data, then the work words.
     inputs: usize,
     /// How many of them are reads.
     read_inputs: usize,
@@ -187,8 +188,8 @@ impl Schedule {
 }
 
 impl TranscriptAir {
-    /// The AIR of `steps` (what [`ballast_stark::Replay::transcript`] lists) with each
-    /// work word held to `pow_bits` leading zeros.
+    /// The AIR of `steps` (what [`ballast_stark::Replay::transcript`] lists), its work
+    /// words to be held to `pow_bits` leading zeros.
     ///
     /// # Errors
     /// No steps, a read longer than the rate, more than 63 bits, or bits without a word.
@@ -255,7 +256,7 @@ impl TranscriptAir {
             if outputs[k][..read.len()] != read[..] {
                 return Err(TranscriptError::Read { step: k });
             }
-            if is_word(step) && !holds(outputs[k][0], self.pow_bits) {
+            if is_word(step) && !meets_work(outputs[k][0].as_u64(), self.pow_bits) {
                 return Err(TranscriptError::Work {
                     step: k,
                     bits: self.pow_bits,
@@ -271,7 +272,8 @@ impl TranscriptAir {
 
     /// The public inputs: what the transcript's own squeezes read, in order (α, z, γ, each
     /// β, then the query draws, for a child proof; [`reads`](Self::reads) of them), then
-    /// the data its own steps added, in order, then the work copies'.
+    /// the data its own steps added, in order, then the work copies', then the work words
+    /// ([`word_inputs`](Self::word_inputs)).
     pub fn public_inputs(&self) -> Vec<Felt> {
         let schedule = &self.schedule;
         let step = |s: usize| &self.steps[s].step;
@@ -312,15 +314,14 @@ impl TranscriptAir {
     /// the layer's verifier.
     ///
     /// # Errors
-    /// The first word short of the bits, named by its input.
+    /// The first word short of the bits, or missing from `inputs`, named by its input.
     pub fn check_words(&self, inputs: &[Felt]) -> Result<(), TranscriptError> {
-        let words = inputs.get(self.word_inputs()).unwrap_or_default();
-        match self
-            .word_inputs()
-            .zip(words)
-            .find(|&(_, &w)| !holds(w, self.pow_bits))
-        {
-            Some((input, _)) => Err(TranscriptError::WorkInput {
+        match self.word_inputs().find(|&k| {
+            !inputs
+                .get(k)
+                .is_some_and(|w| meets_work(w.as_u64(), self.pow_bits))
+        }) {
+            Some(input) => Err(TranscriptError::WorkInput {
                 input,
                 bits: self.pow_bits,
             }),
@@ -341,11 +342,6 @@ fn is_word(step: &TranscriptStep) -> bool {
     step.kind != StepKind::Transcript && !step.step.read.is_empty()
 }
 
-/// Whether `word` has `bits` leading zeros.
-fn holds(word: Felt, bits: u32) -> bool {
-    bits == 0 || word.as_u64() >> (64 - bits) == 0
-}
-
 // The periodic columns, in `periodic_columns`'s order.
 /// What the next row adds to each rate cell.
 const NEXT_ADDED: usize = 0;
@@ -355,8 +351,8 @@ const FROM_OUTPUT: usize = NEXT_ADDED + RATE;
 const SAVE: usize = FROM_OUTPUT + 1;
 /// Where the selectors start.
 const SELECTORS: usize = SAVE + 1;
-// Then a selector for each row that reads or precedes a step with data, 1 on that row
-// alone, in row order (`selectors`).
+// Then a selector for each row that reads (a work word's row among them) or precedes a
+// step with data, 1 on that row alone, in row order (`Schedule::selected`).
 
 impl Air for TranscriptAir {
     fn id(&self) -> &str {

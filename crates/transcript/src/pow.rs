@@ -14,8 +14,9 @@ const BATCH: u64 = 1 << 14;
 /// Nonces hashed together in one task of a batch (several per permutation on SIMD paths).
 const CHUNK: u64 = 1 << 9;
 
-/// True when a word has at least `bits` leading zeros.
-fn meets(word: u64, bits: u32) -> bool {
+/// True when a work word has at least `bits` leading zeros: the check
+/// [`Transcript::check_pow`] makes, which a verifier AIR's native side repeats.
+pub fn meets_work(word: u64, bits: u32) -> bool {
     bits == 0 || word.leading_zeros() >= bits
 }
 
@@ -30,7 +31,7 @@ impl Transcript {
             Chain::Keccak(chain) => chain.work(nonce),
             Chain::Poseidon2(chain) => chain.check_work(nonce),
         };
-        meets(word, bits)
+        meets_work(word, bits)
     }
 
     /// The smallest nonce passing [`check_pow`](Self::check_pow), on the process's CPU path.
@@ -64,7 +65,7 @@ impl Transcript {
             let state = self.work_state();
             return nonces
                 .into_iter()
-                .find(|&nonce| meets(state.word(nonce), bits));
+                .find(|&nonce| meets_work(state.word(nonce), bits));
         };
         let messages: Vec<u8> = nonces.flat_map(|nonce| chain.work_message(nonce)).collect();
         let mut digests = vec![[0u8; 32]; CHUNK as usize];
@@ -77,7 +78,7 @@ impl Transcript {
         );
         digests
             .iter()
-            .position(|d| meets(prefix(d), bits))
+            .position(|d| meets_work(prefix(d), bits))
             .map(|k| first + k as u64)
     }
 }
