@@ -17,31 +17,33 @@ pub fn permute(state: &mut [Felt; WIDTH]) {
 /// applies the S-box, then its matrix).
 #[inline(always)]
 pub fn permute_over<A: Halve>(state: &mut [A; WIDTH], constants: &Constants<A>) {
-    rounds(state, constants, |value| value);
+    rounds(state, constants, false, |value| value);
 }
 
-/// The permutation's one definition. Every value an AIR keeps in a column of its own passes through `keep`, in column order, and the
-/// rounds go on with what `keep` returns: a permutation keeps nothing (the identity), the
-/// AIR ([`crate::air`]) records each value, or asserts its column equal to it and goes on
-/// from the column. Kept: each S-box input's cube; the state after each full round; in a
-/// partial round, the first cell's S-box output.
+/// The permutation's one definition. Every value an AIR keeps in a column of its own passes
+/// through `keep`, in column order, and the rounds go on with what `keep` returns: a
+/// permutation keeps nothing (the identity), the AIR ([`crate::air`]) records each value,
+/// or asserts its column equal to it and goes on from the column. Kept: each S-box input's
+/// cube when `cubes`; the state after each full round; in a partial round, the first
+/// cell's S-box output.
 #[inline(always)]
 pub(crate) fn rounds<A: Halve>(
     state: &mut [A; WIDTH],
     constants: &Constants<A>,
+    cubes: bool,
     mut keep: impl FnMut(A) -> A,
 ) {
     external_matrix(state);
     for round in &constants.initial {
-        full_round(state, round, &mut keep);
+        full_round(state, round, cubes, &mut keep);
     }
     for &constant in &constants.partial {
-        state[0] = sbox(state[0] + constant, &mut keep);
+        state[0] = sbox(state[0] + constant, cubes, &mut keep);
         state[0] = keep(state[0]);
         internal_matrix(state);
     }
     for round in &constants.terminal {
-        full_round(state, round, &mut keep);
+        full_round(state, round, cubes, &mut keep);
     }
 }
 
@@ -49,10 +51,11 @@ pub(crate) fn rounds<A: Halve>(
 fn full_round<A: Algebra>(
     state: &mut [A; WIDTH],
     constants: &[A; WIDTH],
+    cubes: bool,
     keep: &mut impl FnMut(A) -> A,
 ) {
     for (cell, &constant) in state.iter_mut().zip(constants) {
-        *cell = sbox(*cell + constant, keep);
+        *cell = sbox(*cell + constant, cubes, keep);
     }
     external_matrix(state);
     for cell in state.iter_mut() {
@@ -60,11 +63,12 @@ fn full_round<A: Algebra>(
     }
 }
 
-/// x⁷ (7 is the smallest exponent prime to p − 1), as x³·x³·x with x³ kept: degree 3 in an
-/// AIR's columns.
+/// x⁷ (7 is the smallest exponent prime to p − 1), as x³·x³·x: with x³ kept when `cubes`
+/// (degree 3 in an AIR's columns), else whole (degree 7).
 #[inline(always)]
-fn sbox<A: Algebra>(x: A, keep: &mut impl FnMut(A) -> A) -> A {
-    let cube = keep(x * x * x);
+fn sbox<A: Algebra>(x: A, cubes: bool, keep: &mut impl FnMut(A) -> A) -> A {
+    let cube = x * x * x;
+    let cube = if cubes { keep(cube) } else { cube };
     cube * cube * x
 }
 

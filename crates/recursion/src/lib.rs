@@ -9,6 +9,13 @@ mod openings;
 mod queries;
 mod transcript;
 
+use ballast_poseidon2::air::Sbox;
+
+/// The S-boxes of the layer's AIRs: whole, so a permutation keeps 118 columns, not 236,
+/// and their constraints have degree 7, which takes a blowup of 8 or more (the blowups a
+/// layer is proven at: its bytes are its queries times its width).
+pub const SBOX: Sbox = Sbox::Whole;
+
 pub use child::{ChildError, ChildQueries, ChildSegment, LayerInputs, LinkError};
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};

@@ -30,7 +30,8 @@
 //!   (`compress(h, [p, 0, 0, 0])`, a node row's start state), the output the next block's
 //!   digest and, on the table's last row, the public one.
 //!
-//! Blocks past the last position repeat it. Every constraint has degree at most 3.
+//! Blocks past the last position repeat it. The permutation's constraints have [`SBOX`]'s
+//! degree (7), every other one degree at most 3.
 
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Felt, RowBlocks};
@@ -42,13 +43,16 @@ use ballast_poseidon2::{
 };
 use rayon::prelude::*;
 
+use crate::SBOX;
+
 /// Columns: the state the row's permutation starts from.
 pub(crate) const INPUT: usize = 0;
-/// Columns: the permutation's kept values ([`air::COLUMNS`]), its output state last.
+/// Columns: the permutation's kept values ([`SBOX`]`.columns()`), its output state
+/// last.
 const PERMUTATION: usize = INPUT + STATE_CELLS;
 /// Column: on a path row, the position's bit at its level (which half the digest from below
 /// takes).
-pub(crate) const BIT: usize = PERMUTATION + air::COLUMNS;
+pub(crate) const BIT: usize = PERMUTATION + SBOX.columns();
 /// Column: the position's bits not yet taken (p on the row before a path, p >> (level + 1)
 /// on a path row).
 pub(crate) const REST: usize = BIT + 1;
@@ -299,7 +303,7 @@ impl OpeningsAir {
                     row[INPUT..PERMUTATION].copy_from_slice(&input);
                     row[BIT] = Felt::new(bit as u64);
                     row[REST] = Felt::new(rest as u64);
-                    air::fill(input, &mut row[PERMUTATION..BIT])
+                    air::fill(SBOX, input, &mut row[PERMUTATION..BIT])
                 };
                 for (shape, opened) in self.trees.iter().zip(opened) {
                     let width = shape.row_width;
@@ -567,7 +571,7 @@ impl Air for OpeningsAir {
         let zero = B::Expr::from(Felt::ZERO);
         let (cur, next, p) = (f.current, f.next, f.periodic);
         let input: [B::Expr; STATE_CELLS] = std::array::from_fn(|i| cur[INPUT + i]);
-        let output = air::eval(b, input, &cur[PERMUTATION..BIT]);
+        let output = air::eval(b, SBOX, input, &cur[PERMUTATION..BIT]);
         // A leaf starts from its length in the first capacity cell: the periodic length
         // column holds it on each leaf's first row, so the start state is `leaf_start`'s.
         let leaf = leaf_start(0, zero);

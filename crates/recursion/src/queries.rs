@@ -77,7 +77,7 @@ const POINT: usize = WEIGHTS + ARITY;
 /// of the one before doubled (1/(2x²), 1/(2x⁴) for a round of 8); the last is 1/(2y), y =
 /// x^(2^a) the position's point in the next layer.
 const INVERSES: usize = POINT + 1;
-/// Columns of the table (339).
+/// Columns of the table (221).
 pub const WIDTH: usize = INVERSES + LOG_ARITY + 1;
 
 /// log2 of the longest final polynomial the AIR evaluates: its point's powers are columns.

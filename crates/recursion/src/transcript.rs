@@ -26,23 +26,26 @@
 //!   inputs the row above's selector names for its data;
 //! - a reading row's read cells equal its inputs, and a work word's row its word's.
 //!
-//! Rows past the last step continue the transcript, adding and reading nothing. Every
-//! constraint has degree at most 3.
+//! Rows past the last step continue the transcript, adding and reading nothing. The
+//! permutation's constraints have [`SBOX`]'s degree (7), every other one degree at most 3.
 
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Felt, RowBlocks};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{Duplex, DuplexStep, RATE, air};
 use ballast_transcript::{StepKind, TranscriptStep, meets_work, step_inputs};
+
+use crate::SBOX;
 use rayon::prelude::*;
 
 /// Columns: the state the row's permutation starts from.
 const INPUT: usize = 0;
-/// Columns: the permutation's kept values ([`air::COLUMNS`]), its output state last.
+/// Columns: the permutation's kept values ([`SBOX`]`.columns()`), its output state
+/// last.
 const PERMUTATION: usize = INPUT + STATE_CELLS;
 /// Columns: the transcript's last output before this row (the start state on row 0), the
 /// last ones of the table.
-pub const SAVED: usize = PERMUTATION + air::COLUMNS;
+pub const SAVED: usize = PERMUTATION + SBOX.columns();
 /// The table's columns.
 const WIDTH: usize = SAVED + STATE_CELLS;
 
@@ -247,7 +250,7 @@ impl TranscriptAir {
             .zip(&inputs)
             .map(|(row, input)| {
                 row[INPUT..PERMUTATION].copy_from_slice(input);
-                air::fill(*input, &mut row[PERMUTATION..SAVED])
+                air::fill(SBOX, *input, &mut row[PERMUTATION..SAVED])
             })
             .collect();
         let mut saved = Duplex::start();
@@ -403,7 +406,7 @@ impl Air for TranscriptAir {
         let (zero, one) = (B::Expr::from(Felt::ZERO), B::Expr::from(Felt::ONE));
         let (cur, next, p) = (f.current, f.next, f.periodic);
         let input: [B::Expr; STATE_CELLS] = std::array::from_fn(|i| cur[INPUT + i]);
-        let output = air::eval(b, input, &cur[PERMUTATION..SAVED]);
+        let output = air::eval(b, SBOX, input, &cur[PERMUTATION..SAVED]);
         let (schedule, public) = (&self.schedule, f.public_inputs);
         let selector = |s: usize| p[SELECTORS + s];
         let start = Duplex::start();

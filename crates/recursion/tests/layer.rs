@@ -9,7 +9,7 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{any_security, fibonacci, params, poseidon2_chain, proven, statement};
+use common::{any_security, fibonacci, layer_params, params, poseidon2_chain, proven, statement};
 
 use ballast_field::Felt;
 use ballast_fri::label::LAYER_ROOT;
@@ -18,12 +18,12 @@ use ballast_recursion::{
     ChildError, ChildSegment, LayerError, LayerProof, LinkError, read_layer, verify_layer,
 };
 use ballast_stark::{
-    MAGIC, MerkleHash, ProofFormatError, StarkParams, TablesError, TablesRecord, VerifyPolicy,
-    Workload,
+    MAGIC, MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, StarkParams,
+    TablesError, TablesRecord, VerifyPolicy, Workload,
 };
 
-/// A child's first segment proven with [`params`], the layer's proof of it (also with
-/// [`params`]), and the child's layout, for tampering.
+/// A child's first segment proven with [`params`], the layer's proof of it (with
+/// [`layer_params`]), and the child's layout, for tampering.
 struct Layer<W: Workload> {
     workload: W,
     public: Vec<Felt>,
@@ -42,7 +42,7 @@ impl<W: Workload> Layer<W> {
             &any_security(),
         )
         .expect("the layer takes the child");
-        let proof = child.prove(&params()).expect("the layer proves");
+        let proof = child.prove(&layer_params()).expect("the layer proves");
         Self {
             workload,
             public,
@@ -66,7 +66,7 @@ impl<W: Workload> Layer<W> {
             &statement(public),
             child_params,
             proof,
-            &params(),
+            &layer_params(),
             policy,
         )
     }
@@ -178,25 +178,54 @@ fn a_child_of_other_parameters_or_too_few_bits_is_refused() {
 }
 
 #[test]
+fn a_layer_below_blowup_8_is_refused() {
+    // The layer's permutations have degree-7 constraints: 8 quotient chunks.
+    let layer = Layer::of(fibonacci(5));
+    let too_small = |e: &ParamsError| {
+        matches!(
+            e,
+            ParamsError::DegreeTooHigh {
+                degree: 7,
+                min_blowup: 8
+            }
+        )
+    };
+    assert!(
+        layer
+            .child
+            .layer_params(2, 0, 64, Regime::Jbr)
+            .is_err_and(|e| too_small(&e))
+    );
+    assert!(matches!(
+        layer.child.prove(&params()),
+        Err(LayerError::Prover(ProverError::Tables(TablesError::Params(e)))) if too_small(&e)
+    ));
+    assert!(layer.child.layer_params(3, 0, 64, Regime::Jbr).is_ok());
+}
+
+#[test]
 fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
     let layer = Layer::of(poseidon2_chain());
     let air = layer.workload.air(0);
     let statement = statement(&layer.public);
-    let bytes = layer.child.layer_bytes(&layer.proof, &params()).unwrap();
+    let bytes = layer
+        .child
+        .layer_bytes(&layer.proof, &layer_params())
+        .unwrap();
     let read = |bytes: &[u8]| read_layer(&air, &statement, &params(), bytes);
     let verified = |bytes: &[u8]| {
-        let (proof, layer_params) = read(bytes)?;
+        let (proof, read_params) = read(bytes)?;
         verify_layer(
             &air,
             &statement,
             &params(),
             &proof,
-            &layer_params,
+            &read_params,
             &any_security(),
         )
     };
-    let (proof, layer_params) = read(&bytes).unwrap();
-    assert_eq!((&proof, layer_params), (&layer.proof, params()));
+    let (proof, read_params) = read(&bytes).unwrap();
+    assert_eq!((&proof, read_params), (&layer.proof, layer_params()));
     assert!(verified(&bytes).is_ok());
     let record = TablesRecord::from_bytes(&bytes).unwrap();
     for section in record.sections().iter().filter(|s| !s.range.is_empty()) {
@@ -214,7 +243,10 @@ fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
     }
     // Another child's layer; a proof's magic.
     let other = Layer::of(fibonacci(5));
-    let other = other.child.layer_bytes(&other.proof, &params()).unwrap();
+    let other = other
+        .child
+        .layer_bytes(&other.proof, &layer_params())
+        .unwrap();
     assert!(verified(&other).is_err());
     let mut segment = bytes.clone();
     segment[..4].copy_from_slice(&MAGIC);

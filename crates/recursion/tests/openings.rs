@@ -6,9 +6,12 @@
 
 mod common;
 
-use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
+use common::{
+    any_security, fibonacci, has_layer_degrees, layer_params, layer_proves, params,
+    poseidon2_chain, proven, statement,
+};
 
-use ballast_air::{AirError, ConstraintInfo, check_trace};
+use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, MerkleTree};
 use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
@@ -113,8 +116,7 @@ fn honest_openings_satisfy_the_air_at_every_shape() {
             .collect();
         let openings = Openings::random(row_width, height, &positions, 7);
         assert_eq!(openings.check(), Ok(()), "{row_width} × {height}");
-        let info = ConstraintInfo::of(&openings.air()).unwrap();
-        assert!(info.constraints.iter().all(|&(_, degree)| degree <= 3));
+        assert!(has_layer_degrees(&openings.air()));
     }
 }
 
@@ -158,7 +160,7 @@ fn a_changed_row_sibling_position_or_root_is_refused_where_it_breaks() {
 // The constraints' order: the permutation's, then for each capacity cell the leaf's start,
 // the sponge's link and the node's capacity, then the padding (five cells for rows of 11),
 // then for each digest element the links into a left and a right half and the root.
-const PERMUTATION: usize = ballast_poseidon2::air::COLUMNS;
+const PERMUTATION: usize = ballast_recursion::SBOX.columns();
 
 /// The index of digest element `element`'s link into a left (`which` 0) or right (1) half,
 /// or its root check (2), in an AIR of rows of 11 elements.
@@ -207,7 +209,7 @@ fn forge(table: &mut RowBlocks, row: usize, change: impl FnOnce(&mut [Felt])) {
     let mut values = table.row(row);
     change(&mut values[..12]);
     let input: [Felt; 12] = std::array::from_fn(|i| values[i]);
-    ballast_poseidon2::air::fill(input, &mut values[12..BIT]);
+    ballast_poseidon2::air::fill(ballast_recursion::SBOX, input, &mut values[12..BIT]);
     table.write_row(row, &values);
 }
 
@@ -573,7 +575,7 @@ fn a_forced_proof_against_another_root_is_rejected() {
     let mut trace = air.trace(&[bad.opened.clone()]).unwrap();
     let public = air.public_inputs(&[bad.root]);
     let statement = statement(&public);
-    let params = params();
+    let params = layer_params();
     let backend = CpuBackend::new();
     let refused = prove(
         &air,

@@ -10,7 +10,10 @@
 
 mod common;
 
-use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
+use common::{
+    any_security, fibonacci, has_layer_degrees, layer_proves, params, poseidon2_chain, proven,
+    statement,
+};
 
 use ballast_air::{Air, AirError, ConstraintInfo, SymbolicAir, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -150,6 +153,7 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
         let mut table = air.trace().unwrap();
         let public = air.public_inputs();
         assert_eq!(check_trace(&air, &table, &public), Ok(()));
+        assert!(has_layer_degrees(&air));
         assert_eq!(layer_proves(&air, &mut table, &public), Ok(()));
         // The reads, then the data: every cell the duplex logged as data, in order, the
         // transcript's own, then the work copy's; then the work words, cell 0 of each work

@@ -1,8 +1,9 @@
 //! What the recursion tests share: the children, their statement and the parameters they
 //! and their layers prove with.
 
-use ballast_air::Air;
+use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Felt, RowBlocks};
+use ballast_recursion::SBOX;
 use ballast_stark::{
     CpuBackend, MerkleHash, PhaseTimes, SegmentPosition, SegmentProof, SegmentStatement,
     StarkParams, VerifyPolicy, Workload, prove, verify,
@@ -15,6 +16,23 @@ pub fn params() -> StarkParams {
         hash: MerkleHash::Poseidon2,
         ..StarkParams::testing()
     }
+}
+
+/// [`params`] at blowup 8, for a layer's AIRs: the smallest blowup their degree-7
+/// constraints take.
+pub fn layer_params() -> StarkParams {
+    StarkParams {
+        log_blowup: 3,
+        ..params()
+    }
+}
+
+/// Whether `air`'s constraints have the degrees a layer's AIR may: its one permutation's
+/// [`SBOX`]'s, every other one at most 3.
+pub fn has_layer_degrees(air: &impl Air) -> bool {
+    let info = ConstraintInfo::of(air).expect("a valid AIR");
+    let high = info.constraints.iter().filter(|&&(_, degree)| degree > 3);
+    info.max_degree() == SBOX.degree() && high.count() == SBOX.columns()
 }
 
 /// A policy without a security floor, for the fast parameters.
@@ -71,10 +89,10 @@ pub fn proven<W: Workload>(workload: &W, params: &StarkParams) -> (SegmentProof,
     (proof, public)
 }
 
-/// A layer's table proven with [`params`] for [`statement`] of `public`, then verified: the
+/// A layer's table proven with [`layer_params`] for [`statement`] of `public`, then verified: the
 /// first error of either, as text.
 pub fn layer_proves<A: Air>(air: &A, table: &mut RowBlocks, public: &[Felt]) -> Result<(), String> {
-    let params = params();
+    let params = layer_params();
     let proof = prove(
         air,
         table,

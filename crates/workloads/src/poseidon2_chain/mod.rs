@@ -12,7 +12,7 @@ use ballast_cpu::Kernels;
 use ballast_field::{BLOCK_ROWS, Felt, RowBlocks};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{
-    DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest, air, digest_from_bytes, digest_to_bytes,
+    DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest, air, air::Sbox, digest_from_bytes, digest_to_bytes,
     hash_elements, leaf_start,
 };
 use ballast_stark::{MAX_LOG_ROWS, ParamsError, ProofFormatError, Workload, check_range};
@@ -159,6 +159,7 @@ impl Workload for Poseidon2Chain {
             }
             air::fill_runs(
                 kernels,
+                SBOX,
                 &states[..count],
                 BLOCK_ROWS,
                 &mut runs[PERMUTATION * BLOCK_ROWS..],
@@ -186,11 +187,13 @@ const LIVE: usize = 0;
 const COUNT: usize = 1;
 /// Columns: the digest the row's step hashes.
 const DIGEST: usize = 2;
-/// Columns: the step's permutation ([`air::COLUMNS`]), its output digest in the first four
+/// The steps' S-boxes: cubed, for degree-3 constraints that any blowup proves.
+const SBOX: Sbox = Sbox::Cubed;
+/// Columns: the step's permutation ([`Sbox::columns`]), its output digest in the first four
 /// of the last [`STATE_CELLS`].
 const PERMUTATION: usize = DIGEST + DIGEST_ELEMENTS;
 /// Columns of the table (242).
-pub const WIDTH: usize = PERMUTATION + air::COLUMNS;
+pub const WIDTH: usize = PERMUTATION + SBOX.columns();
 
 /// One segment: a step a row. Public inputs: the digest the segment starts from (4), the
 /// one it ends in (4), and its number of steps m.
@@ -230,7 +233,7 @@ impl Air for Poseidon2ChainAir {
         let (cur, next) = (f.current, f.next);
         let digest: [B::Expr; DIGEST_ELEMENTS] = std::array::from_fn(|i| cur[DIGEST + i]);
         let input = step_input(digest, B::Expr::from(Felt::ZERO));
-        let output = air::eval(b, input, &cur[PERMUTATION..]);
+        let output = air::eval(b, SBOX, input, &cur[PERMUTATION..]);
         let (start, rest) = f.public_inputs.split_at(DIGEST_ELEMENTS);
         let (end, steps) = rest.split_at(DIGEST_ELEMENTS);
 

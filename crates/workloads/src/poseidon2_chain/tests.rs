@@ -17,7 +17,7 @@ fn constraints_have_degree_three_and_two_quotient_chunks() {
     assert_eq!(info.max_degree(), 3);
     assert_eq!(info.log_quotient_chunks, 1);
     let [every, transition, first, last] = info.counts();
-    assert_eq!(every, air::COLUMNS + 1);
+    assert_eq!(every, SBOX.columns() + 1);
     assert_eq!((transition, first, last), (2 + 8, 2 + 4, 1 + 4));
     assert_eq!(WIDTH, 242);
 }
@@ -123,7 +123,11 @@ fn table_of(rows: &[(u64, u64, FeltDigest)]) -> RowBlocks {
         row[LIVE] = Felt::new(live);
         row[COUNT] = Felt::new(count);
         row[DIGEST..PERMUTATION].copy_from_slice(&digest);
-        air::fill(step_input(digest, Felt::ZERO), &mut row[PERMUTATION..]);
+        air::fill(
+            SBOX,
+            step_input(digest, Felt::ZERO),
+            &mut row[PERMUTATION..],
+        );
         table.write_row(r, &row);
     }
     table
@@ -151,7 +155,7 @@ fn a_break_in_the_chain_is_refused_where_it_is() {
     assert_eq!(
         check_trace(&w.air(0), &table_of(&rows), &public),
         Err(AirError::Unsatisfied {
-            constraint: air::COLUMNS + 7,
+            constraint: SBOX.columns() + 7,
             row: 2
         })
     );
