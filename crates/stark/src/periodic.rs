@@ -5,14 +5,80 @@
 //! has (ω^i)^(n/p) = ω_p^(i mod p), so the column is P(x) = p̃(x^(n/p)) where p̃ (degree < p)
 //! interpolates v on ⟨ω_p⟩. P has degree (p − 1)·n/p < n, like a trace column.
 
+use std::collections::BTreeMap;
+
 use ballast_air::{Air, PeriodicColumn};
-use ballast_field::{Ext3, Felt};
-use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif, evaluate_poly};
+use ballast_field::{Ext3, Felt, inverse_differences};
+use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 
 /// Each of `air`'s periodic columns at `z`: the values its verifier evaluates the
 /// constraints with at the out-of-domain point.
 pub fn periodic_at<A: Air>(air: &A, z: Ext3) -> Vec<Ext3> {
-    PeriodicPolys::new(&air.periodic_columns(), air.log_rows()).at(z)
+    columns_at(&air.periodic_columns(), air.log_rows(), z)
+}
+
+/// Each of `columns` at `z` in a table of 2^`log_rows` rows: p̃(w) for w = z^(n/p), from the
+/// values by the barycentric formula, with one set of weights a period (no interpolation;
+/// a selector's zeros cost nothing).
+fn columns_at(columns: &[PeriodicColumn], log_rows: usize, z: Ext3) -> Vec<Ext3> {
+    let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
+    columns
+        .iter()
+        .map(|c| {
+            let p = c.values.len();
+            let w = z.pow((1u64 << log_rows) / p as u64);
+            weights
+                .entry(p)
+                .or_insert_with(|| Weights::at(w, p))
+                .evaluate(&c.values)
+        })
+        .collect()
+}
+
+/// How p̃(w) follows from a column's p values v_i, for every column of period p.
+enum Weights {
+    /// w is off ⟨ω_p⟩: p̃(w) = Σ λ_i·v_i with λ_i = (w^p − 1)/p · ω_p^i/(w − ω_p^i).
+    Barycentric(Vec<Ext3>),
+    /// w = ω_p^i: p̃(w) = v_i.
+    Point(usize),
+}
+
+impl Weights {
+    fn at(w: Ext3, p: usize) -> Self {
+        let omega = Felt::two_adic_root(p.trailing_zeros() as usize);
+        let points: Vec<Felt> = std::iter::successors(Some(Felt::ONE), |&x| Some(x * omega))
+            .take(p)
+            .collect();
+        match inverse_differences(&points, w) {
+            // 1/(x − w) = −1/(w − x).
+            Some(inverses) => {
+                let scale = (Ext3::ONE - w.pow(p as u64)).scale(Felt::new(p as u64).inverse());
+                let weights = points
+                    .iter()
+                    .zip(inverses)
+                    .map(|(&x, inverse)| (scale * inverse).scale(x))
+                    .collect();
+                Self::Barycentric(weights)
+            }
+            None => Self::Point(
+                points
+                    .iter()
+                    .position(|&x| Ext3::from(x) == w)
+                    .expect("w − x is zero at one of the points"),
+            ),
+        }
+    }
+
+    fn evaluate(&self, values: &[Felt]) -> Ext3 {
+        match self {
+            Self::Barycentric(weights) => values
+                .iter()
+                .zip(weights)
+                .filter(|(v, _)| **v != Felt::ZERO)
+                .fold(Ext3::ZERO, |sum, (&v, &weight)| sum + weight.scale(v)),
+            Self::Point(i) => Ext3::from(values[*i]),
+        }
+    }
 }
 
 /// The coefficients of each periodic column's p̃, and the table height they repeat in.
@@ -36,17 +102,6 @@ impl PeriodicPolys {
             })
             .collect();
         Self { log_rows, coeffs }
-    }
-
-    /// Every column at z: p̃(z^(n/p)).
-    pub(crate) fn at(&self, z: Ext3) -> Vec<Ext3> {
-        self.coeffs
-            .iter()
-            .map(|c| {
-                let ext: Vec<Ext3> = c.iter().map(|&v| Ext3::from(v)).collect();
-                evaluate_poly(&ext, z.pow((1u64 << self.log_rows) / c.len() as u64))
-            })
-            .collect()
     }
 
     /// Each column on the coset g·H_q of size 2^(log_rows + log_chunks), natural order, as
@@ -76,6 +131,8 @@ impl PeriodicPolys {
 
 #[cfg(test)]
 mod tests {
+    use ballast_ntt::evaluate_poly;
+
     use super::*;
 
     #[test]
@@ -84,10 +141,11 @@ mod tests {
             values: (0..8u32).map(|i| Felt::from(i * i + 3)).collect(),
         };
         let log_rows = 6;
-        let polys = PeriodicPolys::new(std::slice::from_ref(&column), log_rows);
+        let columns = std::slice::from_ref(&column);
+        let at = |x: Ext3| columns_at(columns, log_rows, x)[0];
         let omega = Felt::two_adic_root(log_rows);
         for row in 0..64u64 {
-            let value = polys.at(Ext3::from(omega.pow(row)))[0];
+            let value = at(Ext3::from(omega.pow(row)));
             assert_eq!(
                 value,
                 Ext3::from(column.values[row as usize % 8]),
@@ -95,16 +153,38 @@ mod tests {
             );
         }
         let log_chunks = 1;
-        let coset = &polys.on_quotient_coset(log_chunks)[0];
+        let coset = &PeriodicPolys::new(columns, log_rows).on_quotient_coset(log_chunks)[0];
         assert_eq!(coset.len(), 16);
         let zeta = Felt::two_adic_root(log_rows + log_chunks);
         for t in [0u64, 1, 7, 15, 16, 100] {
             let x = LdePlan::SHIFT * zeta.pow(t);
             assert_eq!(
                 Ext3::from(coset[t as usize % 16]),
-                polys.at(Ext3::from(x))[0],
+                at(Ext3::from(x)),
                 "t {t}"
             );
+        }
+        // Off every coset, columns of two periods (a selector among them): each barycentric
+        // sum is its interpolant's Horner evaluation.
+        let columns = [
+            column.clone(),
+            PeriodicColumn {
+                values: [1, 0, 0, 0].map(Felt::new).to_vec(),
+            },
+            PeriodicColumn {
+                values: (0..8u64).map(|i| Felt::new(i << 40)).collect(),
+            },
+        ];
+        let z = Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]);
+        let polys = PeriodicPolys::new(&columns, log_rows);
+        for (k, (value, coeffs)) in columns_at(&columns, log_rows, z)
+            .into_iter()
+            .zip(&polys.coeffs)
+            .enumerate()
+        {
+            let coeffs: Vec<Ext3> = coeffs.iter().map(|&c| Ext3::from(c)).collect();
+            let w = z.pow(64 / coeffs.len() as u64);
+            assert_eq!(value, evaluate_poly(&coeffs, w), "column {k}");
         }
     }
 }

@@ -186,7 +186,8 @@ impl ConstraintBuilder for ValueBuilder {
 /// Whether the out-of-domain claims satisfy the constraints at z: the constraints evaluated
 /// on the claimed trace values, combined with α's powers and divided by their zerofiers,
 /// equal the quotient recombined from its claimed chunks. `periodic` is the periodic
-/// columns at z ([`PeriodicPolys::at`](crate::periodic::PeriodicPolys::at)). The verifier's check, which the prover makes first.
+/// columns at z ([`periodic_at`](crate::periodic_at)). The verifier's check, which the
+/// prover makes first.
 pub(crate) fn ood_identity_holds<A: Air>(
     air: &A,
     info: &ConstraintInfo,

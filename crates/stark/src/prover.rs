@@ -10,7 +10,7 @@ use ballast_transcript::Transcript;
 use tracing::info_span;
 
 use crate::deep::deep_coefficients;
-use crate::periodic::PeriodicPolys;
+use crate::periodic::{PeriodicPolys, periodic_at};
 use crate::proof::segment_geometry;
 use crate::protocol::{
     absorb_pow_nonce, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
@@ -168,7 +168,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     if check == TraceCheck::Check {
         let composition = Composition::new(&info, alpha);
         let holds = times.time(Phase::Check, || {
-            let periodic = periodic.at(z);
+            let periodic = periodic_at(air, z);
             ood_identity_holds(
                 air,
                 &info,
