@@ -228,10 +228,19 @@ pub fn verify_mixed(
     let order = tree_order(height, positions);
     let mut leaves = Vec::with_capacity(positions.len());
     let mut joins = std::collections::HashMap::new();
-    for &(leaf, k) in &order {
-        let carried = &rows[k * tables.len()..(k + 1) * tables.len()];
-        for (depth, group) in shape.groups() {
-            let digest = hash.row(&carried[group].concat());
+    for (depth, group) in shape.groups() {
+        // Every position's rows of the group, hashed together (SIMD lanes where the CPU has
+        // them).
+        let width: usize = tables[group.clone()].iter().map(|t| t.width).sum();
+        let mut elements = Vec::with_capacity(order.len() * width);
+        for &(_, k) in &order {
+            for row in &rows[k * tables.len()..][group.clone()] {
+                elements.extend_from_slice(row);
+            }
+        }
+        let mut digests = vec![[0u8; 32]; order.len()];
+        hash.rows(&elements, width, &mut digests);
+        for (&(leaf, _), digest) in order.iter().zip(digests) {
             if depth == 0 {
                 leaves.push(digest);
             } else if *joins.entry((depth, leaf >> depth)).or_insert(digest) != digest {
