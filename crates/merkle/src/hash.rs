@@ -145,6 +145,17 @@ impl MerkleHash {
         }
     }
 
+    /// [`node`](Self::node) of each pair of consecutive digests of `below`, on the process's
+    /// CPU path, or `None` when one of them is no digest of this hash.
+    pub(crate) fn checked_nodes(self, below: &[Digest]) -> Option<Vec<Digest>> {
+        if !below.iter().all(|d| self.is_digest(d)) {
+            return None;
+        }
+        let mut out = vec![[0u8; 32]; below.len() / 2];
+        self.nodes_on(Kernels::active(), below, &mut out);
+        Some(out)
+    }
+
     /// [`node`](Self::node) of each pair of consecutive digests of `below`, into `out` (half
     /// as many).
     ///
