@@ -147,6 +147,9 @@ impl MerkleHash {
 
     /// [`node`](Self::node) of each pair of consecutive digests of `below`, on the process's
     /// CPU path, or `None` when one of them is no digest of this hash.
+    ///
+    /// # Panics
+    /// If `below` holds an odd number of digests.
     pub(crate) fn checked_nodes(self, below: &[Digest]) -> Option<Vec<Digest>> {
         if !below.iter().all(|d| self.is_digest(d)) {
             return None;

@@ -273,7 +273,8 @@ pub fn batch_paths(
 /// `known(depth, index, digest)` for every node on the way below the root (opened, carried
 /// or computed). Each parent computed from its children passes through `lift(depth, index,
 /// digest)`, which gives the node's digest (a mixed tree joins a shorter table's row there).
-/// `None` when the indices are invalid, the counts disagree, nodes are left over, a node is
+/// A level's `known` calls all come before its `lift` calls (its parents are hashed at
+/// once). `None` when the indices are invalid, the counts disagree, nodes are left over, a node is
 /// no digest of `hash`, or `lift` refuses.
 pub(crate) fn climb(
     hash: MerkleHash,

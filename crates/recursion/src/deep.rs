@@ -47,7 +47,7 @@ const INVERSE_ZW: usize = INVERSE_Z + 3;
 pub(crate) const POINT: usize = INVERSE_ZW + 3;
 /// f(x): read it on the DEEP row; elsewhere it is free (FRI's rows carry and fold it).
 pub(crate) const VALUE: usize = POINT + 1;
-/// Columns of the table (274).
+/// Columns of the table (156).
 pub const WIDTH: usize = VALUE + 3;
 
 /// The claims the DEEP function combines: γ, the out-of-domain point z, and the claimed sums

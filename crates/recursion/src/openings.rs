@@ -60,7 +60,7 @@ pub(crate) const REST: usize = BIT + 1;
 const POSITION: usize = REST + 1;
 /// Columns: the positions' digest so far, the chain of the blocks before this one.
 const CHAIN: usize = POSITION + 1;
-/// Columns of the table (255).
+/// Columns of the table (137).
 pub const WIDTH: usize = CHAIN + DIGEST_ELEMENTS;
 
 /// The tallest tree whose openings the AIR takes: far above any LDE a segment has.

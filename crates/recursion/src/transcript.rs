@@ -34,9 +34,9 @@ use ballast_field::{Felt, RowBlocks};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{Duplex, DuplexStep, RATE, air};
 use ballast_transcript::{StepKind, TranscriptStep, meets_work, step_inputs};
+use rayon::prelude::*;
 
 use crate::SBOX;
-use rayon::prelude::*;
 
 /// Columns: the state the row's permutation starts from.
 const INPUT: usize = 0;

@@ -26,10 +26,9 @@ fn columns_at(columns: &[PeriodicColumn], log_rows: usize, z: Ext3) -> Vec<Ext3>
         .iter()
         .map(|c| {
             let p = c.values.len();
-            let w = z.pow((1u64 << log_rows) / p as u64);
             weights
                 .entry(p)
-                .or_insert_with(|| Weights::at(w, p))
+                .or_insert_with(|| Weights::at(z.pow((1u64 << log_rows) / p as u64), p))
                 .evaluate(&c.values)
         })
         .collect()

@@ -12,8 +12,9 @@ use ballast_cpu::Kernels;
 use ballast_field::{BLOCK_ROWS, Felt, RowBlocks};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{
-    DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest, air, air::Sbox, digest_from_bytes, digest_to_bytes,
-    hash_elements, leaf_start,
+    DIGEST_BYTES, DIGEST_ELEMENTS, FeltDigest,
+    air::{self, Sbox},
+    digest_from_bytes, digest_to_bytes, hash_elements, leaf_start,
 };
 use ballast_stark::{MAX_LOG_ROWS, ParamsError, ProofFormatError, Workload, check_range};
 use rayon::prelude::*;
