@@ -102,9 +102,11 @@ pub fn fill_runs(
         },
     )
     .unwrap_or(0);
-    let mut row = vec![Felt::ZERO; columns];
+    // On the stack, as wide as the widest kind keeps: no allocation on the trace's path.
+    let mut row = [Felt::ZERO; Sbox::Cubed.columns()];
+    let row = &mut row[..columns];
     for (k, &input) in inputs.iter().enumerate().skip(done) {
-        fill(sbox, input, &mut row);
+        fill(sbox, input, row);
         for (c, &value) in row.iter().enumerate() {
             out[c * stride + k] = value;
         }
