@@ -145,22 +145,27 @@ impl Kernel for HashMany<'_> {
         let count = P::LANES;
         let blocks = (len + 1) / RATE + 1;
         let total = blocks * RATE;
-        let groups = out.len() / count;
-        for (g, digests) in out.chunks_exact_mut(count).enumerate() {
-            let messages = &data[g * count * len..(g + 1) * count * len];
+        let n = out.len();
+        // A remainder of more than half a group is hashed as a group whose spare lanes
+        // repeat its last message; a smaller one is the caller's, a message at a time.
+        let groups = n / count + usize::from(n % count > count / 2);
+        for (g, digests) in out.chunks_mut(count).take(groups).enumerate() {
+            let message = |k: usize| {
+                let m = (g * count + k).min(n - 1);
+                &data[m * len..(m + 1) * len]
+            };
             let mut state = [P::Words::splat(token, 0); 25];
             for block in 0..blocks {
                 for (w, lane) in state[..RATE_WORDS].iter_mut().enumerate() {
                     let at = block * RATE + 8 * w;
-                    let words =
-                        P::array(|k| word(prefix, &messages[k * len..(k + 1) * len], at, total));
+                    let words = P::array(|k| word(prefix, message(k), at, total));
                     *lane = lane.xor(P::Words::load(token, words.as_ref()));
                 }
                 permute(token, &mut state);
             }
             squeeze::<P>(&state, digests);
         }
-        groups * count
+        n.min(groups * count)
     }
 }
 
