@@ -96,7 +96,8 @@ impl ConstraintInfo {
     /// two no larger than the table.
     pub fn of<A: Air>(air: &A) -> Result<Self, AirError> {
         let n = 1usize << air.log_rows();
-        for (index, column) in air.periodic_columns().iter().enumerate() {
+        let periodic_columns = air.periodic_columns();
+        for (index, column) in periodic_columns.iter().enumerate() {
             let len = column.values.len();
             if !len.is_power_of_two() || len > n {
                 return Err(AirError::PeriodicColumn {
@@ -107,7 +108,7 @@ impl ConstraintInfo {
             }
         }
         let row = vec![Degree(1); air.width()];
-        let periodic = vec![Degree(1); air.periodic_columns().len()];
+        let periodic = vec![Degree(1); periodic_columns.len()];
         let public = vec![Degree(0); air.num_public_inputs()];
         let frame = Frame {
             current: &row,
