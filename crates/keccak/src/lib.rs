@@ -37,11 +37,13 @@ pub enum HashDomain {
     Statement = 0x07,
     /// An AIR's key: the encoding of its whole definition.
     AirKey = 0x08,
+    /// One periodic column of an AIR, its values, whose digest its key holds.
+    PeriodicColumn = 0x09,
 }
 
 impl HashDomain {
     /// Every domain.
-    pub const ALL: [HashDomain; 9] = [
+    pub const ALL: [HashDomain; 10] = [
         HashDomain::MerkleLeaf,
         HashDomain::MerkleNode,
         HashDomain::TranscriptInit,
@@ -51,6 +53,7 @@ impl HashDomain {
         HashDomain::ProofOfWork,
         HashDomain::Statement,
         HashDomain::AirKey,
+        HashDomain::PeriodicColumn,
     ];
 
     /// The byte a message of this domain starts with.

@@ -2,9 +2,12 @@
 //! is written here and nowhere else; FRI's rounds are `ballast-fri`'s), the out-of-domain
 //! point, and the constraint values at a point.
 
-use ballast_air::{Air, ConstraintBuilder, ConstraintInfo, Domain, Frame, SymbolicAir};
+use ballast_air::{
+    Air, ConstraintBuilder, ConstraintInfo, Domain, Frame, PeriodicColumn, SymbolicAir,
+};
+use ballast_cpu::Kernels;
 use ballast_field::{Ext3, Felt};
-use ballast_keccak::{HashDomain, keccak256};
+use ballast_keccak::{HashDomain, keccak256, keccak256_many};
 use ballast_merkle::Digest;
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
@@ -13,7 +16,7 @@ use crate::quotient::Composition;
 use crate::{MerkleHash, OodValues, ParamsError, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 8;
+pub const PROTOCOL_VERSION: u16 = 9;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -107,11 +110,12 @@ pub fn statement_data<A: Air>(
 
 /// The AIR's **key**: Keccak-256 ([`HashDomain::AirKey`]) of its whole definition, its
 /// identity, log₂ rows, each constraint's domain and degree (`info`), every periodic
-/// column's values and its constraints as data ([`SymbolicAir::encode`]: the width, every
-/// node, each constraint's domain and node), each part led by its length. Two AIR instances whose
-/// constraints differ in anything, a constant they read from themselves included, have
-/// different keys but through a Keccak-256 collision. The key depends on the AIR alone, not
-/// on a proof: a recursive verifier can hold its child's as a constant.
+/// column's length and digest ([`periodic_digests`]) and its constraints as data
+/// ([`SymbolicAir::encode`]: the width, every node, each constraint's domain and node), each
+/// part led by its length. Two AIR instances whose constraints differ in anything, a constant
+/// they read from themselves included, have different keys but through a Keccak-256
+/// collision. The key depends on the AIR alone, not on a proof: a recursive verifier can hold
+/// its child's as a constant.
 pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
     let id = air.id().as_bytes();
     let periodic = air.periodic_columns();
@@ -125,14 +129,48 @@ pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
         bytes.extend(degree.to_le_bytes());
     }
     bytes.extend((periodic.len() as u64).to_le_bytes());
-    for column in &periodic {
+    for (column, digest) in periodic
+        .iter()
+        .zip(periodic_digests(Kernels::active(), &periodic))
+    {
         bytes.extend((column.values.len() as u64).to_le_bytes());
-        for value in &column.values {
-            bytes.extend(value.as_u64().to_le_bytes());
-        }
+        bytes.extend(digest);
     }
     bytes.extend(SymbolicAir::of(air).encode());
     keccak256(HashDomain::AirKey, &bytes)
+}
+
+/// Each periodic column's digest: Keccak-256 ([`HashDomain::PeriodicColumn`]) of its values
+/// as little-endian words. Columns of one length are hashed together on `kernels`' lanes, so
+/// a verifier that rebuilds a layer's AIRs pays a fraction of one sponge over all their
+/// values.
+fn periodic_digests(kernels: Kernels, periodic: &[PeriodicColumn]) -> Vec<Digest> {
+    let mut digests = vec![[0; 32]; periodic.len()];
+    let mut lengths: Vec<usize> = periodic.iter().map(|c| c.values.len()).collect();
+    lengths.sort_unstable();
+    lengths.dedup();
+    for len in lengths {
+        let columns: Vec<usize> = (0..periodic.len())
+            .filter(|&i| periodic[i].values.len() == len)
+            .collect();
+        let mut bytes = vec![0; columns.len() * 8 * len];
+        let values = columns.iter().flat_map(|&i| &periodic[i].values);
+        for (word, value) in bytes.chunks_exact_mut(8).zip(values) {
+            word.copy_from_slice(&value.as_u64().to_le_bytes());
+        }
+        let mut out = vec![[0; 32]; columns.len()];
+        keccak256_many(
+            kernels,
+            HashDomain::PeriodicColumn,
+            &bytes,
+            8 * len,
+            &mut out,
+        );
+        for (i, digest) in columns.into_iter().zip(out) {
+            digests[i] = digest;
+        }
+    }
+    digests
 }
 
 /// Absorbs every parameter. The exhaustive destructure makes a new field a compile error
@@ -299,7 +337,6 @@ pub(crate) fn distinct(draws: &[usize]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use ballast_air::PeriodicColumn;
 
     use super::*;
 
@@ -348,6 +385,35 @@ mod tests {
 
     fn key(air: &Keyed) -> Digest {
         air_key(air, &ConstraintInfo::of(air).unwrap())
+    }
+
+    #[test]
+    fn each_periodic_digest_is_its_columns_keccak_on_every_path() {
+        // 19 columns of three lengths, interleaved: lanes shared by columns far apart, and
+        // a remainder of each length.
+        let periodic: Vec<PeriodicColumn> = (0..19u64)
+            .map(|i| PeriodicColumn {
+                values: (0..[2, 8, 64][i as usize % 3])
+                    .map(|k| Felt::new(1000 * i + k))
+                    .collect(),
+            })
+            .collect();
+        for kernels in Kernels::supported() {
+            let digests = periodic_digests(kernels, &periodic);
+            for (i, (column, digest)) in periodic.iter().zip(digests).enumerate() {
+                let bytes: Vec<u8> = column
+                    .values
+                    .iter()
+                    .flat_map(|v| v.as_u64().to_le_bytes())
+                    .collect();
+                assert_eq!(
+                    digest,
+                    keccak256(HashDomain::PeriodicColumn, &bytes),
+                    "{} path, column {i}",
+                    kernels.path()
+                );
+            }
+        }
     }
 
     #[test]

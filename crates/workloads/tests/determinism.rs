@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "5ce1f846822972888d5ef7c9b24162c237b7755fb615bc775f1a9161a961dce1"
+        "a5846f17fdd54169fa50e1cab5ee72382559e22b5299717f083ca45828789b0d"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "26dbbc2465efcb100f442e9262799b8f0af2e99cd29b07bcdcd6035521fee346"
+        "ffa21b2683f987b1a24a2d425a8644393792a5ca70c007bed47c7cc62303bdad"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "172687eed9bdb485860ccee154fcb61b34fdeba0de6d7b0b0ca1d335cc3813a0"
+        "f86cf181a4e24d53e7e098d97d73cc8d685bdbe116397638a364e736f4cb1d61"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,6 +126,6 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "2a3587f712e477d40876be82997571066ff22098d2d3c66c63ba8c8b09ec307a"
+        "ab85488c10aae1ef2afa92d1071370884dd1b36f472510b17ad6c7f8d170d8cf"
     );
 }
