@@ -123,7 +123,9 @@ fn permute<W: Words>(token: W::Token, a: &mut [W; 25]) {
 
 /// Messages hashed a register group at a time (a [`Kernel`]): Keccak-256 of
 /// `prefix ‖ message` for each of `out.len()` messages of `len` bytes in `data`, in whole
-/// groups of the lane count; returns how many it hashed (the rest is the caller's).
+/// groups of the lane count and, for a remainder of more than half a group, one group whose
+/// spare lanes repeat the last message; returns how many it hashed (the rest is the
+/// caller's).
 pub(crate) struct HashMany<'a> {
     pub(crate) prefix: u8,
     pub(crate) data: &'a [u8],

@@ -154,9 +154,10 @@ fn periodic_digests(kernels: Kernels, periodic: &[PeriodicColumn]) -> Vec<Digest
             .filter(|&i| periodic[i].values.len() == len)
             .collect();
         let mut bytes = vec![0; columns.len() * 8 * len];
-        let values = columns.iter().flat_map(|&i| &periodic[i].values);
-        for (word, value) in bytes.chunks_exact_mut(8).zip(values) {
-            word.copy_from_slice(&value.as_u64().to_le_bytes());
+        for (message, &i) in bytes.chunks_exact_mut(8 * len).zip(&columns) {
+            for (word, value) in message.chunks_exact_mut(8).zip(&periodic[i].values) {
+                word.copy_from_slice(&value.as_u64().to_le_bytes());
+            }
         }
         let mut out = vec![[0; 32]; columns.len()];
         keccak256_many(
@@ -337,7 +338,6 @@ pub(crate) fn distinct(draws: &[usize]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
 
     /// x' = x + c on transitions, (x − x)·y^k on every row (the constant 0, of degree k + 1),
