@@ -89,6 +89,10 @@ pub struct IdentityAir {
     /// log2 of the child's rows.
     child_log_rows: usize,
     log_rows: usize,
+    /// Its periodic columns, written once: a verifier reads them four times (the AIR's
+    /// constraint info, its key twice, its values at z), and writing them takes longer
+    /// than a copy.
+    periodic: Vec<PeriodicColumn>,
 }
 
 // Columns after the registers (each an extension value, 3 coordinates).
@@ -166,12 +170,59 @@ impl IdentityAir {
                 asserted += 1;
             }
         }
-        Ok(Self {
+        let mut identity = Self {
             log_rows: program_log_rows(&program),
             program,
             claims,
             child_log_rows: air.log_rows(),
-        })
+            periodic: Vec::new(),
+        };
+        identity.periodic = identity.write_periodic();
+        Ok(identity)
+    }
+
+    /// Its periodic columns' values: for each instruction row, the register each operand
+    /// reads and the result's, the immediates, the opcode and the assertion's domain.
+    fn write_periodic(&self) -> Vec<PeriodicColumn> {
+        let registers = self.program.registers();
+        let rows = 1usize << self.log_rows;
+        let steps: Vec<Step> = self
+            .program
+            .instructions()
+            .iter()
+            .map(|&i| Step::of(i))
+            .collect();
+        let column = |value: &dyn Fn(&Step) -> Felt| PeriodicColumn {
+            values: (0..rows)
+                .map(|row| steps.get(row).map_or(Felt::ZERO, value))
+                .collect(),
+        };
+        let flag = |on: bool| if on { Felt::ONE } else { Felt::ZERO };
+        let reads = |operand: Option<Operand>, r: usize| {
+            flag(matches!(operand, Some(Operand::Register(x)) if x as usize == r))
+        };
+        let mut columns = Vec::with_capacity(3 * registers + PERIODIC);
+        for r in 0..registers {
+            columns.push(column(&|s| reads(s.a, r)));
+        }
+        for r in 0..registers {
+            columns.push(column(&|s| reads(s.b, r)));
+        }
+        for r in 0..registers {
+            columns.push(column(&|s| flag(s.write == Some(r))));
+        }
+        for pick in [|s: &Step| s.a, |s: &Step| s.b] {
+            for c in 0..3 {
+                columns.push(column(&|s| self.immediate(pick(s)).coeffs()[c]));
+            }
+        }
+        for op in [Op::Add, Op::Sub, Op::Mul, Op::Neg] {
+            columns.push(column(&|s| flag(s.op == Some(op))));
+        }
+        for domain in Domain::ALL {
+            columns.push(column(&|s| flag(s.assert == Some(domain))));
+        }
+        columns
     }
 
     /// log2 of the rows of the identity AIR of a proof of `air`, whatever its claims.
@@ -357,45 +408,7 @@ impl Air for IdentityAir {
     }
 
     fn periodic_columns(&self) -> Vec<PeriodicColumn> {
-        let registers = self.program.registers();
-        let rows = 1usize << self.log_rows;
-        let steps: Vec<Step> = self
-            .program
-            .instructions()
-            .iter()
-            .map(|&i| Step::of(i))
-            .collect();
-        let column = |value: &dyn Fn(&Step) -> Felt| PeriodicColumn {
-            values: (0..rows)
-                .map(|row| steps.get(row).map_or(Felt::ZERO, value))
-                .collect(),
-        };
-        let flag = |on: bool| if on { Felt::ONE } else { Felt::ZERO };
-        let reads = |operand: Option<Operand>, r: usize| {
-            flag(matches!(operand, Some(Operand::Register(x)) if x as usize == r))
-        };
-        let mut columns = Vec::with_capacity(3 * registers + PERIODIC);
-        for r in 0..registers {
-            columns.push(column(&|s| reads(s.a, r)));
-        }
-        for r in 0..registers {
-            columns.push(column(&|s| reads(s.b, r)));
-        }
-        for r in 0..registers {
-            columns.push(column(&|s| flag(s.write == Some(r))));
-        }
-        for pick in [|s: &Step| s.a, |s: &Step| s.b] {
-            for c in 0..3 {
-                columns.push(column(&|s| self.immediate(pick(s)).coeffs()[c]));
-            }
-        }
-        for op in [Op::Add, Op::Sub, Op::Mul, Op::Neg] {
-            columns.push(column(&|s| flag(s.op == Some(op))));
-        }
-        for domain in Domain::ALL {
-            columns.push(column(&|s| flag(s.assert == Some(domain))));
-        }
-        columns
+        self.periodic.clone()
     }
 
     #[inline(always)]
