@@ -139,11 +139,13 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// What a proof's bytes are spent on, by the sections of the format that hold them.
-const PARTS: [&str; 5] = [
+const PARTS: [&str; 7] = [
     "trace rows",
     "quotient rows",
     "paths",
     "FRI values",
+    "public inputs",
+    "claims at z, zω",
     "other",
 ];
 
@@ -173,7 +175,9 @@ fn parts(sections: impl IntoIterator<Item = Section>) -> [usize; PARTS.len()] {
             "quotient rows" => 1,
             name if name.ends_with("opening") => 2,
             "fri layer values" => 3,
-            _ => 4,
+            "public inputs" => 4,
+            "ood trace z" | "ood trace zw" | "ood quotient z" => 5,
+            _ => 6,
         };
         parts[part] += section.range.len();
     }
