@@ -1,7 +1,8 @@
 //! What one layer costs: a Poseidon2-chain segment of 2^`LOG_ROWS` rows (default 14) proven
 //! with Poseidon2 trees at 128 bits provable (JBR), then a layer's proof of it (one proof of
 //! its three AIRs' tables) at blowups 8 to 32, each with the fewest queries that give it
-//! 128 bits provable (`ChildSegment::layer_params`). Prints the tables' shapes, then a
+//! 128 bits provable (`ChildSegment::layer_params`), committed with Poseidon2 and then with
+//! Keccak-256. Prints the tables' shapes, then a
 //! Markdown table, a row a proof as it is made: each proof's time, the layer's verifier's
 //! time (`verify_layer`, the median of 5) and each proof's bytes in the proof format (the
 //! layer's: `ChildSegment::layer_bytes`, a `TablesRecord`), by what they are spent on.
@@ -27,6 +28,10 @@ const TARGET: u32 = 128;
 /// The layers' (log2 blowup, grinding bits): from 8, the smallest blowup their degree-7
 /// constraints take.
 const LAYERS: [(usize, u32); 3] = [(3, 20), (4, 22), (5, 22)];
+
+/// The layers' trees: Poseidon2, which a next layer verifies, and Keccak-256, which a last
+/// layer may take (it is verified natively alone).
+const HASHES: [MerkleHash; 2] = [MerkleHash::Poseidon2, MerkleHash::Keccak256];
 
 fn main() -> ExitCode {
     let log_rows = match std::env::args().nth(1).map(|a| a.parse::<usize>()) {
@@ -110,8 +115,11 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         kib(child_bytes.iter().sum()),
         child_bytes.map(kib).join(" | "),
     );
-    for (log_blowup, pow_bits) in LAYERS {
-        let params = segment.layer_params(log_blowup, pow_bits, TARGET, Regime::Jbr)?;
+    for (hash, (log_blowup, pow_bits)) in HASHES
+        .into_iter()
+        .flat_map(|hash| LAYERS.map(|layer| (hash, layer)))
+    {
+        let params = segment.layer_params(log_blowup, pow_bits, TARGET, Regime::Jbr, hash)?;
         let (layer, prove_time) = timed(|| segment.prove(&params));
         let layer = layer?;
         let mut verify_times = (0..5)
@@ -126,7 +134,8 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         let encoded = segment.layer_bytes(&layer, &params)?;
         let parts = parts(TablesRecord::from_bytes(&encoded)?.sections());
         println!(
-            "| layer | {} | {} (replay {}) | {:.1} ms | {} | {} |",
+            "| layer, {} | {} | {} (replay {}) | {:.1} ms | {} | {} |",
+            hash,
             shown(&params),
             seconds(prove_time),
             seconds(replay_time),

@@ -122,9 +122,11 @@ impl ChildSegment {
         Ok(LayerProof { inputs, tables })
     }
 
-    /// The parameters of its layer at `log_blowup` and `pow_bits`, with Poseidon2 trees: the
+    /// The parameters of its layer at `log_blowup` and `pow_bits`, committed with `hash`: the
     /// fewest queries that give the layer's proof `target` bits in `regime`, and the final
-    /// polynomial its shortest table takes.
+    /// polynomial its shortest table takes. A layer that another layer will verify takes
+    /// Poseidon2 (the only hash a layer's AIRs verify); the last one, verified natively
+    /// alone, may take Keccak-256, which hashes faster on the CPU.
     ///
     /// # Errors
     /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
@@ -134,6 +136,7 @@ impl ChildSegment {
         pow_bits: u32,
         target: u32,
         regime: Regime,
+        hash: MerkleHash,
     ) -> Result<StarkParams, ParamsError> {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
         let heights = air_heights(transcript, identity, queries);
@@ -146,7 +149,7 @@ impl ChildSegment {
                 .min(heights[0])
                 .min(heights[1])
                 .min(heights[2]),
-            hash: MerkleHash::Poseidon2,
+            hash,
         };
         let circuit = TablesCircuit::for_target(&airs, &params, target, regime)?;
         Ok(StarkParams {

@@ -2,8 +2,9 @@
 //! the child's AIR, statement and parameters alone. A layer of another statement, a public
 //! input changed in one AIR's inputs or in all of them, a proof of the layer changed or put
 //! in another's place, the child's parameters other than the proof's, too few bits or a
-//! Keccak-256 child are refused by name. A layer's bytes read back to its proof and
-//! parameters; every section changed, another child's layer or a proof's bytes are refused.
+//! Keccak-256 child are refused by name; a last layer may commit with Keccak-256. A layer's
+//! bytes read back to its proof and parameters; every section changed, another child's layer
+//! or a proof's bytes are refused.
 
 // The layer proves its AIRs itself, so this file leaves `common::layer_proves` unused.
 #[allow(dead_code)]
@@ -193,14 +194,52 @@ fn a_layer_below_blowup_8_is_refused() {
     assert!(
         layer
             .child
-            .layer_params(2, 0, 64, Regime::Jbr)
+            .layer_params(2, 0, 64, Regime::Jbr, MerkleHash::Poseidon2)
             .is_err_and(|e| too_small(&e))
     );
     assert!(matches!(
         layer.child.prove(&params()),
         Err(LayerError::Prover(ProverError::Tables(TablesError::Params(e)))) if too_small(&e)
     ));
-    assert!(layer.child.layer_params(3, 0, 64, Regime::Jbr).is_ok());
+    assert!(
+        layer
+            .child
+            .layer_params(3, 0, 64, Regime::Jbr, MerkleHash::Poseidon2)
+            .is_ok()
+    );
+}
+
+#[test]
+fn a_last_layer_may_commit_with_keccak() {
+    let layer = Layer::of(poseidon2_chain());
+    let air = layer.workload.air(0);
+    let statement = statement(&layer.public);
+    let keccak = layer
+        .child
+        .layer_params(3, 0, 64, Regime::Jbr, MerkleHash::Keccak256)
+        .unwrap();
+    let poseidon2 = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..keccak
+    };
+    let proof = layer.child.prove(&keccak).expect("the layer proves");
+    let verified = |proof: &LayerProof, layer_params: &StarkParams| {
+        verify_layer(
+            &air,
+            &statement,
+            &params(),
+            proof,
+            layer_params,
+            &any_security(),
+        )
+    };
+    assert!(verified(&proof, &keccak).is_ok());
+    // Its bytes say the hash it was made with.
+    let bytes = layer.child.layer_bytes(&proof, &keccak).unwrap();
+    let (read, read_params) = read_layer(&air, &statement, &params(), &bytes).unwrap();
+    assert_eq!((&read, read_params), (&proof, keccak));
+    // Checked as the other hash's proof, it is refused.
+    assert!(verified(&proof, &poseidon2).is_err());
 }
 
 #[test]
