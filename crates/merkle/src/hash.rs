@@ -3,7 +3,7 @@
 use std::fmt;
 
 use ballast_cpu::Kernels;
-use ballast_field::Felt;
+use ballast_field::{BLOCK_ROWS, Felt};
 pub use ballast_keccak::Digest;
 use ballast_keccak::{HashDomain, keccak256, keccak256_many, keccak256_rows};
 use ballast_poseidon2::{FeltDigest, digest_from_bytes, digest_to_bytes};
@@ -119,28 +119,27 @@ impl MerkleHash {
         }
     }
 
-    /// [`row`](Self::row) of the first `out.len()` rows of a table block (`width` runs of
-    /// [`BLOCK_ROWS`](ballast_field::BLOCK_ROWS) values, column after column), on the given
-    /// kernels.
+    /// [`row`](Self::row) of the first `out.len()` rows of consecutive table blocks (each
+    /// `width` runs of [`BLOCK_ROWS`] values, column after column), on the given kernels.
     pub(crate) fn block_rows(
         self,
         kernels: Kernels,
-        block: &[Felt],
+        blocks: &[Felt],
         width: usize,
         out: &mut [Digest],
     ) {
         match self {
-            Self::Keccak256 => keccak256_rows(
-                kernels,
-                HashDomain::MerkleLeaf,
-                Felt::slice_as_u64(block),
-                width,
-                out,
-            ),
+            Self::Keccak256 => {
+                let block = width * BLOCK_ROWS;
+                for (b, out) in out.chunks_mut(BLOCK_ROWS).enumerate() {
+                    let words = Felt::slice_as_u64(&blocks[b * block..(b + 1) * block]);
+                    keccak256_rows(kernels, HashDomain::MerkleLeaf, words, width, out);
+                }
+            }
             Self::Poseidon2 => {
-                let mut digests = [[Felt::ZERO; 4]; ballast_field::BLOCK_ROWS];
-                ballast_poseidon2::hash_block_rows(kernels, block, width, &mut digests);
-                write_bytes(&digests[..out.len()], out);
+                let mut digests = vec![[Felt::ZERO; 4]; out.len()];
+                ballast_poseidon2::hash_block_rows(kernels, blocks, width, &mut digests);
+                write_bytes(&digests, out);
             }
         }
     }

@@ -116,19 +116,17 @@ impl MerkleTree {
     }
 }
 
-/// [`MerkleHash::row`] of every row of `table`, in order, hashed a block at a time straight
-/// from the block.
+/// [`MerkleHash::row`] of every row of `table`, in order, hashed straight from its blocks.
 pub(crate) fn row_digests(kernels: Kernels, hash: MerkleHash, table: &RowBlocks) -> Vec<Digest> {
-    let width = table.width();
+    let block = table.width() * BLOCK_ROWS;
     let mut digests = vec![[0u8; 32]; table.height()];
     digests
         .par_chunks_mut(BLOCKS_PER_TASK * BLOCK_ROWS)
         .enumerate()
         .for_each(|(task, chunk)| {
-            for (b, digests) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
-                let block = table.block(task * BLOCKS_PER_TASK + b);
-                hash.block_rows(kernels, block, width, digests);
-            }
+            let first = task * BLOCKS_PER_TASK * block;
+            let blocks = &table.as_slice()[first..first + chunk.len().div_ceil(BLOCK_ROWS) * block];
+            hash.block_rows(kernels, blocks, table.width(), chunk);
         });
     digests
 }

@@ -1,12 +1,15 @@
-//! Many leaves or nodes at once: one state per SIMD lane (a [`Kernel`] over
-//! [`PackedField`]), the same permutation and sponge as one at a time, so the same digests
-//! on every path.
+//! Many leaves, nodes or states at once: one state per SIMD lane (a [`Kernel`] over
+//! [`PackedField`]), two registers' groups side by side ([`Pair`]), the same permutation and
+//! sponge as one at a time, so the same digests on every path.
+
+use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use ballast_cpu::Kernels;
-use ballast_field::Felt;
 use ballast_field::packed::{Kernel, PackedField, run};
+use ballast_field::{BLOCK_ROWS, Felt, Halve};
 
-use crate::constants::{CONSTANTS, Constants};
+use crate::constants::{CONSTANTS, Constants, WIDTH};
+use crate::permutation::{permute, permute_over};
 use crate::sponge::{DIGEST_ELEMENTS, FeltDigest, compress, compress_over, hash_elements, sponge};
 
 /// [`hash_elements`] of each `len`-element leaf of `leaves`, into `out`, on the given
@@ -56,32 +59,54 @@ pub fn compress_many(kernels: Kernels, children: &[FeltDigest], out: &mut [FeltD
     }
 }
 
-/// [`hash_elements`] of each of the rows of a table block, into `out`, on the given kernels:
-/// `block` holds `width` runs of `out.len()` values, run c being column c of the rows
-/// (`ballast_field::RowBlocks`' layout), so element c of every row loads as one register.
+/// [`permute`] of each of `states`, in place, on the given kernels, as [`hash_many`] does.
+pub fn permute_many(kernels: Kernels, states: &mut [[Felt; WIDTH]]) {
+    let done = run(
+        kernels,
+        PermuteMany {
+            states: &mut *states,
+        },
+    )
+    .unwrap_or(0);
+    for state in &mut states[done..] {
+        permute(state);
+    }
+}
+
+/// [`hash_elements`] of each of the first `out.len()` rows of consecutive table blocks,
+/// into `out`, on the given kernels: each block holds [`BLOCK_ROWS`] rows as `width` runs
+/// of [`BLOCK_ROWS`] values, run c being column c of its rows (`ballast_field::RowBlocks`'
+/// layout), so element c of a register's rows loads as one register.
 ///
 /// # Panics
-/// If `block` is not `width` runs of `out.len()` values.
-pub fn hash_block_rows(kernels: Kernels, block: &[Felt], width: usize, out: &mut [FeltDigest]) {
-    let rows = out.len();
-    assert_eq!(block.len(), width * rows, "{width} runs of {rows} values");
+/// If `blocks` is not whole blocks of `width` columns holding at least `out.len()` rows.
+pub fn hash_block_rows(kernels: Kernels, blocks: &[Felt], width: usize, out: &mut [FeltDigest]) {
+    let block = width * BLOCK_ROWS;
+    assert!(
+        width == 0 || (blocks.len().is_multiple_of(block) && blocks.len() / width >= out.len()),
+        "blocks of {width} columns holding {} rows",
+        out.len()
+    );
     let done = run(
         kernels,
         HashBlockRows {
-            block,
+            blocks,
             width,
             out: &mut *out,
         },
     )
     .unwrap_or(0);
     for (r, digest) in out.iter_mut().enumerate().skip(done) {
-        *digest = sponge(&CONSTANTS, width, Felt::ZERO, |c| block[c * rows + r]);
+        let row = r / BLOCK_ROWS * block + r % BLOCK_ROWS;
+        *digest = sponge(&CONSTANTS, width, Felt::ZERO, |c| {
+            blocks[row + c * BLOCK_ROWS]
+        });
     }
 }
 
-/// A block's rows hashed a register group at a time; returns how many (whole groups only).
+/// Blocks' rows hashed two register groups at a time; returns how many (whole groups only).
 struct HashBlockRows<'a> {
-    block: &'a [Felt],
+    blocks: &'a [Felt],
     width: usize,
     out: &'a mut [FeltDigest],
 }
@@ -91,10 +116,18 @@ impl Kernel for HashBlockRows<'_> {
 
     #[inline(always)]
     fn run<P: PackedField>(self, token: P::Token) -> usize {
-        let Self { block, width, out } = self;
-        let rows = out.len();
-        by_groups(token, out, |constants, zero, g| {
-            let element = |c: usize| P::load(token, &block[c * rows + g * P::LANES..]);
+        let Self { blocks, width, out } = self;
+        // A register's rows lie in one block: BLOCK_ROWS is a multiple of the lanes.
+        let row = |g: usize| {
+            let r = g * P::LANES;
+            r / BLOCK_ROWS * width * BLOCK_ROWS + r % BLOCK_ROWS
+        };
+        by_groups(token, out, |constants, zero, groups| {
+            let element = |c: usize| {
+                Pair::of(groups, |g| {
+                    P::load(token, &blocks[row(g) + c * BLOCK_ROWS..])
+                })
+            };
             sponge(constants, width, zero, element)
         })
     }
@@ -113,9 +146,13 @@ impl Kernel for HashMany<'_> {
     #[inline(always)]
     fn run<P: PackedField>(self, token: P::Token) -> usize {
         let Self { leaves, len, out } = self;
-        by_groups(token, out, |constants, zero, g| {
-            let group = &leaves[g * P::LANES * len..(g + 1) * P::LANES * len];
-            let element = |j: usize| P::load(token, P::array(|k| group[k * len + j]).as_ref());
+        by_groups(token, out, |constants, zero, groups| {
+            let element = |j: usize| {
+                Pair::of(groups, |g| {
+                    let group = &leaves[g * P::LANES * len..(g + 1) * P::LANES * len];
+                    P::load(token, P::array(|k| group[k * len + j]).as_ref())
+                })
+            };
             sponge(constants, len, zero, element)
         })
     }
@@ -133,11 +170,13 @@ impl Kernel for CompressMany<'_> {
     #[inline(always)]
     fn run<P: PackedField>(self, token: P::Token) -> usize {
         let Self { children, out } = self;
-        by_groups(token, out, |constants, zero, g| {
-            let pairs = &children[2 * g * P::LANES..2 * (g + 1) * P::LANES];
-            let child = |side: usize| -> [P; DIGEST_ELEMENTS] {
+        by_groups(token, out, |constants, zero, groups| {
+            let child = |side: usize| -> [Pair<P>; DIGEST_ELEMENTS] {
                 std::array::from_fn(|i| {
-                    P::load(token, P::array(|k| pairs[2 * k + side][i]).as_ref())
+                    Pair::of(groups, |g| {
+                        let pairs = &children[2 * g * P::LANES..2 * (g + 1) * P::LANES];
+                        P::load(token, P::array(|k| pairs[2 * k + side][i]).as_ref())
+                    })
                 })
             };
             compress_over(constants, child(0), child(1), zero)
@@ -145,36 +184,148 @@ impl Kernel for CompressMany<'_> {
     }
 }
 
-/// `out` filled a register group at a time, group g's digests (one per lane) being
-/// `digest(constants, zero, g)` with the constants lifted into `P` once; returns how many
-/// it filled (whole groups only).
+/// States permuted two register groups at a time; returns how many (whole groups only).
+struct PermuteMany<'a> {
+    states: &'a mut [[Felt; WIDTH]],
+}
+
+impl Kernel for PermuteMany<'_> {
+    type Output = usize;
+
+    #[inline(always)]
+    fn run<P: PackedField>(self, token: P::Token) -> usize {
+        let states = self.states;
+        let constants = CONSTANTS.lift(|c| Pair::splat(P::splat(token, c)));
+        let groups = states.len() / P::LANES;
+        for_pairs(groups, |groups| {
+            let mut state: [Pair<P>; WIDTH] = std::array::from_fn(|i| {
+                Pair::of(groups, |g| {
+                    let group = &states[g * P::LANES..(g + 1) * P::LANES];
+                    P::load(token, P::array(|k| group[k][i]).as_ref())
+                })
+            });
+            permute_over(&mut state, &constants);
+            for (i, cell) in state.into_iter().enumerate() {
+                cell.store(groups, |g, lanes| {
+                    for (state, &value) in states[g * P::LANES..].iter_mut().zip(lanes) {
+                        state[i] = value;
+                    }
+                });
+            }
+        });
+        groups * P::LANES
+    }
+}
+
+/// `out` filled two register groups at a time, the digests of groups g and h (one per
+/// lane) being `digest(constants, zero, [g, h])` with the constants lifted once; returns
+/// how many it filled (whole groups only).
 #[inline(always)]
 fn by_groups<P: PackedField>(
     token: P::Token,
     out: &mut [FeltDigest],
-    digest: impl Fn(&Constants<P>, P, usize) -> [P; DIGEST_ELEMENTS],
+    digest: impl Fn(&Constants<Pair<P>>, Pair<P>, [usize; 2]) -> [Pair<P>; DIGEST_ELEMENTS],
 ) -> usize {
-    let constants = CONSTANTS.lift(|c| P::splat(token, c));
-    let zero = P::splat(token, Felt::ZERO);
-    let groups = out.chunks_exact_mut(P::LANES);
-    let count = groups.len() * P::LANES;
-    for (g, digests) in groups.enumerate() {
-        store::<P>(digest(&constants, zero, g), digests);
-    }
-    count
+    let constants = CONSTANTS.lift(|c| Pair::splat(P::splat(token, c)));
+    let zero = Pair::splat(P::splat(token, Felt::ZERO));
+    let groups = out.len() / P::LANES;
+    for_pairs(groups, |pair| {
+        for (i, cell) in digest(&constants, zero, pair).into_iter().enumerate() {
+            cell.store(pair, |g, lanes| {
+                for (digest, &value) in out[g * P::LANES..].iter_mut().zip(lanes) {
+                    digest[i] = value;
+                }
+            });
+        }
+    });
+    groups * P::LANES
 }
 
-/// Lane k of each digest cell into `out[k]`.
+/// `f` of groups 0 and 1, 2 and 3, …, and of the last one twice when their number is odd.
 #[inline(always)]
-fn store<P: PackedField>(digest: [P; DIGEST_ELEMENTS], out: &mut [FeltDigest]) {
-    for (i, cell) in digest.into_iter().enumerate() {
-        let mut lanes = P::array(|_| Felt::ZERO);
-        cell.store(lanes.as_mut());
-        for (digest, &value) in out.iter_mut().zip(lanes.as_ref()) {
-            digest[i] = value;
+fn for_pairs(groups: usize, mut f: impl FnMut([usize; 2])) {
+    for g in (0..groups).step_by(2) {
+        f([g, (g + 1).min(groups - 1)]);
+    }
+}
+
+/// Two register groups' values side by side, an [`Algebra`](ballast_field::Algebra) lane by
+/// lane: the permutation's rounds on both at once, so that one group's products fill the
+/// other's wait (a partial round is a chain of dependent products).
+#[derive(Clone, Copy, Debug)]
+struct Pair<P>(P, P);
+
+impl<P: PackedField> Pair<P> {
+    #[inline(always)]
+    fn splat(value: P) -> Self {
+        Self(value, value)
+    }
+
+    /// `load(g)` for each of the two groups.
+    #[inline(always)]
+    fn of(groups: [usize; 2], load: impl Fn(usize) -> P) -> Self {
+        Self(load(groups[0]), load(groups[1]))
+    }
+
+    /// `write(g, lanes)` with each group's lanes, the second only when it is another group.
+    #[inline(always)]
+    fn store(self, groups: [usize; 2], mut write: impl FnMut(usize, &[Felt])) {
+        for (g, value) in [(groups[0], self.0), (groups[1], self.1)] {
+            let mut lanes = P::array(|_| Felt::ZERO);
+            value.store(lanes.as_mut());
+            write(g, lanes.as_ref());
+            if groups[0] == groups[1] {
+                break;
+            }
         }
     }
 }
+
+impl<P: PackedField> From<Felt> for Pair<P> {
+    #[inline(always)]
+    fn from(value: Felt) -> Self {
+        Self::splat(P::from(value))
+    }
+}
+
+impl<P: PackedField> Halve for Pair<P> {
+    #[inline(always)]
+    fn halve(self) -> Self {
+        Self(self.0.halve(), self.1.halve())
+    }
+}
+
+impl<P: PackedField> Neg for Pair<P> {
+    type Output = Self;
+
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Self(-self.0, -self.1)
+    }
+}
+
+/// Each binary operator lane by lane, and its assigning form.
+macro_rules! pair_ops {
+    ($($op:ident $method:ident $assign:ident $assign_method:ident),*) => {$(
+        impl<P: PackedField> $op for Pair<P> {
+            type Output = Self;
+
+            #[inline(always)]
+            fn $method(self, rhs: Self) -> Self {
+                Self(self.0.$method(rhs.0), self.1.$method(rhs.1))
+            }
+        }
+
+        impl<P: PackedField> $assign for Pair<P> {
+            #[inline(always)]
+            fn $assign_method(&mut self, rhs: Self) {
+                *self = self.$method(rhs);
+            }
+        }
+    )*};
+}
+
+pair_ops!(Add add AddAssign add_assign, Sub sub SubAssign sub_assign, Mul mul MulAssign mul_assign);
 
 #[cfg(test)]
 mod tests {
@@ -186,7 +337,16 @@ mod tests {
     fn many_at_once_match_one_at_a_time_on_every_path() {
         let mut rng = SplitMix64::new(0x9054);
         for kernels in Kernels::supported() {
-            for (len, count) in [(0, 9), (1, 17), (8, 8), (13, 19), (24, 33)] {
+            // Counts with an odd number of register groups (of 4 and of 8 lanes) and without.
+            for (len, count) in [
+                (0, 9),
+                (1, 17),
+                (8, 8),
+                (5, 12),
+                (13, 19),
+                (24, 33),
+                (2, 43),
+            ] {
                 let leaves: Vec<Felt> = (&mut rng).take(len * count).map(Felt::new).collect();
                 let mut digests = vec![[Felt::ZERO; DIGEST_ELEMENTS]; count];
                 hash_many(kernels, &leaves, len, &mut digests);
@@ -194,12 +354,15 @@ mod tests {
                     let leaf = &leaves[k * len..(k + 1) * len];
                     assert_eq!(*digest, hash_elements(leaf), "{} leaf {k}", kernels.path());
                 }
-                // The same leaves as a block's rows: `len` runs of `count` values.
-                let block: Vec<Felt> = (0..len * count)
-                    .map(|i| leaves[(i % count) * len + i / count])
-                    .collect();
+                // The same leaves as the rows of blocks (the last one part-filled).
+                let mut blocks = vec![Felt::ZERO; count.div_ceil(BLOCK_ROWS) * BLOCK_ROWS * len];
+                for (r, leaf) in leaves.chunks_exact(len.max(1)).enumerate() {
+                    for (c, &value) in leaf.iter().enumerate() {
+                        blocks[(r / BLOCK_ROWS * len + c) * BLOCK_ROWS + r % BLOCK_ROWS] = value;
+                    }
+                }
                 let mut rows = vec![[Felt::ZERO; DIGEST_ELEMENTS]; count];
-                hash_block_rows(kernels, &block, len, &mut rows);
+                hash_block_rows(kernels, &blocks, len, &mut rows);
                 assert_eq!(rows, digests, "{} block rows", kernels.path());
                 let mut nodes = vec![[Felt::ZERO; DIGEST_ELEMENTS]; count / 2];
                 compress_many(kernels, &digests[..count / 2 * 2], &mut nodes);
@@ -207,6 +370,20 @@ mod tests {
                     let expected = compress(&digests[2 * k], &digests[2 * k + 1]);
                     assert_eq!(*node, expected, "{} node {k}", kernels.path());
                 }
+                let mut states: Vec<[Felt; WIDTH]> = leaves
+                    .chunks_exact(len.max(1))
+                    .map(|leaf| std::array::from_fn(|i| leaf[i % leaf.len()] + Felt::new(i as u64)))
+                    .collect();
+                let expected: Vec<[Felt; WIDTH]> = states
+                    .iter()
+                    .map(|&state| {
+                        let mut state = state;
+                        permute(&mut state);
+                        state
+                    })
+                    .collect();
+                permute_many(kernels, &mut states);
+                assert_eq!(states, expected, "{} states", kernels.path());
             }
         }
     }

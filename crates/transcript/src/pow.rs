@@ -1,11 +1,9 @@
 //! Proof-of-work grinding with a canonical (smallest) nonce.
 
 use ballast_cpu::Kernels;
-use ballast_keccak::{HashDomain, keccak256_many};
 use rayon::prelude::*;
 
 use crate::Transcript;
-use crate::keccak::{WORK_MESSAGE, prefix};
 use crate::transcript::Chain;
 
 /// Nonces tried per parallel batch. Batches are searched in order and the first valid nonce
@@ -60,25 +58,11 @@ impl Transcript {
 
     /// The smallest valid nonce among `first .. first + CHUNK`, if any.
     fn first_in_chunk(&self, kernels: Kernels, bits: u32, first: u64) -> Option<u64> {
-        let nonces = first..first + CHUNK;
-        let Chain::Keccak(chain) = &self.chain else {
-            let state = self.work_state();
-            return nonces
-                .into_iter()
-                .find(|&nonce| meets_work(state.word(nonce), bits));
-        };
-        let messages: Vec<u8> = nonces.flat_map(|nonce| chain.work_message(nonce)).collect();
-        let mut digests = vec![[0u8; 32]; CHUNK as usize];
-        keccak256_many(
-            kernels,
-            HashDomain::ProofOfWork,
-            &messages,
-            WORK_MESSAGE,
-            &mut digests,
-        );
-        digests
+        let mut words = [0; CHUNK as usize];
+        self.work_state().words(kernels, first, &mut words);
+        words
             .iter()
-            .position(|d| meets_work(prefix(d), bits))
+            .position(|&word| meets_work(word, bits))
             .map(|k| first + k as u64)
     }
 }
@@ -116,8 +100,8 @@ mod tests {
 
     #[test]
     fn the_work_state_gives_each_nonces_word() {
-        // WorkState::word, as grinding and the device compute it, against check_pow's word,
-        // with the nonce's low half landing in every rate cell.
+        // WorkState::word, as the device computes it, and WorkState::words, as grinding does,
+        // against check_pow's word, with the nonce's low half landing in every rate cell.
         let mut t = Transcript::new(MerkleHash::Poseidon2, b"work");
         let mut seen = [false; 8];
         for step in 0..12 {
@@ -132,12 +116,26 @@ mod tests {
                 word(&t, nonce),
                 "step {step}, cell {next}"
             );
+            // Many at once, on every path: 44 nonces are an odd number of register groups
+            // of 4 and of 8, and a remainder.
+            let expected: Vec<u64> = (nonce..nonce + 44).map(|n| state.word(n)).collect();
+            for kernels in Kernels::supported() {
+                let mut words = [0; 44];
+                state.words(kernels, nonce, &mut words);
+                assert_eq!(words.to_vec(), expected, "{}, cell {next}", kernels.path());
+            }
             // Three elements (kind, empty label, no element): the next cell moves by 3.
             t.absorb_felts("", &[]);
         }
         assert_eq!(seen, [true; 8]);
         let keccak = Transcript::new(MerkleHash::Keccak256, b"work");
         assert_eq!(keccak.work_state().word(77), word(&keccak, 77));
+        for kernels in Kernels::supported() {
+            let mut words = [0; 44];
+            keccak.work_state().words(kernels, 77, &mut words);
+            let expected: Vec<u64> = (77..77 + 44).map(|n| word(&keccak, n)).collect();
+            assert_eq!(words.to_vec(), expected, "{}", kernels.path());
+        }
     }
 
     #[test]
@@ -162,12 +160,18 @@ mod tests {
 
     #[test]
     fn every_path_finds_the_same_nonce() {
-        // Keccak-256 grinds on SIMD lanes; Poseidon2's grinding has one path.
-        let mut t = Transcript::new(MerkleHash::Keccak256, b"pow-paths");
-        let scalar = t.grind_on(Kernels::Scalar, 13);
-        assert!(t.check_pow(13, scalar));
-        for kernels in Kernels::supported() {
-            assert_eq!(t.grind_on(kernels, 13), scalar, "{} path", kernels.path());
+        for hash in MerkleHash::ALL {
+            let mut t = Transcript::new(hash, b"pow-paths");
+            let scalar = t.grind_on(Kernels::Scalar, 13);
+            assert!(t.check_pow(13, scalar), "{hash}");
+            for kernels in Kernels::supported() {
+                assert_eq!(
+                    t.grind_on(kernels, 13),
+                    scalar,
+                    "{hash}, {} path",
+                    kernels.path()
+                );
+            }
         }
     }
 }

@@ -1,12 +1,13 @@
 //! Absorbing messages and squeezing challenges, with the proof's hash.
 
+use ballast_cpu::Kernels;
 use ballast_field::{Ext3, Felt};
-use ballast_keccak::Digest;
+use ballast_keccak::{Digest, HashDomain, keccak256_many};
 use ballast_merkle::MerkleHash;
 use ballast_poseidon2::constants::WIDTH;
-use ballast_poseidon2::{RATE, permute};
+use ballast_poseidon2::{RATE, permute, permute_many};
 
-use crate::keccak::KeccakChain;
+use crate::keccak::{KeccakChain, WORK_MESSAGE, prefix};
 use crate::poseidon2::{DuplexChain, Message, TranscriptStep};
 
 /// A Fiat–Shamir transcript. It hashes with the proof's [`MerkleHash`]: a Keccak-256
@@ -52,6 +53,54 @@ impl WorkState {
                 }
                 permute(&mut cells);
                 cells[0].as_u64()
+            }
+        }
+    }
+
+    /// The work words of nonces `first`, `first + 1`, … into `out`, each the one
+    /// [`word`](Self::word) gives, computed on `kernels`' SIMD lanes: many messages hashed
+    /// at once for Keccak-256, many states permuted at once for Poseidon2.
+    pub fn words(&self, kernels: Kernels, first: u64, out: &mut [u64]) {
+        let nonces = (first..).take(out.len());
+        match *self {
+            Self::Keccak(state) => {
+                let chain = KeccakChain { state };
+                let messages: Vec<u8> = nonces.flat_map(|n| chain.work_message(n)).collect();
+                let mut digests = vec![[0u8; 32]; out.len()];
+                keccak256_many(
+                    kernels,
+                    HashDomain::ProofOfWork,
+                    &messages,
+                    WORK_MESSAGE,
+                    &mut digests,
+                );
+                for (word, digest) in out.iter_mut().zip(&digests) {
+                    *word = prefix(digest);
+                }
+            }
+            Self::Poseidon2 { cells, next } => {
+                let halves = |n: u64| (Felt::new(n & 0xffff_ffff), Felt::new(n >> 32));
+                let mut states: Vec<[Felt; WIDTH]> = nonces
+                    .clone()
+                    .map(|n| {
+                        let mut state = cells;
+                        state[next] += halves(n).0;
+                        if next + 1 < RATE {
+                            state[next + 1] += halves(n).1;
+                        }
+                        state
+                    })
+                    .collect();
+                if next + 1 == RATE {
+                    permute_many(kernels, &mut states);
+                    for (state, n) in states.iter_mut().zip(nonces) {
+                        state[0] += halves(n).1;
+                    }
+                }
+                permute_many(kernels, &mut states);
+                for (word, state) in out.iter_mut().zip(&states) {
+                    *word = state[0].as_u64();
+                }
             }
         }
     }
