@@ -2,10 +2,10 @@
 //! with Poseidon2 trees at 128 bits provable (JBR), then a layer's proof of it (one proof of
 //! its three AIRs' tables) at blowups 8 to 32, each with the fewest queries that give it
 //! 128 bits provable (`ChildSegment::layer_params`), committed with Poseidon2 and then with
-//! Keccak-256. Prints the tables' shapes, then a
-//! Markdown table, a row a proof as it is made: each proof's time, the layer's verifier's
-//! time (`verify_layer`, the median of 5) and each proof's bytes in the proof format (the
-//! layer's: `ChildSegment::layer_bytes`, a `TablesRecord`), by what they are spent on.
+//! Keccak-256 ([`LAYERS`]). Prints the tables' shapes, then a Markdown table, a row a proof
+//! as it is made: each proof's time, the layer's verifier's time (`verify_layer`, the median
+//! of 5) and each proof's bytes in the proof format (the layer's:
+//! `ChildSegment::layer_bytes`, a `TablesRecord`), by what they are spent on.
 //!
 //! `cargo run --release -p ballast-recursion --example layer_costs [-- LOG_ROWS]`
 //! (`RAYON_NUM_THREADS` sets the threads).
@@ -25,13 +25,19 @@ use ballast_workloads::Poseidon2Chain;
 /// The security every proof here has, in bits provable (JBR).
 const TARGET: u32 = 128;
 
-/// The layers' (log2 blowup, grinding bits): from 8, the smallest blowup their degree-7
-/// constraints take.
-const LAYERS: [(usize, u32); 3] = [(3, 20), (4, 22), (5, 22)];
-
-/// The layers' trees: Poseidon2, which a next layer verifies, and Keccak-256, which a last
-/// layer may take (it is verified natively alone).
-const HASHES: [MerkleHash; 2] = [MerkleHash::Poseidon2, MerkleHash::Keccak256];
+/// The layers' trees, log2 blowups and grinding bits: from blowup 8, the smallest their
+/// degree-7 constraints take, with Poseidon2, which a next layer verifies, then with
+/// Keccak-256, which a last layer may take (it is verified natively alone), whose cheap
+/// grinding can also go to `MAX_POW_BITS`.
+const LAYERS: [(MerkleHash, usize, u32); 7] = [
+    (MerkleHash::Poseidon2, 3, 20),
+    (MerkleHash::Poseidon2, 4, 22),
+    (MerkleHash::Poseidon2, 5, 22),
+    (MerkleHash::Keccak256, 3, 20),
+    (MerkleHash::Keccak256, 4, 22),
+    (MerkleHash::Keccak256, 5, 22),
+    (MerkleHash::Keccak256, 5, 30),
+];
 
 fn main() -> ExitCode {
     let log_rows = match std::env::args().nth(1).map(|a| a.parse::<usize>()) {
@@ -115,10 +121,7 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         kib(child_bytes.iter().sum()),
         child_bytes.map(kib).join(" | "),
     );
-    for (hash, (log_blowup, pow_bits)) in HASHES
-        .into_iter()
-        .flat_map(|hash| LAYERS.map(|layer| (hash, layer)))
-    {
+    for (hash, log_blowup, pow_bits) in LAYERS {
         let params = segment.layer_params(log_blowup, pow_bits, TARGET, Regime::Jbr, hash)?;
         let (layer, prove_time) = timed(|| segment.prove(&params));
         let layer = layer?;
