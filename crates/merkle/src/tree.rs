@@ -43,7 +43,7 @@ impl MerkleTree {
     }
 
     /// The tree whose leaf j is row j of `table`: [`MerkleHash::row`] of its elements in
-    /// column order. Rows are hashed a block at a time, straight from the block.
+    /// column order. Rows are hashed straight from the table's blocks.
     ///
     /// # Panics
     /// If the table's height is not a power of two.

@@ -117,7 +117,10 @@ impl Kernel for HashBlockRows<'_> {
     #[inline(always)]
     fn run<P: PackedField>(self, token: P::Token) -> usize {
         let Self { blocks, width, out } = self;
-        // A register's rows lie in one block: BLOCK_ROWS is a multiple of the lanes.
+        assert!(
+            BLOCK_ROWS.is_multiple_of(P::LANES),
+            "a register's rows lie in one block"
+        );
         let row = |g: usize| {
             let r = g * P::LANES;
             r / BLOCK_ROWS * width * BLOCK_ROWS + r % BLOCK_ROWS
@@ -197,16 +200,16 @@ impl Kernel for PermuteMany<'_> {
         let states = self.states;
         let constants = CONSTANTS.lift(|c| Pair::splat(P::splat(token, c)));
         let groups = states.len() / P::LANES;
-        for_pairs(groups, |groups| {
+        for_pairs(groups, |pair| {
             let mut state: [Pair<P>; WIDTH] = std::array::from_fn(|i| {
-                Pair::of(groups, |g| {
+                Pair::of(pair, |g| {
                     let group = &states[g * P::LANES..(g + 1) * P::LANES];
                     P::load(token, P::array(|k| group[k][i]).as_ref())
                 })
             });
             permute_over(&mut state, &constants);
             for (i, cell) in state.into_iter().enumerate() {
-                cell.store(groups, |g, lanes| {
+                cell.store(pair, |g, lanes| {
                     for (state, &value) in states[g * P::LANES..].iter_mut().zip(lanes) {
                         state[i] = value;
                     }

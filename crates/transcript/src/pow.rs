@@ -116,11 +116,11 @@ mod tests {
                 word(&t, nonce),
                 "step {step}, cell {next}"
             );
-            // Many at once, on every path: 44 nonces are an odd number of register groups
-            // of 4 and of 8, and a remainder.
-            let expected: Vec<u64> = (nonce..nonce + 44).map(|n| state.word(n)).collect();
+            // Many at once, on every path: 45 nonces are an odd number of register groups
+            // of 4 and of 8, and a remainder on both.
+            let expected: Vec<u64> = (nonce..nonce + 45).map(|n| state.word(n)).collect();
             for kernels in Kernels::supported() {
-                let mut words = [0; 44];
+                let mut words = [0; 45];
                 state.words(kernels, nonce, &mut words);
                 assert_eq!(words.to_vec(), expected, "{}, cell {next}", kernels.path());
             }
@@ -131,9 +131,9 @@ mod tests {
         let keccak = Transcript::new(MerkleHash::Keccak256, b"work");
         assert_eq!(keccak.work_state().word(77), word(&keccak, 77));
         for kernels in Kernels::supported() {
-            let mut words = [0; 44];
+            let mut words = [0; 45];
             keccak.work_state().words(kernels, 77, &mut words);
-            let expected: Vec<u64> = (77..77 + 44).map(|n| word(&keccak, n)).collect();
+            let expected: Vec<u64> = (77..77 + 45).map(|n| word(&keccak, n)).collect();
             assert_eq!(words.to_vec(), expected, "{}", kernels.path());
         }
     }

@@ -85,7 +85,7 @@ impl WorkState {
                     .map(|n| {
                         let mut state = cells;
                         state[next] += halves(n).0;
-                        if next + 1 < RATE {
+                        if next + 1 != RATE {
                             state[next + 1] += halves(n).1;
                         }
                         state
@@ -131,7 +131,8 @@ impl Transcript {
         }
     }
 
-    /// What a device grinds from: the state a nonce's work word is computed from.
+    /// What grinding starts from, on the CPU's lanes or a device: the state a nonce's work
+    /// word is computed from.
     pub fn work_state(&self) -> WorkState {
         match &self.chain {
             Chain::Keccak(chain) => WorkState::Keccak(chain.state),
