@@ -21,8 +21,8 @@ pub fn meets_work(word: u64, bits: u32) -> bool {
 impl Transcript {
     /// True when `nonce`'s work word has at least `bits` leading zero bits. For Keccak-256
     /// the word is the first 8 bytes, big-endian, of H(0x06 ‖ state ‖ nonce)
-    /// ([`HashDomain::ProofOfWork`]); for Poseidon2, the first element squeezed after the
-    /// message `Work ‖ nonce`, on a copy of the duplex, whose permutations
+    /// ([`ballast_keccak::HashDomain::ProofOfWork`]); for Poseidon2, the first element
+    /// squeezed after the message `Work ‖ nonce`, on a copy of the duplex, whose permutations
     /// [`steps`](Transcript::steps) then lists. Does not change what the transcript draws.
     pub fn check_pow(&mut self, bits: u32, nonce: u64) -> bool {
         let word = match &mut self.chain {
