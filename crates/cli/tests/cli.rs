@@ -312,7 +312,7 @@ fn bad_usage_is_a_one_line_error_and_writes_nothing() {
     let proof = dir.path().join("proof.bin");
     std::fs::write(&proof, b"previous").unwrap();
     let cases: [(&[&str], &str); 11] = [
-        (&["--blowup", "3"], "not one of 2, 4, 8, 16, 32"),
+        (&["--blowup", "3"], "not one of 2, 4, 8, 16, 32, 64"),
         (&["--log-rows", "40"], "invalid --log-rows"),
         (&["--log-rows", "4"], "invalid --log-rows"),
         (&["--steps", "0"], "invalid --steps"),

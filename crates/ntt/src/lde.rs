@@ -245,7 +245,7 @@ mod tests {
         #[test]
         fn extension_matches_naive_coset_evaluation(
             log_n in 0usize..7,
-            log_blowup in 1usize..6,
+            log_blowup in 1usize..7,
             seed in any::<u64>(),
         ) {
             let n = 1usize << log_n;

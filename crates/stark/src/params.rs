@@ -75,9 +75,9 @@ pub enum ParamsError {
     },
 }
 
-/// Supported blowups are 2^1 … 2^5: 32 for a recursive proof's last layer, where a query at
-/// ρ = 1/32 buys the most bits.
-pub const LOG_BLOWUP_RANGE: std::ops::RangeInclusive<usize> = 1..=5;
+/// Supported blowups are 2^1 … 2^6: 32 and 64 for a recursive proof's last layer, where a
+/// query at ρ = 1/64 buys the most bits.
+pub const LOG_BLOWUP_RANGE: std::ops::RangeInclusive<usize> = 1..=6;
 /// Most queries a proof may carry.
 pub const MAX_QUERIES: usize = 1024;
 /// Most grinding bits (2^30 hashes is minutes on one core).
@@ -226,12 +226,12 @@ mod tests {
     #[test]
     fn out_of_range_parameters_are_named() {
         let bad = StarkParams {
-            log_blowup: 6,
+            log_blowup: 7,
             ..StarkParams::lambda_vm_bench()
         };
         assert_eq!(
             bad.validate(10).unwrap_err().to_string(),
-            "log_blowup is 6, must be in 1..=5"
+            "log_blowup is 7, must be in 1..=6"
         );
         let bad = StarkParams {
             log_final_poly_len: 11,

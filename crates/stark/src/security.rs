@@ -564,7 +564,7 @@ mod tests {
     /// `zkVM.load_from_toml(path).get_circuits()[0].get_security_levels()`.
     type Pin = (&'static [u32], u32, &'static [u32], u32);
 
-    const KECCAK_PINS: [((usize, usize, u32), Pin); 9] = [
+    const KECCAK_PINS: [((usize, usize, u32), Pin); 10] = [
         // The default statement's parameters (StarkParams::for_security at 128 bits).
         (
             (1, 227, 16),
@@ -645,6 +645,16 @@ mod tests {
                 68,
                 &[129, 141, 144, 147, 150, 129, 170, 166],
                 129,
+            ),
+        ),
+        // Blowup 64, the widest (a recursive proof's last layer's), at 128 bits.
+        (
+            (6, 38, 16),
+            (
+                &[160, 173, 176, 179, 182, 53, 180, 175],
+                53,
+                &[128, 141, 144, 147, 150, 128, 169, 165],
+                128,
             ),
         ),
     ];

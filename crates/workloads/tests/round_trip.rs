@@ -80,6 +80,7 @@ fn fibonacci_shapes_blowups_and_segment_counts() {
         (2, 6, 2, 4, 6),
         (16, 9, 2, 1, 3),
         (2, 5, 2, 5, 1),
+        (3, 6, 2, 6, 4),
     ];
     for (sequences, log_rows, segments, log_blowup, log_final_poly_len) in cases {
         let params = StarkParams {

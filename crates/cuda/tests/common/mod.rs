@@ -26,8 +26,8 @@ pub fn params(log_blowup: usize, pow_bits: u32) -> StarkParams {
     }
 }
 
-/// Fibonacci at every blowup from 2 to 16, tables of 2^1 to 2^9 rows, one to three
-/// segments.
+/// Fibonacci at every blowup from 2 to 16 and at 64, tables of 2^1 to 2^9 rows, one to
+/// three segments.
 pub fn fibonacci_cases() -> Vec<Case<Fibonacci>> {
     let fib = |sequences, log_rows, segments| Fibonacci {
         sequences,
@@ -50,6 +50,10 @@ pub fn fibonacci_cases() -> Vec<Case<Fibonacci>> {
         Case {
             workload: fib(4, 9, 2),
             params: params(4, 2),
+        },
+        Case {
+            workload: fib(2, 4, 1),
+            params: params(6, 1),
         },
         Case {
             workload: fib(1, 2, 2),
