@@ -1,6 +1,6 @@
 //! What one layer costs: a Poseidon2-chain segment of 2^`LOG_ROWS` rows (default 14) proven
 //! with Poseidon2 trees at 128 bits provable (JBR), then a layer's proof of it (one proof of
-//! its three AIRs' tables) at blowups 8 to 32, each with the fewest queries that give it
+//! its three AIRs' tables) at blowups 8 to 64, each with the fewest queries that give it
 //! 128 bits provable (`ChildSegment::layer_params`), committed with Poseidon2 and then with
 //! Keccak-256 ([`LAYERS`]). Prints the tables' shapes, then a Markdown table, a row a proof
 //! as it is made: each proof's time, the layer's verifier's time (`verify_layer`, the median
@@ -28,8 +28,8 @@ const TARGET: u32 = 128;
 /// The layers' trees, log2 blowups and grinding bits: from blowup 8, the smallest their
 /// degree-7 constraints take, with Poseidon2, which a next layer verifies, then with
 /// Keccak-256, which a last layer may take (it is verified natively alone), whose cheap
-/// grinding can also go to `MAX_POW_BITS`.
-const LAYERS: [(MerkleHash, usize, u32); 7] = [
+/// hashing also affords blowup 64 and grinding to `MAX_POW_BITS`.
+const LAYERS: [(MerkleHash, usize, u32); 9] = [
     (MerkleHash::Poseidon2, 3, 20),
     (MerkleHash::Poseidon2, 4, 22),
     (MerkleHash::Poseidon2, 5, 22),
@@ -37,6 +37,8 @@ const LAYERS: [(MerkleHash, usize, u32); 7] = [
     (MerkleHash::Keccak256, 4, 22),
     (MerkleHash::Keccak256, 5, 22),
     (MerkleHash::Keccak256, 5, 30),
+    (MerkleHash::Keccak256, 6, 22),
+    (MerkleHash::Keccak256, 6, 30),
 ];
 
 fn main() -> ExitCode {
@@ -118,7 +120,7 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         air.width(),
         shown(&child_params),
         seconds(child_time),
-        kib(child_bytes.iter().sum()),
+        total(child_bytes.iter().sum()),
         child_bytes.map(kib).join(" | "),
     );
     for (hash, log_blowup, pow_bits) in LAYERS {
@@ -143,7 +145,7 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
             seconds(prove_time),
             seconds(replay_time),
             verify_times[verify_times.len() / 2].as_secs_f64() * 1e3,
-            kib(parts.iter().sum()),
+            total(parts.iter().sum()),
             parts.map(kib).join(" | "),
         );
     }
@@ -217,4 +219,9 @@ fn seconds(time: Duration) -> String {
 
 fn kib(bytes: usize) -> String {
     format!("{:.0} KiB", bytes as f64 / 1024.0)
+}
+
+/// A proof's whole size: in KiB, and in bytes, against a bound in KiB.
+fn total(bytes: usize) -> String {
+    format!("{} ({bytes} B)", kib(bytes))
 }

@@ -123,10 +123,14 @@ impl ChildSegment {
     }
 
     /// The parameters of its layer at `log_blowup` and `pow_bits`, committed with `hash`: the
-    /// fewest queries that give the layer's proof `target` bits in `regime`, and the final
-    /// polynomial its shortest table takes. A layer that another layer will verify takes
-    /// Poseidon2 (the only hash a layer's AIRs verify); the last one, verified natively
-    /// alone, may take Keccak-256, which hashes faster on the CPU.
+    /// fewest queries that give the layer's proof `target` bits in `regime`, and a final
+    /// polynomial. A layer that another layer will verify takes Poseidon2 (the only hash a
+    /// layer's AIRs verify) and FRI's default final polynomial (a query AIR evaluates at
+    /// most 2^[`MAX_LOG_FINAL_POLY_LEN`](crate::MAX_LOG_FINAL_POLY_LEN) coefficients). A
+    /// Keccak-256 layer, which hashes faster on the CPU, can only be the last, verified
+    /// natively alone, so its final polynomial is as long as its shortest table: each FRI
+    /// round that saves takes a coset and a path off every query, for a few KiB of
+    /// coefficients sent once.
     ///
     /// # Errors
     /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
@@ -141,14 +145,16 @@ impl ChildSegment {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
         let heights = air_heights(transcript, identity, queries);
         let airs: Vec<&dyn TableAir> = tallest_first([transcript, identity, queries], heights);
+        let shortest = heights.into_iter().min().expect("three tables");
+        let log_final_poly_len = match hash {
+            MerkleHash::Poseidon2 => StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(shortest),
+            MerkleHash::Keccak256 => shortest,
+        };
         let params = StarkParams {
             log_blowup,
             num_queries: 1,
             pow_bits,
-            log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN
-                .min(heights[0])
-                .min(heights[1])
-                .min(heights[2]),
+            log_final_poly_len,
             hash,
         };
         let circuit = TablesCircuit::for_target(&airs, &params, target, regime)?;

@@ -12,6 +12,7 @@ mod common;
 
 use common::{any_security, fibonacci, layer_params, params, poseidon2_chain, proven, statement};
 
+use ballast_air::Air;
 use ballast_field::Felt;
 use ballast_fri::label::LAYER_ROOT;
 use ballast_poseidon2::DIGEST_ELEMENTS;
@@ -222,6 +223,13 @@ fn a_last_layer_may_commit_with_keccak() {
         hash: MerkleHash::Poseidon2,
         ..keccak
     };
+    // It is the last layer: its final polynomial is as long as its shortest table.
+    let shortest = [
+        layer.child.transcript.log_rows(),
+        layer.child.identity.log_rows(),
+        layer.child.queries.air.log_rows(),
+    ];
+    assert_eq!(keccak.log_final_poly_len, *shortest.iter().min().unwrap());
     let proof = layer.child.prove(&keccak).expect("the layer proves");
     let verified = |proof: &LayerProof, layer_params: &StarkParams| {
         verify_layer(
