@@ -1,8 +1,8 @@
 //! What one layer costs: a Poseidon2-chain segment of 2^`LOG_ROWS` rows (default 14) proven
 //! with Poseidon2 trees at 128 bits provable (JBR), then a layer's proof of it (one proof of
-//! its three AIRs' tables) at blowups 8 to 64, each with the fewest queries that give it
-//! 128 bits provable (`ChildSegment::layer_params`), committed with Poseidon2 and then with
-//! Keccak-256 ([`LAYERS`]). Prints the tables' shapes, then a Markdown table, a row a proof
+//! its three AIRs' tables) at blowups 8 to 32 as a layer another verifies (Poseidon2), then
+//! at 8 to 64 as the last (Keccak-256), each with the fewest queries that give it 128 bits
+//! provable (`ChildSegment::layer_params`, [`LAYERS`]). Prints the tables' shapes, then a Markdown table, a row a proof
 //! as it is made: each proof's time, the layer's verifier's time (`verify_layer`, the median
 //! of 5) and each proof's bytes in the proof format (the layer's:
 //! `ChildSegment::layer_bytes`, a `TablesRecord`), by what they are spent on.
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use ballast_air::Air;
 use ballast_field::Felt;
-use ballast_recursion::{ChildSegment, LAYER_AIRS, verify_layer};
+use ballast_recursion::{ChildSegment, LAYER_AIRS, LayerRole, verify_layer};
 use ballast_stark::{
     CpuBackend, MerkleHash, PhaseTimes, Proof, Regime, Section, SegmentPosition, SegmentProof,
     SegmentStatement, StarkParams, TablesRecord, VerifyPolicy, Workload, prove,
@@ -25,20 +25,20 @@ use ballast_workloads::Poseidon2Chain;
 /// The security every proof here has, in bits provable (JBR).
 const TARGET: u32 = 128;
 
-/// The layers' trees, log2 blowups and grinding bits: from blowup 8, the smallest their
-/// degree-7 constraints take, with Poseidon2, which a next layer verifies, then with
-/// Keccak-256, which a last layer may take (it is verified natively alone), whose cheap
-/// hashing also affords blowup 64 and grinding to `MAX_POW_BITS`.
-const LAYERS: [(MerkleHash, usize, u32); 9] = [
-    (MerkleHash::Poseidon2, 3, 20),
-    (MerkleHash::Poseidon2, 4, 22),
-    (MerkleHash::Poseidon2, 5, 22),
-    (MerkleHash::Keccak256, 3, 20),
-    (MerkleHash::Keccak256, 4, 22),
-    (MerkleHash::Keccak256, 5, 22),
-    (MerkleHash::Keccak256, 5, 30),
-    (MerkleHash::Keccak256, 6, 22),
-    (MerkleHash::Keccak256, 6, 30),
+/// The layers' roles, log2 blowups and grinding bits: from blowup 8, the smallest their
+/// degree-7 constraints take, as a layer another verifies (Poseidon2), then as the last,
+/// committed with Keccak-256 (it is verified natively alone), whose cheap hashing also
+/// affords blowup 64 and grinding to `MAX_POW_BITS`.
+const LAYERS: [(LayerRole, usize, u32); 9] = [
+    (LayerRole::Inner, 3, 20),
+    (LayerRole::Inner, 4, 22),
+    (LayerRole::Inner, 5, 22),
+    (LayerRole::Last(MerkleHash::Keccak256), 3, 20),
+    (LayerRole::Last(MerkleHash::Keccak256), 4, 22),
+    (LayerRole::Last(MerkleHash::Keccak256), 5, 22),
+    (LayerRole::Last(MerkleHash::Keccak256), 5, 30),
+    (LayerRole::Last(MerkleHash::Keccak256), 6, 22),
+    (LayerRole::Last(MerkleHash::Keccak256), 6, 30),
 ];
 
 fn main() -> ExitCode {
@@ -123,8 +123,8 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         total(child_bytes.iter().sum()),
         child_bytes.map(kib).join(" | "),
     );
-    for (hash, log_blowup, pow_bits) in LAYERS {
-        let params = segment.layer_params(log_blowup, pow_bits, TARGET, Regime::Jbr, hash)?;
+    for (role, log_blowup, pow_bits) in LAYERS {
+        let params = segment.layer_params(log_blowup, pow_bits, TARGET, Regime::Jbr, role)?;
         let (layer, prove_time) = timed(|| segment.prove(&params));
         let layer = layer?;
         let mut verify_times = (0..5)
@@ -140,7 +140,7 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
         let parts = parts(TablesRecord::from_bytes(&encoded)?.sections());
         println!(
             "| layer, {} | {} | {} (replay {}) | {:.1} ms | {} | {} |",
-            hash,
+            params.hash,
             shown(&params),
             seconds(prove_time),
             seconds(replay_time),

@@ -33,6 +33,24 @@ pub const LAYER_CONTEXT: &[u8] = b"ballast layer";
 /// first; tables of one height keep this order.
 pub const LAYER_AIRS: [&str; 3] = ["transcript", "identity", "query"];
 
+/// Where a layer sits in the recursion, which fixes its hash and its final polynomial.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayerRole {
+    /// Verified by another layer's AIRs: committed with Poseidon2, the only hash they
+    /// verify, with FRI's default final polynomial (a query AIR evaluates at most
+    /// 2^[`MAX_LOG_FINAL_POLY_LEN`](crate::MAX_LOG_FINAL_POLY_LEN) coefficients).
+    Inner,
+    /// The last, verified natively alone: committed with either hash (Keccak-256 hashes
+    /// faster on the CPU), with a final polynomial as long as its shortest table, up to
+    /// 2^[`MAX_LAST_LOG_FINAL_POLY_LEN`] coefficients.
+    Last(MerkleHash),
+}
+
+/// log2 of the longest final polynomial a last layer takes: 2^8 coefficients, 6 KiB sent
+/// once, each FRI round it saves having taken a coset and a path off each of some 30 to 40
+/// queries (`docs/recursion.md`). Longer, the coefficients would outweigh the rounds saved.
+pub const MAX_LAST_LOG_FINAL_POLY_LEN: usize = 8;
+
 /// A layer's proof that a child segment proof verifies: its three AIRs' public inputs and
 /// one proof of their tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,15 +140,9 @@ impl ChildSegment {
         Ok(LayerProof { inputs, tables })
     }
 
-    /// The parameters of its layer at `log_blowup` and `pow_bits`, committed with `hash`: the
-    /// fewest queries that give the layer's proof `target` bits in `regime`, and a final
-    /// polynomial. A layer that another layer will verify takes Poseidon2 (the only hash a
-    /// layer's AIRs verify) and FRI's default final polynomial (a query AIR evaluates at
-    /// most 2^[`MAX_LOG_FINAL_POLY_LEN`](crate::MAX_LOG_FINAL_POLY_LEN) coefficients). A
-    /// Keccak-256 layer, which hashes faster on the CPU, can only be the last, verified
-    /// natively alone, so its final polynomial is as long as its shortest table: each FRI
-    /// round that saves takes a coset and a path off every query, for a few KiB of
-    /// coefficients sent once.
+    /// The parameters of its layer at `log_blowup` and `pow_bits` in `role`: the fewest
+    /// queries that give the layer's proof `target` bits in `regime`, and the hash and final
+    /// polynomial of the role.
     ///
     /// # Errors
     /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
@@ -140,16 +152,20 @@ impl ChildSegment {
         pow_bits: u32,
         target: u32,
         regime: Regime,
-        hash: MerkleHash,
+        role: LayerRole,
     ) -> Result<StarkParams, ParamsError> {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
         let heights = air_heights(transcript, identity, queries);
         let airs: Vec<&dyn TableAir> = tallest_first([transcript, identity, queries], heights);
         let shortest = heights.into_iter().min().expect("three tables");
-        let log_final_poly_len = match hash {
-            MerkleHash::Poseidon2 => StarkParams::DEFAULT_LOG_FINAL_POLY_LEN.min(shortest),
-            MerkleHash::Keccak256 => shortest,
+        let (hash, log_final_poly_len) = match role {
+            LayerRole::Inner => (
+                MerkleHash::Poseidon2,
+                StarkParams::DEFAULT_LOG_FINAL_POLY_LEN,
+            ),
+            LayerRole::Last(hash) => (hash, MAX_LAST_LOG_FINAL_POLY_LEN),
         };
+        let log_final_poly_len = log_final_poly_len.min(shortest);
         let params = StarkParams {
             log_blowup,
             num_queries: 1,

@@ -17,7 +17,8 @@ use ballast_field::Felt;
 use ballast_fri::label::LAYER_ROOT;
 use ballast_poseidon2::DIGEST_ELEMENTS;
 use ballast_recursion::{
-    ChildError, ChildSegment, LayerError, LayerProof, LinkError, read_layer, verify_layer,
+    ChildError, ChildSegment, LayerError, LayerProof, LayerRole, LinkError,
+    MAX_LAST_LOG_FINAL_POLY_LEN, read_layer, verify_layer,
 };
 use ballast_stark::{
     MAGIC, MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, StarkParams,
@@ -195,18 +196,25 @@ fn a_layer_below_blowup_8_is_refused() {
     assert!(
         layer
             .child
-            .layer_params(2, 0, 64, Regime::Jbr, MerkleHash::Poseidon2)
+            .layer_params(2, 0, 64, Regime::Jbr, LayerRole::Inner)
             .is_err_and(|e| too_small(&e))
     );
     assert!(matches!(
         layer.child.prove(&params()),
         Err(LayerError::Prover(ProverError::Tables(TablesError::Params(e)))) if too_small(&e)
     ));
-    assert!(
-        layer
-            .child
-            .layer_params(3, 0, 64, Regime::Jbr, MerkleHash::Poseidon2)
-            .is_ok()
+    // At blowup 8 it proves; a layer another verifies commits with Poseidon2 and keeps
+    // FRI's default final polynomial, which the next layer's query AIR evaluates.
+    let inner = layer
+        .child
+        .layer_params(3, 0, 64, Regime::Jbr, LayerRole::Inner)
+        .unwrap();
+    assert_eq!(
+        (inner.hash, inner.log_final_poly_len),
+        (
+            MerkleHash::Poseidon2,
+            StarkParams::DEFAULT_LOG_FINAL_POLY_LEN
+        )
     );
 }
 
@@ -215,21 +223,32 @@ fn a_last_layer_may_commit_with_keccak() {
     let layer = Layer::of(poseidon2_chain());
     let air = layer.workload.air(0);
     let statement = statement(&layer.public);
-    let keccak = layer
-        .child
-        .layer_params(3, 0, 64, Regime::Jbr, MerkleHash::Keccak256)
-        .unwrap();
-    let poseidon2 = StarkParams {
-        hash: MerkleHash::Poseidon2,
-        ..keccak
+    let last = |hash| {
+        layer
+            .child
+            .layer_params(3, 0, 64, Regime::Jbr, LayerRole::Last(hash))
+            .unwrap()
     };
-    // It is the last layer: its final polynomial is as long as its shortest table.
+    let (keccak, poseidon2) = (last(MerkleHash::Keccak256), last(MerkleHash::Poseidon2));
+    // The last layer's final polynomial is as long as its shortest table (up to a bound),
+    // whatever its hash.
     let shortest = [
         layer.child.transcript.log_rows(),
         layer.child.identity.log_rows(),
         layer.child.queries.air.log_rows(),
     ];
-    assert_eq!(keccak.log_final_poly_len, *shortest.iter().min().unwrap());
+    assert_eq!(
+        keccak.log_final_poly_len,
+        MAX_LAST_LOG_FINAL_POLY_LEN.min(*shortest.iter().min().unwrap())
+    );
+    assert!(keccak.log_final_poly_len > StarkParams::DEFAULT_LOG_FINAL_POLY_LEN);
+    assert_eq!(
+        poseidon2,
+        StarkParams {
+            hash: MerkleHash::Poseidon2,
+            ..keccak
+        }
+    );
     let proof = layer.child.prove(&keccak).expect("the layer proves");
     let verified = |proof: &LayerProof, layer_params: &StarkParams| {
         verify_layer(
