@@ -564,7 +564,7 @@ mod tests {
     /// `zkVM.load_from_toml(path).get_circuits()[0].get_security_levels()`.
     type Pin = (&'static [u32], u32, &'static [u32], u32);
 
-    const KECCAK_PINS: [((usize, usize, u32), Pin); 10] = [
+    const KECCAK_PINS: [((usize, usize, u32), Pin); 11] = [
         // The default statement's parameters (StarkParams::for_security at 128 bits).
         (
             (1, 227, 16),
@@ -647,7 +647,16 @@ mod tests {
                 129,
             ),
         ),
-        // Blowup 64, the widest (a recursive proof's last layer's), at 128 bits.
+        // Blowups 32 and 64, the widest (a recursive proof's last layer's), at 128 bits.
+        (
+            (5, 46, 16),
+            (
+                &[161, 174, 177, 180, 183, 59, 180, 175],
+                59,
+                &[129, 142, 145, 148, 151, 129, 170, 166],
+                129,
+            ),
+        ),
         (
             (6, 38, 16),
             (

@@ -26,7 +26,7 @@ pub fn params(log_blowup: usize, pow_bits: u32) -> StarkParams {
     }
 }
 
-/// Fibonacci at every blowup from 2 to 16 and at 64, tables of 2^1 to 2^9 rows, one to
+/// Fibonacci at every blowup from 2 to 16 and at 64, tables of 2^2 to 2^9 rows, one to
 /// three segments.
 pub fn fibonacci_cases() -> Vec<Case<Fibonacci>> {
     let fib = |sequences, log_rows, segments| Fibonacci {
