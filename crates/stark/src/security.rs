@@ -829,4 +829,33 @@ mod tests {
         assert!(TablesCircuit::of(&[&short, &short], &params).is_ok());
         assert!(TablesCircuit::for_target(&[&tall], &params, 129, Regime::Jbr).is_err());
     }
+
+    #[test]
+    fn a_table_rolled_in_after_the_last_round_charges_that_round() {
+        // A final polynomial as long as the short table (a recursive proof's last layer):
+        // FRI folds 2^14 points by 8 once, to the short table's 2^11, which is rolled in
+        // after that round, so the round is charged 8·ε, against 7·ε for the tall table alone.
+        let air = |log_rows| crate::test_air::CounterAir { log_rows };
+        let (tall, short) = (air(12), air(9));
+        let params = StarkParams {
+            log_blowup: 2,
+            num_queries: 40,
+            pow_bits: 0,
+            log_final_poly_len: 9,
+            hash: MerkleHash::Keccak256,
+        };
+        let round = |airs: &[&dyn TableAir]| {
+            let circuit = TablesCircuit::of(airs, &params).unwrap();
+            let rounds = provable(&circuit.tables, None).rounds;
+            let commits: Vec<f64> = rounds
+                .iter()
+                .filter(|r| r.name.starts_with("commit round"))
+                .map(|r| r.bits)
+                .collect();
+            assert_eq!(commits.len(), 1);
+            commits[0]
+        };
+        let (alone, rolled) = (round(&[&tall]), round(&[&tall, &short]));
+        assert!((alone - rolled - (8.0f64 / 7.0).log2()).abs() < 1e-9);
+    }
 }
