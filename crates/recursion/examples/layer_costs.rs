@@ -29,7 +29,7 @@ const TARGET: u32 = 128;
 /// degree-7 constraints take, as a layer another verifies (Poseidon2), then as the last,
 /// committed with Keccak-256 (it is verified natively alone), whose cheap hashing also
 /// affords blowup 64 and grinding to `MAX_POW_BITS`.
-const LAYERS: [(LayerRole, usize, u32); 9] = [
+const LAYERS: [(LayerRole, usize, u32); 11] = [
     (LayerRole::Inner, 3, 20),
     (LayerRole::Inner, 4, 22),
     (LayerRole::Inner, 5, 22),
@@ -38,6 +38,8 @@ const LAYERS: [(LayerRole, usize, u32); 9] = [
     (LayerRole::Last(MerkleHash::Keccak256), 5, 22),
     (LayerRole::Last(MerkleHash::Keccak256), 5, 30),
     (LayerRole::Last(MerkleHash::Keccak256), 6, 22),
+    (LayerRole::Last(MerkleHash::Keccak256), 6, 26),
+    (LayerRole::Last(MerkleHash::Keccak256), 6, 28),
     (LayerRole::Last(MerkleHash::Keccak256), 6, 30),
 ];
 
