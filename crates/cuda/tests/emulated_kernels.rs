@@ -1,9 +1,9 @@
 //! The real `kernels/*.cu`, built for the host with a C++ compiler and the shim in
 //! `kernels/emu/`, driven by the crate's own backend ([`KernelBackend`]) and compared with
 //! the CPU backend: whole proofs of both workloads, byte for byte, at several shapes,
-//! blowups from 2 to 16 and 64, several segments, parts and bundles; what the backend counts; and
-//! the emulator's own checks (races in shared memory, words no kernel wrote, writes outside
-//! a buffer).
+//! blowups from 2 to 16 and 64, several segments, parts and bundles; what the backend
+//! counts; and the emulator's own checks (races in shared memory, words no kernel wrote,
+//! writes outside a buffer).
 //!
 //! Every kernel the device runs runs here. Threads of a block that cooperate are fibers that
 //! meet at `__syncthreads()` and warp shuffles, and shared memory is checked word by word

@@ -2,10 +2,11 @@
 //! with Poseidon2 trees at 128 bits provable (JBR), then a layer's proof of it (one proof of
 //! its three AIRs' tables) at blowups 8 to 32 as a layer another verifies (Poseidon2), then
 //! at 8 to 64 as the last (Keccak-256), each with the fewest queries that give it 128 bits
-//! provable (`ChildSegment::layer_params`, [`LAYERS`]). Prints the tables' shapes, then a Markdown table, a row a proof
-//! as it is made: each proof's time, the layer's verifier's time (`verify_layer`, the median
-//! of 5) and each proof's bytes in the proof format (the layer's:
-//! `ChildSegment::layer_bytes`, a `TablesRecord`), by what they are spent on.
+//! provable (`ChildSegment::layer_params`, [`LAYERS`]). Prints the tables' shapes, then a
+//! Markdown table, a row a proof as it is made: each proof's time, the layer's verifier's
+//! time (`verify_layer`, the median of 5) and each proof's bytes in the proof format (the
+//! layer's: `ChildSegment::layer_bytes`, a `TablesRecord`), in all and by what they are
+//! spent on.
 //!
 //! `cargo run --release -p ballast-recursion --example layer_costs [-- LOG_ROWS]`
 //! (`RAYON_NUM_THREADS` sets the threads).
