@@ -47,8 +47,9 @@ pub enum LayerRole {
 }
 
 /// log2 of the longest final polynomial a last layer takes: 2^8 coefficients, 6 KiB sent
-/// once, each FRI round it saves having taken a coset and a path off each of some 30 to 40
-/// queries (`docs/recursion.md`). Longer, the coefficients would outweigh the rounds saved.
+/// once, where each FRI round saved takes a coset and a path off every query (30 to 40 at
+/// blowups 32 and 64, `docs/recursion.md`). Longer, the coefficients would outweigh the
+/// rounds saved.
 pub const MAX_LAST_LOG_FINAL_POLY_LEN: usize = 8;
 
 /// A layer's proof that a child segment proof verifies: its three AIRs' public inputs and

@@ -75,8 +75,8 @@ pub enum ParamsError {
     },
 }
 
-/// Supported blowups are 2^1 … 2^6: 32 and 64 for a recursive proof's last layer, where a
-/// query at ρ = 1/64 buys the most bits.
+/// Supported blowups are 2^1 … 2^6: 8 to 32 for a recursive proof's layers, 64 for its
+/// last, where a query at ρ = 1/64 buys the most bits.
 pub const LOG_BLOWUP_RANGE: std::ops::RangeInclusive<usize> = 1..=6;
 /// Most queries a proof may carry.
 pub const MAX_QUERIES: usize = 1024;
