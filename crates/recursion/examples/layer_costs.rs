@@ -5,7 +5,7 @@
 //! provable (`ChildSegment::layer_params`, [`LAYERS`]). Prints the tables' shapes, then a
 //! Markdown table, a row a proof as it is made: each proof's time, the layer's verifier's
 //! time (`verify_layer`, the median of 5) and each proof's bytes in the proof format (the
-//! layer's: `ChildSegment::layer_bytes`, a `TablesRecord`), in all and by what they are
+//! layer's: `ChildSegment::layer_record`, a `TablesRecord`), in all and by what they are
 //! spent on.
 //!
 //! `cargo run --release -p ballast-recursion --example layer_costs [-- LOG_ROWS]`
@@ -139,7 +139,7 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         verify_times.sort();
-        let encoded = segment.layer_bytes(&layer, &params)?;
+        let encoded = segment.layer_record(&layer, &params)?.to_bytes();
         let parts = parts(TablesRecord::from_bytes(&encoded)?.sections());
         println!(
             "| layer, {} | {} | {} (replay {}) | {:.1} ms | {} | {} |",

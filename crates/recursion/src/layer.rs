@@ -81,6 +81,9 @@ pub enum LayerError {
     /// Bytes that are not a tables proof.
     #[error("the layer's bytes: {0}")]
     Format(#[from] ProofFormatError),
+    /// Parameters the layer's AIRs cannot be proven with, or a target out of their reach.
+    #[error("the layer's parameters: {0}")]
+    Params(#[from] ParamsError),
 }
 
 /// `items`, one for each of [`LAYER_AIRS`] in its order, in the order the layer's proof
@@ -181,19 +184,20 @@ impl ChildSegment {
         })
     }
 
-    /// The bytes of `layer`, its layer's proof made with `params`: a
-    /// [`TablesRecord`] of the three tables in the proof's order ([`read_layer`] reads it).
+    /// The record of `layer`, its layer's proof made with `params`: a [`TablesRecord`] of
+    /// the three tables in the proof's order ([`record_layer`] reads it back, and its
+    /// bytes [`read_layer`]).
     ///
     /// # Errors
     /// Parameters its AIRs cannot be proven with.
-    pub fn layer_bytes(
+    pub fn layer_record(
         &self,
         layer: &LayerProof,
         params: &StarkParams,
-    ) -> Result<Vec<u8>, LayerError> {
+    ) -> Result<TablesRecord, LayerError> {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
         let tables = layer_tables(transcript, identity, queries, &layer.inputs);
-        Ok(TablesRecord::new(&tables, params, layer.tables.clone())?.to_bytes())
+        Ok(TablesRecord::new(&tables, params, layer.tables.clone())?)
     }
 }
 
@@ -329,23 +333,41 @@ pub fn verify_layer<A: Air>(
 }
 
 /// Reads a layer's proof of a child of `child`'s AIR, `statement` and `child_params` from
-/// `bytes` ([`ChildSegment::layer_bytes`]), with the parameters it was made with; verify it
-/// with [`verify_layer`]. The bytes hold the tables in the proof's order, tallest first; the
-/// child alone fixes each AIR's height, so each table's public inputs go back to their AIR.
-/// The widths the bytes state are not checked here: [`verify_layer`] refuses claims or rows
-/// of any other width than its AIRs'. The parameters are the prover's choice: the policy
-/// [`verify_layer`] applies is what holds them to a floor.
+/// `bytes`, a [`TablesRecord`]'s ([`record_layer`]).
 ///
 /// # Errors
-/// Bytes that are no tables proof, a child that makes no layer, or tables other than the
-/// three of the heights the child gives them.
+/// Bytes that are no tables proof, or as [`record_layer`].
 pub fn read_layer<A: Air>(
     child: &A,
     statement: &SegmentStatement<'_>,
     child_params: &StarkParams,
     bytes: &[u8],
 ) -> Result<(LayerProof, StarkParams), LayerError> {
-    let record = TablesRecord::from_bytes(bytes)?;
+    record_layer(
+        child,
+        statement,
+        child_params,
+        &TablesRecord::from_bytes(bytes)?,
+    )
+}
+
+/// The layer's proof of a child of `child`'s AIR, `statement` and `child_params` that
+/// `record` holds ([`ChildSegment::layer_record`]), with the parameters it was made with;
+/// verify it with [`verify_layer`]. The record holds the tables in the proof's order,
+/// tallest first; the child alone fixes each AIR's height, so each table's public inputs go
+/// back to their AIR. The widths the record states are not checked here: [`verify_layer`]
+/// refuses claims or rows of any other width than its AIRs'. The parameters are the
+/// prover's choice: the policy [`verify_layer`] applies is what holds them to a floor.
+///
+/// # Errors
+/// A child that makes no layer, or tables other than the three of the heights the child
+/// gives them.
+pub fn record_layer<A: Air>(
+    child: &A,
+    statement: &SegmentStatement<'_>,
+    child_params: &StarkParams,
+    record: &TablesRecord,
+) -> Result<(LayerProof, StarkParams), LayerError> {
     let heights = Frame::of(child, statement, child_params)?
         .child_heights(child, child_params.num_queries)?;
     let shape_error = |what, expected, got| TablesError::Shape {
@@ -359,11 +381,11 @@ pub fn read_layer<A: Air>(
         );
     }
     let mut inputs: [Vec<Felt>; 3] = Default::default();
-    for (&k, table) in tallest_first([0, 1, 2], heights).iter().zip(record.tables) {
+    for (&k, table) in tallest_first([0, 1, 2], heights).iter().zip(&record.tables) {
         if table.log_rows != heights[k] {
             return Err(shape_error("a table's rows (log2)", heights[k], table.log_rows).into());
         }
-        inputs[k] = table.public_inputs;
+        inputs[k] = table.public_inputs.clone();
     }
     let [transcript, identity, queries] = inputs;
     let layer = LayerProof {
@@ -372,7 +394,7 @@ pub fn read_layer<A: Air>(
             identity,
             queries,
         },
-        tables: record.proof,
+        tables: record.proof.clone(),
     };
     Ok((layer, record.params))
 }

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod child;
+mod compress;
 mod deep;
 mod ext;
 mod identity;
@@ -17,11 +18,12 @@ use ballast_poseidon2::air::Sbox;
 pub const SBOX: Sbox = Sbox::Whole;
 
 pub use child::{ChildError, ChildQueries, ChildSegment, LayerInputs, LinkError};
+pub use compress::{CompressError, DEFAULT_LAST_LAYER, compress, verify_compressed};
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};
 pub use layer::{
     LAYER_AIRS, LAYER_CONTEXT, LayerError, LayerProof, LayerRole, MAX_LAST_LOG_FINAL_POLY_LEN,
-    read_layer, verify_layer,
+    read_layer, record_layer, verify_layer,
 };
 pub use openings::{Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH};
 pub use queries::{ChildShape, MAX_LOG_FINAL_POLY_LEN, QueriesAir, WIDTH as QUERIES_WIDTH};

@@ -262,7 +262,11 @@ fn a_last_layer_may_commit_with_keccak() {
     };
     assert!(verified(&proof, &keccak).is_ok());
     // Its bytes say the hash it was made with.
-    let bytes = layer.child.layer_bytes(&proof, &keccak).unwrap();
+    let bytes = layer
+        .child
+        .layer_record(&proof, &keccak)
+        .unwrap()
+        .to_bytes();
     let (read, read_params) = read_layer(&air, &statement, &params(), &bytes).unwrap();
     assert_eq!((&read, read_params), (&proof, keccak));
     // Checked as the other hash's proof, it is refused.
@@ -276,8 +280,9 @@ fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
     let statement = statement(&layer.public);
     let bytes = layer
         .child
-        .layer_bytes(&layer.proof, &layer_params())
-        .unwrap();
+        .layer_record(&layer.proof, &layer_params())
+        .unwrap()
+        .to_bytes();
     let read = |bytes: &[u8]| read_layer(&air, &statement, &params(), bytes);
     let verified = |bytes: &[u8]| {
         let (proof, read_params) = read(bytes)?;
@@ -311,8 +316,9 @@ fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
     let other = Layer::of(fibonacci(5));
     let other = other
         .child
-        .layer_bytes(&other.proof, &layer_params())
-        .unwrap();
+        .layer_record(&other.proof, &layer_params())
+        .unwrap()
+        .to_bytes();
     assert!(verified(&other).is_err());
     let mut segment = bytes.clone();
     segment[..4].copy_from_slice(&MAGIC);

@@ -16,10 +16,10 @@ use ballast_field::{Ext3, Felt};
 use ballast_merkle::Digest;
 
 use crate::layout::{
-    At, Count, HEADER, Head, Item, MAGIC, STATES, SectionLayout, header_count, header_len,
-    segment_sections,
+    At, COMPRESSED_MAGIC, Count, HEADER, Head, Item, MAGIC, STATES, SectionLayout, header_count,
+    header_len, segment_sections,
 };
-use crate::proof::{check_segments, context};
+use crate::proof::{check_segments, statement_context};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::sizes::{Sizes, empty_layers, encoded_len, max_segment_len};
 use crate::values::Values;
@@ -48,6 +48,9 @@ pub struct Prefix {
     pub length: u64,
     /// The workload's tag: which [`Workload`] decodes it.
     pub tag: u8,
+    /// Whether it is a compressed proof ([`CompressedRecord`](crate::CompressedRecord)),
+    /// by its magic.
+    pub compressed: bool,
 }
 
 /// Bytes [`peek`] reads: the header up to the workload's tag.
@@ -63,13 +66,15 @@ const fn prefix_len() -> usize {
     len + 1
 }
 
-/// The stated length and the workload tag of an encoded proof, after checking its magic and
-/// version: enough to refuse a proof too large before reading the rest.
+/// The stated length, the workload tag and the kind of an encoded proof or compressed
+/// proof, after checking its magic and version: enough to refuse a proof too large before
+/// reading the rest.
 ///
 /// # Errors
 /// Bad magic, fewer than [`PREFIX_LEN`] bytes, or another format version.
 pub fn peek(bytes: &[u8]) -> Result<Prefix, ProofFormatError> {
-    if !bytes.starts_with(&MAGIC) {
+    let compressed = bytes.starts_with(&COMPRESSED_MAGIC);
+    if !bytes.starts_with(&MAGIC) && !compressed {
         return Err(ProofFormatError::BadMagic);
     }
     let mut d = Decoder::new(bytes);
@@ -87,6 +92,7 @@ pub fn peek(bytes: &[u8]) -> Result<Prefix, ProofFormatError> {
     Ok(Prefix {
         length: head.length,
         tag,
+        compressed,
     })
 }
 
@@ -155,7 +161,7 @@ impl<W: Workload> Proof<W> {
     /// length than stated, invalid query positions or a non-canonical field element.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder::new(bytes);
-        let header = decode_header::<W>(&mut d)?;
+        let header = decode_header::<W>(&mut d, MAGIC)?;
         let stated = header.head.length;
         check_len(&header, stated)?;
         if bytes.len() as u64 != stated {
@@ -202,7 +208,7 @@ impl<W: Workload> Proof<W> {
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes) for the header.
     pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-        let header = decode_header::<W>(&mut Decoder::new(header))?;
+        let header = decode_header::<W>(&mut Decoder::new(header), MAGIC)?;
         header.max_len().ok_or(ProofFormatError::TooLarge)
     }
 }
@@ -219,7 +225,7 @@ fn head<W: Workload>(proof: &Proof<W>) -> Head {
         length: 0,
         params: proof.params,
         hash: proof.params.hash.id(),
-        workload: context(&proof.workload),
+        workload: statement_context(&proof.workload),
         first: proof.first,
         count: proof.segments.len(),
         states,
@@ -227,10 +233,10 @@ fn head<W: Workload>(proof: &Proof<W>) -> Head {
 }
 
 /// A decoded, checked header.
-struct Header<W> {
-    head: Head,
-    workload: W,
-    shape: Geometry,
+pub(crate) struct Header<W> {
+    pub head: Head,
+    pub workload: W,
+    pub shape: Geometry,
 }
 
 impl<W: Workload> Header<W> {
@@ -245,10 +251,16 @@ impl<W: Workload> Header<W> {
     }
 }
 
-/// Reads the header and checks it: the magic and the version ([`peek`]), the workload's tag
-/// and encoding, the parameters against its AIR, and a range of at least one segment within
-/// the statement.
-fn decode_header<W: Workload>(d: &mut Decoder<'_>) -> Result<Header<W>, ProofFormatError> {
+/// Reads the header and checks it: the magic (`magic`, a proof's or a compressed proof's)
+/// and the version ([`peek`]), the workload's tag and encoding, the parameters against its
+/// AIR, and a range of at least one segment within the statement.
+pub(crate) fn decode_header<W: Workload>(
+    d: &mut Decoder<'_>,
+    magic: [u8; 4],
+) -> Result<Header<W>, ProofFormatError> {
+    if !d.bytes[d.pos..].starts_with(&magic) {
+        return Err(ProofFormatError::BadMagic);
+    }
     peek(&d.bytes[d.pos..])?;
     let mut head = Head::default();
     for section in &HEADER {

@@ -272,6 +272,20 @@ pub enum ProofFormatError {
         /// What is wrong with them.
         reason: String,
     },
+    /// This error occurs when a compressed proof's header states a range of segments other
+    /// than the whole statement.
+    #[error(
+        "a compressed proof covers its whole statement, not segments {first}..{} of {segments}",
+        first + count
+    )]
+    NotWhole {
+        /// The first segment stated.
+        first: usize,
+        /// The segments stated.
+        count: usize,
+        /// The statement's segments.
+        segments: usize,
+    },
     /// This error occurs when a tables proof states tables no tables proof has (none, not
     /// tallest first, a shape its parameters cannot prove) or invalid query positions.
     #[error("invalid tables proof: {0}")]

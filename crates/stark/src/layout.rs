@@ -23,6 +23,9 @@ pub const MAGIC: [u8; 4] = *b"BLST";
 /// The first four bytes of every tables proof.
 pub const TABLES_MAGIC: [u8; 4] = *b"BLTB";
 
+/// The first four bytes of every compressed proof.
+pub const COMPRESSED_MAGIC: [u8; 4] = *b"BLCP";
+
 /// What one item of a section is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Item {
@@ -87,6 +90,8 @@ pub(crate) enum Count {
     Workload,
     /// One state per boundary of the covered range: (count + 1)·S bytes.
     States,
+    /// The statement's start and outcome: 2·S bytes.
+    Ends,
     /// W, the trace's columns.
     Width,
     /// C, the quotient's base-field columns.
@@ -124,6 +129,7 @@ impl Count {
             Count::Exactly(_) => "fixed",
             Count::Workload => "1 + E",
             Count::States => "(count + 1)·S",
+            Count::Ends => "2·S",
             Count::Width => "W",
             Count::QuotientWidth => "C",
             Count::FriRounds => "R",
@@ -281,6 +287,16 @@ pub(crate) const STATES: SectionLayout<Head> = SectionLayout {
     name: "states",
     item: Item::Byte,
     count: Count::States,
+    get: |h, _| Values::bytes(&h.states),
+    set: |h, _, v| h.states = v.into_bytes(),
+};
+
+/// A compressed proof's states, after its last layer: the workload's start, then the
+/// statement's outcome.
+pub(crate) const ENDS: SectionLayout<Head> = SectionLayout {
+    name: "ends",
+    item: Item::Byte,
+    count: Count::Ends,
     get: |h, _| Values::bytes(&h.states),
     set: |h, _, v| h.states = v.into_bytes(),
 };
@@ -682,7 +698,8 @@ pub struct LayoutRow {
     /// Where it is: `header`, `states`, `segment` (once per segment) or `fri layer` (once per
     /// FRI round of each segment) in a proof; `tables header`, `table shape` (once per
     /// table), `tables`, `table claims` (once per table) or `tables fri layer` (once per FRI
-    /// round) in a tables proof.
+    /// round) in a tables proof; `compressed header` or `compressed ends` in a compressed
+    /// proof.
     pub part: &'static str,
     /// The section's name, as [`Section`](crate::Section)s and shape errors call it.
     pub name: &'static str,
@@ -709,6 +726,14 @@ pub fn layout() -> Vec<LayoutRow> {
     let segment = SEGMENT.iter().map(|s| row("segment", s));
     let layer = FRI_LAYER.iter().map(|s| row("fri layer", s));
     header.chain(states).chain(segment).chain(layer).collect()
+}
+
+/// A compressed proof's own sections ([`CompressedRecord`](crate::CompressedRecord)), in
+/// order: [`HEADER`] (with [`COMPRESSED_MAGIC`]), where a tables proof follows, then
+/// [`ENDS`].
+pub fn compressed_layout() -> Vec<LayoutRow> {
+    let header = HEADER.iter().map(|s| row("compressed header", s));
+    header.chain([row("compressed ends", &ENDS)]).collect()
 }
 
 /// Every section of a tables proof ([`TablesRecord`]), in order.
@@ -784,7 +809,8 @@ mod tests {
         assert_eq!(read, head);
     }
 
-    /// docs/protocol.md §8 tabulates exactly [`layout`], then [`tables_layout`], in order.
+    /// docs/protocol.md §8 tabulates exactly [`layout`], then [`tables_layout`], then
+    /// [`compressed_layout`], in order.
     #[test]
     fn the_protocol_documents_this_layout() {
         let doc = include_str!("../../../docs/protocol.md");
@@ -797,6 +823,7 @@ mod tests {
         let rows: Vec<String> = layout()
             .iter()
             .chain(&tables_layout())
+            .chain(&compressed_layout())
             .map(|r| format!("| {} | {} | {} | {} |", r.part, r.name, r.item, r.count))
             .collect();
         assert_eq!(

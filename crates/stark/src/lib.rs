@@ -3,6 +3,7 @@
 mod backend;
 mod bundle;
 mod codec;
+mod compressed;
 mod deep;
 mod dots;
 mod error;
@@ -36,16 +37,19 @@ pub use ballast_backend::{
 pub use ballast_merkle::MerkleHash;
 pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
+pub use compressed::CompressedRecord;
 pub use deep::deep_coefficients;
 pub use error::{BundleError, ProofFormatError, ProverError, VerifierError};
-pub use layout::{LayoutRow, MAGIC, TABLES_MAGIC, layout, tables_layout};
+pub use layout::{
+    COMPRESSED_MAGIC, LayoutRow, MAGIC, TABLES_MAGIC, compressed_layout, layout, tables_layout,
+};
 pub use params::{
     LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS, MAX_QUERIES, ParamsError, StarkParams,
     check_range,
 };
 pub use periodic::periodic_at;
 pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolicy};
-pub use proof::{Proof, QueryOpenings, SegmentProof, air_geometry, geometry};
+pub use proof::{Proof, QueryOpenings, SegmentProof, air_geometry, geometry, statement_context};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement, label, statement_data};
 pub use prover::{prove, prove_unchecked};
 pub use security::{Analysis, Circuit, HASH_COLLISION_BITS, Regime, Round, TablesCircuit};

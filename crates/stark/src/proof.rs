@@ -94,10 +94,7 @@ impl<W: Workload> Proof<W> {
     /// a short name for exactly this statement, which `cli prove` prints and
     /// `cli verify --expect-statement` checks.
     pub fn statement_digest(&self) -> Option<[u8; 32]> {
-        let outcome = self.outcome()?;
-        let mut bytes = context(&self.workload);
-        self.workload.encode_state(outcome, &mut bytes);
-        Some(keccak256(HashDomain::Statement, &bytes))
+        Some(statement_digest(&self.workload, self.outcome()?))
     }
 
     /// Whether the proof and `other` belong to one statement with one parameter set.
@@ -106,9 +103,17 @@ impl<W: Workload> Proof<W> {
     }
 }
 
+/// Keccak-256 of the workload's tag and encoding and of `outcome`: the name of the statement
+/// that `workload` ends in `outcome`.
+pub(crate) fn statement_digest<W: Workload>(workload: &W, outcome: &W::State) -> [u8; 32] {
+    let mut bytes = statement_context(workload);
+    workload.encode_state(outcome, &mut bytes);
+    keccak256(HashDomain::Statement, &bytes)
+}
+
 /// The workload's tag and encoding: what every segment's transcript binds as its statement,
 /// and what a proof's header carries.
-pub(crate) fn context<W: Workload>(workload: &W) -> Vec<u8> {
+pub fn statement_context<W: Workload>(workload: &W) -> Vec<u8> {
     let mut bytes = vec![W::TAG];
     bytes.extend_from_slice(&workload.encode());
     bytes

@@ -19,7 +19,7 @@ use std::ops::Range;
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 
-use crate::proof::{check_segments, context};
+use crate::proof::{check_segments, statement_context};
 use crate::protocol::SegmentPosition;
 use crate::prover::prove_staged;
 use crate::sizes::max_segment_len;
@@ -98,7 +98,7 @@ pub fn prove_part<W: Workload>(
     let mut start = times.time(Phase::Trace, || {
         (0..range.start).fold(workload.start(), |state, i| workload.run(i, &state))
     });
-    let context = context(workload);
+    let context = statement_context(workload);
     let count = workload.segments();
     let mut segments = Vec::with_capacity(range.len());
     let mut states = Vec::with_capacity(range.len() + 1);
@@ -299,7 +299,7 @@ pub(crate) fn verify_segments<W: Workload>(
     proofs: &[SegmentProof],
 ) -> Result<(), VerifierError> {
     use rayon::prelude::*;
-    let context = context(workload);
+    let context = statement_context(workload);
     let count = workload.segments();
     let verdicts: Vec<Result<(), VerifierError>> = proofs
         .par_iter()

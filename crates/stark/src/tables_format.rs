@@ -262,11 +262,43 @@ impl TablesRecord {
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes) for the header.
     pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-        decode_header(&mut Decoder::new(header))?
-            .max_len()
-            .ok_or(ProofFormatError::TooLarge)
+        Ok(Self::stated_len(header)?.1)
+    }
+
+    /// The length a record's header states and [`max_len`](Self::max_len), once the
+    /// stated length is within it.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes) for the header, or a stated length above the
+    /// bound.
+    pub(crate) fn stated_len(header: &[u8]) -> Result<(u64, u64), ProofFormatError> {
+        let header = decode_header(&mut Decoder::new(header))?;
+        let max = header.max_len().ok_or(ProofFormatError::TooLarge)?;
+        let stated = header.head.length;
+        if stated > max {
+            return Err(ProofFormatError::TooLong { max, stated });
+        }
+        Ok((stated, max))
     }
 }
+
+/// The most bytes of a record's header: the shared header, the table count and the most
+/// tables' shapes.
+pub(crate) const MAX_TABLES_HEADER_LEN: usize = {
+    let mut len = TABLE_COUNT.item.bytes();
+    let mut i = 0;
+    while i < SHARED_HEADER {
+        len += header_count(HEADER[i].count, 0) * HEADER[i].item.bytes();
+        i += 1;
+    }
+    let mut shape = 0;
+    let mut k = 0;
+    while k < TABLE_SHAPE.len() {
+        shape += TABLE_SHAPE[k].item.bytes();
+        k += 1;
+    }
+    len + shape * TABLE_COUNT.item.max_int() as usize
+};
 
 /// A decoded, checked header: its fields, the counts they fix, and its length in bytes.
 struct TablesHeader {
@@ -414,7 +446,11 @@ impl TablesSizes {
             Count::Opening => self.opening,
             Count::LayerValues => self.planned(at).unknown_count(),
             Count::LayerOpening => self.planned(at).opening_len(),
-            Count::Workload | Count::States | Count::TraceRows | Count::QuotientRows => {
+            Count::Workload
+            | Count::States
+            | Count::Ends
+            | Count::TraceRows
+            | Count::QuotientRows => {
                 panic!("{count:?} is not a tables proof's count")
             }
         }
@@ -441,7 +477,11 @@ impl TablesSizes {
             | Count::FriRounds
             | Count::FinalPoly
             | Count::Queries => Some(self.exact(count, self.params.num_queries, at) as u64),
-            Count::Workload | Count::States | Count::TraceRows | Count::QuotientRows => {
+            Count::Workload
+            | Count::States
+            | Count::Ends
+            | Count::TraceRows
+            | Count::QuotientRows => {
                 panic!("{count:?} is not a tables proof's count")
             }
         }

@@ -1,0 +1,156 @@
+//! A statement's compressed proof ([`CompressedRecord`]): the last layer's proof that the
+//! statement's segment proof verifies, with the statement it is about. [`compress`] makes
+//! it from a whole proof made with Poseidon2 trees; [`verify_compressed`] checks it from
+//! the statement alone, the segment proof gone.
+//!
+//! A statement of one segment compresses today. One of several needs aggregation layers,
+//! whose AIRs verify layer proofs (`docs/recursion.md`); until they exist such a proof is
+//! refused by name.
+
+use ballast_stark::{
+    CompressedRecord, MerkleHash, Proof, Regime, SegmentPosition, SegmentStatement, VerifierError,
+    VerifyPolicy, Workload, statement_context,
+};
+
+use crate::{ChildError, ChildSegment, LayerError, LayerRole, record_layer, verify_layer};
+
+/// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
+/// blowup 64, whose queries are worth about 3 bits each, and 28 bits of grinding, which
+/// take it under 256 KiB for a 2^14-row Poseidon2-chain segment (252 KiB, against 264 at
+/// 22 bits; `docs/recursion.md`).
+pub const DEFAULT_LAST_LAYER: (usize, u32) = (6, 28);
+
+/// Why a proof cannot be compressed, or a compressed proof is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CompressError {
+    /// A part: it proves no statement.
+    #[error("it is a part (segments {first}..{end} of {segments}); bundle the parts first")]
+    Part {
+        /// Its first segment.
+        first: usize,
+        /// The segment after its last.
+        end: usize,
+        /// The statement's segments.
+        segments: usize,
+    },
+    /// A statement of several segments, which needs aggregation layers.
+    #[error(
+        "the statement has {0} segments; compressing more than one needs aggregation layers, \
+         which this build does not have (prove it in one segment: --log-rows)"
+    )]
+    Segments(usize),
+    /// A child or layer the layer's prover or verifier refuses.
+    #[error(transparent)]
+    Layer(#[from] LayerError),
+    /// A statement its workload refuses, or a start other than the workload's.
+    #[error(transparent)]
+    Statement(#[from] VerifierError),
+}
+
+/// The segment statement a whole proof of one segment, from `ends[0]` to `ends[1]`, proves:
+/// what the layer is a proof about.
+fn child_statement<'a, W: Workload>(
+    workload: &W,
+    context: &'a [u8],
+    public_inputs: &'a [ballast_field::Felt],
+) -> SegmentStatement<'a> {
+    SegmentStatement {
+        context,
+        position: SegmentPosition {
+            index: 0,
+            count: workload.segments(),
+        },
+        public_inputs,
+    }
+}
+
+/// Compresses `proof`, a whole proof of one segment made with Poseidon2 trees that its
+/// verifier accepts under `policy`: the last layer's proof at blowup 2^`log_blowup` and
+/// `pow_bits` grinding bits, with the fewest queries that give it `target` bits in `regime`
+/// ([`ChildSegment::layer_params`]), committed with Keccak-256.
+///
+/// # Errors
+/// A part, a statement of several segments, a Keccak-256 proof, one that does not verify,
+/// or parameters the layer cannot reach `target` with.
+pub fn compress<W: Workload>(
+    proof: &Proof<W>,
+    (log_blowup, pow_bits): (usize, u32),
+    target: u32,
+    regime: Regime,
+    policy: &VerifyPolicy,
+) -> Result<CompressedRecord<W>, CompressError> {
+    let segments = proof.workload.segments();
+    if !proof.is_whole() {
+        let range = proof.range();
+        return Err(CompressError::Part {
+            first: range.start,
+            end: range.end,
+            segments,
+        });
+    }
+    if proof.params.hash != MerkleHash::Poseidon2 {
+        return Err(LayerError::from(ChildError::NotPoseidon2).into());
+    }
+    if segments != 1 {
+        return Err(CompressError::Segments(segments));
+    }
+    let ends = [proof.states[0].clone(), proof.states[1].clone()];
+    let context = statement_context(&proof.workload);
+    let public_inputs = proof.workload.public_inputs(0, &ends[0], &ends[1]);
+    let statement = child_statement(&proof.workload, &context, &public_inputs);
+    let air = proof.workload.air(0);
+    let child = ChildSegment::of(&air, &proof.segments[0], &statement, &proof.params, policy)
+        .map_err(LayerError::from)?;
+    let params = child
+        .layer_params(
+            log_blowup,
+            pow_bits,
+            target,
+            regime,
+            LayerRole::Last(MerkleHash::Keccak256),
+        )
+        .map_err(LayerError::from)?;
+    let layer = child.prove(&params)?;
+    Ok(CompressedRecord {
+        params: proof.params,
+        workload: proof.workload.clone(),
+        ends,
+        layer: child.layer_record(&layer, &params)?,
+    })
+}
+
+/// Checks that `record` proves its statement: the workload starts where it says, and its
+/// layer proves that a proof of the statement's segment, made with the record's segment
+/// parameters, verifies ([`verify_layer`]). `policy` applies to the segments' parameters
+/// and the layer's, and its cap to the record's bytes.
+///
+/// # Errors
+/// A workload its own checks refuse, another start, a statement of several segments, or a
+/// layer that does not verify.
+pub fn verify_compressed<W: Workload>(
+    record: &CompressedRecord<W>,
+    policy: &VerifyPolicy,
+) -> Result<(), CompressError> {
+    let CompressedRecord {
+        params,
+        workload,
+        ends,
+        layer,
+    } = record;
+    workload.validate().map_err(VerifierError::from)?;
+    if ends[0] != workload.start() {
+        return Err(VerifierError::Start.into());
+    }
+    let segments = workload.segments();
+    if segments != 1 {
+        return Err(CompressError::Segments(segments));
+    }
+    policy.check_size(record.to_bytes().len() as u64)?;
+    let context = statement_context(workload);
+    let public_inputs = workload.public_inputs(0, &ends[0], &ends[1]);
+    let statement = child_statement(workload, &context, &public_inputs);
+    let air = workload.air(0);
+    let (proof, layer_params) = record_layer(&air, &statement, params, layer)?;
+    verify_layer(&air, &statement, params, &proof, &layer_params, policy)?;
+    Ok(())
+}
