@@ -25,6 +25,9 @@ pub enum Command {
     Prove(ProveArgs),
     /// Check a proof; exit 0 if valid, 1 if invalid, 2 if unreadable.
     Verify(VerifyArgs),
+    /// Replace a whole proof made with --hash poseidon2 by its compressed proof: a recursive
+    /// layer's proof that it verifies, of constant size (docs/recursion.md).
+    Compress(CompressArgs),
     /// Join parts proven by separate workers (`prove --parts`) into the whole proof; its
     /// segments are checked, but only `verify` judges it against a security floor.
     Bundle(BundleArgs),
@@ -167,6 +170,13 @@ pub struct ProveArgs {
     /// Also write the summary as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Write the compressed proof instead (`cli compress`): the statement must be of one
+    /// segment and proven with --hash poseidon2.
+    #[arg(long, conflicts_with = "parts")]
+    pub compress: bool,
+    /// The last layer's parameters, with --compress.
+    #[command(flatten)]
+    pub layer: LastLayerArgs,
     /// Where the segments are proven: `auto` uses CUDA when a device is usable and its free
     /// memory holds a segment, and the CPU otherwise. Proofs are the same bytes either way.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
@@ -255,6 +265,49 @@ pub struct VerifyArgs {
     /// Also write the result as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
+}
+
+/// The last layer of a compressed proof: its parameters, the fewest queries that reach the
+/// security asked for.
+#[derive(Args)]
+pub struct LastLayerArgs {
+    /// Blowup factor of the last layer: 8, 16, 32 or 64 (its AIRs' degree-7 constraints
+    /// take 8 or more).
+    #[arg(long = "layer-blowup", value_name = "BLOWUP", default_value = "64", value_parser = parse_log_blowup)]
+    pub layer_log_blowup: usize,
+    /// Proof-of-work grinding bits of the last layer.
+    #[arg(long, value_name = "BITS", default_value_t = ballast_recursion::DEFAULT_LAST_LAYER.1)]
+    pub layer_pow_bits: u32,
+}
+
+impl LastLayerArgs {
+    /// The last layer's log2 blowup and grinding bits.
+    pub fn last(&self) -> (usize, u32) {
+        (self.layer_log_blowup, self.layer_pow_bits)
+    }
+}
+
+/// Flags of `cli compress`.
+#[derive(Args)]
+pub struct CompressArgs {
+    /// The proof file: a whole proof made with --hash poseidon2.
+    pub proof: PathBuf,
+    /// Where to write the compressed proof (atomically).
+    #[arg(short, long, default_value = "compressed.bin")]
+    pub output: PathBuf,
+    /// The last layer's parameters.
+    #[command(flatten)]
+    pub layer: LastLayerArgs,
+    /// Target security of the last layer in bits, judged in --regime, from which its number
+    /// of queries is derived.
+    #[arg(long, default_value_t = crate::plan::DEFAULT_SECURITY_BITS)]
+    pub security_bits: u32,
+    /// How --security-bits is judged: `jbr`, `udr` or `conjectured`.
+    #[arg(long, default_value = "jbr", value_parser = str::parse::<Regime>)]
+    pub regime: Regime,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 /// Flags of `cli bundle`.

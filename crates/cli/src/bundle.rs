@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::args::BundleArgs;
 use crate::output::{check_writable, print, write_atomic};
-use crate::read::read;
+use crate::read::{ProofFile, read};
 use crate::resources::human_bytes;
 use crate::summary::{self, ParamsJson};
 
@@ -25,7 +25,12 @@ pub fn run(args: &BundleArgs) -> Result<()> {
         let name = path.display().to_string();
         match read(path, u64::MAX)? {
             Err(reason) => bail!("{name} is not a valid part: {reason}"),
-            Ok((part, _)) => parts.push((name, part)),
+            Ok((ProofFile::Proof(part), _)) => parts.push((name, part)),
+            Ok((ProofFile::Compressed(_), _)) => {
+                bail!(
+                    "{name} is a compressed proof, not a part: bundling compressed proofs needs aggregation layers, which this build does not have"
+                )
+            }
         }
     }
     let count = parts.len();

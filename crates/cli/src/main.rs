@@ -12,6 +12,7 @@ ballast_allocator::install!();
 
 mod args;
 mod bundle;
+mod compress;
 mod doctor;
 mod output;
 mod plan;
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         args::Command::Prove(a) => a.threads,
         args::Command::Verify(a) => a.threads,
         args::Command::Bundle(a) => a.threads,
+        args::Command::Compress(a) => a.threads,
         args::Command::Security(_) | args::Command::Doctor(_) => None,
     };
     if let Some(n) = threads
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         args::Command::Prove(a) => prove::run(&a).map(|()| ExitCode::SUCCESS),
         args::Command::Verify(a) => verify::run(&a),
         args::Command::Bundle(a) => bundle::run(&a).map(|()| ExitCode::SUCCESS),
+        args::Command::Compress(a) => compress::run(&a).map(|()| ExitCode::SUCCESS),
         args::Command::Security(a) => security::run(&a).map(|()| ExitCode::SUCCESS),
         args::Command::Doctor(a) => doctor::run(&a).map(|()| ExitCode::SUCCESS),
     };

@@ -7,7 +7,8 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use anyhow::{Result, anyhow, bail};
-use ballast_stark::{Circuit, ParamsError, StarkParams, part_range};
+use ballast_recursion::{ChildError, CompressError};
+use ballast_stark::{Circuit, MerkleHash, ParamsError, Regime, StarkParams, part_range};
 use ballast_workloads::{AnyStatement, named};
 
 use crate::args::{BackendChoice, ProveArgs, StatementArgs};
@@ -78,6 +79,20 @@ pub struct ProvePlan {
     pub report: Option<PathBuf>,
     /// Where the proving runs.
     pub backend: BackendChoice,
+    /// With --compress: the compressed proof's last layer.
+    pub compress: Option<CompressPlan>,
+}
+
+/// The last layer `prove --compress` makes: its log2 blowup and grinding bits, and the
+/// bits it must reach in its regime (the statement's --security-bits and --regime).
+#[derive(Clone, Copy)]
+pub struct CompressPlan {
+    /// Log2 blowup and grinding bits.
+    pub last: (usize, u32),
+    /// The bits to reach.
+    pub target: u32,
+    /// Where they are judged.
+    pub regime: Regime,
 }
 
 impl ProvePlan {
@@ -98,6 +113,23 @@ impl ProvePlan {
                 part_range(segments, parts, index).map_err(flag_error)?
             }
         };
+        let compress = args.compress.then_some(CompressPlan {
+            last: args.layer.last(),
+            target: args
+                .statement
+                .security_bits
+                .unwrap_or(DEFAULT_SECURITY_BITS),
+            regime: args.statement.regime,
+        });
+        if compress.is_some() {
+            // What compressing refuses, before the proving it would waste.
+            if statement.circuit.params.hash != MerkleHash::Poseidon2 {
+                bail!("cannot compress: {}", ChildError::NotPoseidon2);
+            }
+            if segments != 1 {
+                bail!("cannot compress: {}", CompressError::Segments(segments));
+            }
+        }
         let output = match (&args.output, part) {
             (Some(path), _) => path.clone(),
             (None, None) => "proof.bin".into(),
@@ -110,6 +142,7 @@ impl ProvePlan {
             output,
             report: args.report.clone(),
             backend: args.backend,
+            compress,
         })
     }
 }

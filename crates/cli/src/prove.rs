@@ -15,6 +15,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::args::{BackendChoice, ProveArgs};
+use crate::compress::{self, LayerJson, layers_json};
 use crate::output::{check_writable, print, write_atomic};
 use crate::plan::{ProvePlan, StatementPlan, flag_error};
 use crate::resources::{human_bytes, physical_memory, usage};
@@ -29,7 +30,14 @@ struct ProveReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     part: Option<PartReport>,
     params: ParamsJson,
-    /// The security of each regime, round by round.
+    /// With --compress: the compressed proof's layers in proving order, each with its
+    /// parameters and security; the proof's is the weakest layer's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layers: Option<Vec<LayerJson>>,
+    /// With --compress: the seconds compressing took, after proving.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compress_seconds: Option<f64>,
+    /// The security of each regime, round by round (of the segments, with --compress).
     security: SecurityJson,
     /// The statement's parameters in soundcalc's circuit configuration (its TOML keys).
     soundcalc: serde_json::Value,
@@ -77,6 +85,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         output,
         report: report_path,
         backend,
+        compress: compress_plan,
     } = ProvePlan::lower(args, |name| std::env::var_os(name))?;
     let params = circuit.params;
     let estimate = statement.estimate_peak_bytes(&params, range.len());
@@ -122,7 +131,19 @@ pub fn run(args: &ProveArgs) -> Result<()> {
     progress.finish_and_clear();
     let counters = chosen.backend.counters();
 
-    let bytes = proven.to_bytes();
+    let compressed = match compress_plan {
+        None => None,
+        Some(plan) => {
+            let started = Instant::now();
+            let (compressed, circuits) =
+                compress::compress(&*proven, plan.last, plan.target, plan.regime)?;
+            Some((compressed, circuits, started.elapsed().as_secs_f64()))
+        }
+    };
+    let bytes = match &compressed {
+        None => proven.to_bytes(),
+        Some((compressed, ..)) => compressed.to_bytes(),
+    };
     write_atomic(&output, &bytes)?;
     let digest = hex::encode(Sha256::digest(&bytes));
     let used = usage();
@@ -135,6 +156,8 @@ pub fn run(args: &ProveArgs) -> Result<()> {
             parts: choice.parts,
         }),
         params: ParamsJson::of_circuit(&circuit),
+        layers: compressed.as_ref().map(|(_, c, _)| layers_json(c)),
+        compress_seconds: compressed.as_ref().map(|(.., seconds)| *seconds),
         security: SecurityJson::of(&circuit),
         soundcalc: soundcalc_json(&circuit),
         backend: chosen.backend.name(),
@@ -163,7 +186,15 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
         write_atomic(path, &json)?;
     }
-    print(&human_summary(&report, &*proven, &circuit, &times))
+    let mut out = human_summary(&report, &*proven, &circuit, &times);
+    if let Some((_, circuits, seconds)) = &compressed {
+        let _ = writeln!(
+            out,
+            "compressed: in {seconds:.2} s, the proof above is the compressed one"
+        );
+        out.push_str(&compress::layer_lines(circuits));
+    }
+    print(&out)
 }
 
 /// The backend the proof runs on, and the GPU's name when it is CUDA.

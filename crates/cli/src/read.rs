@@ -7,12 +7,23 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use ballast_stark::{ProofFormatError, peek};
-use ballast_workloads::{AnyProof, MAX_HEADER_LEN, decode, max_len};
+use ballast_workloads::{
+    AnyCompressed, AnyProof, MAX_HEADER_LEN, decode, decode_compressed, max_len,
+};
+
+/// What a proof file holds: a proof (whole or part) or a compressed proof.
+pub enum ProofFile {
+    /// A proof of some or all of a statement's segments.
+    Proof(Box<dyn AnyProof>),
+    /// A compressed proof of a statement.
+    Compressed(Box<dyn AnyCompressed>),
+}
 
 /// A proof read from a file and its size in bytes, or why it is refused.
-pub type Read = Result<(Box<dyn AnyProof>, usize), String>;
+pub type Read = Result<(ProofFile, usize), String>;
 
-/// Reads and decodes a proof, whole or part. Its header is read first: a stated length above
+/// Reads and decodes a proof, whole or part, or a compressed proof, by its magic. Its
+/// header is read first: a stated length above
 /// `max_bytes`, or above what the header allows, is refused before anything else is read;
 /// then exactly the stated length is read, and a file of another length is refused. `Err`
 /// for unreadable input (I/O, not a ballast proof, another format version, an unknown
@@ -64,9 +75,14 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Read> {
         };
         return Ok(Err(e.to_string()));
     }
-    match decode(&bytes) {
+    let decoded = if peek(&bytes).is_ok_and(|prefix| prefix.compressed) {
+        decode_compressed(&bytes).map(ProofFile::Compressed)
+    } else {
+        decode(&bytes).map(ProofFile::Proof)
+    };
+    match decoded {
         Err(e) => refused(path, e),
-        Ok(proof) => Ok(Ok((proof, bytes.len()))),
+        Ok(file) => Ok(Ok((file, bytes.len()))),
     }
 }
 

@@ -38,7 +38,19 @@ impl ParamsJson {
 
     /// `p`, with the security they give `circuit` (0 bits without one).
     fn new(p: &StarkParams, circuit: Option<&Circuit>) -> Self {
-        let bits = |regime| circuit.map_or(0, |c| c.analyse(regime).capped());
+        match circuit {
+            Some(c) => Self::analysed(p, &|regime| c.analyse(regime)),
+            None => Self::analysed(p, &|_| Analysis {
+                rounds: Vec::new(),
+                total: 0,
+                johnson: None,
+            }),
+        }
+    }
+
+    /// `p`, with the security `analyse` gives in each regime.
+    pub fn analysed(p: &StarkParams, analyse: &dyn Fn(Regime) -> Analysis) -> Self {
+        let bits = |regime| analyse(regime).capped();
         Self {
             blowup: 1 << p.log_blowup,
             queries: p.num_queries,
@@ -117,10 +129,15 @@ pub struct SecurityJson {
 impl SecurityJson {
     /// Every regime's figure for `circuit`.
     pub fn of(circuit: &Circuit) -> Self {
+        Self::analysed(&|regime| circuit.analyse(regime))
+    }
+
+    /// Every regime's figure as `analyse` gives it.
+    pub fn analysed(analyse: &dyn Fn(Regime) -> Analysis) -> Self {
         Self {
-            jbr: RegimeJson::of(&circuit.analyse(Regime::Jbr)),
-            udr: RegimeJson::of(&circuit.analyse(Regime::Udr)),
-            conjectured: RegimeJson::of(&circuit.analyse(Regime::Conjectured)),
+            jbr: RegimeJson::of(&analyse(Regime::Jbr)),
+            udr: RegimeJson::of(&analyse(Regime::Udr)),
+            conjectured: RegimeJson::of(&analyse(Regime::Conjectured)),
             hash_bits: HASH_COLLISION_BITS,
         }
     }
@@ -142,8 +159,13 @@ pub fn soundcalc_json(circuit: &Circuit) -> serde_json::Value {
 /// The security lines of a summary: the headline, and each round's bits in the two provable
 /// regimes (soundcalc's breakdown).
 pub fn security(circuit: &Circuit) -> String {
-    let (jbr, udr) = (circuit.analyse(Regime::Jbr), circuit.analyse(Regime::Udr));
-    let conjectured = circuit.analyse(Regime::Conjectured);
+    security_analysed(&|regime| circuit.analyse(regime))
+}
+
+/// [`security`] as `analyse` gives it.
+pub fn security_analysed(analyse: &dyn Fn(Regime) -> Analysis) -> String {
+    let (jbr, udr) = (analyse(Regime::Jbr), analyse(Regime::Udr));
+    let conjectured = analyse(Regime::Conjectured);
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -6,12 +6,13 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use ballast_stark::VerifyPolicy;
-use ballast_workloads::AnyProof;
+use ballast_workloads::{AnyCompressed, AnyProof};
 use serde::Serialize;
 
 use crate::args::VerifyArgs;
+use crate::compress::{LayerJson, layer_lines, layers_json, statement_lines};
 use crate::output::{check_writable, print, write_atomic};
-use crate::read::read;
+use crate::read::{ProofFile, read};
 use crate::summary::{self, ParamsJson, PartJson, SecurityJson, soundcalc_json};
 
 #[derive(Serialize)]
@@ -57,7 +58,10 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     };
     let (kind, verdict) = match read(&args.proof, policy.max_proof_bytes)? {
         Err(reason) => ("proof", Err(Refusal::Invalid(reason))),
-        Ok((proof, bytes)) => {
+        Ok((ProofFile::Compressed(compressed), bytes)) => {
+            return run_compressed(args, &policy, &*compressed, bytes, started);
+        }
+        Ok((ProofFile::Proof(proof), bytes)) => {
             let kind = if proof.is_whole() { "proof" } else { "part" };
             (kind, check(&*proof, &policy, args).map(|()| (proof, bytes)))
         }
@@ -107,6 +111,85 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             if let Some(circuit) = &circuit {
                 out.push_str(&summary::security(circuit));
             }
+            let _ = writeln!(out, "verified in {:.1} ms", verify_seconds * 1e3);
+            print(&out)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// What `cli verify --report` writes for a compressed proof.
+#[derive(Serialize)]
+struct CompressedReport {
+    command: &'static str,
+    /// `compressed`.
+    kind: &'static str,
+    proof_path: String,
+    proof_bytes: usize,
+    valid: bool,
+    reason: Option<String>,
+    /// The statement: the uncompressed proof's, with its digest.
+    statement: serde_json::Value,
+    /// Each layer, in proving order, with its parameters and security.
+    layers: Option<Vec<LayerJson>>,
+    /// The weakest layer's security, each regime round by round: the proof's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    security: Option<SecurityJson>,
+    verify_seconds: f64,
+    cpu_path: &'static str,
+}
+
+/// `cli verify` of a compressed proof of `bytes` bytes: exit 0 if it verifies under
+/// `policy` and proves the statement expected, 1 otherwise. It proves a whole statement,
+/// so `--part` changes nothing.
+fn run_compressed(
+    args: &VerifyArgs,
+    policy: &VerifyPolicy,
+    compressed: &dyn AnyCompressed,
+    bytes: usize,
+    started: Instant,
+) -> Result<ExitCode> {
+    let path = args.proof.display().to_string();
+    let digest = compressed.statement_digest();
+    let verdict = compressed
+        .verify(policy)
+        .map_err(|e| e.to_string())
+        .and_then(|circuits| match args.expect_statement {
+            Some(expected) if expected != digest => Err(format!(
+                "it proves statement {}, not the expected {}",
+                hex::encode(digest),
+                hex::encode(expected)
+            )),
+            _ => Ok(circuits),
+        });
+    let verify_seconds = started.elapsed().as_secs_f64();
+    let circuits = verdict.as_ref().ok();
+    let report = CompressedReport {
+        command: "verify",
+        kind: "compressed",
+        proof_path: path.clone(),
+        proof_bytes: bytes,
+        valid: circuits.is_some(),
+        reason: verdict.as_ref().err().cloned(),
+        statement: compressed.json(),
+        layers: circuits.map(layers_json),
+        security: circuits.map(|c| SecurityJson::analysed(&|r| c.analyse(r))),
+        verify_seconds,
+        cpu_path: ballast_cpu::active().name(),
+    };
+    if let Some(out) = &args.report {
+        let json = serde_json::to_vec_pretty(&report).context("cannot encode the report")?;
+        write_atomic(out, &json)?;
+    }
+    match verdict {
+        Err(reason) => {
+            eprintln!("cli: invalid compressed proof {path}: {reason}");
+            Ok(ExitCode::from(1))
+        }
+        Ok(circuits) => {
+            let mut out = format!("valid compressed proof: {path} ({bytes} bytes)\n");
+            out.push_str(&statement_lines(compressed));
+            out.push_str(&layer_lines(&circuits));
             let _ = writeln!(out, "verified in {:.1} ms", verify_seconds * 1e3);
             print(&out)?;
             Ok(ExitCode::SUCCESS)

@@ -1155,3 +1155,185 @@ fn a_workload_added_in_one_row_proves_and_verifies_through_cli() {
         assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
     }
 }
+
+/// A poseidon2-chain statement of `steps` in segments of 2^4 rows at fast parameters (20
+/// bits), proven with `extra` into `file` in `dir`.
+fn prove_chain(dir: &Path, file: &str, steps: u32, extra: &[&str]) -> (Output, std::path::PathBuf) {
+    let path = dir.join(file);
+    let out = run(cli()
+        .args([
+            "prove",
+            "--workload",
+            "poseidon2-chain",
+            "--steps",
+            &steps.to_string(),
+        ])
+        .args([
+            "--log-rows",
+            "4",
+            "--security-bits",
+            "20",
+            "--pow-bits",
+            "0",
+        ])
+        .args(extra)
+        .arg("-o")
+        .arg(&path));
+    (out, path)
+}
+
+/// The last layer at fast parameters: blowup 8, no grinding (20 bits, as the segments').
+const FAST_LAYER: [&str; 4] = ["--layer-blowup", "8", "--layer-pow-bits", "0"];
+
+#[test]
+fn a_compressed_proof_verifies_as_the_same_statement_and_bad_ones_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, proof) = prove_chain(dir.path(), "proof.bin", 16, &["--hash", "poseidon2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let digest = stdout(&out)
+        .split_whitespace()
+        .skip_while(|w| *w != "digest")
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    let small = dir.path().join("small.bin");
+    let out = run(cli()
+        .arg("compress")
+        .arg(&proof)
+        .args(FAST_LAYER)
+        .args(["--security-bits", "20", "-o"])
+        .arg(&small));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&digest), "{}", stdout(&out));
+
+    // Verified as the statement the proof proves, against the segments' floor and the
+    // layer's, with every layer in the report.
+    let report = dir.path().join("verify.json");
+    let verify = |file: &Path, extra: &[&str]| run(cli().arg("verify").args(extra).arg(file));
+    let any = ["--min-security-bits", "0"];
+    let out = verify(
+        &small,
+        &[
+            &any[..],
+            &[
+                "--expect-statement",
+                &digest,
+                "--report",
+                report.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("valid compressed proof"),
+        "{}",
+        stdout(&out)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["kind"], "compressed");
+    assert_eq!(json["statement"]["digest"].as_str(), Some(digest.as_str()));
+    let layers = json["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), 2);
+    assert_eq!(layers[0]["layer"], "segments");
+    assert_eq!(layers[0]["params"]["hash"], "poseidon2");
+    assert!(layers[0]["soundcalc"].is_object());
+    assert_eq!(layers[1]["layer"], "last");
+    assert_eq!(layers[1]["params"]["hash"], "keccak");
+    assert_eq!(layers[1]["params"]["blowup"], 8);
+    assert!(layers[1]["security"]["jbr"]["bits"].as_u64().unwrap() >= 20);
+    // The proof's figure is its weakest layer's.
+    let bits = |v: &serde_json::Value| v["security"]["jbr"]["bits"].as_u64().unwrap();
+    assert_eq!(bits(&json), bits(&layers[0]).min(bits(&layers[1])));
+
+    let len = std::fs::metadata(&small).unwrap().len();
+    for (extra, message) in [
+        (
+            vec!["--min-security-bits", "100"],
+            "the segment proofs' parameters",
+        ),
+        (
+            vec![
+                "--min-security-bits",
+                "0",
+                "--max-proof-bytes",
+                &(len - 1).to_string(),
+            ],
+            "--max-proof-bytes",
+        ),
+        (
+            vec![
+                "--min-security-bits",
+                "0",
+                "--expect-statement",
+                &"0".repeat(64),
+            ],
+            "not the expected",
+        ),
+    ] {
+        let out = verify(&small, &extra);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(message),
+            "{extra:?}: {}",
+            stderr(&out)
+        );
+    }
+    let mut bytes = std::fs::read(&small).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    let changed = dir.path().join("changed.bin");
+    std::fs::write(&changed, &bytes).unwrap();
+    let out = verify(&changed, &any);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+
+    // `prove --compress` writes the same bytes as `prove` then `compress`.
+    let (out, direct) = prove_chain(
+        dir.path(),
+        "direct.bin",
+        16,
+        &[&["--hash", "poseidon2", "--compress"][..], &FAST_LAYER[..]].concat(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&direct).unwrap(),
+        std::fs::read(&small).unwrap()
+    );
+}
+
+#[test]
+fn what_cannot_be_compressed_is_a_one_line_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, keccak) = prove_chain(dir.path(), "keccak.bin", 16, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (out, two) = prove_chain(dir.path(), "two.bin", 32, &["--hash", "poseidon2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let small = dir.path().join("small.bin");
+    for (proof, message) in [
+        (
+            &keccak,
+            "only a proof made with --hash poseidon2 can be compressed",
+        ),
+        (&two, "the statement has 2 segments"),
+    ] {
+        let out = run(cli()
+            .arg("compress")
+            .arg(proof)
+            .args(FAST_LAYER)
+            .arg("-o")
+            .arg(&small));
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{}", stderr(&out));
+        assert!(!small.exists());
+    }
+    // Refused before proving.
+    let (out, refused) = prove_chain(dir.path(), "refused.bin", 16, &["--compress"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--hash poseidon2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!refused.exists());
+}

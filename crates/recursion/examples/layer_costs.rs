@@ -135,7 +135,7 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
                 let (verified, time) = timed(|| {
                     verify_layer(&air, &statement, &child_params, &layer, &params, &policy)
                 });
-                verified.map(|()| time)
+                verified.map(|_| time)
             })
             .collect::<Result<Vec<_>, _>>()?;
         verify_times.sort();

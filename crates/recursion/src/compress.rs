@@ -8,8 +8,8 @@
 //! refused by name.
 
 use ballast_stark::{
-    CompressedRecord, MerkleHash, Proof, Regime, SegmentPosition, SegmentStatement, VerifierError,
-    VerifyPolicy, Workload, statement_context,
+    Analysis, Circuit, CompressedRecord, MerkleHash, Proof, Regime, SegmentPosition,
+    SegmentStatement, TablesCircuit, VerifierError, VerifyPolicy, Workload, statement_context,
 };
 
 use crate::{ChildError, ChildSegment, LayerError, LayerRole, record_layer, verify_layer};
@@ -45,6 +45,9 @@ pub enum CompressError {
     /// A statement its workload refuses, or a start other than the workload's.
     #[error(transparent)]
     Statement(#[from] VerifierError),
+    /// Segment parameters the policy refuses (too few bits, another hash or parameters).
+    #[error("the segment proofs' parameters: {0}")]
+    SegmentParams(VerifierError),
 }
 
 /// The segment statement a whole proof of one segment, from `ends[0]` to `ends[1]`, proves:
@@ -119,10 +122,33 @@ pub fn compress<W: Workload>(
     })
 }
 
+/// What a compressed proof's security is made of, in proving order: its segments' circuit
+/// and its last layer's. Its figure is the weaker one's (`docs/protocol.md` §6 item 16).
+#[derive(Clone, Debug)]
+pub struct CompressedCircuits {
+    /// The segments' circuit, at the record's segment parameters.
+    pub segments: Circuit,
+    /// The last layer's tables.
+    pub last: TablesCircuit,
+}
+
+impl CompressedCircuits {
+    /// The figure in `regime`: the weaker layer's analysis.
+    pub fn analyse(&self, regime: Regime) -> Analysis {
+        let (segments, last) = (self.segments.analyse(regime), self.last.analyse(regime));
+        if last.capped() < segments.capped() {
+            last
+        } else {
+            segments
+        }
+    }
+}
+
 /// Checks that `record` proves its statement: the workload starts where it says, and its
 /// layer proves that a proof of the statement's segment, made with the record's segment
 /// parameters, verifies ([`verify_layer`]). `policy` applies to the segments' parameters
-/// and the layer's, and its cap to the record's bytes.
+/// and the layer's, and its cap to the record's bytes. Returns the circuits whose figures
+/// the policy judged.
 ///
 /// # Errors
 /// A workload its own checks refuse, another start, a statement of several segments, or a
@@ -130,7 +156,7 @@ pub fn compress<W: Workload>(
 pub fn verify_compressed<W: Workload>(
     record: &CompressedRecord<W>,
     policy: &VerifyPolicy,
-) -> Result<(), CompressError> {
+) -> Result<CompressedCircuits, CompressError> {
     let CompressedRecord {
         params,
         workload,
@@ -150,7 +176,13 @@ pub fn verify_compressed<W: Workload>(
     let public_inputs = workload.public_inputs(0, &ends[0], &ends[1]);
     let statement = child_statement(workload, &context, &public_inputs);
     let air = workload.air(0);
+    policy
+        .check_params(&air, params)
+        .map_err(CompressError::SegmentParams)?;
     let (proof, layer_params) = record_layer(&air, &statement, params, layer)?;
-    verify_layer(&air, &statement, params, &proof, &layer_params, policy)?;
-    Ok(())
+    let last = verify_layer(&air, &statement, params, &proof, &layer_params, policy)?;
+    Ok(CompressedCircuits {
+        segments: Circuit::of(&air, params).map_err(VerifierError::from)?,
+        last,
+    })
 }

@@ -311,6 +311,8 @@ impl Frame {
 /// `params`. `policy` applies to the child's parameters and the layer's (so one that pins
 /// parameters takes only a child and a layer of those).
 ///
+/// Returns the layer's circuit, whose figure the policy judged.
+///
 /// # Errors
 /// A child's AIR, statement or parameters that make no shape the layer takes, one the
 /// policy refuses, inputs that do not link, or a proof that does not verify.
@@ -321,7 +323,7 @@ pub fn verify_layer<A: Air>(
     layer: &LayerProof,
     params: &StarkParams,
     policy: &VerifyPolicy,
-) -> Result<(), LayerError> {
+) -> Result<TablesCircuit, LayerError> {
     let frame = Frame::of(child, statement, child_params)?;
     policy
         .check_params(child, child_params)
@@ -329,7 +331,8 @@ pub fn verify_layer<A: Air>(
     let (identity, queries) = frame.airs(child, statement, child_params, &layer.inputs)?;
     let tables = layer_tables(&frame.transcript, &identity, &queries, &layer.inputs);
     verify_tables(LAYER_CONTEXT, &tables, &layer.tables, params, policy)?;
-    Ok(())
+    let airs: Vec<&dyn TableAir> = tables.iter().map(|t| t.air).collect();
+    Ok(TablesCircuit::of(&airs, params)?)
 }
 
 /// Reads a layer's proof of a child of `child`'s AIR, `statement` and `child_params` from

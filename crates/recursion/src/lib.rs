@@ -18,7 +18,9 @@ use ballast_poseidon2::air::Sbox;
 pub const SBOX: Sbox = Sbox::Whole;
 
 pub use child::{ChildError, ChildQueries, ChildSegment, LayerInputs, LinkError};
-pub use compress::{CompressError, DEFAULT_LAST_LAYER, compress, verify_compressed};
+pub use compress::{
+    CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, compress, verify_compressed,
+};
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};
 pub use layer::{

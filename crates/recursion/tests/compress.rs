@@ -56,7 +56,9 @@ fn compressed(
 fn verified(bytes: &[u8]) -> Result<(), String> {
     let record =
         CompressedRecord::<Poseidon2Chain>::from_bytes(bytes).map_err(|e| e.to_string())?;
-    verify_compressed(&record, &any_security()).map_err(|e| e.to_string())
+    verify_compressed(&record, &any_security())
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 #[test]
@@ -148,14 +150,32 @@ fn another_outcome_start_or_layer_is_refused() {
         refused(&start),
         Err(CompressError::Statement(VerifierError::Start))
     ));
-    // A floor above the layer's bits.
-    let floor = VerifyPolicy {
-        min_security_bits: TARGET + 40,
+    // A floor above the segments' bits, and one above the layer's alone.
+    let floor = |bits| VerifyPolicy {
+        min_security_bits: bits,
         ..VerifyPolicy::default()
     };
     assert!(matches!(
-        verify_compressed(&record, &floor),
-        Err(CompressError::Layer(_))
+        verify_compressed(&record, &floor(TARGET)),
+        Err(CompressError::SegmentParams(
+            VerifierError::InsufficientSecurity { .. }
+        ))
+    ));
+    let strong = StarkParams {
+        num_queries: 200,
+        ..params()
+    };
+    let proof = proven(&chain(16), &strong);
+    let strong = compress(&proof, LAST, TARGET, Regime::Jbr, &any_security()).unwrap();
+    let segments_bits = ballast_stark::Circuit::of(&chain(16).air(0), &proof.params)
+        .unwrap()
+        .analyse(Regime::Jbr)
+        .capped();
+    assert!(segments_bits > TARGET + 1, "{segments_bits}");
+    assert!(verify_compressed(&strong, &floor(TARGET)).is_ok());
+    assert!(matches!(
+        verify_compressed(&strong, &floor(TARGET + 1)),
+        Err(CompressError::Layer(LayerError::Tables(_)))
     ));
 }
 

@@ -72,6 +72,7 @@ impl<W: Workload> Layer<W> {
             &layer_params(),
             policy,
         )
+        .map(drop)
     }
 
     fn verify(&self, proof: &LayerProof) -> Result<(), LayerError> {

@@ -10,11 +10,14 @@ use std::fmt::Debug;
 use std::ops::Range;
 
 use ballast_air::{ConstraintProgram, ProgramError};
+use ballast_recursion::{CompressError, compress};
 use ballast_stark::{
     Backend, Circuit, Geometry, ParamsError, PhaseTimes, Proof, ProverError, Regime, StarkParams,
     VerifierError, VerifyPolicy, Workload, estimate_peak_bytes, geometry, prove_part, verify_part,
 };
 use serde_json::{Map, Value};
+
+use crate::AnyCompressed;
 
 /// How a workload's statement is shown to people and written as JSON.
 pub trait Describe: Workload {
@@ -171,6 +174,19 @@ pub trait AnyProof: Debug + Send + Sync {
     fn is_whole(&self) -> bool;
     /// The proof itself, for [`bundle`](crate::bundle) to recover its type.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
+    /// Its compressed proof ([`compress`]): the last layer at blowup 2^`last.0` and
+    /// `last.1` grinding bits, with the fewest queries that give `target` bits in
+    /// `regime`.
+    ///
+    /// # Errors
+    /// As [`compress`].
+    fn compress(
+        &self,
+        last: (usize, u32),
+        target: u32,
+        regime: Regime,
+        policy: &VerifyPolicy,
+    ) -> Result<Box<dyn AnyCompressed>, CompressError>;
 }
 
 impl<W: Describe + Send + 'static> AnyProof for Proof<W> {
@@ -233,6 +249,16 @@ impl<W: Describe + Send + 'static> AnyProof for Proof<W> {
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
+    }
+
+    fn compress(
+        &self,
+        last: (usize, u32),
+        target: u32,
+        regime: Regime,
+        policy: &VerifyPolicy,
+    ) -> Result<Box<dyn AnyCompressed>, CompressError> {
+        Ok(Box::new(compress(self, last, target, regime, policy)?))
     }
 }
 

@@ -2,10 +2,12 @@
 //! proofs by the tag in their header, `cli`'s statement flags and help) reads it. Adding a
 //! workload is one module and one row in [`WORKLOADS`].
 
-use ballast_stark::{BundleError, Proof, ProofFormatError, VerifyPolicy, Workload, peek};
+use ballast_stark::{
+    BundleError, CompressedRecord, Proof, ProofFormatError, VerifyPolicy, Workload, peek,
+};
 
 use crate::flags::{Flag, FlagError, FlagValues, FromFlags, SHARED_FLAGS};
-use crate::{AnyProof, AnyStatement, Fibonacci, KeccakChain, Poseidon2Chain};
+use crate::{AnyCompressed, AnyProof, AnyStatement, Fibonacci, KeccakChain, Poseidon2Chain};
 
 /// A registered workload: its tag and name, its flags, and its proofs' decoding and
 /// bundling.
@@ -20,11 +22,18 @@ pub struct Registered {
     pub flags: &'static [Flag],
     /// Bytes of its proofs' header ([`Proof::header_len`]).
     pub header_len: usize,
+    /// Bytes of its compressed proofs' headers ([`CompressedRecord::header_len`]).
+    pub compressed_header_len: usize,
     from_flags: StatementReader,
     decode: Decoder,
     max_len: fn(&[u8]) -> Result<u64, ProofFormatError>,
+    decode_compressed: CompressedDecoder,
+    compressed_max_len: fn(&[u8]) -> Result<u64, ProofFormatError>,
     bundle: Bundler,
 }
+
+/// Decodes a compressed proof of one workload.
+type CompressedDecoder = fn(&[u8]) -> Result<Box<dyn AnyCompressed>, ProofFormatError>;
 
 /// Reads a statement of one workload from its flags.
 type StatementReader = fn(&FlagValues) -> Result<Box<dyn AnyStatement>, FlagError>;
@@ -45,9 +54,12 @@ impl Registered {
             about: W::ABOUT,
             flags: W::FLAGS,
             header_len: Proof::<W>::header_len(),
+            compressed_header_len: CompressedRecord::<W>::header_len(),
             from_flags: statement_as::<W>,
             decode: decode_as::<W>,
             max_len: Proof::<W>::max_len,
+            decode_compressed: decode_compressed_as::<W>,
+            compressed_max_len: CompressedRecord::<W>::max_len,
             bundle: bundle_as::<W>,
         }
     }
@@ -120,14 +132,18 @@ impl Registered {
     }
 }
 
-/// The longest header of any registered workload: reading this many bytes (or the whole
-/// file, if shorter) is enough for [`max_len`].
+/// The longest header of any registered workload's proofs, compressed or not: reading this
+/// many bytes (or the whole file, if shorter) is enough for [`max_len`].
 pub const MAX_HEADER_LEN: usize = {
     let mut max = 0;
     let mut i = 0;
     while i < WORKLOADS.len() {
-        if WORKLOADS[i].header_len > max {
-            max = WORKLOADS[i].header_len;
+        let row = &WORKLOADS[i];
+        if row.header_len > max {
+            max = row.header_len;
+        }
+        if row.compressed_header_len > max {
+            max = row.compressed_header_len;
         }
         i += 1;
     }
@@ -153,14 +169,28 @@ pub fn decode(bytes: &[u8]) -> Result<Box<dyn AnyProof>, ProofFormatError> {
     (registered(bytes)?.decode)(bytes)
 }
 
-/// The most bytes a proof with this header can have ([`Proof::max_len`]), from its first
-/// [`MAX_HEADER_LEN`] bytes or fewer.
+/// Decodes a compressed proof of whichever workload its header names
+/// ([`CompressedRecord::from_bytes`]).
+///
+/// # Errors
+/// As [`CompressedRecord::from_bytes`], or an unknown workload tag.
+pub fn decode_compressed(bytes: &[u8]) -> Result<Box<dyn AnyCompressed>, ProofFormatError> {
+    (registered(bytes)?.decode_compressed)(bytes)
+}
+
+/// The most bytes a proof or compressed proof with this header can have
+/// ([`Proof::max_len`], [`CompressedRecord::max_len`]), from its first [`MAX_HEADER_LEN`]
+/// bytes or fewer.
 ///
 /// # Errors
 /// Bad magic, another version, an unknown workload or an invalid header.
 pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
     let row = registered(header)?;
-    (row.max_len)(&header[..row.header_len.min(header.len())])
+    if peek(header)?.compressed {
+        (row.compressed_max_len)(&header[..row.compressed_header_len.min(header.len())])
+    } else {
+        (row.max_len)(&header[..row.header_len.min(header.len())])
+    }
 }
 
 /// Joins named parts into the proof of their statement ([`ballast_stark::bundle`]).
@@ -190,6 +220,13 @@ fn decode_as<W: FromFlags + Send + 'static>(
     bytes: &[u8],
 ) -> Result<Box<dyn AnyProof>, ProofFormatError> {
     Ok(Box::new(Proof::<W>::from_bytes(bytes)?))
+}
+
+/// [`CompressedRecord::from_bytes`] of a `W` compressed proof.
+fn decode_compressed_as<W: FromFlags + Send + 'static>(
+    bytes: &[u8],
+) -> Result<Box<dyn AnyCompressed>, ProofFormatError> {
+    Ok(Box::new(CompressedRecord::<W>::from_bytes(bytes)?))
 }
 
 /// [`ballast_stark::bundle`] of parts that must all be `W`'s.

@@ -1,0 +1,128 @@
+//! `cli compress`: replace a whole proof by its compressed proof, and what `prove --compress`
+//! and `verify` share of it: compressing, and the layers' security in words and as JSON.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use anyhow::{Result, anyhow, bail};
+use ballast_recursion::CompressedCircuits;
+use ballast_stark::{Regime, VerifyPolicy};
+use ballast_workloads::{AnyCompressed, AnyProof};
+use serde::Serialize;
+
+use crate::args::CompressArgs;
+use crate::output::{check_writable, print, write_atomic};
+use crate::read::{ProofFile, read};
+use crate::resources::human_bytes;
+use crate::summary::{self, ParamsJson, SecurityJson, soundcalc_json};
+
+/// Runs `cli compress`: the proof is read and verified, its compressed proof made, checked
+/// and written; nothing is written if any step fails.
+pub fn run(args: &CompressArgs) -> Result<()> {
+    check_writable(&args.output)?;
+    let path = args.proof.display();
+    let proof = match read(&args.proof, u64::MAX)? {
+        Err(reason) => bail!("{path} is not a valid proof: {reason}"),
+        Ok((ProofFile::Compressed(_), _)) => bail!("{path} is already a compressed proof"),
+        Ok((ProofFile::Proof(proof), _)) => proof,
+    };
+    let started = Instant::now();
+    let (compressed, circuits) =
+        compress(&*proof, args.layer.last(), args.security_bits, args.regime)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let bytes = compressed.to_bytes();
+    write_atomic(&args.output, &bytes)?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "compressed: {} ({}, from {} bytes) in {seconds:.2} s",
+        args.output.display(),
+        human_bytes(bytes.len() as u64),
+        proof.to_bytes().len()
+    );
+    out.push_str(&statement_lines(&*compressed));
+    out.push_str(&layer_lines(&circuits));
+    print(&out)
+}
+
+/// `proof`'s compressed proof, its last layer at `last`'s log2 blowup and grinding bits with
+/// the fewest queries that reach `target` bits in `regime`, and its circuits, once its own
+/// verifier accepts it. The proof is checked but not judged: `cli verify` applies a floor.
+///
+/// # Errors
+/// A proof that cannot be compressed (a part, several segments, Keccak-256 trees, one that
+/// does not verify), parameters that cannot reach `target`.
+pub fn compress(
+    proof: &dyn AnyProof,
+    last: (usize, u32),
+    target: u32,
+    regime: Regime,
+) -> Result<(Box<dyn AnyCompressed>, CompressedCircuits)> {
+    let unjudged = VerifyPolicy {
+        min_security_bits: 0,
+        max_proof_bytes: u64::MAX,
+        ..VerifyPolicy::default()
+    };
+    let compressed = proof
+        .compress(last, target, regime, &unjudged)
+        .map_err(|e| anyhow!("cannot compress: {e}"))?;
+    let circuits = compressed
+        .verify(&unjudged)
+        .map_err(|e| anyhow!("the compressed proof does not verify: {e}"))?;
+    Ok((compressed, circuits))
+}
+
+/// One layer of a compressed proof, as JSON: its parameters and their security, and for the
+/// segments their soundcalc configuration (a layer's tables proof has roll-ins, which
+/// soundcalc does not model: `docs/protocol.md` §6 item 14).
+#[derive(Serialize)]
+pub struct LayerJson {
+    /// `segments` or `last`.
+    layer: &'static str,
+    params: ParamsJson,
+    security: SecurityJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    soundcalc: Option<serde_json::Value>,
+}
+
+/// The layers of a compressed proof, in proving order.
+pub fn layers_json(circuits: &CompressedCircuits) -> Vec<LayerJson> {
+    let (segments, last) = (&circuits.segments, &circuits.last);
+    vec![
+        LayerJson {
+            layer: "segments",
+            params: ParamsJson::of_circuit(segments),
+            security: SecurityJson::of(segments),
+            soundcalc: Some(soundcalc_json(segments)),
+        },
+        LayerJson {
+            layer: "last",
+            params: ParamsJson::analysed(&last.tables[0].params, &|r| last.analyse(r)),
+            security: SecurityJson::analysed(&|r| last.analyse(r)),
+            soundcalc: None,
+        },
+    ]
+}
+
+/// What a compressed proof proves, in two lines.
+pub fn statement_lines(compressed: &dyn AnyCompressed) -> String {
+    format!(
+        "statement:  {}\n            digest {}\n",
+        compressed.summary(),
+        hex::encode(compressed.statement_digest())
+    )
+}
+
+/// Each layer's parameters and security, then the weakest layer's, round by round.
+pub fn layer_lines(circuits: &CompressedCircuits) -> String {
+    let mut out = String::new();
+    for (name, layer) in ["segments:", "last layer:"]
+        .into_iter()
+        .zip(layers_json(circuits))
+    {
+        let _ = writeln!(out, "{name:<11} {}", summary::params(&layer.params));
+    }
+    out.push_str("weakest layer:\n");
+    out.push_str(&summary::security_analysed(&|r| circuits.analyse(r)));
+    out
+}
