@@ -7,11 +7,12 @@ use ballast_fri::{QueryPlan, round_arities};
 use ballast_merkle::{
     Digest, MerkleHash, MerkleTree, batch_opening_len, check_indices, verify_batch,
 };
+use ballast_recursion::compress;
 use ballast_stark::{
-    CpuBackend, PhaseTimes, StarkParams, TABLES_MAGIC, TableAir, TableStatement, TablesRecord,
-    VerifyPolicy, Workload, part_range, prove_part, prove_statement, prove_tables,
+    CpuBackend, PhaseTimes, Regime, StarkParams, TABLES_MAGIC, TableAir, TableStatement,
+    TablesRecord, VerifyPolicy, Workload, part_range, prove_part, prove_statement, prove_tables,
 };
-use ballast_workloads::{Fibonacci, KeccakChain, decode, max_len};
+use ballast_workloads::{Fibonacci, KeccakChain, decode, decode_compressed, max_len};
 
 /// The policy every target verifies under: no security floor (the seeds use fast, insecure
 /// parameters), and a 16 MiB cap so that no input makes the verifier allocate or work more.
@@ -77,21 +78,46 @@ fn seed_proof<W: Workload>(workload: &W, params: &StarkParams) -> Vec<u8> {
     .to_bytes()
 }
 
-/// Decodes and verifies arbitrary bytes as a proof, whole or part, as `cli verify` reads a
-/// file: the stated length within the cap and the header's bound first; or, under a tables
-/// proof's magic, as a tables proof of the seed's tables ([`verified_tables`]); returns
-/// whether they were valid.
+/// Decodes and verifies arbitrary bytes as a proof, whole or part, or a compressed proof,
+/// as `cli verify` reads a file: the stated length within the cap and the header's bound
+/// first; or, under a tables proof's magic, as a tables proof of the seed's tables
+/// ([`verified_tables`]); returns whether they were valid.
 pub fn decode_and_verify(bytes: &[u8]) -> bool {
     if bytes.starts_with(&TABLES_MAGIC) {
         return verified_tables(bytes).is_some();
     }
     let policy = policy();
     let within = |length| policy.check_size(length).is_ok();
-    match (ballast_stark::peek(bytes), max_len(bytes)) {
-        (Ok(prefix), Ok(max)) if within(prefix.length) && prefix.length <= max => {}
+    let compressed = match (ballast_stark::peek(bytes), max_len(bytes)) {
+        (Ok(prefix), Ok(max)) if within(prefix.length) && prefix.length <= max => prefix.compressed,
         _ => return false,
+    };
+    if compressed {
+        decode_compressed(bytes).is_ok_and(|proof| proof.verify(&policy).is_ok())
+    } else {
+        decode(bytes).is_ok_and(|proof| proof.verify(&policy).is_ok())
     }
-    decode(bytes).is_ok_and(|proof| proof.verify(&policy).is_ok())
+}
+
+/// A compressed proof of a one-segment Fibonacci statement committed with Poseidon2 at
+/// [`seed_params`], its last layer at blowup 8 without grinding: a seed of the decode
+/// corpus.
+pub fn seed_compressed() -> Vec<u8> {
+    let params = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..seed_params()
+    };
+    let proof = prove_statement(
+        &seed_fibonacci(1),
+        &params,
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+        &mut |_| {},
+    )
+    .expect("the seed statement proves");
+    compress(&proof, (3, 0), 20, Regime::Jbr, &policy())
+        .expect("the seed proof compresses")
+        .to_bytes()
 }
 
 /// Valid parts of the seed statements (the middle of three parts of a 3-segment Fibonacci

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use ballast_fuzz_checks::{
-    batch_opening, decode_and_verify, mutate_and_verify, mutate_tables, seed_parts, seed_proofs,
-    seed_tables_records, verified_tables,
+    batch_opening, decode_and_verify, mutate_and_verify, mutate_tables, seed_compressed,
+    seed_parts, seed_proofs, seed_tables_records, verified_tables,
 };
 
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
@@ -77,7 +77,11 @@ fn batch_opening_regressions() {
 
 #[test]
 fn seeds_verify_and_their_edits_do_not() {
-    for seed in seed_proofs().iter().chain(&seed_parts()) {
+    for seed in seed_proofs()
+        .iter()
+        .chain(&seed_parts())
+        .chain(&[seed_compressed()])
+    {
         assert!(decode_and_verify(seed));
         let mut flipped = seed.clone();
         let middle = flipped.len() / 2;
