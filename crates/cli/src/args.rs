@@ -243,7 +243,8 @@ pub struct VerifyArgs {
     #[arg(long, default_value = "jbr", value_parser = str::parse::<Regime>)]
     pub regime: Regime,
     /// Refuse a proof whose Merkle trees commit with another hash than this: `keccak` or
-    /// `poseidon2` [default: either].
+    /// `poseidon2` [default: either]. A compressed proof relies on both (its segments'
+    /// Poseidon2, its last layer's Keccak-256), so either value refuses it.
     #[arg(long, value_parser = parse_hash)]
     pub hash: Option<MerkleHash>,
     /// Refuse a proof of more bytes than this, judged by the length its header states
@@ -272,18 +273,28 @@ pub struct VerifyArgs {
 #[derive(Args)]
 pub struct LastLayerArgs {
     /// Blowup factor of the last layer: 8, 16, 32 or 64 (its AIRs' degree-7 constraints
-    /// take 8 or more).
-    #[arg(long = "layer-blowup", value_name = "BLOWUP", default_value = "64", value_parser = parse_log_blowup)]
-    pub layer_log_blowup: usize,
-    /// Proof-of-work grinding bits of the last layer.
-    #[arg(long, value_name = "BITS", default_value_t = ballast_recursion::DEFAULT_LAST_LAYER.1)]
-    pub layer_pow_bits: u32,
+    /// take 8 or more) [default: 64].
+    #[arg(long = "layer-blowup", value_name = "BLOWUP", value_parser = parse_log_blowup)]
+    pub layer_log_blowup: Option<usize>,
+    /// Proof-of-work grinding bits of the last layer [default: 28].
+    #[arg(long, value_name = "BITS")]
+    pub layer_pow_bits: Option<u32>,
 }
 
 impl LastLayerArgs {
-    /// The last layer's log2 blowup and grinding bits.
+    /// The last layer's log2 blowup and grinding bits, the defaults
+    /// ([`DEFAULT_LAST_LAYER`](ballast_recursion::DEFAULT_LAST_LAYER)) where not given.
     pub fn last(&self) -> (usize, u32) {
-        (self.layer_log_blowup, self.layer_pow_bits)
+        let (log_blowup, pow_bits) = ballast_recursion::DEFAULT_LAST_LAYER;
+        (
+            self.layer_log_blowup.unwrap_or(log_blowup),
+            self.layer_pow_bits.unwrap_or(pow_bits),
+        )
+    }
+
+    /// Whether any of its flags was given.
+    pub fn given(&self) -> bool {
+        self.layer_log_blowup.is_some() || self.layer_pow_bits.is_some()
     }
 }
 
@@ -373,6 +384,22 @@ mod tests {
     #[test]
     fn arguments_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_last_layers_defaults_are_stated_in_its_help() {
+        let (log_blowup, pow_bits) = ballast_recursion::DEFAULT_LAST_LAYER;
+        let help = Cli::command()
+            .find_subcommand_mut("compress")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        for default in [
+            format!("[default: {}]", 1 << log_blowup),
+            format!("[default: {pow_bits}]"),
+        ] {
+            assert!(help.contains(&default), "{default}: {help}");
+        }
     }
 
     #[test]

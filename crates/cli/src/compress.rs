@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
 use ballast_recursion::CompressedCircuits;
-use ballast_stark::{Regime, VerifyPolicy};
+use ballast_stark::{DEFAULT_MAX_PROOF_BYTES, Regime, VerifyPolicy};
 use ballast_workloads::{AnyCompressed, AnyProof};
 use serde::Serialize;
 
@@ -21,7 +21,7 @@ use crate::summary::{self, ParamsJson, SecurityJson, soundcalc_json};
 pub fn run(args: &CompressArgs) -> Result<()> {
     check_writable(&args.output)?;
     let path = args.proof.display();
-    let proof = match read(&args.proof, u64::MAX)? {
+    let proof = match read(&args.proof, DEFAULT_MAX_PROOF_BYTES)? {
         Err(reason) => bail!("{path} is not a valid proof: {reason}"),
         Ok((ProofFile::Compressed(_), _)) => bail!("{path} is already a compressed proof"),
         Ok((ProofFile::Proof(proof), _)) => proof,

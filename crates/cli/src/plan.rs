@@ -121,6 +121,9 @@ impl ProvePlan {
                 .unwrap_or(DEFAULT_SECURITY_BITS),
             regime: args.statement.regime,
         });
+        if compress.is_none() && args.layer.given() {
+            bail!("--layer-blowup and --layer-pow-bits shape a compressed proof: give --compress");
+        }
         if compress.is_some() {
             // What compressing refuses, before the proving it would waste.
             if statement.circuit.params.hash != MerkleHash::Poseidon2 {

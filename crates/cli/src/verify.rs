@@ -128,8 +128,8 @@ struct CompressedReport {
     proof_bytes: usize,
     valid: bool,
     reason: Option<String>,
-    /// The statement: the uncompressed proof's, with its digest.
-    statement: serde_json::Value,
+    /// The statement, for a valid proof: the uncompressed proof's, with its digest.
+    statement: Option<serde_json::Value>,
     /// Each layer, in proving order, with its parameters and security.
     layers: Option<Vec<LayerJson>>,
     /// The weakest layer's security, each regime round by round: the proof's.
@@ -171,7 +171,7 @@ fn run_compressed(
         proof_bytes: bytes,
         valid: circuits.is_some(),
         reason: verdict.as_ref().err().cloned(),
-        statement: compressed.json(),
+        statement: circuits.map(|_| compressed.json()),
         layers: circuits.map(layers_json),
         security: circuits.map(|c| SecurityJson::analysed(&|r| c.analyse(r))),
         verify_seconds,

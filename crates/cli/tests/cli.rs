@@ -1279,13 +1279,27 @@ fn a_compressed_proof_verifies_as_the_same_statement_and_bad_ones_are_refused() 
             stderr(&out)
         );
     }
-    let mut bytes = std::fs::read(&small).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 1;
+    let bytes = std::fs::read(&small).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() - 1] ^= 1;
     let changed = dir.path().join("changed.bin");
-    std::fs::write(&changed, &bytes).unwrap();
-    let out = verify(&changed, &any);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    for (file, message) in [
+        (flipped, "invalid compressed proof"),
+        (bytes[..bytes.len() - 1].to_vec(), "its header states"),
+        ([&bytes[..], &[0]].concat(), "its header states"),
+    ] {
+        std::fs::write(&changed, &file).unwrap();
+        let out = verify(
+            &changed,
+            &[&any[..], &["--report", report.to_str().unwrap()]].concat(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{}", stderr(&out));
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        assert_eq!(json["valid"], false);
+        assert!(json["statement"].is_null(), "{json}");
+    }
 
     // `prove --compress` writes the same bytes as `prove` then `compress`.
     let (out, direct) = prove_chain(
@@ -1328,12 +1342,17 @@ fn what_cannot_be_compressed_is_a_one_line_error_and_writes_nothing() {
         assert!(!small.exists());
     }
     // Refused before proving.
-    let (out, refused) = prove_chain(dir.path(), "refused.bin", 16, &["--compress"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("--hash poseidon2"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(!refused.exists());
+    for (extra, message) in [
+        (&["--compress"][..], "--hash poseidon2"),
+        (
+            &["--hash", "poseidon2", "--layer-pow-bits", "0"],
+            "give --compress",
+        ),
+    ] {
+        let (out, refused) = prove_chain(dir.path(), "refused.bin", 16, extra);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{}", stderr(&out));
+        assert!(!refused.exists());
+    }
 }

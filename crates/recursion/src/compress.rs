@@ -42,7 +42,8 @@ pub enum CompressError {
     /// A child or layer the layer's prover or verifier refuses.
     #[error(transparent)]
     Layer(#[from] LayerError),
-    /// A statement its workload refuses, or a start other than the workload's.
+    /// A statement its workload refuses, a start other than the workload's, or a proof
+    /// over the policy's size cap.
     #[error(transparent)]
     Statement(#[from] VerifierError),
     /// Segment parameters the policy refuses (too few bits, another hash or parameters).
@@ -73,8 +74,9 @@ fn child_statement<'a, W: Workload>(
 /// ([`ChildSegment::layer_params`]), committed with Keccak-256.
 ///
 /// # Errors
-/// A part, a statement of several segments, a Keccak-256 proof, one that does not verify,
-/// or parameters the layer cannot reach `target` with.
+/// A part, a statement of several segments, a Keccak-256 proof, one whose workload or start
+/// its verifier refuses or that does not verify, or parameters the layer cannot reach
+/// `target` with.
 pub fn compress<W: Workload>(
     proof: &Proof<W>,
     (log_blowup, pow_bits): (usize, u32),
@@ -97,7 +99,19 @@ pub fn compress<W: Workload>(
     if segments != 1 {
         return Err(CompressError::Segments(segments));
     }
-    let ends = [proof.states[0].clone(), proof.states[1].clone()];
+    proof.workload.validate().map_err(VerifierError::from)?;
+    let [start, outcome] = proof.states.as_slice() else {
+        return Err(VerifierError::Shape {
+            what: "states",
+            expected: 2,
+            got: proof.states.len(),
+        }
+        .into());
+    };
+    if *start != proof.workload.start() {
+        return Err(VerifierError::Start.into());
+    }
+    let ends = [start.clone(), outcome.clone()];
     let context = statement_context(&proof.workload);
     let public_inputs = proof.workload.public_inputs(0, &ends[0], &ends[1]);
     let statement = child_statement(&proof.workload, &context, &public_inputs);
@@ -123,7 +137,9 @@ pub fn compress<W: Workload>(
 }
 
 /// What a compressed proof's security is made of, in proving order: its segments' circuit
-/// and its last layer's. Its figure is the weaker one's (`docs/protocol.md` §6 item 16).
+/// and its last layer's. Its figure is the weakest layer's, each judged in its own regime;
+/// the two errors add up, so the bound on the whole is at most one bit below it
+/// (`docs/protocol.md` §6 item 16).
 #[derive(Clone, Debug)]
 pub struct CompressedCircuits {
     /// The segments' circuit, at the record's segment parameters.

@@ -144,6 +144,19 @@ fn another_outcome_start_or_layer_is_refused() {
     let mut layer = record.clone();
     layer.layer = other.layer.clone();
     assert!(refused(&layer).is_err());
+    // Other segment parameters in the header, each a valid set: other AIRs, other keys.
+    for change in [
+        |p: &mut StarkParams| p.num_queries += 1,
+        |p: &mut StarkParams| p.pow_bits += 1,
+        |p: &mut StarkParams| p.log_blowup += 1,
+    ] {
+        let mut params = record.clone();
+        change(&mut params.params);
+        assert!(refused(&params).is_err(), "{:?}", params.params);
+        let bytes = params.to_bytes();
+        assert_eq!(CompressedRecord::from_bytes(&bytes).as_ref(), Ok(&params));
+        assert!(verified(&bytes).is_err());
+    }
     let mut start = record.clone();
     start.ends[0] = record.ends[1];
     assert!(matches!(

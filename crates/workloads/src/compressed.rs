@@ -6,7 +6,7 @@
 use std::fmt::Debug;
 
 use ballast_recursion::{CompressError, CompressedCircuits, verify_compressed};
-use ballast_stark::{CompressedRecord, StarkParams, VerifyPolicy};
+use ballast_stark::{CompressedRecord, VerifyPolicy};
 use serde_json::{Map, Value};
 
 use crate::Describe;
@@ -26,10 +26,6 @@ pub trait AnyCompressed: Debug + Send + Sync {
     fn summary(&self) -> String;
     /// The same as JSON: `workload`, `digest`, and the workload's fields.
     fn json(&self) -> Value;
-    /// The parameters of the statement's segment proofs.
-    fn params(&self) -> &StarkParams;
-    /// The parameters of its last layer.
-    fn layer_params(&self) -> &StarkParams;
 }
 
 impl<W: Describe + Send + 'static> AnyCompressed for CompressedRecord<W> {
@@ -55,13 +51,5 @@ impl<W: Describe + Send + 'static> AnyCompressed for CompressedRecord<W> {
         map.insert("digest".into(), hex::encode(self.statement_digest()).into());
         map.extend(self.workload.json(&self.ends[1]));
         Value::Object(map)
-    }
-
-    fn params(&self) -> &StarkParams {
-        &self.params
-    }
-
-    fn layer_params(&self) -> &StarkParams {
-        &self.layer.params
     }
 }
