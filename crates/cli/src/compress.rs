@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
 use ballast_recursion::CompressedCircuits;
-use ballast_stark::{DEFAULT_MAX_PROOF_BYTES, Regime, VerifyPolicy};
+use ballast_stark::{Analysis, DEFAULT_MAX_PROOF_BYTES, Regime, VerifyPolicy};
 use ballast_workloads::{AnyCompressed, AnyProof};
 use serde::Serialize;
 
@@ -113,7 +113,8 @@ pub fn statement_lines(compressed: &dyn AnyCompressed) -> String {
     )
 }
 
-/// Each layer's parameters and security, then the weakest layer's, round by round.
+/// Each layer's parameters and security, then the weakest layer's (up to the Johnson
+/// bound; the segments' on a tie) round by round.
 pub fn layer_lines(circuits: &CompressedCircuits) -> String {
     let mut out = String::new();
     for (name, layer) in ["segments:", "last layer:"]
@@ -122,7 +123,14 @@ pub fn layer_lines(circuits: &CompressedCircuits) -> String {
     {
         let _ = writeln!(out, "{name:<11} {}", summary::params(&layer.params));
     }
-    out.push_str("weakest layer:\n");
-    out.push_str(&summary::security_analysed(&|r| circuits.analyse(r)));
+    let (segments, last) = (&circuits.segments, &circuits.last);
+    let jbr = |analysis: Analysis| analysis.capped();
+    if jbr(last.analyse(Regime::Jbr)) < jbr(segments.analyse(Regime::Jbr)) {
+        out.push_str("weakest:    the last layer\n");
+        out.push_str(&summary::security_analysed(&|r| last.analyse(r)));
+    } else {
+        out.push_str("weakest:    the segments\n");
+        out.push_str(&summary::security(segments));
+    }
     out
 }

@@ -12,7 +12,7 @@ use ballast_stark::{
     SegmentStatement, TablesCircuit, VerifierError, VerifyPolicy, Workload, statement_context,
 };
 
-use crate::{ChildError, ChildSegment, LayerError, LayerRole, record_layer, verify_layer};
+use crate::{ChildError, ChildSegment, LayerError, LayerRole, verify_record};
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
 /// blowup 64, whose queries are worth about 3 bits each, and 28 bits of grinding, which
@@ -162,7 +162,7 @@ impl CompressedCircuits {
 
 /// Checks that `record` proves its statement: the workload starts where it says, and its
 /// layer proves that a proof of the statement's segment, made with the record's segment
-/// parameters, verifies ([`verify_layer`]). `policy` applies to the segments' parameters
+/// parameters, verifies ([`verify_record`]). `policy` applies to the segments' parameters
 /// and the layer's, and its cap to the record's bytes. Returns the circuits whose figures
 /// the policy judged.
 ///
@@ -192,13 +192,10 @@ pub fn verify_compressed<W: Workload>(
     let public_inputs = workload.public_inputs(0, &ends[0], &ends[1]);
     let statement = child_statement(workload, &context, &public_inputs);
     let air = workload.air(0);
+    let segments = Circuit::of(&air, params).map_err(VerifierError::from)?;
     policy
-        .check_params(&air, params)
+        .check_circuit(&segments)
         .map_err(CompressError::SegmentParams)?;
-    let (proof, layer_params) = record_layer(&air, &statement, params, layer)?;
-    let last = verify_layer(&air, &statement, params, &proof, &layer_params, policy)?;
-    Ok(CompressedCircuits {
-        segments: Circuit::of(&air, params).map_err(VerifierError::from)?,
-        last,
-    })
+    let last = verify_record(&air, &statement, params, layer, policy)?;
+    Ok(CompressedCircuits { segments, last })
 }

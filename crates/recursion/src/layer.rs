@@ -302,6 +302,69 @@ impl Frame {
         .check(inputs)?;
         Ok((identity, queries))
     }
+
+    /// [`verify_layer`] with this frame of the child.
+    fn verify<A: Air>(
+        &self,
+        child: &A,
+        statement: &SegmentStatement<'_>,
+        child_params: &StarkParams,
+        layer: &LayerProof,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<TablesCircuit, LayerError> {
+        policy
+            .check_params(child, child_params)
+            .map_err(ChildError::from)?;
+        let (identity, queries) = self.airs(child, statement, child_params, &layer.inputs)?;
+        let tables = layer_tables(&self.transcript, &identity, &queries, &layer.inputs);
+        Ok(verify_tables(
+            LAYER_CONTEXT,
+            &tables,
+            &layer.tables,
+            params,
+            policy,
+        )?)
+    }
+
+    /// [`record_layer`] with this frame of the child.
+    fn layer<A: Air>(
+        &self,
+        child: &A,
+        child_params: &StarkParams,
+        record: &TablesRecord,
+    ) -> Result<(LayerProof, StarkParams), LayerError> {
+        let heights = self.child_heights(child, child_params.num_queries)?;
+        let shape_error = |what, expected, got| TablesError::Shape {
+            what,
+            expected,
+            got,
+        };
+        if record.tables.len() != LAYER_AIRS.len() {
+            return Err(
+                shape_error("the layer's tables", LAYER_AIRS.len(), record.tables.len()).into(),
+            );
+        }
+        let mut inputs: [Vec<Felt>; 3] = Default::default();
+        for (&k, table) in tallest_first([0, 1, 2], heights).iter().zip(&record.tables) {
+            if table.log_rows != heights[k] {
+                return Err(
+                    shape_error("a table's rows (log2)", heights[k], table.log_rows).into(),
+                );
+            }
+            inputs[k] = table.public_inputs.clone();
+        }
+        let [transcript, identity, queries] = inputs;
+        let layer = LayerProof {
+            inputs: LayerInputs {
+                transcript,
+                identity,
+                queries,
+            },
+            tables: record.proof.clone(),
+        };
+        Ok((layer, record.params))
+    }
 }
 
 /// Checks that `layer` proves that a proof of `child` for `statement`, made with
@@ -324,15 +387,31 @@ pub fn verify_layer<A: Air>(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
+    Frame::of(child, statement, child_params)?.verify(
+        child,
+        statement,
+        child_params,
+        layer,
+        params,
+        policy,
+    )
+}
+
+/// [`record_layer`], then [`verify_layer`] of what it reads, building the child's frame
+/// once.
+///
+/// # Errors
+/// As [`record_layer`] and [`verify_layer`].
+pub fn verify_record<A: Air>(
+    child: &A,
+    statement: &SegmentStatement<'_>,
+    child_params: &StarkParams,
+    record: &TablesRecord,
+    policy: &VerifyPolicy,
+) -> Result<TablesCircuit, LayerError> {
     let frame = Frame::of(child, statement, child_params)?;
-    policy
-        .check_params(child, child_params)
-        .map_err(ChildError::from)?;
-    let (identity, queries) = frame.airs(child, statement, child_params, &layer.inputs)?;
-    let tables = layer_tables(&frame.transcript, &identity, &queries, &layer.inputs);
-    verify_tables(LAYER_CONTEXT, &tables, &layer.tables, params, policy)?;
-    let airs: Vec<&dyn TableAir> = tables.iter().map(|t| t.air).collect();
-    Ok(TablesCircuit::of(&airs, params)?)
+    let (layer, params) = frame.layer(child, child_params, record)?;
+    frame.verify(child, statement, child_params, &layer, &params, policy)
 }
 
 /// Reads a layer's proof of a child of `child`'s AIR, `statement` and `child_params` from
@@ -371,33 +450,5 @@ pub fn record_layer<A: Air>(
     child_params: &StarkParams,
     record: &TablesRecord,
 ) -> Result<(LayerProof, StarkParams), LayerError> {
-    let heights = Frame::of(child, statement, child_params)?
-        .child_heights(child, child_params.num_queries)?;
-    let shape_error = |what, expected, got| TablesError::Shape {
-        what,
-        expected,
-        got,
-    };
-    if record.tables.len() != LAYER_AIRS.len() {
-        return Err(
-            shape_error("the layer's tables", LAYER_AIRS.len(), record.tables.len()).into(),
-        );
-    }
-    let mut inputs: [Vec<Felt>; 3] = Default::default();
-    for (&k, table) in tallest_first([0, 1, 2], heights).iter().zip(&record.tables) {
-        if table.log_rows != heights[k] {
-            return Err(shape_error("a table's rows (log2)", heights[k], table.log_rows).into());
-        }
-        inputs[k] = table.public_inputs.clone();
-    }
-    let [transcript, identity, queries] = inputs;
-    let layer = LayerProof {
-        inputs: LayerInputs {
-            transcript,
-            identity,
-            queries,
-        },
-        tables: record.proof.clone(),
-    };
-    Ok((layer, record.params))
+    Frame::of(child, statement, child_params)?.layer(child, child_params, record)
 }

@@ -57,8 +57,16 @@ impl VerifyPolicy {
     /// Invalid parameters, too little security, or another hash or other parameters than
     /// required.
     pub fn check_params<A: Air>(&self, air: &A, params: &StarkParams) -> Result<(), VerifierError> {
-        let circuit = Circuit::of(air, params)?;
-        self.check(|regime| circuit.analyse(regime), params)
+        self.check_circuit(&Circuit::of(air, params)?)
+    }
+
+    /// [`check_params`](Self::check_params) of a circuit the caller built once (its
+    /// parameters are `circuit.params`).
+    ///
+    /// # Errors
+    /// Too little security, or another hash or other parameters than required.
+    pub fn check_circuit(&self, circuit: &Circuit) -> Result<(), VerifierError> {
+        self.check(|regime| circuit.analyse(regime), &circuit.params)
     }
 
     /// [`check_params`](Self::check_params) for one proof of several tables, judged on their

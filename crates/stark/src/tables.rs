@@ -490,7 +490,8 @@ pub fn prove_tables(
 
 /// Checks that `proof` shows each table's trace exists and satisfies its AIR with its public
 /// inputs, for the statement `context`, with `params`, which must satisfy `policy` (its
-/// floor judged on the tables' figure, [`TablesCircuit`](crate::TablesCircuit)).
+/// floor judged on the tables' figure, [`TablesCircuit`](crate::TablesCircuit)). Returns
+/// that circuit.
 ///
 /// # Errors
 /// Parameters the policy refuses, or the first check that fails.
@@ -500,9 +501,10 @@ pub fn verify_tables(
     proof: &TablesProof,
     params: &StarkParams,
     policy: &VerifyPolicy,
-) -> Result<(), TablesError> {
+) -> Result<TablesCircuit, TablesError> {
     let shapes = Shapes::of(tables, params)?;
-    policy.check_tables(&shapes.circuit(params))?;
+    let circuit = shapes.circuit(params);
+    policy.check_tables(&circuit)?;
     let count = tables.len();
     expect("tables' claims", count, proof.ood.len())?;
     for (claims, g) in proof.ood.iter().zip(&shapes.geometries) {
@@ -628,7 +630,7 @@ pub fn verify_tables(
         &values[1..],
         &proof.queries.fri,
     )?;
-    Ok(())
+    Ok(circuit)
 }
 
 /// `rows`, the rows of each table at each position, cut into one slice a (position, table).

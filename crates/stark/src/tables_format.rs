@@ -132,7 +132,7 @@ impl TablesRecord {
                 public_inputs: &t.public_inputs,
             })
             .collect();
-        verify_tables(context, &statements, &self.proof, &self.params, policy)
+        verify_tables(context, &statements, &self.proof, &self.params, policy).map(drop)
     }
 
     /// The canonical encoding.
