@@ -16,8 +16,8 @@ use crate::{ChildError, ChildSegment, LayerError, LayerRole, verify_record};
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
 /// blowup 64, whose queries are worth about 3 bits each, and 28 bits of grinding, which
-/// take it under 256 KiB for a 2^14-row Poseidon2-chain segment (252 KiB, against 264 at
-/// 22 bits; `docs/recursion.md`).
+/// take it under 256 KiB for a 2^14-row Poseidon2-chain segment (251 KiB through `cli`,
+/// against 262 at 22 bits; `docs/recursion.md`).
 pub const DEFAULT_LAST_LAYER: (usize, u32) = (6, 28);
 
 /// Why a proof cannot be compressed, or a compressed proof is refused.
