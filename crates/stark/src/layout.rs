@@ -729,8 +729,8 @@ pub fn layout() -> Vec<LayoutRow> {
 }
 
 /// A compressed proof's own sections ([`CompressedRecord`](crate::CompressedRecord)), in
-/// order: [`HEADER`] (with [`COMPRESSED_MAGIC`]), where a tables proof follows, then
-/// [`ENDS`].
+/// order: a proof's header (with [`COMPRESSED_MAGIC`]), after which a tables proof follows,
+/// then the statement's two ends.
 pub fn compressed_layout() -> Vec<LayoutRow> {
     let header = HEADER.iter().map(|s| row("compressed header", s));
     header.chain([row("compressed ends", &ENDS)]).collect()
