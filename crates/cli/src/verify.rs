@@ -155,11 +155,7 @@ fn run_compressed(
         .verify(policy)
         .map_err(|e| e.to_string())
         .and_then(|circuits| match args.expect_statement {
-            Some(expected) if expected != digest => Err(format!(
-                "it proves statement {}, not the expected {}",
-                hex::encode(digest),
-                hex::encode(expected)
-            )),
+            Some(expected) if expected != digest => Err(not_expected(digest, expected)),
             _ => Ok(circuits),
         });
     let verify_seconds = started.elapsed().as_secs_f64();
@@ -260,11 +256,16 @@ fn check(proof: &dyn AnyProof, policy: &VerifyPolicy, args: &VerifyArgs) -> Resu
     };
     verify()?;
     if digest != expected {
-        return Err(Refusal::Invalid(format!(
-            "it proves statement {}, not the expected {}",
-            hex::encode(digest),
-            hex::encode(expected)
-        )));
+        return Err(Refusal::Invalid(not_expected(digest, expected)));
     }
     Ok(())
+}
+
+/// Why a proof of statement `digest` is not the one `--expect-statement` names.
+fn not_expected(digest: [u8; 32], expected: [u8; 32]) -> String {
+    format!(
+        "it proves statement {}, not the expected {}",
+        hex::encode(digest),
+        hex::encode(expected)
+    )
 }

@@ -183,9 +183,9 @@ pub fn verify_compressed<W: Workload>(
     if ends[0] != workload.start() {
         return Err(VerifierError::Start.into());
     }
-    let segments = workload.segments();
-    if segments != 1 {
-        return Err(CompressError::Segments(segments));
+    let count = workload.segments();
+    if count != 1 {
+        return Err(CompressError::Segments(count));
     }
     policy.check_size(record.to_bytes().len() as u64)?;
     let context = statement_context(workload);

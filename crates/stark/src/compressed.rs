@@ -64,7 +64,7 @@ impl<W: Workload> CompressedRecord<W> {
         for state in &self.ends {
             self.workload.encode_state(state, &mut states);
         }
-        let layer = self.layer.to_bytes();
+        let layer = self.layer.encode();
         let mut head = Head {
             magic: COMPRESSED_MAGIC.to_vec(),
             version: PROTOCOL_VERSION,
@@ -76,19 +76,18 @@ impl<W: Workload> CompressedRecord<W> {
             count: self.workload.segments(),
             states,
         };
-        head.length = (header_len(W::ENCODED_LEN) + layer.len()) as u64
+        head.length = (header_len(W::ENCODED_LEN) + layer.bytes.len()) as u64
             + encoded_len(&ENDS, &(ENDS.get)(&head, 0));
         let mut e = Encoder::default();
         for section in &HEADER {
             e.write(section, &head, At::default());
         }
         let offset = e.bytes.len();
-        e.sections
-            .extend(self.layer.sections().into_iter().map(|mut s| {
-                s.range = s.range.start + offset..s.range.end + offset;
-                s
-            }));
-        e.bytes.extend_from_slice(&layer);
+        e.sections.extend(layer.sections.into_iter().map(|mut s| {
+            s.range = s.range.start + offset..s.range.end + offset;
+            s
+        }));
+        e.bytes.extend_from_slice(&layer.bytes);
         e.write(&ENDS, &head, At::default());
         e
     }

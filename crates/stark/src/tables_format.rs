@@ -149,7 +149,8 @@ impl TablesRecord {
         self.encode().sections
     }
 
-    fn encode(&self) -> Encoder {
+    /// The encoding and its sections.
+    pub(crate) fn encode(&self) -> Encoder {
         let heads = self.heads();
         let rounds = self.proof.queries.fri.len();
         let mut e = Encoder::default();
