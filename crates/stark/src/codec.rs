@@ -162,14 +162,8 @@ impl<W: Workload> Proof<W> {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder::new(bytes);
         let header = decode_header::<W>(&mut d, MAGIC)?;
-        let stated = header.head.length;
-        check_len(&header, stated)?;
-        if bytes.len() as u64 != stated {
-            return Err(ProofFormatError::StatedLength {
-                stated,
-                got: bytes.len() as u64,
-            });
-        }
+        let max = header.max_len().ok_or(ProofFormatError::TooLarge)?;
+        check_stated(header.head.length, max, bytes.len())?;
         let Header {
             mut head,
             workload,
@@ -288,11 +282,17 @@ pub(crate) fn decode_header<W: Workload>(
     })
 }
 
-/// Refuses a stated length above the header's bound.
-fn check_len<W: Workload>(header: &Header<W>, stated: u64) -> Result<(), ProofFormatError> {
-    let max = header.max_len().ok_or(ProofFormatError::TooLarge)?;
+/// Refuses a stated length above the header's bound `max`, then bytes of another length
+/// (`got`) than stated: the check every kind's decoder makes before reading its body.
+pub(crate) fn check_stated(stated: u64, max: u64, got: usize) -> Result<(), ProofFormatError> {
     if stated > max {
         return Err(ProofFormatError::TooLong { max, stated });
+    }
+    if got as u64 != stated {
+        return Err(ProofFormatError::StatedLength {
+            stated,
+            got: got as u64,
+        });
     }
     Ok(())
 }

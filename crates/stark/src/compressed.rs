@@ -10,7 +10,7 @@
 //! the decoder, as a proof's, checks every count before it reads what it counts and
 //! requires exactly the stated length.
 
-use crate::codec::{Decoder, Encoder, Header, Section, decode_header};
+use crate::codec::{Decoder, Encoder, Header, Section, check_stated, decode_header};
 use crate::layout::{At, COMPRESSED_MAGIC, ENDS, HEADER, Head, header_len};
 use crate::proof::{statement_context, statement_digest};
 use crate::protocol::PROTOCOL_VERSION;
@@ -102,16 +102,7 @@ impl<W: Workload> CompressedRecord<W> {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder::new(bytes);
         let (header, layer_len, max) = bounded_header::<W>(&mut d)?;
-        let stated = header.head.length;
-        if stated > max {
-            return Err(ProofFormatError::TooLong { max, stated });
-        }
-        if bytes.len() as u64 != stated {
-            return Err(ProofFormatError::StatedLength {
-                stated,
-                got: bytes.len() as u64,
-            });
-        }
+        check_stated(header.head.length, max, bytes.len())?;
         let layer_end = d.pos.saturating_add(layer_len);
         let layer = bytes
             .get(d.pos..layer_end)

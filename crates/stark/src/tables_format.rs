@@ -11,7 +11,7 @@ use ballast_field::{Ext3, Felt};
 use ballast_fri::{PlannedLayer, QueryPlan};
 use ballast_merkle::{MixedShape, TableShape};
 
-use crate::codec::{Decoder, Encoder, Section};
+use crate::codec::{Decoder, Encoder, Section, check_stated};
 use crate::layout::{
     At, Count, HEADER, Head, SHARED_HEADER, TABLE_COUNT, TABLE_SHAPE, TABLES_MAGIC, TableHead,
     header_count, tables_body_sections,
@@ -203,17 +203,8 @@ impl TablesRecord {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder::new(bytes);
         let header = decode_header(&mut d)?;
-        let stated = header.head.length;
         let max = header.max_len().ok_or(ProofFormatError::TooLarge)?;
-        if stated > max {
-            return Err(ProofFormatError::TooLong { max, stated });
-        }
-        if bytes.len() as u64 != stated {
-            return Err(ProofFormatError::StatedLength {
-                stated,
-                got: bytes.len() as u64,
-            });
-        }
+        check_stated(header.head.length, max, bytes.len())?;
         let TablesHeader {
             head, mut sizes, ..
         } = header;
