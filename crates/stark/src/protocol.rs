@@ -6,7 +6,7 @@ use ballast_air::{
     Air, ConstraintBuilder, ConstraintInfo, Domain, Frame, PeriodicColumn, SymbolicAir,
 };
 use ballast_cpu::Kernels;
-use ballast_field::{Ext3, Felt};
+use ballast_field::{Ext3, Felt, Halve};
 use ballast_keccak::{HashDomain, keccak256, keccak256_many};
 use ballast_merkle::Digest;
 use ballast_ntt::LdePlan;
@@ -199,11 +199,13 @@ pub(crate) fn constraint_values<A: Air>(
     periodic: &[Ext3],
     public_inputs: &[Felt],
 ) -> Vec<Ext3> {
-    let public: Vec<Ext3> = public_inputs.iter().map(|&v| Ext3::from(v)).collect();
+    let values = |row: &[Ext3]| row.iter().map(|&v| Value(v)).collect::<Vec<_>>();
+    let public: Vec<Value> = public_inputs.iter().map(|&v| Value(v.into())).collect();
+    let (current, next, periodic) = (values(current), values(next), values(periodic));
     let frame = Frame {
-        current,
-        next,
-        periodic,
+        current: &current,
+        next: &next,
+        periodic: &periodic,
         public_inputs: &public,
     };
     let mut values = ValueBuilder(Vec::new());
@@ -215,10 +217,56 @@ pub(crate) fn constraint_values<A: Air>(
 struct ValueBuilder(Vec<Ext3>);
 
 impl ConstraintBuilder for ValueBuilder {
-    type Expr = Ext3;
+    type Expr = Value;
 
-    fn assert_zero(&mut self, _domain: Domain, value: Ext3) {
-        self.0.push(value);
+    #[inline(never)]
+    fn assert_zero(&mut self, _domain: Domain, value: Value) {
+        self.0.push(value.0);
+    }
+}
+
+/// An extension element whose arithmetic is called, not inlined. The verifier evaluates an
+/// AIR at one point a proof; with every operation inlined, a large AIR's evaluation is one
+/// function that LLVM's code generator takes minutes to compile.
+#[derive(Clone, Copy)]
+struct Value(Ext3);
+
+impl From<Felt> for Value {
+    fn from(value: Felt) -> Self {
+        Self(value.into())
+    }
+}
+
+macro_rules! out_of_line {
+    ($($trait:ident $method:ident $assign_trait:ident $assign:ident $op:tt),*) => {$(
+        impl std::ops::$trait for Value {
+            type Output = Self;
+            #[inline(never)]
+            fn $method(self, other: Self) -> Self {
+                Self(self.0 $op other.0)
+            }
+        }
+        impl std::ops::$assign_trait for Value {
+            fn $assign(&mut self, other: Self) {
+                *self = std::ops::$trait::$method(*self, other);
+            }
+        }
+    )*};
+}
+out_of_line!(Add add AddAssign add_assign +, Sub sub SubAssign sub_assign -, Mul mul MulAssign mul_assign *);
+
+impl std::ops::Neg for Value {
+    type Output = Self;
+    #[inline(never)]
+    fn neg(self) -> Self {
+        Self(-self.0)
+    }
+}
+
+impl Halve for Value {
+    #[inline(never)]
+    fn halve(self) -> Self {
+        Self(self.0.halve())
     }
 }
 
