@@ -1,14 +1,13 @@
 //! Writes the fuzz targets' seed corpora: `write_corpora DIR` fills `DIR/<target>/`.
 //!
-//! decode_verify gets the seed proofs, parts, tables proofs and compressed proof; mutate_proof one input per seed (no edits, and one
-//! edit), mutate_tables likewise per seed tables proof; batch_opening canonical openings of a
+//! decode_verify gets the seed proofs (a compressed one among them), parts and tables proofs;
+//! mutate_proof one input per seed proof (no edits, and one edit), mutate_tables likewise per
+//! seed tables proof; batch_opening canonical openings of a
 //! few index sets in a tree of each hash.
 
 use std::path::Path;
 
-use ballast_fuzz_checks::{
-    batch_opening_input, seed_compressed, seed_parts, seed_proofs, seed_tables_records,
-};
+use ballast_fuzz_checks::{batch_opening_input, seed_parts, seed_proofs, seed_tables_records};
 use ballast_merkle::MerkleHash;
 
 fn main() {
@@ -42,7 +41,6 @@ fn main() {
     for (i, part) in seed_parts().iter().enumerate() {
         write("decode_verify", format!("part-{i}"), part);
     }
-    write("decode_verify", "compressed-0".into(), &seed_compressed());
     for hash in MerkleHash::ALL {
         for (i, indices) in [
             &[0u8][..],

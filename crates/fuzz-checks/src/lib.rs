@@ -10,7 +10,8 @@ use ballast_merkle::{
 use ballast_recursion::compress;
 use ballast_stark::{
     CpuBackend, PhaseTimes, Regime, StarkParams, TABLES_MAGIC, TableAir, TableStatement,
-    TablesRecord, VerifyPolicy, Workload, part_range, prove_part, prove_statement, prove_tables,
+    TablesCircuit, TablesRecord, VerifyPolicy, Workload, part_range, prove_part, prove_statement,
+    prove_tables,
 };
 use ballast_workloads::{Fibonacci, KeccakChain, decode, decode_compressed, max_len};
 
@@ -48,21 +49,27 @@ const SEED_CHAIN: KeccakChain = KeccakChain {
     log_rows: 6,
 };
 
-/// Small valid proofs of each workload, with several segments, and the Fibonacci one again
-/// committed with Poseidon2: the seeds of the corpora and of [`mutate_and_verify`].
+/// Small valid proofs of each workload, with several segments, the Fibonacci one again
+/// committed with Poseidon2, and a compressed proof ([`seed_compressed`]): the seeds of the
+/// corpora and of [`mutate_and_verify`].
 pub fn seed_proofs() -> &'static [Vec<u8>] {
     static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     SEEDS.get_or_init(|| {
-        let poseidon2 = StarkParams {
-            hash: MerkleHash::Poseidon2,
-            ..seed_params()
-        };
         vec![
             seed_proof(&seed_fibonacci(2), &seed_params()),
             seed_proof(&SEED_CHAIN, &seed_params()),
-            seed_proof(&seed_fibonacci(2), &poseidon2),
+            seed_proof(&seed_fibonacci(2), &poseidon2_params()),
+            seed_compressed(),
         ]
     })
+}
+
+/// [`seed_params`] with Poseidon2 trees: a proof that compresses.
+fn poseidon2_params() -> StarkParams {
+    StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..seed_params()
+    }
 }
 
 /// The encoded proof of `workload` with `params`.
@@ -100,16 +107,11 @@ pub fn decode_and_verify(bytes: &[u8]) -> bool {
 }
 
 /// A compressed proof of a one-segment Fibonacci statement committed with Poseidon2 at
-/// [`seed_params`], its last layer at blowup 8 without grinding: a seed of the decode
-/// corpus.
-pub fn seed_compressed() -> Vec<u8> {
-    let params = StarkParams {
-        hash: MerkleHash::Poseidon2,
-        ..seed_params()
-    };
+/// [`seed_params`], its last layer at blowup 8 without grinding.
+fn seed_compressed() -> Vec<u8> {
     let proof = prove_statement(
         &seed_fibonacci(1),
-        &params,
+        &poseidon2_params(),
         &CpuBackend::new(),
         &mut PhaseTimes::default(),
         &mut |_| {},
@@ -162,7 +164,8 @@ fn edited<'s>(seeds: &'s [Vec<u8>], data: &[u8]) -> Option<(&'s Vec<u8>, Vec<u8>
 ///
 /// `data[0]` picks the seed; then each 5 bytes are an edit: a 32-bit little-endian offset
 /// (modulo the proof's length) and a byte XORed in there. An edited proof that still
-/// verifies must prove the seed's statement with the seed's parameters.
+/// verifies must prove the seed's statement with the seed's parameters; an edited
+/// compressed proof, with every layer's.
 ///
 /// # Panics
 /// When an edited proof verifies with another statement or other parameters: a forgery.
@@ -173,18 +176,25 @@ pub fn mutate_and_verify(data: &[u8]) {
     if !decode_and_verify(&bytes) {
         return;
     }
-    let original = decode(seed).expect("the seed decodes");
-    let edited = decode(&bytes).expect("it verified, so it decodes");
     assert_eq!(
-        edited.statement_digest(),
-        original.statement_digest(),
-        "an edited proof verified for another statement"
+        proves(&bytes),
+        proves(seed),
+        "an edited proof verified for another statement or with other parameters"
     );
-    assert_eq!(
-        edited.params(),
-        original.params(),
-        "an edited proof verified with other parameters"
-    );
+}
+
+/// What a verified proof proves: its statement's digest, its (segments') parameters and, for
+/// a compressed proof, its last layer's circuit.
+fn proves(bytes: &[u8]) -> (Option<[u8; 32]>, StarkParams, Option<TablesCircuit>) {
+    if ballast_stark::peek(bytes).is_ok_and(|prefix| prefix.compressed) {
+        let proof = decode_compressed(bytes).expect("it verified, so it decodes");
+        let circuits = proof.verify(&policy()).expect("it verified");
+        let digest = proof.statement_digest();
+        (Some(digest), circuits.segments.params, Some(circuits.last))
+    } else {
+        let proof = decode(bytes).expect("it verified, so it decodes");
+        (proof.statement_digest(), *proof.params(), None)
+    }
 }
 
 /// The statement context of [`seed_tables`]' proofs.
