@@ -8,6 +8,8 @@
 //! whatever else an instance holds is bound through its key, the digest of its
 //! [`SymbolicAir`](crate::SymbolicAir) (`docs/protocol.md` §4).
 
+use std::borrow::Cow;
+
 use ballast_field::{Felt, Halve};
 
 /// The rows a constraint must hold on. Each domain has its own zerofier.
@@ -109,9 +111,10 @@ pub trait Air: Sync {
     /// Number of public inputs [`Frame::public_inputs`] holds.
     fn num_public_inputs(&self) -> usize;
 
-    /// The periodic columns [`Frame::periodic`] holds.
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
-        Vec::new()
+    /// The periodic columns [`Frame::periodic`] holds: borrowed where the AIR keeps them,
+    /// so that a verifier reading them several times copies nothing.
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
+        Cow::Borrowed(&[])
     }
 
     /// Asserts every constraint of the row `frame` shows on `builder`. The sequence of

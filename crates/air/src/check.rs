@@ -60,7 +60,7 @@ fn check_trace_on<A: Air>(
             rows.into_iter().find_map(|row| {
                 trace.read_row(row, &mut current);
                 trace.read_row((row + 1) % height, &mut next);
-                for (slot, column) in periodic_row.iter_mut().zip(&periodic) {
+                for (slot, column) in periodic_row.iter_mut().zip(periodic.iter()) {
                     *slot = column.values[row % column.values.len()];
                 }
                 let frame = Frame {
@@ -134,6 +134,8 @@ impl ConstraintBuilder for RowBuilder {
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
 
     /// x' = x + p (p periodic: 1, 2, 3, 4), y = x², x = public input 0 on the first row and
@@ -153,10 +155,11 @@ mod tests {
         fn num_public_inputs(&self) -> usize {
             2
         }
-        fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
             vec![PeriodicColumn {
                 values: (1..=4).map(Felt::new).collect(),
             }]
+            .into()
         }
         fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
             let (x, y) = (f.current[0], f.current[1]);

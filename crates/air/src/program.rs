@@ -398,6 +398,7 @@ fn release(
 mod tests {
     use super::*;
     use crate::{ConstraintBuilder, PeriodicColumn};
+    use std::borrow::Cow;
 
     /// Squares, a periodic column, public inputs and a shared subexpression.
     struct Mixed;
@@ -415,10 +416,11 @@ mod tests {
         fn num_public_inputs(&self) -> usize {
             2
         }
-        fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
             vec![PeriodicColumn {
                 values: vec![Felt::new(3), Felt::new(5)],
             }]
+            .into()
         }
         fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
             let (x, y, z) = (f.current[0], f.current[1], f.current[2]);

@@ -330,6 +330,7 @@ impl ConstraintBuilder for Recorder {
 mod tests {
     use super::*;
     use crate::PeriodicColumn;
+    use std::borrow::Cow;
 
     /// x' = x·y + 3 on transitions, (x − x)·y on every row (folds to 0), y = p on every
     /// row, x = public 0 on the first row.
@@ -348,10 +349,11 @@ mod tests {
         fn num_public_inputs(&self) -> usize {
             1
         }
-        fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
             vec![PeriodicColumn {
                 values: vec![Felt::ONE, Felt::new(2)],
             }]
+            .into()
         }
         fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
             let (x, y) = (f.current[0], f.current[1]);

@@ -19,6 +19,8 @@
 //! inputs, so for now the layer's verifier supplies them from the child's transcript
 //! (`ballast_stark::replay`).
 
+use std::borrow::Cow;
+
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Ext3, Felt, RowBlocks, TWO_ADICITY};
 use ballast_ntt::LdePlan;
@@ -348,12 +350,12 @@ impl Air for DeepAir {
         self.claims() + CLAIMS_LEN
     }
 
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         let [trace_leaf, quotient_leaf] = self.leaves();
         let block_rows = self.openings.block_rows;
         let deep_row = self.deep_row();
         let path_start = self.trace_path_start();
-        let mut columns = self.openings.periodic_columns();
+        let mut columns = self.openings.periodic_columns().into_owned();
         columns.extend([
             self.block_column(|r| r == 0),
             self.block_column(|r| r + 1 < block_rows),
@@ -376,7 +378,7 @@ impl Air for DeepAir {
                 )
                 .collect(),
         });
-        columns
+        columns.into()
     }
 
     #[inline(always)]

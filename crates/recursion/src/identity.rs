@@ -26,6 +26,8 @@
 //! (from `ballast_stark::replay`), the ones the transcript absorbs checked against the
 //! transcript AIR's data (`ChildSegment::check_links`).
 
+use std::borrow::Cow;
+
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
     Instruction, Leaf, Operand, PeriodicColumn, ProgramError,
@@ -407,8 +409,8 @@ impl Air for IdentityAir {
         3 * (2 + self.claims.quotient_z.len())
     }
 
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
-        self.periodic.clone()
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
+        Cow::Borrowed(&self.periodic)
     }
 
     #[inline(always)]

@@ -33,6 +33,8 @@
 //! Blocks past the last position repeat it. The permutation's constraints have [`SBOX`]'s
 //! degree (7), every other one degree at most 3.
 
+use std::borrow::Cow;
+
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Felt, RowBlocks};
 use ballast_merkle::{Digest, MerkleHash, batch_paths};
@@ -523,7 +525,7 @@ impl Air for OpeningsAir {
         (self.trees.len() + 1) * DIGEST_ELEMENTS
     }
 
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         let leaf = |tree: usize| leaf_rows(self.trees[tree].row_width);
         let tallest = self.trees.iter().map(|t| t.height).max().unwrap_or(0);
         let path_end = |tree: usize, r: usize| {
@@ -563,7 +565,7 @@ impl Air for OpeningsAir {
                 u64::from(tree == root && r + 1 == leaf(tree) + self.trees[tree].height)
             }));
         }
-        columns
+        columns.into()
     }
 
     #[inline(always)]

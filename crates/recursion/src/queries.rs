@@ -42,6 +42,8 @@
 //! the final polynomial, as the DEEP claims are: the layer's verifier takes them from the
 //! child's transcript.
 
+use std::borrow::Cow;
+
 use ballast_air::{Air, ConstraintBuilder, Frame, Halve, PeriodicColumn};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::{LOG_ARITY, fold_pair, round_arities};
@@ -491,7 +493,7 @@ impl Air for QueriesAir {
         self.deep.num_public_inputs() + 3 * self.rounds.len() + self.final_poly_inputs()
     }
 
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         let openings = self.deep.openings();
         let in_leaf = |r: usize| {
             self.rounds
@@ -499,7 +501,7 @@ impl Air for QueriesAir {
                 .find(|round| (round.leaf_start..=round.fold_row()).contains(&r))
         };
         let is_fold = |r: usize| self.rounds.iter().any(|round| round.fold_row() == r);
-        let mut columns = self.deep.periodic_columns();
+        let mut columns = self.deep.periodic_columns().into_owned();
         for j in 0..3 {
             columns.push(openings.block_column(|r| {
                 u64::from(in_leaf(r).is_some_and(|round| r - round.leaf_start == j))
@@ -532,7 +534,7 @@ impl Air for QueriesAir {
         for round in &self.rounds {
             columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));
         }
-        columns
+        columns.into()
     }
 
     #[inline(always)]

@@ -29,6 +29,8 @@
 //! Rows past the last step continue the transcript, adding and reading nothing. The
 //! permutation's constraints have [`SBOX`]'s degree (7), every other one degree at most 3.
 
+use std::borrow::Cow;
+
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Felt, RowBlocks};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
@@ -374,7 +376,7 @@ impl Air for TranscriptAir {
         self.schedule.inputs
     }
 
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         let steps = &self.steps;
         let flag = |b: bool| Felt::new(u64::from(b));
         let next = |k: usize| steps.get(k + 1);
@@ -398,7 +400,7 @@ impl Air for TranscriptAir {
         for &row in &self.schedule.selected {
             columns.push(self.column(|k| flag(k == row)));
         }
-        columns
+        columns.into()
     }
 
     #[inline(always)]

@@ -10,6 +10,8 @@ mod common;
 
 use common::{any_security, fibonacci, layer_proves, params, poseidon2_chain, proven, statement};
 
+use std::borrow::Cow;
+
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
     Instruction, Operand, PeriodicColumn, check_trace,
@@ -82,10 +84,11 @@ impl Air for Stepped {
     fn num_public_inputs(&self) -> usize {
         2
     }
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         vec![PeriodicColumn {
             values: [1, 2, 3, 4].map(Felt::new).to_vec(),
         }]
+        .into()
     }
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let x = f.current[0];

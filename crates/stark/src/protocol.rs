@@ -386,6 +386,8 @@ pub(crate) fn distinct(draws: &[usize]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
 
     /// x' = x + c on transitions, (x − x)·y^k on every row (the constant 0, of degree k + 1),
@@ -413,10 +415,11 @@ mod tests {
         fn num_public_inputs(&self) -> usize {
             0
         }
-        fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+        fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
             vec![PeriodicColumn {
                 values: self.periodic.iter().map(|&v| Felt::new(v)).collect(),
             }]
+            .into()
         }
         fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
             let (x, y) = (f.current[0], f.current[1]);

@@ -1,6 +1,8 @@
 //! A small AIR for the crate's own tests: a counter with a squared companion and a periodic
 //! step, exercising every constraint domain, a periodic column and degree 2.
 
+use std::borrow::Cow;
+
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Felt, RowBlocks};
 
@@ -23,10 +25,11 @@ impl Air for CounterAir {
     fn num_public_inputs(&self) -> usize {
         2
     }
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         vec![PeriodicColumn {
             values: vec![Felt::ONE, Felt::new(2)],
         }]
+        .into()
     }
     #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {

@@ -36,6 +36,8 @@
 //! the others the Keccak-256 padding. Public inputs: the segment's first digest (8 limbs),
 //! its last digest (8 limbs) and its number of steps.
 
+use std::borrow::Cow;
+
 use ballast_air::{Air, Algebra, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::Felt;
 
@@ -131,7 +133,7 @@ impl Air for KeccakChainAir {
         NUM_PUBLIC_INPUTS
     }
 
-    fn periodic_columns(&self) -> Vec<PeriodicColumn> {
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         let column = |f: &dyn Fn(usize) -> bool| PeriodicColumn {
             values: (0..THIRD_ROWS)
                 .map(|b| if f(b) { Felt::ONE } else { Felt::ZERO })
@@ -146,7 +148,7 @@ impl Air for KeccakChainAir {
             }
         }
         columns.push(column(&|b| b == THIRD_ROWS - 1));
-        columns
+        columns.into()
     }
 
     #[inline(always)]
