@@ -126,15 +126,10 @@ impl Analysis {
     /// The verdict of `rounds`: the weakest round's bits, rounded down, or 0 where the
     /// analysis does not cover the parameters (`valid` false).
     fn new(rounds: Vec<Round>, valid: bool, johnson: Option<(u32, f64)>) -> Self {
-        let weakest = rounds.iter().map(|r| r.bits).fold(f64::INFINITY, f64::min);
-        let total = if valid {
-            weakest.max(0.0).floor() as u32
-        } else {
-            0
-        };
+        let bits: Vec<f64> = rounds.iter().map(|r| r.bits).collect();
         Self {
+            total: total(&bits, valid),
             rounds,
-            total,
             johnson,
         }
     }
@@ -157,6 +152,21 @@ fn field_size() -> f64 {
 
 fn bits(error: f64) -> f64 {
     -error.log2()
+}
+
+/// The weakest of rounds' bits.
+fn weakest(bits: &[f64]) -> f64 {
+    bits.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+/// The verdict of rounds' bits: the weakest, rounded down, or 0 where the analysis does not
+/// cover the parameters (`valid` false).
+fn total(bits: &[f64], valid: bool) -> u32 {
+    if valid {
+        weakest(bits).max(0.0).floor() as u32
+    } else {
+        0
+    }
 }
 
 impl Circuit {
@@ -309,18 +319,24 @@ fn folding_factors(tables: &[Circuit]) -> Vec<usize> {
 }
 
 /// The figure of `tables` (tallest first, one set of parameters) in `regime`; for JBR, with
-/// the best gap.
+/// the best gap: the m whose rounds give the highest total, then the strongest binding round
+/// (the last such m).
 fn analyse(tables: &[Circuit], regime: Regime) -> Analysis {
     match regime {
-        Regime::Jbr => (3..=MAX_JOHNSON_M)
-            .map(|m| provable(tables, Some(m)))
-            .max_by(|a, b| {
-                let key = |x: &Analysis| (x.total, x.binding().map_or(0.0, |r| r.bits));
-                let (ka, kb) = (key(a), key(b));
-                ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
-            })
-            .expect("a non-empty range of m"),
-        Regime::Udr => provable(tables, None),
+        Regime::Jbr => {
+            let provable = Provable::new(tables);
+            let key = |m: u32| {
+                let (bits, valid, _) = provable.bits(Some(m));
+                (total(&bits, valid), weakest(&bits))
+            };
+            let best = (3..=MAX_JOHNSON_M)
+                .map(|m| (m, key(m)))
+                .max_by(|(_, a), (_, b)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
+                .map(|(m, _)| m)
+                .expect("a non-empty range of m");
+            provable.analysis(Some(best))
+        }
+        Regime::Udr => Provable::new(tables).analysis(None),
         Regime::Conjectured => conjectured(tables),
     }
 }
@@ -355,83 +371,101 @@ fn johnson_gap(log_blowup: usize, m: u32) -> f64 {
     rho.sqrt() / (2.0 * f64::from(m)) * (1.0 + 1e-9)
 }
 
-/// The provable rounds of `tables` (tallest first, one set of parameters): UDR for `None`,
-/// JBR with m = `m`. One table gives a segment's rounds (soundcalc's); several give one
-/// proof of them all (`prove_tables`, `docs/protocol.md` §6 item 14): batching summed over
-/// the heights (one height's tables batch all their functions with one γ: (ΣB − 1)·ε),
-/// ALI and DEEP over the tables, a FRI round that rolls an input in charged a·ε instead
-/// of (a − 1)·ε, and the tallest table's query phase.
-fn provable(tables: &[Circuit], m: Option<u32>) -> Analysis {
-    let p = tables[0].params;
-    let f = field_size();
-    let size = |c: &Circuit| {
-        let n = 2f64.powi(c.log_rows as i32);
-        (n, n * 2f64.powi(p.log_blowup as i32))
-    };
-    let rho = 1.0 / 2f64.powi(p.log_blowup as i32);
-    let s = rho.sqrt();
-    let (delta, list, johnson, error): (f64, f64, _, Box<dyn Fn(f64) -> f64>) = match m {
-        None => {
-            let delta = (1.0 - rho) / 2.0;
-            (delta, 1.0, None, Box::new(move |d| (delta * d + 1.0) / f))
+/// The provable rounds of `tables` (tallest first, one set of parameters). One table gives a
+/// segment's rounds (soundcalc's); several give one proof of them all (`prove_tables`,
+/// `docs/protocol.md` §6 item 14): batching summed over the heights (one height's tables
+/// batch all their functions with one γ: (ΣB − 1)·ε), ALI and DEEP over the tables, a FRI
+/// round that rolls an input in charged a·ε instead of (a − 1)·ε, and the tallest table's
+/// query phase. What does not depend on the radius is read once, for JBR's search over m.
+struct Provable<'a> {
+    tables: &'a [Circuit],
+    /// The FRI rounds' folding factors.
+    folding: Vec<usize>,
+}
+
+impl<'a> Provable<'a> {
+    fn new(tables: &'a [Circuit]) -> Self {
+        Self {
+            tables,
+            folding: folding_factors(tables),
         }
-        Some(m) => {
-            let gap = johnson_gap(p.log_blowup, m);
-            let delta = 1.0 - s - gap;
-            // soundcalc recomputes the gap from δ: keep its rounding.
-            let eta = 1.0 - s - delta;
-            let m = (s / (2.0 * eta)).ceil().max(3.0);
-            let mh = m + 0.5;
-            let list = 1.0 / (2.0 * eta * s);
-            let error = move |d: f64| {
-                ((2.0 * mh.powf(5.0) + 3.0 * mh * (delta * rho)) * d / (3.0 * rho * s) + mh / s) / f
-            };
-            (delta, list, Some((m as u32, gap)), Box::new(error))
+    }
+
+    /// The rounds at the radius of UDR (`None`) or of JBR with m = `m`, named.
+    fn analysis(&self, m: Option<u32>) -> Analysis {
+        let (bits, valid, johnson) = self.bits(m);
+        let names = std::iter::once("batching".to_string())
+            .chain((1..=self.folding.len()).map(|i| format!("commit round {i}")))
+            .chain(["query phase", "ALI", "DEEP"].map(String::from));
+        let rounds = names
+            .zip(bits)
+            .map(|(name, bits)| Round { name, bits })
+            .collect();
+        Analysis::new(rounds, valid, johnson)
+    }
+
+    /// Each round's bits in protocol order (batching, the commit rounds, the query phase,
+    /// ALI, DEEP), whether the out-of-domain points stay within the radius in every table,
+    /// and the Johnson-bound m and gap.
+    fn bits(&self, m: Option<u32>) -> (Vec<f64>, bool, Option<(u32, f64)>) {
+        let tables = self.tables;
+        let p = tables[0].params;
+        let f = field_size();
+        let size = |c: &Circuit| {
+            let n = 2f64.powi(c.log_rows as i32);
+            (n, n * 2f64.powi(p.log_blowup as i32))
+        };
+        let rho = 1.0 / 2f64.powi(p.log_blowup as i32);
+        let s = rho.sqrt();
+        let (delta, list, johnson, error): (f64, f64, _, Box<dyn Fn(f64) -> f64>) = match m {
+            None => {
+                let delta = (1.0 - rho) / 2.0;
+                (delta, 1.0, None, Box::new(move |d| (delta * d + 1.0) / f))
+            }
+            Some(m) => {
+                let gap = johnson_gap(p.log_blowup, m);
+                let delta = 1.0 - s - gap;
+                // soundcalc recomputes the gap from δ: keep its rounding.
+                let eta = 1.0 - s - delta;
+                let m = (s / (2.0 * eta)).ceil().max(3.0);
+                let mh = m + 0.5;
+                let mh5 = mh.powf(5.0);
+                let list = 1.0 / (2.0 * eta * s);
+                let error = move |d: f64| {
+                    ((2.0 * mh5 + 3.0 * mh * (delta * rho)) * d / (3.0 * rho * s) + mh / s) / f
+                };
+                (delta, list, Some((m as u32, gap)), Box::new(error))
+            }
+        };
+        let sum = |term: &dyn Fn(&Circuit) -> f64| tables.iter().fold(0.0, |acc, c| acc + term(c));
+        // One height's tables batch ΣB functions: (ΣB − 1)·ε for the height, summed.
+        let mut batching = 0.0;
+        for (k, c) in tables.iter().enumerate() {
+            let first = k == 0 || tables[k - 1].log_rows != c.log_rows;
+            let batched = c.batch_size as f64 - if first { 1.0 } else { 0.0 };
+            batching += error(size(c).1) * batched;
         }
-    };
-    let sum = |term: &dyn Fn(&Circuit) -> f64| tables.iter().fold(0.0, |acc, c| acc + term(c));
-    // One height's tables batch ΣB functions: (ΣB − 1)·ε for the height, summed.
-    let mut batching = 0.0;
-    for (k, c) in tables.iter().enumerate() {
-        let first = k == 0 || tables[k - 1].log_rows != c.log_rows;
-        let batched = c.batch_size as f64 - if first { 1.0 } else { 0.0 };
-        batching += error(size(c).1) * batched;
-    }
-    let mut rounds = vec![Round {
-        name: "batching".into(),
-        bits: bits(batching),
-    }];
-    let mut folded = size(&tables[0]).1;
-    for (i, &arity) in folding_factors(tables).iter().enumerate() {
-        folded /= arity as f64;
-        let rolled = usize::from(tables.iter().any(|c| size(c).1 == folded));
-        rounds.push(Round {
-            name: format!("commit round {}", i + 1),
-            bits: bits(error(folded) * (arity as f64 - 1.0 + rolled as f64)),
-        });
-    }
-    rounds.push(Round {
-        name: "query phase".into(),
-        bits: p.num_queries as f64 * -(1.0 - delta).log2() + f64::from(p.pow_bits),
-    });
-    rounds.push(Round {
-        name: "ALI".into(),
-        bits: bits(sum(&|c| list * c.constraints as f64 / f)),
-    });
-    rounds.push(Round {
-        name: "DEEP".into(),
-        bits: bits(sum(&|c| {
+        let mut rounds = vec![bits(batching)];
+        let mut folded = size(&tables[0]).1;
+        for &arity in &self.folding {
+            folded /= arity as f64;
+            let rolled = usize::from(tables.iter().any(|c| size(c).1 == folded));
+            rounds.push(bits(error(folded) * (arity as f64 - 1.0 + rolled as f64)));
+        }
+        rounds.push(p.num_queries as f64 * -(1.0 - delta).log2() + f64::from(p.pow_bits));
+        rounds.push(bits(sum(&|c| list * c.constraints as f64 / f)));
+        rounds.push(bits(sum(&|c| {
             let (n, domain) = size(c);
             let d = c.max_degree as f64;
             list * (d * (n + OPENING_POINTS - 1.0) + (n - 1.0)) / (f - n - domain)
-        })),
-    });
-    // The out-of-domain points must stay within the decoding radius, in every table.
-    let valid = tables.iter().all(|c| {
-        let (n, domain) = size(c);
-        n + OPENING_POINTS < (1.0 - delta) * domain
-    });
-    Analysis::new(rounds, valid, johnson)
+        })));
+        // The out-of-domain points must stay within the decoding radius, in every table.
+        let valid = tables.iter().all(|c| {
+            let (n, domain) = size(c);
+            n + OPENING_POINTS < (1.0 - delta) * domain
+        });
+        (rounds, valid, johnson)
+    }
 }
 
 /// What the analysis reads of one proof of several tables (`prove_tables`): each table's
@@ -846,7 +880,7 @@ mod tests {
         };
         let round = |airs: &[&dyn TableAir]| {
             let circuit = TablesCircuit::of(airs, &params).unwrap();
-            let rounds = provable(&circuit.tables, None).rounds;
+            let rounds = Provable::new(&circuit.tables).analysis(None).rounds;
             let commits: Vec<f64> = rounds
                 .iter()
                 .filter(|r| r.name.starts_with("commit round"))
