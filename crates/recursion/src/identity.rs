@@ -134,6 +134,19 @@ impl IdentityAir {
     /// Constraints that do not compile ([`ConstraintProgram::of`]), or claims of another
     /// shape than the child AIR's.
     pub fn new<A: Air>(air: &A, claims: OodClaims) -> Result<Self, IdentityError> {
+        Self::with_program(air, ConstraintProgram::of(air)?, claims)
+    }
+
+    /// [`new`](Self::new) with `air`'s program already compiled, for a caller that reads it
+    /// too.
+    ///
+    /// # Errors
+    /// Claims of another shape than the child AIR's.
+    pub(crate) fn with_program<A: Air>(
+        air: &A,
+        program: ConstraintProgram,
+        claims: OodClaims,
+    ) -> Result<Self, IdentityError> {
         for (what, expected, got) in [
             ("trace values at z", air.width(), claims.trace_z.len()),
             ("trace values at zω", air.width(), claims.trace_zw.len()),
@@ -164,7 +177,6 @@ impl IdentityAir {
                 got: claims.quotient_z.len(),
             });
         }
-        let program = ConstraintProgram::of(air)?;
         let mut asserted = 0u32;
         for instruction in program.instructions() {
             if let Instruction::Assert { index, .. } = *instruction {
@@ -225,14 +237,6 @@ impl IdentityAir {
             columns.push(column(&|s| flag(s.assert == Some(domain))));
         }
         columns
-    }
-
-    /// log2 of the rows of the identity AIR of a proof of `air`, whatever its claims.
-    ///
-    /// # Errors
-    /// Constraints that do not compile ([`ConstraintProgram::of`]).
-    pub(crate) fn log_rows_for<A: Air>(air: &A) -> Result<usize, IdentityError> {
-        Ok(program_log_rows(&ConstraintProgram::of(air)?))
     }
 
     /// The claims it checks.
@@ -507,8 +511,9 @@ impl Air for IdentityAir {
     }
 }
 
-/// log2 of the rows that run `program`: an instruction a row and an idle row, at least 2^2.
-fn program_log_rows(program: &ConstraintProgram) -> usize {
+/// log2 of the rows that run `program`, whatever the claims: an instruction a row and an
+/// idle row, at least 2^2.
+pub(crate) fn program_log_rows(program: &ConstraintProgram) -> usize {
     (program.instructions().len() + 1)
         .next_power_of_two()
         .max(4)

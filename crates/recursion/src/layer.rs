@@ -9,7 +9,7 @@
 
 use std::cmp::Reverse;
 
-use ballast_air::Air;
+use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
 use ballast_stark::{
     MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement, StarkParams,
@@ -20,6 +20,7 @@ use ballast_stark::{
 use ballast_transcript::Message;
 
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, child_shape, positions_of};
+use crate::identity::{IdentityError, program_log_rows};
 use crate::queries::ChildShape;
 use crate::{
     ChildError, ChildSegment, IdentityAir, LayerInputs, LinkError, OodClaims, QueriesAir,
@@ -203,11 +204,12 @@ impl ChildSegment {
 
 /// What a layer's verifier builds from the child alone, before it reads the layer's
 /// inputs: the transcript AIR and the messages of the transcript's layout for the child's
-/// shape, and that shape.
+/// shape, that shape, and the child's constraint program.
 struct Frame {
     transcript: TranscriptAir,
     messages: Vec<Message>,
     shape: ChildShape,
+    program: ConstraintProgram,
 }
 
 impl Frame {
@@ -229,18 +231,16 @@ impl Frame {
                 .map_err(ChildError::from)?,
             messages,
             shape: child_shape(child, child_params).map_err(ChildError::from)?,
+            program: ConstraintProgram::of(child)
+                .map_err(|e| ChildError::from(IdentityError::from(e)))?,
         })
     }
 
     /// The heights (log2) of the layer's tables, in the order of [`LAYER_AIRS`]: the
     /// child's alone, for the query AIR's height depends on how many draws there are
     /// (`num_queries`), not on their values.
-    fn child_heights<A: Air>(
-        &self,
-        child: &A,
-        num_queries: usize,
-    ) -> Result<[usize; 3], LayerError> {
-        let identity = IdentityAir::log_rows_for(child).map_err(ChildError::from)?;
+    fn child_heights(&self, num_queries: usize) -> Result<[usize; 3], LayerError> {
+        let identity = program_log_rows(&self.program);
         let queries =
             QueriesAir::new(&self.shape, &vec![0; num_queries]).map_err(ChildError::from)?;
         Ok([self.transcript.log_rows(), identity, queries.log_rows()])
@@ -259,6 +259,7 @@ impl Frame {
             transcript,
             messages,
             shape,
+            program,
         } = self;
         if inputs.transcript.len() != transcript.num_public_inputs() {
             return Err(LinkError::Length {
@@ -288,7 +289,8 @@ impl Frame {
             public_inputs: statement.public_inputs.to_vec(),
             quotient_z: ood.quotient_z,
         };
-        let identity = IdentityAir::new(child, claims).map_err(ChildError::from)?;
+        let identity =
+            IdentityAir::with_program(child, program.clone(), claims).map_err(ChildError::from)?;
 
         let statement_data = statement_data(child, statement, child_params)
             .map_err(|e| ChildError::from(VerifierError::from(e)))?;
@@ -328,13 +330,12 @@ impl Frame {
     }
 
     /// [`record_layer`] with this frame of the child.
-    fn layer<A: Air>(
+    fn layer(
         &self,
-        child: &A,
         child_params: &StarkParams,
         record: &TablesRecord,
     ) -> Result<(LayerProof, StarkParams), LayerError> {
-        let heights = self.child_heights(child, child_params.num_queries)?;
+        let heights = self.child_heights(child_params.num_queries)?;
         let shape_error = |what, expected, got| TablesError::Shape {
             what,
             expected,
@@ -410,7 +411,7 @@ pub fn verify_record<A: Air>(
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
     let frame = Frame::of(child, statement, child_params)?;
-    let (layer, params) = frame.layer(child, child_params, record)?;
+    let (layer, params) = frame.layer(child_params, record)?;
     frame.verify(child, statement, child_params, &layer, &params, policy)
 }
 
@@ -450,5 +451,5 @@ pub fn record_layer<A: Air>(
     child_params: &StarkParams,
     record: &TablesRecord,
 ) -> Result<(LayerProof, StarkParams), LayerError> {
-    Frame::of(child, statement, child_params)?.layer(child, child_params, record)
+    Frame::of(child, statement, child_params)?.layer(child_params, record)
 }
