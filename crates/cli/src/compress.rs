@@ -87,20 +87,46 @@ pub struct LayerJson {
 
 /// The layers of a compressed proof, in proving order.
 pub fn layers_json(circuits: &CompressedCircuits) -> Vec<LayerJson> {
+    let [segments, last] = analyses(circuits);
+    json_of(circuits, &segments, &last)
+}
+
+/// [`layers_json`] from each layer's analyses.
+fn json_of(
+    circuits: &CompressedCircuits,
+    segments_analysed: &dyn Fn(Regime) -> Analysis,
+    last_analysed: &dyn Fn(Regime) -> Analysis,
+) -> Vec<LayerJson> {
     let (segments, last) = (&circuits.segments, &circuits.last);
     vec![
         LayerJson {
             layer: "segments",
-            params: ParamsJson::of_circuit(segments),
-            security: SecurityJson::of(segments),
+            params: ParamsJson::analysed(&segments.params, segments_analysed),
+            security: SecurityJson::analysed(segments_analysed),
             soundcalc: Some(soundcalc_json(segments)),
         },
         LayerJson {
             layer: "last",
-            params: ParamsJson::analysed(&last.tables[0].params, &|r| last.analyse(r)),
-            security: SecurityJson::analysed(&|r| last.analyse(r)),
+            params: ParamsJson::analysed(&last.tables[0].params, last_analysed),
+            security: SecurityJson::analysed(last_analysed),
             soundcalc: None,
         },
+    ]
+}
+
+/// The segments' and the last layer's analysis in each regime, each computed once however
+/// often it is read (a JBR figure searches every Johnson m).
+fn analyses(circuits: &CompressedCircuits) -> [impl Fn(Regime) -> Analysis; 2] {
+    let once = |analyse: &dyn Fn(Regime) -> Analysis| {
+        let all = Regime::ALL.map(analyse);
+        move |regime| {
+            let at = Regime::ALL.iter().position(|&r| r == regime);
+            all[at.expect("every regime is in Regime::ALL")].clone()
+        }
+    };
+    [
+        once(&|r| circuits.segments.analyse(r)),
+        once(&|r| circuits.last.analyse(r)),
     ]
 }
 
@@ -116,21 +142,21 @@ pub fn statement_lines(compressed: &dyn AnyCompressed) -> String {
 /// Each layer's parameters and security, then the weakest layer's (up to the Johnson
 /// bound; the segments' on a tie) round by round.
 pub fn layer_lines(circuits: &CompressedCircuits) -> String {
+    let [segments, last] = analyses(circuits);
     let mut out = String::new();
     for (name, layer) in ["segments:", "last layer:"]
         .into_iter()
-        .zip(layers_json(circuits))
+        .zip(json_of(circuits, &segments, &last))
     {
         let _ = writeln!(out, "{name:<11} {}", summary::params(&layer.params));
     }
-    let (segments, last) = (&circuits.segments, &circuits.last);
     let jbr = |analysis: Analysis| analysis.capped();
-    if jbr(last.analyse(Regime::Jbr)) < jbr(segments.analyse(Regime::Jbr)) {
+    if jbr(last(Regime::Jbr)) < jbr(segments(Regime::Jbr)) {
         out.push_str("weakest:    the last layer\n");
-        out.push_str(&summary::security_analysed(&|r| last.analyse(r)));
+        out.push_str(&summary::security_analysed(&last));
     } else {
         out.push_str("weakest:    the segments\n");
-        out.push_str(&summary::security(segments));
+        out.push_str(&summary::security_analysed(&segments));
     }
     out
 }
