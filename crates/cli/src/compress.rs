@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
-use ballast_recursion::CompressedCircuits;
+use ballast_recursion::{CompressedCircuits, last_is_weaker};
 use ballast_stark::{Analysis, DEFAULT_MAX_PROOF_BYTES, Regime, VerifyPolicy};
 use ballast_workloads::{AnyCompressed, AnyProof};
 use serde::Serialize;
@@ -41,7 +41,7 @@ pub fn run(args: &CompressArgs) -> Result<()> {
         proof.to_bytes().len()
     );
     out.push_str(&statement_lines(&*compressed));
-    out.push_str(&layer_lines(&circuits));
+    out.push_str(&Layers::of(&circuits).lines());
     print(&out)
 }
 
@@ -85,49 +85,93 @@ pub struct LayerJson {
     soundcalc: Option<serde_json::Value>,
 }
 
-/// The layers of a compressed proof, in proving order.
-pub fn layers_json(circuits: &CompressedCircuits) -> Vec<LayerJson> {
-    let [segments, last] = analyses(circuits);
-    json_of(circuits, &segments, &last)
+/// A compressed proof's layers, each analysed once in every regime (a JBR figure searches
+/// every Johnson m): what its lines and its report read.
+pub struct Layers {
+    circuits: CompressedCircuits,
+    /// The segments' analyses, in [`Regime::ALL`]'s order.
+    segments: [Analysis; 3],
+    /// The last layer's, likewise.
+    last: [Analysis; 3],
 }
 
-/// [`layers_json`] from each layer's analyses.
-fn json_of(
-    circuits: &CompressedCircuits,
-    segments_analysed: &dyn Fn(Regime) -> Analysis,
-    last_analysed: &dyn Fn(Regime) -> Analysis,
-) -> Vec<LayerJson> {
-    let (segments, last) = (&circuits.segments, &circuits.last);
-    vec![
-        LayerJson {
-            layer: "segments",
-            params: ParamsJson::analysed(&segments.params, segments_analysed),
-            security: SecurityJson::analysed(segments_analysed),
-            soundcalc: Some(soundcalc_json(segments)),
-        },
-        LayerJson {
-            layer: "last",
-            params: ParamsJson::analysed(&last.tables[0].params, last_analysed),
-            security: SecurityJson::analysed(last_analysed),
-            soundcalc: None,
-        },
-    ]
-}
-
-/// The segments' and the last layer's analysis in each regime, each computed once however
-/// often it is read (a JBR figure searches every Johnson m).
-fn analyses(circuits: &CompressedCircuits) -> [impl Fn(Regime) -> Analysis; 2] {
-    let once = |analyse: &dyn Fn(Regime) -> Analysis| {
-        let all = Regime::ALL.map(analyse);
-        move |regime| {
-            let at = Regime::ALL.iter().position(|&r| r == regime);
-            all[at.expect("every regime is in Regime::ALL")].clone()
+impl Layers {
+    /// The layers of the compressed proof whose circuits are `circuits`.
+    pub fn of(circuits: &CompressedCircuits) -> Self {
+        Self {
+            segments: Regime::ALL.map(|r| circuits.segments.analyse(r)),
+            last: Regime::ALL.map(|r| circuits.last.analyse(r)),
+            circuits: circuits.clone(),
         }
-    };
-    [
-        once(&|r| circuits.segments.analyse(r)),
-        once(&|r| circuits.last.analyse(r)),
-    ]
+    }
+
+    /// The analysis in `regime` of the segments (`last` false) or of the last layer.
+    fn analysis(&self, last: bool, regime: Regime) -> Analysis {
+        let at = Regime::ALL.iter().position(|&r| r == regime);
+        let at = at.expect("every regime is in Regime::ALL");
+        if last {
+            self.last[at].clone()
+        } else {
+            self.segments[at].clone()
+        }
+    }
+
+    /// Whether the last layer is the weaker up to the Johnson bound.
+    fn last_is_weaker(&self) -> bool {
+        let jbr = |last| self.analysis(last, Regime::Jbr);
+        last_is_weaker(&jbr(false), &jbr(true))
+    }
+
+    /// The layers in proving order, as JSON.
+    pub fn json(&self) -> Vec<LayerJson> {
+        let (segments, last) = (&self.circuits.segments, &self.circuits.last);
+        let segments_analysed = |r| self.analysis(false, r);
+        let last_analysed = |r| self.analysis(true, r);
+        vec![
+            LayerJson {
+                layer: "segments",
+                params: ParamsJson::analysed(&segments.params, &segments_analysed),
+                security: SecurityJson::analysed(&segments_analysed),
+                soundcalc: Some(soundcalc_json(segments)),
+            },
+            LayerJson {
+                layer: "last",
+                params: ParamsJson::analysed(&last.tables[0].params, &last_analysed),
+                security: SecurityJson::analysed(&last_analysed),
+                soundcalc: None,
+            },
+        ]
+    }
+
+    /// The proof's security: the weaker layer's in each regime
+    /// ([`CompressedCircuits::analyse`]), as JSON.
+    pub fn security(&self) -> SecurityJson {
+        SecurityJson::analysed(&|r| {
+            let (segments, last) = (self.analysis(false, r), self.analysis(true, r));
+            if last_is_weaker(&segments, &last) {
+                last
+            } else {
+                segments
+            }
+        })
+    }
+
+    /// Each layer's parameters and security, then the weakest layer's (up to the Johnson
+    /// bound; the segments' on a tie) round by round.
+    pub fn lines(&self) -> String {
+        let mut out = String::new();
+        for (name, layer) in ["segments:", "last layer:"].into_iter().zip(self.json()) {
+            let _ = writeln!(out, "{name:<11} {}", summary::params(&layer.params));
+        }
+        let last = self.last_is_weaker();
+        out.push_str(if last {
+            "weakest:    the last layer\n"
+        } else {
+            "weakest:    the segments\n"
+        });
+        out.push_str(&summary::security_analysed(&|r| self.analysis(last, r)));
+        out
+    }
 }
 
 /// What a compressed proof proves, in two lines.
@@ -137,26 +181,4 @@ pub fn statement_lines(compressed: &dyn AnyCompressed) -> String {
         compressed.summary(),
         hex::encode(compressed.statement_digest())
     )
-}
-
-/// Each layer's parameters and security, then the weakest layer's (up to the Johnson
-/// bound; the segments' on a tie) round by round.
-pub fn layer_lines(circuits: &CompressedCircuits) -> String {
-    let [segments, last] = analyses(circuits);
-    let mut out = String::new();
-    for (name, layer) in ["segments:", "last layer:"]
-        .into_iter()
-        .zip(json_of(circuits, &segments, &last))
-    {
-        let _ = writeln!(out, "{name:<11} {}", summary::params(&layer.params));
-    }
-    let jbr = |analysis: Analysis| analysis.capped();
-    if jbr(last(Regime::Jbr)) < jbr(segments(Regime::Jbr)) {
-        out.push_str("weakest:    the last layer\n");
-        out.push_str(&summary::security_analysed(&last));
-    } else {
-        out.push_str("weakest:    the segments\n");
-        out.push_str(&summary::security_analysed(&segments));
-    }
-    out
 }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::args::{BackendChoice, ProveArgs};
-use crate::compress::{self, LayerJson, layers_json};
+use crate::compress::{self, LayerJson, Layers};
 use crate::output::{check_writable, print, write_atomic};
 use crate::plan::{ProvePlan, StatementPlan, flag_error};
 use crate::resources::{human_bytes, physical_memory, usage};
@@ -147,6 +147,9 @@ pub fn run(args: &ProveArgs) -> Result<()> {
     write_atomic(&output, &bytes)?;
     let digest = hex::encode(Sha256::digest(&bytes));
     let used = usage();
+    let layers = compressed
+        .as_ref()
+        .map(|(_, circuits, _)| Layers::of(circuits));
     let report = ProveReport {
         command: "prove",
         statement: proven.json(),
@@ -156,7 +159,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
             parts: choice.parts,
         }),
         params: ParamsJson::of_circuit(&circuit),
-        layers: compressed.as_ref().map(|(_, c, _)| layers_json(c)),
+        layers: layers.as_ref().map(Layers::json),
         compress_seconds: compressed.as_ref().map(|(.., seconds)| *seconds),
         security: SecurityJson::of(&circuit),
         soundcalc: soundcalc_json(&circuit),
@@ -187,12 +190,12 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         write_atomic(path, &json)?;
     }
     let mut out = human_summary(&report, &*proven, &circuit, &times);
-    if let Some((_, circuits, seconds)) = &compressed {
+    if let (Some((.., seconds)), Some(layers)) = (&compressed, &layers) {
         let _ = writeln!(
             out,
             "compressed: in {seconds:.2} s, the proof above is the compressed one"
         );
-        out.push_str(&compress::layer_lines(circuits));
+        out.push_str(&layers.lines());
     }
     print(&out)
 }

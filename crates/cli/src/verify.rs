@@ -10,7 +10,7 @@ use ballast_workloads::{AnyCompressed, AnyProof};
 use serde::Serialize;
 
 use crate::args::VerifyArgs;
-use crate::compress::{LayerJson, layer_lines, layers_json, statement_lines};
+use crate::compress::{LayerJson, Layers, statement_lines};
 use crate::output::{check_writable, print, write_atomic};
 use crate::read::{ProofFile, read};
 use crate::summary::{self, ParamsJson, PartJson, SecurityJson, soundcalc_json};
@@ -159,17 +159,18 @@ fn run_compressed(
             _ => Ok(circuits),
         });
     let verify_seconds = started.elapsed().as_secs_f64();
-    let circuits = verdict.as_ref().ok();
+    let verdict = verdict.map(|circuits| Layers::of(&circuits));
+    let layers = verdict.as_ref().ok();
     let report = CompressedReport {
         command: "verify",
         kind: "compressed",
         proof_path: path.clone(),
         proof_bytes: bytes,
-        valid: circuits.is_some(),
+        valid: layers.is_some(),
         reason: verdict.as_ref().err().cloned(),
-        statement: circuits.map(|_| compressed.json()),
-        layers: circuits.map(layers_json),
-        security: circuits.map(|c| SecurityJson::analysed(&|r| c.analyse(r))),
+        statement: layers.map(|_| compressed.json()),
+        layers: layers.map(Layers::json),
+        security: layers.map(Layers::security),
         verify_seconds,
         cpu_path: ballast_cpu::active().name(),
     };
@@ -182,10 +183,10 @@ fn run_compressed(
             eprintln!("cli: invalid compressed proof {path}: {reason}");
             Ok(ExitCode::from(1))
         }
-        Ok(circuits) => {
+        Ok(layers) => {
             let mut out = format!("valid compressed proof: {path} ({bytes} bytes)\n");
             out.push_str(&statement_lines(compressed));
-            out.push_str(&layer_lines(&circuits));
+            out.push_str(&layers.lines());
             let _ = writeln!(out, "verified in {:.1} ms", verify_seconds * 1e3);
             print(&out)?;
             Ok(ExitCode::SUCCESS)

@@ -152,12 +152,18 @@ impl CompressedCircuits {
     /// The figure in `regime`: the weaker layer's analysis.
     pub fn analyse(&self, regime: Regime) -> Analysis {
         let (segments, last) = (self.segments.analyse(regime), self.last.analyse(regime));
-        if last.capped() < segments.capped() {
+        if last_is_weaker(&segments, &last) {
             last
         } else {
             segments
         }
     }
+}
+
+/// Whether, of a compressed proof's two layers analysed in one regime, the last layer is the
+/// weaker: its figure, capped by the hash, lower (the segments' on a tie).
+pub fn last_is_weaker(segments: &Analysis, last: &Analysis) -> bool {
+    last.capped() < segments.capped()
 }
 
 /// Checks that `record` proves its statement: the workload starts where it says, and its

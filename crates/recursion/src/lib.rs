@@ -19,7 +19,8 @@ pub const SBOX: Sbox = Sbox::Whole;
 
 pub use child::{ChildError, ChildQueries, ChildSegment, LayerInputs, LinkError};
 pub use compress::{
-    CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, compress, verify_compressed,
+    CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, compress, last_is_weaker,
+    verify_compressed,
 };
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};
