@@ -2,8 +2,8 @@
 //!
 //! decode_verify gets the seed proofs (a compressed one among them), parts and tables proofs;
 //! mutate_proof one input per seed proof (no edits, and one edit), mutate_tables likewise per
-//! seed tables proof; batch_opening canonical openings of a
-//! few index sets in a tree of each hash.
+//! seed tables proof; batch_opening canonical openings of a few index sets in a tree of each
+//! hash.
 
 use std::path::Path;
 

@@ -50,8 +50,8 @@ const SEED_CHAIN: KeccakChain = KeccakChain {
 };
 
 /// Small valid proofs of each workload, with several segments, the Fibonacci one again
-/// committed with Poseidon2, and a compressed proof ([`seed_compressed`]): the seeds of the
-/// corpora and of [`mutate_and_verify`].
+/// committed with Poseidon2, and a compressed proof of a one-segment Fibonacci statement:
+/// the seeds of the corpora and of [`mutate_and_verify`].
 pub fn seed_proofs() -> &'static [Vec<u8>] {
     static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     SEEDS.get_or_init(|| {

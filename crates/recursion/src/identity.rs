@@ -91,9 +91,8 @@ pub struct IdentityAir {
     /// log2 of the child's rows.
     child_log_rows: usize,
     log_rows: usize,
-    /// Its periodic columns, written once: a verifier reads them four times (the AIR's
-    /// constraint info, its key twice, its values at z), and writing them takes longer
-    /// than a copy.
+    /// Its periodic columns, written once and lent to each of a verifier's four reads (the
+    /// AIR's constraint info, its key twice, its values at z).
     periodic: Vec<PeriodicColumn>,
 }
 
@@ -141,7 +140,7 @@ impl IdentityAir {
     /// too.
     ///
     /// # Errors
-    /// Claims of another shape than the child AIR's.
+    /// A malformed child AIR, or claims of another shape than its.
     pub(crate) fn with_program<A: Air>(
         air: &A,
         program: ConstraintProgram,

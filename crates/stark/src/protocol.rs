@@ -200,7 +200,7 @@ pub(crate) fn constraint_values<A: Air>(
     public_inputs: &[Felt],
 ) -> Vec<Ext3> {
     let values = |row: &[Ext3]| row.iter().map(|&v| Value(v)).collect::<Vec<_>>();
-    let public: Vec<Value> = public_inputs.iter().map(|&v| Value(v.into())).collect();
+    let public: Vec<Value> = public_inputs.iter().map(|&v| Value::from(v)).collect();
     let (current, next, periodic) = (values(current), values(next), values(periodic));
     let frame = Frame {
         current: &current,
@@ -208,9 +208,9 @@ pub(crate) fn constraint_values<A: Air>(
         periodic: &periodic,
         public_inputs: &public,
     };
-    let mut values = ValueBuilder(Vec::new());
-    air.eval(&frame, &mut values);
-    values.0
+    let mut builder = ValueBuilder(Vec::new());
+    air.eval(&frame, &mut builder);
+    builder.0
 }
 
 /// Collects constraint values in the extension field, in assertion order.
@@ -225,9 +225,10 @@ impl ConstraintBuilder for ValueBuilder {
     }
 }
 
-/// An extension element whose arithmetic is called, not inlined. The verifier evaluates an
-/// AIR at one point a proof; with every operation inlined, a large AIR's evaluation is one
-/// function that LLVM's code generator takes minutes to compile.
+/// An extension element whose arithmetic is called, not inlined, as [`ValueBuilder`]'s
+/// assertions are. The verifier evaluates an AIR at one point a proof; with every operation
+/// inlined, a large AIR's evaluation is one function that LLVM's code generator takes
+/// minutes to compile.
 #[derive(Clone, Copy)]
 struct Value(Ext3);
 

@@ -123,8 +123,7 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// The verdict of `rounds`: the weakest round's bits, rounded down, or 0 where the
-    /// analysis does not cover the parameters (`valid` false).
+    /// The analysis of `rounds`, its verdict their [`total`].
     fn new(rounds: Vec<Round>, valid: bool, johnson: Option<(u32, f64)>) -> Self {
         let bits: Vec<f64> = rounds.iter().map(|r| r.bits).collect();
         Self {
@@ -326,7 +325,7 @@ fn analyse(tables: &[Circuit], regime: Regime) -> Analysis {
         Regime::Jbr => {
             let provable = Provable::new(tables);
             let key = |m: u32| {
-                let (bits, valid, _) = provable.bits(Some(m));
+                let (bits, valid, _) = provable.round_bits(Some(m));
                 (total(&bits, valid), weakest(&bits))
             };
             let best = (3..=MAX_JOHNSON_M)
@@ -393,7 +392,7 @@ impl<'a> Provable<'a> {
 
     /// The rounds at the radius of UDR (`None`) or of JBR with m = `m`, named.
     fn analysis(&self, m: Option<u32>) -> Analysis {
-        let (bits, valid, johnson) = self.bits(m);
+        let (bits, valid, johnson) = self.round_bits(m);
         let names = std::iter::once("batching".to_string())
             .chain((1..=self.folding.len()).map(|i| format!("commit round {i}")))
             .chain(["query phase", "ALI", "DEEP"].map(String::from));
@@ -407,7 +406,7 @@ impl<'a> Provable<'a> {
     /// Each round's bits in protocol order (batching, the commit rounds, the query phase,
     /// ALI, DEEP), whether the out-of-domain points stay within the radius in every table,
     /// and the Johnson-bound m and gap.
-    fn bits(&self, m: Option<u32>) -> (Vec<f64>, bool, Option<(u32, f64)>) {
+    fn round_bits(&self, m: Option<u32>) -> (Vec<f64>, bool, Option<(u32, f64)>) {
         let tables = self.tables;
         let p = tables[0].params;
         let f = field_size();
