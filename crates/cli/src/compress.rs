@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
-use ballast_recursion::{CompressedCircuits, last_is_weaker};
+use ballast_recursion::{CompressedCircuits, last_is_weaker, weaker};
 use ballast_stark::{Analysis, DEFAULT_MAX_PROOF_BYTES, Regime, VerifyPolicy};
 use ballast_workloads::{AnyCompressed, AnyProof};
 use serde::Serialize;
@@ -146,14 +146,7 @@ impl Layers {
     /// The proof's security: the weaker layer's in each regime
     /// ([`CompressedCircuits::analyse`]), as JSON.
     pub fn security(&self) -> SecurityJson {
-        SecurityJson::analysed(&|r| {
-            let (segments, last) = (self.analysis(false, r), self.analysis(true, r));
-            if last_is_weaker(&segments, &last) {
-                last
-            } else {
-                segments
-            }
-        })
+        SecurityJson::analysed(&|r| weaker(self.analysis(false, r), self.analysis(true, r)))
     }
 
     /// Each layer's parameters and security, then the weakest layer's (up to the Johnson

@@ -151,12 +151,16 @@ pub struct CompressedCircuits {
 impl CompressedCircuits {
     /// The figure in `regime`: the weaker layer's analysis.
     pub fn analyse(&self, regime: Regime) -> Analysis {
-        let (segments, last) = (self.segments.analyse(regime), self.last.analyse(regime));
-        if last_is_weaker(&segments, &last) {
-            last
-        } else {
-            segments
-        }
+        weaker(self.segments.analyse(regime), self.last.analyse(regime))
+    }
+}
+
+/// Of a compressed proof's two layers analysed in one regime, the weaker ([`last_is_weaker`]).
+pub fn weaker(segments: Analysis, last: Analysis) -> Analysis {
+    if last_is_weaker(&segments, &last) {
+        last
+    } else {
+        segments
     }
 }
 

@@ -20,7 +20,7 @@ pub const SBOX: Sbox = Sbox::Whole;
 pub use child::{ChildError, ChildQueries, ChildSegment, LayerInputs, LinkError};
 pub use compress::{
     CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, compress, last_is_weaker,
-    verify_compressed,
+    verify_compressed, weaker,
 };
 pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};
