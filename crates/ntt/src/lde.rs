@@ -151,6 +151,89 @@ impl LdePlan {
         RowBlocks::from_columns(&columns)
     }
 
+    /// The raw form ([`ColumnForm::Raw`]) of each column of `table`, whose 2^`log_n` rows
+    /// are evaluations on H: what [`coset`](Self::coset) and [`row`](Self::row) extend.
+    ///
+    /// # Panics
+    /// If the table's height is not 2^`log_n`.
+    pub fn raw_columns(&self, table: &RowBlocks) -> Vec<Vec<Felt>> {
+        assert_eq!(
+            table.height(),
+            1 << self.log_n,
+            "a table of 2^{} rows",
+            self.log_n
+        );
+        let kernels = Kernels::active();
+        (0..table.width())
+            .into_par_iter()
+            .map(|c| {
+                let mut column = table.column(c);
+                dif_on(kernels, &mut column, &self.inverse);
+                column
+            })
+            .collect()
+    }
+
+    /// Coset `v` of the extension of the columns `raw` (raw form): their evaluations on
+    /// g·ζ^v·H, natural order, which are the extension's rows u·2^`log_blowup` + v. The
+    /// extension a coset at a time, for a prover that keeps none of it whole.
+    ///
+    /// # Panics
+    /// If `v` is not below the blowup or a column's length is not 2^`log_n`.
+    pub fn coset(&self, raw: &[Vec<Felt>], v: usize) -> RowBlocks {
+        let n = 1usize << self.log_n;
+        assert!(
+            v < 1 << self.log_blowup,
+            "coset {v} of {}",
+            1 << self.log_blowup
+        );
+        assert!(
+            raw.iter().all(|c| c.len() == n),
+            "columns of 2^{} values",
+            self.log_n
+        );
+        let scales = &self.block_scales[v * n..(v + 1) * n];
+        let kernels = Kernels::active();
+        let mut table = RowBlocks::zeroed(raw.len(), n, n);
+        // About 1 MiB of evaluations per task, as in `extend_in_place`.
+        let group = ((1usize << 17) / n).clamp(1, 16);
+        let scratch = || vec![Felt::ZERO; group * n];
+        table.par_column_groups_mut_with(group, scratch, |out, mut columns| {
+            let out = &mut out[..columns.columns().len() * n];
+            for (c, values) in columns.columns().zip(out.chunks_exact_mut(n)) {
+                mul_into(kernels, values, &raw[c], scales);
+                dit_on(kernels, values, &self.forward);
+            }
+            columns.write(n, out);
+        });
+        table
+    }
+
+    /// Row `t` of the extension of the columns `raw` (raw form): each column's polynomial
+    /// at g·ζ^t.
+    ///
+    /// # Panics
+    /// If `t` is not a row of the extension or a column's length is not 2^`log_n`.
+    pub fn row(&self, raw: &[Vec<Felt>], t: usize) -> Vec<Felt> {
+        let log_lde = self.log_n + self.log_blowup;
+        assert!(t < 1 << log_lde, "row {t} of 2^{log_lde}");
+        let x = Self::SHIFT * Felt::two_adic_root(log_lde).pow(t as u64);
+        let n_inv = Felt::new(1 << self.log_n).inverse();
+        // The raw form is n × the coefficients in bit-reversed order.
+        let powers: Vec<Felt> = bit_reversed_powers(x, self.log_n)
+            .into_iter()
+            .map(|p| p * n_inv)
+            .collect();
+        raw.par_iter()
+            .map(|column| {
+                column
+                    .iter()
+                    .zip(&powers)
+                    .fold(Felt::ZERO, |sum, (&c, &p)| sum + c * p)
+            })
+            .collect()
+    }
+
     /// Evaluates on g·H' (natural order, into `out`) the polynomial given in raw form.
     fn extend_column(&self, kernels: Kernels, raw: &[Felt], out: &mut [Felt], block: &mut [Felt]) {
         let n = raw.len();
@@ -256,6 +339,35 @@ mod tests {
                 RowBlocks::from_columns(&[subgroup_evals(&coeffs, log_n), coeffs.clone()]);
             LdePlan::new(log_n, log_blowup).extend_in_place(&mut table, ColumnForm::Evaluations);
             prop_assert_eq!(table.column(0), coset_evals(&coeffs, log_n + log_blowup));
+        }
+    }
+
+    #[test]
+    fn cosets_and_rows_are_the_extensions() {
+        let (log_n, log_blowup) = (5, 3);
+        let columns: Vec<Vec<Felt>> = (0..3u64)
+            .map(|c| {
+                (0..32u64)
+                    .map(|r| Felt::new(c * 131 + r * r * r + 2))
+                    .collect()
+            })
+            .collect();
+        let plan = LdePlan::new(log_n, log_blowup);
+        let mut lde = RowBlocks::from_columns(&columns);
+        let raw = plan.raw_columns(&lde);
+        plan.extend_in_place(&mut lde, ColumnForm::Evaluations);
+        for v in 0..1 << log_blowup {
+            let coset = plan.coset(&raw, v);
+            for u in 0..1 << log_n {
+                assert_eq!(
+                    coset.row(u),
+                    lde.row(u << log_blowup | v),
+                    "coset {v}, row {u}"
+                );
+            }
+        }
+        for t in [0, 1, 7, 100, 255] {
+            assert_eq!(plan.row(&raw, t), lde.row(t), "row {t}");
         }
     }
 
