@@ -161,6 +161,64 @@ impl MixedTree {
         Ok(Self { shape, tree })
     }
 
+    /// The tree [`commit`](Self::commit) makes of tables extended 2^`log_cosets`-fold, built
+    /// a coset at a time: `coset(v)` gives each table's rows v, v + 2^`log_cosets`, … (its
+    /// extension's coset v, natural order). In bit-reversed order those rows are one run of
+    /// leaves, under one subtree in which every shorter table joins, so each coset's
+    /// subtree is a mixed tree of its own and only digests are kept.
+    ///
+    /// # Errors
+    /// [`MerkleError::Tables`] when a coset's tables are not powers of two tall, increase, or
+    /// differ in shape from another coset's.
+    pub fn commit_cosets(
+        hash: MerkleHash,
+        log_cosets: usize,
+        coset: impl Fn(usize) -> Vec<RowBlocks>,
+    ) -> Result<Self, MerkleError> {
+        let kernels = Kernels::active();
+        let mut levels: Vec<Vec<Digest>> = Vec::new();
+        let mut coset_shape: Option<MixedShape> = None;
+        for v in 0..1usize << log_cosets {
+            let tables = coset(v);
+            let sub = Self::commit_on(kernels, hash, &tables.iter().collect::<Vec<_>>())?;
+            match &coset_shape {
+                None => {
+                    levels = sub
+                        .levels()
+                        .iter()
+                        .map(|level| vec![[0u8; 32]; level.len() << log_cosets])
+                        .collect();
+                    coset_shape = Some(sub.shape.clone());
+                }
+                Some(shape) if *shape != sub.shape => {
+                    return Err(MerkleError::Tables("cosets of different shapes"));
+                }
+                Some(_) => {}
+            }
+            let run = bit_reverse(v, log_cosets);
+            for (level, part) in levels.iter_mut().zip(sub.levels()) {
+                level[run * part.len()..(run + 1) * part.len()].copy_from_slice(part);
+            }
+        }
+        while levels.last().is_some_and(|level| level.len() > 1) {
+            let below = levels.last().expect("a level");
+            levels.push(pair_nodes(kernels, hash, below));
+        }
+        let coset_shape = coset_shape.expect("at least one coset");
+        let shape = MixedShape::new(
+            coset_shape
+                .tables
+                .iter()
+                .map(|t| TableShape {
+                    log_height: t.log_height + log_cosets,
+                    width: t.width,
+                })
+                .collect(),
+        )?;
+        let tree = MerkleTree::from_levels(levels)?;
+        Ok(Self { shape, tree })
+    }
+
     /// The tables committed.
     pub fn shape(&self) -> &MixedShape {
         &self.shape
@@ -174,16 +232,6 @@ impl MixedTree {
     /// The levels after the joins, the tallest tables' leaves first and the root last.
     pub fn levels(&self) -> &[Vec<Digest>] {
         self.tree.levels()
-    }
-
-    /// The rows an opening of `position` carries: each table's row `position` mod its
-    /// height ([`MixedShape::row_of`]), `tables` being the tables this tree commits.
-    pub fn rows(&self, tables: &[RowBlocks], position: usize) -> Vec<Vec<Felt>> {
-        tables
-            .iter()
-            .enumerate()
-            .map(|(t, table)| table.row(self.shape.row_of(t, position)))
-            .collect()
     }
 
     /// The batch opening of `positions` (strictly increasing rows of the tallest tables):
@@ -343,7 +391,13 @@ mod tests {
     fn carried(tree: &MixedTree, tables: &[RowBlocks], positions: &[usize]) -> Vec<Vec<Felt>> {
         positions
             .iter()
-            .flat_map(|&p| tree.rows(tables, p))
+            .flat_map(|&p| {
+                let shape = tree.shape();
+                tables
+                    .iter()
+                    .enumerate()
+                    .map(move |(t, table)| table.row(shape.row_of(t, p)))
+            })
             .collect()
     }
 
@@ -374,6 +428,42 @@ mod tests {
         } else {
             hash.node(&node, &hash.row(&rows)).unwrap()
         }
+    }
+
+    /// Rows v, v + 2^`log_cosets`, … of `table`.
+    fn coset_of(table: &RowBlocks, log_cosets: usize, v: usize) -> RowBlocks {
+        let rows: Vec<Felt> = (v..table.height())
+            .step_by(1 << log_cosets)
+            .flat_map(|r| table.row(r))
+            .collect();
+        RowBlocks::from_rows(table.width(), &rows)
+    }
+
+    #[test]
+    fn a_tree_built_a_coset_at_a_time_is_the_whole_trees() {
+        // One coset (the whole tables); two, down to a table of two rows; eight.
+        let two = [
+            table(1, 6, 3),
+            table(2, 6, 2),
+            table(3, 4, 5),
+            table(4, 1, 1),
+        ];
+        let eight = [table(5, 5, 4), table(6, 3, 1)];
+        let cases: [(&[RowBlocks], usize); 3] = [(&tables(), 0), (&two, 1), (&eight, 3)];
+        for hash in MerkleHash::ALL {
+            for (tables, log_cosets) in cases {
+                let whole = commit(hash, tables);
+                let cosets = MixedTree::commit_cosets(hash, log_cosets, |v| {
+                    tables.iter().map(|t| coset_of(t, log_cosets, v)).collect()
+                })
+                .unwrap();
+                assert_eq!(cosets.levels(), whole.levels(), "{hash}, 2^{log_cosets}");
+                assert_eq!(cosets.shape(), whole.shape(), "{hash}, 2^{log_cosets}");
+            }
+        }
+        // A coset of another shape is refused.
+        let odd = MixedTree::commit_cosets(MerkleHash::Keccak256, 1, |v| vec![table(1, 2 + v, 1)]);
+        assert!(matches!(odd, Err(MerkleError::Tables(_))));
     }
 
     #[test]

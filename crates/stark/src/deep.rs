@@ -98,6 +98,119 @@ fn evaluate_all_on(
     out
 }
 
+/// The DEEP functions of tables of one height, summed with their weights w_k, as two
+/// polynomials over the extension: U = Σ_k w_k·(A_k + B_k) and V = Σ_k w_k·γ_k·A_k (γ_k
+/// the table's next-row weight), so that their sum is
+/// f(x) = (U(x) − u)/(x − z) + (V(x) − v)/(x − zω) with u = Σ_k w_k·a_k and
+/// v = Σ_k w_k·γ_k·b_k. The sums are linear in the columns, so the extension of six base
+/// columns (U's and V's coordinates) gives f where [`evaluate_all`] reads every column.
+pub(crate) struct DeepSum {
+    /// U's three coordinates, then V's, in the raw form of the tables' columns.
+    pub(crate) columns: Vec<Vec<Felt>>,
+    u: Ext3,
+    v: Ext3,
+    z: Ext3,
+    zw: Ext3,
+}
+
+/// One table of a [`DeepSum`].
+pub(crate) struct DeepTable<'a> {
+    /// Its DEEP coefficients.
+    pub(crate) deep: &'a DeepCoefficients,
+    /// Its weight in the sum.
+    pub(crate) weight: Ext3,
+    /// Its trace's columns, raw form.
+    pub(crate) trace: &'a [Vec<Felt>],
+    /// Its quotient's columns, raw form.
+    pub(crate) quotient: &'a [Vec<Felt>],
+}
+
+impl DeepSum {
+    /// The sum over `tables` (all of one height and one z).
+    ///
+    /// # Panics
+    /// If `tables` is empty.
+    pub(crate) fn new(tables: &[DeepTable<'_>]) -> Self {
+        let first = &tables[0];
+        let n = first
+            .trace
+            .first()
+            .or(first.quotient.first())
+            .map_or(0, Vec::len);
+        // Each column's coefficient in U and in V.
+        let mut terms: Vec<(Ext3, Ext3, &[Felt])> = Vec::new();
+        let (mut u, mut v) = (Ext3::ZERO, Ext3::ZERO);
+        for &DeepTable {
+            deep,
+            weight,
+            trace,
+            quotient,
+        } in tables
+        {
+            let next = weight * deep.next_row;
+            for (&c, column) in deep.trace.iter().zip(trace) {
+                terms.push((weight * c, next * c, column));
+            }
+            for (&c, column) in deep.quotient.iter().zip(quotient) {
+                terms.push((weight * c, Ext3::ZERO, column));
+            }
+            u += weight * deep.at_z;
+            v += next * deep.at_zw;
+        }
+        let mut columns = vec![vec![Felt::ZERO; n]; 2 * Ext3::DEGREE];
+        let mut sums = vec![[Ext3::ZERO; 2]; n];
+        sums.par_chunks_mut(POINTS_PER_TASK)
+            .enumerate()
+            .for_each(|(task, chunk)| {
+                let start = task * POINTS_PER_TASK;
+                for &(cu, cv, column) in &terms {
+                    for (sum, &value) in chunk.iter_mut().zip(&column[start..]) {
+                        sum[0] += cu.scale(value);
+                        sum[1] += cv.scale(value);
+                    }
+                }
+            });
+        for (p, [su, sv]) in sums.into_iter().enumerate() {
+            for (d, (a, b)) in su.coeffs().into_iter().zip(sv.coeffs()).enumerate() {
+                columns[d][p] = a;
+                columns[Ext3::DEGREE + d][p] = b;
+            }
+        }
+        Self {
+            columns,
+            u,
+            v,
+            z: first.deep.z,
+            zw: first.deep.zw,
+        }
+    }
+
+    /// f on the coset `shift`·H_m whose points are `values`' rows: the extension of
+    /// [`columns`](Self::columns) there.
+    pub(crate) fn evaluate(&self, values: &RowBlocks, shift: Felt) -> Vec<Ext3> {
+        let len = values.height();
+        let log_len = len.trailing_zeros() as usize;
+        let mut out = vec![Ext3::ZERO; len];
+        out.par_chunks_mut(POINTS_PER_TASK)
+            .enumerate()
+            .for_each(|(task, chunk)| {
+                let start = task * POINTS_PER_TASK;
+                let xs = coset_points(shift, log_len, start, chunk.len());
+                let inv_z = inverse_differences(&xs, self.z).expect("z is outside the LDE coset");
+                let inv_zw =
+                    inverse_differences(&xs, self.zw).expect("zω is outside the LDE coset");
+                let mut row = [Felt::ZERO; 2 * Ext3::DEGREE];
+                for (j, f) in chunk.iter_mut().enumerate() {
+                    values.read_row(start + j, &mut row);
+                    let u = Ext3::new([row[0], row[1], row[2]]);
+                    let v = Ext3::new([row[3], row[4], row[5]]);
+                    *f = (u - self.u) * inv_z[j] + (v - self.v) * inv_zw[j];
+                }
+            });
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

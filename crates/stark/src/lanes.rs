@@ -70,15 +70,15 @@ impl<A: Air> Kernel for Evaluate<'_, '_, A> {
         let mut values = ByDomain::<P>(Default::default());
         for (g, out) in chunk.chunks_exact_mut(P::LANES).enumerate() {
             let j = g * P::LANES;
-            let t0 = task.start + j;
-            let rows = P::array(|k| task.rows_of(t0 + k));
+            let u0 = task.start + j;
+            let rows = P::array(|k| task.rows_of(u0 + k));
             let rows = rows.as_ref();
             let at = P::array(|k| task.lde.row_offset(rows[k].0));
             let after = P::array(|k| task.lde.row_offset(rows[k].1));
             gather(token, table, at.as_ref(), &mut current);
             gather(token, table, after.as_ref(), &mut next);
             for (slot, column) in periodic_row.iter_mut().zip(task.periodic) {
-                let lane = P::array(|k| column[(t0 + k) % column.len()]);
+                let lane = P::array(|k| column[task.geometry.point(u0 + k) % column.len()]);
                 *slot = P::load(token, lane.as_ref());
             }
             let frame = Frame {

@@ -57,36 +57,38 @@ impl Composition {
         log_blowup: usize,
         log_chunks: usize,
     ) -> Vec<Ext3> {
-        let shape = (log_blowup, log_chunks);
-        self.evaluate_on(Kernels::active(), air, lde, public_inputs, periodic, shape)
+        let geometry = whole_domain(air.log_rows(), log_blowup, log_chunks);
+        let input = (air, lde, public_inputs, periodic);
+        self.evaluate_on(Kernels::active(), input, &geometry)
     }
 
-    /// [`evaluate`](Self::evaluate) with the given kernels; `shape` is (log_blowup,
-    /// log_chunks).
+    /// Q's evaluations on coset v of g·H_q (the points t = u·2^`log_chunks` + v, natural
+    /// order of u), from the trace's evaluations there (`coset`, 2^log_n rows: the coset v of
+    /// the trace's extension by 2^`log_chunks`) and the periodic columns on g·H_q. The
+    /// composition a coset at a time, for a prover that keeps no extension whole.
+    pub(crate) fn evaluate_coset<A: Air>(
+        &self,
+        air: &A,
+        coset: &RowBlocks,
+        public_inputs: &[Felt],
+        periodic: &[Vec<Felt>],
+        log_chunks: usize,
+        v: usize,
+    ) -> Vec<Ext3> {
+        let geometry = one_coset(air.log_rows(), log_chunks, v);
+        let input = (air, coset, public_inputs, periodic);
+        self.evaluate_on(Kernels::active(), input, &geometry)
+    }
+
+    /// Q at the points `geometry` names, with the given kernels, from `input`: the AIR, the
+    /// trace's LDE, the public inputs and the periodic columns on g·H_q.
     fn evaluate_on<A: Air>(
         &self,
         kernels: Kernels,
-        air: &A,
-        lde: &RowBlocks,
-        public_inputs: &[Felt],
-        periodic: &[Vec<Felt>],
-        (log_blowup, log_chunks): (usize, usize),
+        (air, lde, public_inputs, periodic): (&A, &RowBlocks, &[Felt], &[Vec<Felt>]),
+        geometry: &Geometry,
     ) -> Vec<Ext3> {
-        let log_n = air.log_rows();
-        let log_q = log_n + log_chunks;
-        // x^n on g·H_q takes 2^log_chunks values: g^n·r^(t mod 2^log_chunks).
-        let shift_n = LdePlan::SHIFT.pow(1 << log_n);
-        let chunk_root = Felt::two_adic_root(log_chunks);
-        let geometry = Geometry {
-            log_q,
-            stride: 1usize << (log_blowup - log_chunks),
-            blowup: 1usize << log_blowup,
-            omega_last: last_point(log_n),
-            vanishing_inv: (0..1u64 << log_chunks)
-                .map(|k| (shift_n * chunk_root.pow(k) - Felt::ONE).inverse())
-                .collect(),
-        };
-        let mut out = vec![Ext3::ZERO; 1 << log_q];
+        let mut out = vec![Ext3::ZERO; 1 << geometry.log_points];
         out.par_chunks_mut(POINTS_PER_TASK)
             .enumerate()
             .for_each(|(task, chunk)| {
@@ -96,7 +98,7 @@ impl Composition {
                     lde,
                     public_inputs,
                     periodic,
-                    geometry: &geometry,
+                    geometry,
                     start: task * POINTS_PER_TASK,
                 };
                 let simd = chunk.len() == POINTS_PER_TASK
@@ -138,6 +140,47 @@ impl Composition {
             acc + sums[d.index()] * zerofier_inv(d)
         })
     }
+}
+
+/// Every point of g·H_q (2^`log_chunks` times a trace of 2^`log_n` rows), from the trace's
+/// LDE by 2^`log_blowup`: quotient point t is LDE point t·2^(log_blowup − log_chunks), and
+/// its next row the LDE point 2^log_blowup further on.
+fn whole_domain(log_n: usize, log_blowup: usize, log_chunks: usize) -> Geometry {
+    Geometry {
+        log_points: log_n + log_chunks,
+        shift: LdePlan::SHIFT,
+        step: 1,
+        offset: 0,
+        stride: 1 << (log_blowup - log_chunks),
+        blowup: 1 << log_blowup,
+        omega_last: last_point(log_n),
+        vanishing_inv: vanishing_inverses(log_n, log_chunks),
+    }
+}
+
+/// Coset v of g·H_q, the points t = u·2^`log_chunks` + v, from the trace's evaluations
+/// there: point u is row u, and its next row row u + 1.
+fn one_coset(log_n: usize, log_chunks: usize, v: usize) -> Geometry {
+    Geometry {
+        log_points: log_n,
+        shift: LdePlan::SHIFT * Felt::two_adic_root(log_n + log_chunks).pow(v as u64),
+        step: 1 << log_chunks,
+        offset: v,
+        stride: 1,
+        blowup: 1,
+        omega_last: last_point(log_n),
+        vanishing_inv: vanishing_inverses(log_n, log_chunks),
+    }
+}
+
+/// 1/(x^n − 1) on g·H_q, by t mod 2^`log_chunks`: x^n takes 2^log_chunks values there,
+/// g^n·r^(t mod 2^log_chunks).
+fn vanishing_inverses(log_n: usize, log_chunks: usize) -> Vec<Felt> {
+    let shift_n = LdePlan::SHIFT.pow(1 << log_n);
+    let chunk_root = Felt::two_adic_root(log_chunks);
+    (0..1u64 << log_chunks)
+        .map(|k| (shift_n * chunk_root.pow(k) - Felt::ONE).inverse())
+        .collect()
 }
 
 /// ω^(n−1), the trace domain's last point.
@@ -190,12 +233,33 @@ mod tests {
             Ext3::new([Felt::new(3), Felt::new(5), Felt::new(11)]),
         );
         let public = [Felt::new(4), Felt::new(9)];
-        let shape = (log_blowup, log_chunks);
-        let scalar =
-            composition.evaluate_on(Kernels::Scalar, &air, &lde, &public, &periodic, shape);
+        let input = (&air, &lde, &public[..], &periodic[..]);
+        let geometry = whole_domain(log_rows, log_blowup, log_chunks);
+        let scalar = composition.evaluate_on(Kernels::Scalar, input, &geometry);
         for kernels in Kernels::supported() {
-            let got = composition.evaluate_on(kernels, &air, &lde, &public, &periodic, shape);
+            let got = composition.evaluate_on(kernels, input, &geometry);
             assert!(got == scalar, "{} path", kernels.path());
+        }
+        // A coset at a time: its points' rows, and the same values at its points.
+        let stride = 1 << (log_blowup - log_chunks);
+        for v in 0..1 << log_chunks {
+            let rows: Vec<Felt> = (0..1usize << log_rows)
+                .flat_map(|u| lde.row(((u << log_chunks) + v) * stride))
+                .collect();
+            let rows = RowBlocks::from_rows(lde.width(), &rows);
+            let input = (&air, &rows, &public[..], &periodic[..]);
+            for kernels in Kernels::supported() {
+                let got =
+                    composition.evaluate_on(kernels, input, &one_coset(log_rows, log_chunks, v));
+                for (u, value) in got.into_iter().enumerate() {
+                    assert_eq!(
+                        value,
+                        scalar[(u << log_chunks) + v],
+                        "{} path",
+                        kernels.path()
+                    );
+                }
+            }
         }
     }
 }

@@ -18,13 +18,12 @@ use ballast_fri::{
     roll_in_arities, verify_queries,
 };
 use ballast_merkle::{Digest, MixedShape, MixedTree, TableShape, verify_mixed};
-use ballast_ntt::{ColumnForm, LdePlan};
-use rayon::prelude::*;
+use ballast_ntt::LdePlan;
 use thiserror::Error;
 
 use crate::backend::quotient_columns;
-use crate::deep::{deep_coefficients, evaluate_all};
-use crate::ood::{raw_at, trace_at};
+use crate::deep::{DeepSum, DeepTable, deep_coefficients};
+use crate::ood::raw_at;
 use crate::periodic::{PeriodicPolys, periodic_at};
 use crate::proof::segment_geometry;
 use crate::protocol::{
@@ -58,13 +57,14 @@ pub trait TableAir: Sync {
         info: &ConstraintInfo,
         params: &StarkParams,
     ) -> Result<Geometry, ParamsError>;
-    /// The quotient's evaluations on its coset, the constraints combined with α's powers,
-    /// from the trace's LDE `lde`.
+    /// The quotient's evaluations on its coset g·H_q (natural order), the constraints
+    /// combined with α's powers, from the trace's columns' polynomials (raw form,
+    /// [`LdePlan::raw_columns`]), extended a coset of g·H_q at a time.
     fn composition(
         &self,
         info: &ConstraintInfo,
         alpha: Ext3,
-        lde: &RowBlocks,
+        polys: &[Vec<Felt>],
         public_inputs: &[Felt],
         geometry: &Geometry,
     ) -> Vec<Ext3>;
@@ -105,19 +105,26 @@ impl<A: Air> TableAir for A {
         &self,
         info: &ConstraintInfo,
         alpha: Ext3,
-        lde: &RowBlocks,
+        polys: &[Vec<Felt>],
         public_inputs: &[Felt],
         g: &Geometry,
     ) -> Vec<Ext3> {
-        let periodic = PeriodicPolys::new(&self.periodic_columns(), g.log_rows);
-        Composition::new(info, alpha).evaluate(
-            self,
-            lde,
-            public_inputs,
-            &periodic.on_quotient_coset(g.log_quotient_chunks),
-            g.log_blowup,
-            g.log_quotient_chunks,
-        )
+        let log_chunks = g.log_quotient_chunks;
+        let periodic =
+            PeriodicPolys::new(&self.periodic_columns(), g.log_rows).on_quotient_coset(log_chunks);
+        let composition = Composition::new(info, alpha);
+        let plan = LdePlan::new(g.log_rows, log_chunks);
+        let cosets = 1usize << log_chunks;
+        let mut out = vec![Ext3::ZERO; cosets << g.log_rows];
+        for v in 0..cosets {
+            let trace = plan.coset(polys, v);
+            let values =
+                composition.evaluate_coset(self, &trace, public_inputs, &periodic, log_chunks, v);
+            for (u, value) in values.into_iter().enumerate() {
+                out[u * cosets + v] = value;
+            }
+        }
+        out
     }
     fn ood_holds(
         &self,
@@ -336,8 +343,28 @@ fn bind(
     bind_tables(context, &bound, params)
 }
 
+/// The mixed tree of the tables' extensions by `params`' blowup, each table given by its
+/// columns' polynomials (raw form, [`LdePlan::raw_columns`]), built a coset at a time.
+fn commit_extensions(
+    params: &StarkParams,
+    plans: &[LdePlan],
+    polys: &[Vec<Vec<Felt>>],
+) -> MixedTree {
+    MixedTree::commit_cosets(params.hash, params.log_blowup, |v| {
+        plans
+            .iter()
+            .zip(polys)
+            .map(|(plan, columns)| plan.coset(columns, v))
+            .collect()
+    })
+    .expect("extensions tallest first")
+}
+
 /// Proves that each of `traces` satisfies its table's AIR, the tables given tallest
-/// first, all with `params`, for the statement `context`. The traces are extended in place.
+/// first, all with `params`, for the statement `context`. No extension is held whole: the
+/// trees and the DEEP functions read them a coset of the trace's height at a time, and the
+/// rows a query opens are evaluated from the polynomials, so the prover keeps the
+/// polynomials, the trees' digests and FRI's layers (`docs/recursion.md`).
 ///
 /// # Errors
 /// Tables out of order, parameters a table's AIR cannot be proven with, a trace of the wrong
@@ -345,7 +372,7 @@ fn bind(
 pub fn prove_tables(
     context: &[u8],
     tables: &[TableStatement<'_>],
-    traces: &mut [RowBlocks],
+    traces: &[RowBlocks],
     params: &StarkParams,
 ) -> Result<TablesProof, ProverError> {
     let shapes = Shapes::of(tables, params)?;
@@ -368,30 +395,26 @@ pub fn prove_tables(
         .map(|g| LdePlan::new(g.log_rows, g.log_blowup))
         .collect();
 
-    // 1 ----- extend every trace, commit them in one tree; α
-    for (plan, trace) in plans.iter().zip(traces.iter_mut()) {
-        plan.extend_in_place(trace, ColumnForm::Evaluations);
-    }
-    let trace_tree = MixedTree::commit(params.hash, &traces.iter().collect::<Vec<_>>())
-        .expect("LDEs tallest first");
+    // 1 ----- every trace's polynomials, committed a coset of their extension at a time; α
+    let trace_polys: Vec<Vec<Vec<Felt>>> = plans
+        .iter()
+        .zip(traces)
+        .map(|(plan, trace)| plan.raw_columns(trace))
+        .collect();
+    let trace_tree = commit_extensions(params, &plans, &trace_polys);
     let alpha = draw_alpha(&mut transcript, &trace_tree.root());
 
-    // 2 ----- each table's quotient, committed in one tree; z
-    let mut raws = Vec::with_capacity(tables.len());
-    let mut quotients = Vec::with_capacity(tables.len());
+    // 2 ----- each table's quotient, from its trace on the quotient's domain a coset at a
+    // time, committed like the traces; z
+    let mut quotient_polys = Vec::with_capacity(tables.len());
     for (k, table) in tables.iter().enumerate() {
         let (info, g) = (&shapes.infos[k], &shapes.geometries[k]);
         let evals = table
             .air
-            .composition(info, alpha, &traces[k], table.public_inputs, g);
-        let raw = quotient_columns(&evals, g.log_rows, g.log_quotient_chunks);
-        let mut lde = RowBlocks::from_columns(&raw);
-        plans[k].extend_in_place(&mut lde, ColumnForm::Raw);
-        raws.push(raw);
-        quotients.push(lde);
+            .composition(info, alpha, &trace_polys[k], table.public_inputs, g);
+        quotient_polys.push(quotient_columns(&evals, g.log_rows, g.log_quotient_chunks));
     }
-    let quotient_tree = MixedTree::commit(params.hash, &quotients.iter().collect::<Vec<_>>())
-        .expect("LDEs tallest first");
+    let quotient_tree = commit_extensions(params, &plans, &quotient_polys);
     let tallest = &shapes.geometries[0];
     let z = draw_ood_point(
         &mut transcript,
@@ -403,45 +426,59 @@ pub fn prove_tables(
     // 3 ----- every table's out-of-domain claims, checked; γ
     let mut ood = Vec::with_capacity(tables.len());
     for (k, table) in tables.iter().enumerate() {
-        let (trace_z, trace_zw) = trace_at(&traces[k], params.log_blowup, z);
+        let omega = Ext3::from(Felt::two_adic_root(shapes.geometries[k].log_rows));
         let claims = OodValues {
-            trace_z,
-            trace_zw,
-            quotient_z: raw_at(&raws[k], z),
+            trace_z: raw_at(&trace_polys[k], z),
+            trace_zw: raw_at(&trace_polys[k], z * omega),
+            quotient_z: raw_at(&quotient_polys[k], z),
         };
         let info = &shapes.infos[k];
         if !table
             .air
             .ood_holds(info, alpha, &claims, table.public_inputs, z)
         {
-            let trace = plans[k].restrict(&traces[k]);
-            table.air.check(&trace, table.public_inputs)?;
+            table.air.check(&traces[k], table.public_inputs)?;
             return Err(ProverError::OodIdentity);
         }
         ood.push(claims);
     }
     let gamma = draw_gamma(&mut transcript, &ood);
 
-    // 4 ----- each table's DEEP function; 5 ----- one FRI rolling the shorter ones in
+    // 4 ----- each height's DEEP function, summed as polynomials and extended a coset at a
+    // time; 5 ----- one FRI rolling the shorter ones in
     let weights = shapes.weights(gamma);
     let inputs: Vec<Vec<Ext3>> = shapes
         .groups()
         .into_iter()
         .map(|group| {
-            let mut input: Option<Vec<Ext3>> = None;
-            for k in group {
-                let deep = deep_coefficients(&ood[k], z, shapes.geometries[k].log_rows, gamma);
-                let f = evaluate_all(&deep, &traces[k], &quotients[k]);
-                match &mut input {
-                    // A height's first table weighs γ⁰.
-                    None => input = Some(f),
-                    Some(sum) => sum
-                        .par_iter_mut()
-                        .zip(f)
-                        .for_each(|(s, v)| *s += weights[k] * v),
+            let g = &shapes.geometries[group.start];
+            let deeps: Vec<_> = group
+                .clone()
+                .map(|k| deep_coefficients(&ood[k], z, shapes.geometries[k].log_rows, gamma))
+                .collect();
+            let summed: Vec<_> = group
+                .clone()
+                .zip(&deeps)
+                .map(|(k, deep)| DeepTable {
+                    deep,
+                    weight: weights[k],
+                    trace: &trace_polys[k],
+                    quotient: &quotient_polys[k],
+                })
+                .collect();
+            let sum = DeepSum::new(&summed);
+            let plan = &plans[group.start];
+            let cosets = 1usize << g.log_blowup;
+            let zeta = Felt::two_adic_root(g.log_lde());
+            let mut input = vec![Ext3::ZERO; 1 << g.log_lde()];
+            for v in 0..cosets {
+                let shift = LdePlan::SHIFT * zeta.pow(v as u64);
+                let f = sum.evaluate(&plan.coset(&sum.columns, v), shift);
+                for (u, value) in f.into_iter().enumerate() {
+                    input[u * cosets + v] = value;
                 }
             }
-            input.expect("a height has a table")
+            input
         })
         .collect();
     let mut layers = HostLayers::new(inputs, params.hash);
@@ -463,10 +500,16 @@ pub fn prove_tables(
     // 7 ----- queries: each table's rows at p mod its size, FRI's layers
     let log_lde = tallest.log_lde();
     let positions = distinct(&query_draws(&mut transcript, params.num_queries, log_lde));
-    let rows = |tables: &[RowBlocks], tree: &MixedTree| -> Vec<Felt> {
+    let plans = &plans;
+    let rows = |polys: &[Vec<Vec<Felt>>], tree: &MixedTree| -> Vec<Felt> {
         positions
             .iter()
-            .flat_map(|&p| tree.rows(tables, p).concat())
+            .flat_map(|&p| {
+                polys
+                    .iter()
+                    .enumerate()
+                    .flat_map(move |(t, columns)| plans[t].row(columns, tree.shape().row_of(t, p)))
+            })
             .collect()
     };
     let plan = QueryPlan::new(log_lde, &shapes.arities(params), &positions)?;
@@ -478,9 +521,9 @@ pub fn prove_tables(
         final_poly,
         pow_nonce,
         queries: QueryOpenings {
-            trace_rows: rows(traces, &trace_tree),
+            trace_rows: rows(&trace_polys, &trace_tree),
             trace_nodes: trace_tree.open_batch(&positions),
-            quotient_rows: rows(&quotients, &quotient_tree),
+            quotient_rows: rows(&quotient_polys, &quotient_tree),
             quotient_nodes: quotient_tree.open_batch(&positions),
             fri: layers.open(&plan),
             positions,
@@ -721,14 +764,9 @@ pub(crate) mod tests {
 
     pub(crate) fn proven(hash: MerkleHash) -> (Vec<CounterAir>, Vec<Vec<Felt>>, TablesProof) {
         let airs = airs();
-        let (mut traces, public) = traces(&airs);
-        let proof = prove_tables(
-            CONTEXT,
-            &statements(&airs, &public),
-            &mut traces,
-            &params(hash),
-        )
-        .expect("true tables");
+        let (traces, public) = traces(&airs);
+        let proof = prove_tables(CONTEXT, &statements(&airs, &public), &traces, &params(hash))
+            .expect("true tables");
         (airs, public, proof)
     }
 
@@ -754,9 +792,9 @@ pub(crate) mod tests {
                 .iter()
                 .map(|&log_rows| CounterAir { log_rows })
                 .collect();
-            let (mut traces, public) = traces(&airs);
+            let (traces, public) = traces(&airs);
             let tables = statements(&airs, &public);
-            let proof = prove_tables(CONTEXT, &tables, &mut traces, &params(hash)).unwrap();
+            let proof = prove_tables(CONTEXT, &tables, &traces, &params(hash)).unwrap();
             verify_tables(CONTEXT, &tables, &proof, &params(hash), &lenient()).unwrap();
         }
     }
@@ -935,23 +973,18 @@ pub(crate) mod tests {
         let airs = airs();
         let (mut traces, public) = traces(&airs);
         traces[2].set(1, 1, Felt::new(7));
-        let result = prove_tables(
-            CONTEXT,
-            &statements(&airs, &public),
-            &mut traces,
-            &params(hash),
-        );
+        let result = prove_tables(CONTEXT, &statements(&airs, &public), &traces, &params(hash));
         assert!(
             matches!(result, Err(ProverError::Unsatisfied(_))),
             "{result:?}"
         );
 
-        let (mut traces, public) = self::traces(&airs);
+        let (traces, public) = self::traces(&airs);
         let swapped = [CounterAir { log_rows: 5 }, CounterAir { log_rows: 7 }];
         let result = prove_tables(
             CONTEXT,
             &statements(&swapped, &public[..2]),
-            &mut traces[..2],
+            &traces[..2],
             &params(hash),
         );
         assert!(matches!(
@@ -969,7 +1002,7 @@ pub(crate) mod tests {
         let result = prove_tables(
             CONTEXT,
             &statements(&airs, &public),
-            &mut traces[..2],
+            &traces[..2],
             &params(hash),
         );
         assert!(matches!(

@@ -4,12 +4,17 @@
 
 use ballast_air::{Air, ConstraintBuilder, Domain, Frame};
 use ballast_field::{Ext3, Felt, RowBlocks, batch_inverse};
-use ballast_ntt::{LdePlan, coset_points};
+use ballast_ntt::coset_points;
 
-/// Where the quotient points sit in the LDE, and the zerofiers' fixed parts.
+/// Which quotient points a task evaluates, where they sit in the LDE, and the zerofiers'
+/// fixed parts. The points evaluated are t = u·`step` + `offset` (u from 0): all of g·H_q,
+/// or one coset of it, the point x_u = `shift`·ω^u with ω of order 2^`log_points`.
 pub(crate) struct Geometry {
-    pub(crate) log_q: usize,
-    /// LDE rows between consecutive quotient points.
+    pub(crate) log_points: usize,
+    pub(crate) shift: Felt,
+    pub(crate) step: usize,
+    pub(crate) offset: usize,
+    /// LDE rows between consecutive points evaluated.
     pub(crate) stride: usize,
     /// LDE rows between a point and its next row.
     pub(crate) blowup: usize,
@@ -18,7 +23,15 @@ pub(crate) struct Geometry {
     pub(crate) vanishing_inv: Vec<Felt>,
 }
 
-/// One parallel task: the quotient at points `start .. start + chunk.len()`.
+impl Geometry {
+    /// The quotient point t of the u-th point evaluated.
+    #[inline]
+    pub(crate) fn point(&self, u: usize) -> usize {
+        u * self.step + self.offset
+    }
+}
+
+/// One parallel task: the quotient at the points evaluated `start .. start + chunk.len()`.
 pub(crate) struct Task<'a, A> {
     /// Each domain's powers of α ([`Composition`](crate::quotient::Composition)).
     pub(crate) coeffs: &'a [Vec<Ext3>; Domain::COUNT],
@@ -41,10 +54,10 @@ pub(crate) struct Zerofiers {
 impl<A: Air> Task<'_, A> {
     pub(crate) fn zerofiers(&self, len: usize) -> Zerofiers {
         let g = self.geometry;
-        let xs = coset_points(LdePlan::SHIFT, g.log_q, self.start, len);
+        let xs = coset_points(g.shift, g.log_points, self.start, len);
         let mask = g.vanishing_inv.len() - 1;
         let every: Vec<Felt> = (0..len)
-            .map(|j| g.vanishing_inv[(self.start + j) & mask])
+            .map(|j| g.vanishing_inv[g.point(self.start + j) & mask])
             .collect();
         let transition = xs
             .iter()
@@ -59,11 +72,11 @@ impl<A: Air> Task<'_, A> {
         }
     }
 
-    /// The LDE row of quotient point `t`, and of its next row.
+    /// The LDE row of the u-th point evaluated, and of its next row.
     #[inline]
-    pub(crate) fn rows_of(&self, t: usize) -> (usize, usize) {
+    pub(crate) fn rows_of(&self, u: usize) -> (usize, usize) {
         let mask = self.lde.height() - 1;
-        let row = t * self.geometry.stride;
+        let row = u * self.geometry.stride;
         (row, (row + self.geometry.blowup) & mask)
     }
 
@@ -74,8 +87,9 @@ impl<A: Air> Task<'_, A> {
         let (mut current, mut next) = (vec![Felt::ZERO; width], vec![Felt::ZERO; width]);
         let mut periodic_row = vec![Felt::ZERO; self.periodic.len()];
         for (j, q) in chunk.iter_mut().enumerate() {
-            let t = self.start + j;
-            let (row, next_row) = self.rows_of(t);
+            let u = self.start + j;
+            let (row, next_row) = self.rows_of(u);
+            let t = self.geometry.point(u);
             self.lde.read_row(row, &mut current);
             self.lde.read_row(next_row, &mut next);
             for (slot, column) in periodic_row.iter_mut().zip(self.periodic) {

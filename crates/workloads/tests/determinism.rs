@@ -4,7 +4,8 @@
 mod common;
 
 use ballast_field::Felt;
-use ballast_stark::{MerkleHash, StarkParams, Workload};
+use ballast_stark::{MerkleHash, Regime, StarkParams, Workload};
+use ballast_workloads::AnyProof;
 use ballast_workloads::{Fibonacci, KeccakChain, Poseidon2Chain};
 use sha2::{Digest, Sha256};
 
@@ -127,5 +128,29 @@ fn golden_proof_digests() {
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
         "ab85488c10aae1ef2afa92d1071370884dd1b36f472510b17ad6c7f8d170d8cf"
+    );
+}
+
+/// The SHA-256 of a small compressed proof, pinned: the layer's AIRs and witness, and the
+/// tables prover (`prove_tables`) that proves them a coset of each extension at a time. A
+/// change here is a change of the proof format or of the protocol, as above.
+#[test]
+fn golden_compressed_digest() {
+    let fib = Fibonacci {
+        sequences: 2,
+        log_rows: 6,
+        segments: 1,
+    };
+    let params = StarkParams {
+        pow_bits: 4,
+        hash: MerkleHash::Poseidon2,
+        ..StarkParams::testing()
+    };
+    let compressed = common::prove(&fib, &params)
+        .compress((3, 0), 20, Regime::Jbr, &common::any_security())
+        .expect("the proof compresses");
+    assert_eq!(
+        sha256_hex(&compressed.to_bytes()),
+        "e5aff56160fd7f57d67d6bb4091d2148b9f638bca10d24d5fdf312762e9cf84a"
     );
 }
