@@ -73,6 +73,12 @@ impl LdePlan {
         self.log_blowup
     }
 
+    /// The point of the extension's row `t`, g·ζ^t; for t below the blowup, the first point
+    /// of the extension's coset t, g·ζ^t·H.
+    pub fn point(&self, t: usize) -> Felt {
+        Self::SHIFT * Felt::two_adic_root(self.log_n + self.log_blowup).pow(t as u64)
+    }
+
     /// Extends the table's columns in place. On entry its 2^`log_n` rows hold each column's
     /// polynomial in `form`; on return it has 2^(`log_n` + `log_blowup`) rows, the
     /// evaluations on g·H' in natural order. The allocation grows only if it has no room.
@@ -192,7 +198,6 @@ impl LdePlan {
             "columns of 2^{} values",
             self.log_n
         );
-        let scales = &self.block_scales[v * n..(v + 1) * n];
         let kernels = Kernels::active();
         let mut table = RowBlocks::zeroed(raw.len(), n, n);
         // About 1 MiB of evaluations per task, as in `extend_in_place`.
@@ -201,8 +206,7 @@ impl LdePlan {
         table.par_column_groups_mut_with(group, scratch, |out, mut columns| {
             let out = &mut out[..columns.columns().len() * n];
             for (c, values) in columns.columns().zip(out.chunks_exact_mut(n)) {
-                mul_into(kernels, values, &raw[c], scales);
-                dit_on(kernels, values, &self.forward);
+                self.coset_column(kernels, &raw[c], v, values);
             }
             columns.write(n, out);
         });
@@ -217,7 +221,7 @@ impl LdePlan {
     pub fn row(&self, raw: &[Vec<Felt>], t: usize) -> Vec<Felt> {
         let log_lde = self.log_n + self.log_blowup;
         assert!(t < 1 << log_lde, "row {t} of 2^{log_lde}");
-        let x = Self::SHIFT * Felt::two_adic_root(log_lde).pow(t as u64);
+        let x = self.point(t);
         let n_inv = Felt::new(1 << self.log_n).inverse();
         // The raw form is n × the coefficients in bit-reversed order.
         let powers: Vec<Felt> = bit_reversed_powers(x, self.log_n)
@@ -226,6 +230,7 @@ impl LdePlan {
             .collect();
         raw.par_iter()
             .map(|column| {
+                assert_eq!(column.len(), powers.len(), "a column of 2^{}", self.log_n);
                 column
                     .iter()
                     .zip(&powers)
@@ -234,18 +239,103 @@ impl LdePlan {
             .collect()
     }
 
+    /// Rows `first` + j·2^(log_lde − `log_count`), j < 2^`log_count`, of the extension of
+    /// the columns `raw` (raw form), in order of j: the points c·ω^j with c = g·ζ^first and
+    /// ω of order 2^log_count. Each polynomial folded modulo x^(2^log_count) − c^(2^log_count)
+    /// gives them all for about the cost of one row.
+    ///
+    /// # Panics
+    /// If `log_count` exceeds log_n, `first` is not below 2^(log_lde − log_count), or a
+    /// column's length is not 2^`log_n`.
+    pub fn strided(&self, raw: &[Vec<Felt>], first: usize, log_count: usize) -> RowBlocks {
+        let log_lde = self.log_n + self.log_blowup;
+        assert!(
+            log_count <= self.log_n && first < 1 << (log_lde - log_count),
+            "rows {first} + j·2^{} of 2^{log_lde}",
+            log_lde - log_count
+        );
+        let log_run = self.log_n - log_count;
+        let c = self.point(first);
+        let n_inv = Felt::new(1 << self.log_n).inverse();
+        // The raw form holds n·a_i at br(i); a_(r + m·2^log_count) sits at
+        // br(r)·2^log_run + br(m), so each r's coefficients are one run.
+        let powers: Vec<Felt> = bit_reversed_powers(c.pow(1 << log_count), log_run)
+            .into_iter()
+            .map(|p| p * n_inv)
+            .collect();
+        let root = Felt::two_adic_root(log_count);
+        let columns: Vec<Vec<Felt>> = raw
+            .par_iter()
+            .map(|column| {
+                assert_eq!(
+                    column.len(),
+                    1 << self.log_n,
+                    "a column of 2^{}",
+                    self.log_n
+                );
+                // b_r·c^r: the folded polynomial's coefficients, scaled to the coset.
+                let mut scale = Felt::ONE;
+                let folded: Vec<Felt> = (0..1usize << log_count)
+                    .map(|r| {
+                        let run = &column[bit_reverse(r, log_count) << log_run..][..1 << log_run];
+                        let b = run
+                            .iter()
+                            .zip(&powers)
+                            .fold(Felt::ZERO, |s, (&a, &p)| s + a * p);
+                        let term = b * scale;
+                        scale *= c;
+                        term
+                    })
+                    .collect();
+                (0..1u64 << log_count)
+                    .map(|j| {
+                        let w = root.pow(j);
+                        folded.iter().rev().fold(Felt::ZERO, |acc, &b| acc * w + b)
+                    })
+                    .collect()
+            })
+            .collect();
+        RowBlocks::from_columns(&columns)
+    }
+
     /// Evaluates on g·H' (natural order, into `out`) the polynomial given in raw form.
     fn extend_column(&self, kernels: Kernels, raw: &[Felt], out: &mut [Felt], block: &mut [Felt]) {
-        let n = raw.len();
         let blowup = 1usize << self.log_blowup;
-        for (v, scales) in self.block_scales.chunks_exact(n).enumerate() {
-            mul_into(kernels, block, raw, scales);
-            dit_on(kernels, block, &self.forward);
+        for v in 0..blowup {
+            self.coset_column(kernels, raw, v, block);
             for (row, &value) in out.chunks_exact_mut(blowup).zip(block.iter()) {
                 row[v] = value;
             }
         }
     }
+
+    /// Evaluates on the coset g·ζ^v·H (natural order, into `out`) the polynomial given in
+    /// raw form.
+    fn coset_column(&self, kernels: Kernels, raw: &[Felt], v: usize, out: &mut [Felt]) {
+        let n = raw.len();
+        mul_into(kernels, out, raw, &self.block_scales[v * n..(v + 1) * n]);
+        dit_on(kernels, out, &self.forward);
+    }
+}
+
+/// The values on a domain of 2^`log_cosets` cosets from each coset's, in natural order:
+/// coset v's u-th value lands at u·2^log_cosets + v, as in an extension's rows.
+pub fn from_cosets<T: Copy + Default>(
+    log_cosets: usize,
+    mut coset: impl FnMut(usize) -> Vec<T>,
+) -> Vec<T> {
+    let cosets = 1usize << log_cosets;
+    let mut out = Vec::new();
+    for v in 0..cosets {
+        let values = coset(v);
+        if v == 0 {
+            out = vec![T::default(); values.len() * cosets];
+        }
+        for (u, value) in values.into_iter().enumerate() {
+            out[u * cosets + v] = value;
+        }
+    }
+    out
 }
 
 /// One task's buffers for [`LdePlan::extend_in_place`], reused across its groups: the
@@ -368,6 +458,19 @@ mod tests {
         }
         for t in [0, 1, 7, 100, 255] {
             assert_eq!(plan.row(&raw, t), lde.row(t), "row {t}");
+        }
+        for log_count in [0, 1, 3, 5] {
+            let step = 1 << (log_n + log_blowup - log_count);
+            for first in [0, 1, step - 1] {
+                let rows = plan.strided(&raw, first, log_count);
+                for j in 0..1 << log_count {
+                    assert_eq!(
+                        rows.row(j),
+                        lde.row(first + j * step),
+                        "2^{log_count} from {first}"
+                    );
+                }
+            }
         }
     }
 
