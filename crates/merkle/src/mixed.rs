@@ -13,7 +13,7 @@ use ballast_field::{Felt, RowBlocks};
 use ballast_ntt::bit_reverse;
 use rayon::prelude::*;
 
-use crate::tree::{climb, pair_nodes, row_digests};
+use crate::tree::{batch_opening_nodes, climb, pair_nodes, row_digests};
 use crate::{Digest, MerkleError, MerkleHash, MerkleTree, batch_opening_len, check_indices};
 
 /// Rows gathered per parallel task where tables of one height share a leaf.
@@ -103,6 +103,10 @@ impl MixedShape {
 #[derive(Clone, Debug)]
 pub struct MixedTree {
     shape: MixedShape,
+    hash: MerkleHash,
+    /// The levels below this depth are not kept (0: every level is).
+    pruned: usize,
+    /// The levels from depth `pruned` up.
     tree: MerkleTree,
 }
 
@@ -110,7 +114,8 @@ impl MixedTree {
     /// The tree over `tables`, tallest first, its nodes hashed with `hash`.
     ///
     /// # Errors
-    /// [`MerkleError::Tables`] when the tables' heights are not powers of two or increase.
+    /// [`MerkleError::LeafCount`] when a table's height is not a power of two,
+    /// [`MerkleError::Tables`] when the heights increase.
     pub fn commit(hash: MerkleHash, tables: &[&RowBlocks]) -> Result<Self, MerkleError> {
         Self::commit_on(Kernels::active(), hash, tables)
     }
@@ -158,21 +163,29 @@ impl MixedTree {
             levels.push(pair_nodes(kernels, hash, below));
         }
         let tree = MerkleTree::from_levels(levels).expect("levels halve up to the root");
-        Ok(Self { shape, tree })
+        Ok(Self {
+            shape,
+            hash,
+            pruned: 0,
+            tree,
+        })
     }
 
     /// The tree [`commit`](Self::commit) makes of tables extended 2^`log_cosets`-fold, built
-    /// a coset at a time: `coset(v)` gives each table's rows v, v + 2^`log_cosets`, … (its
-    /// extension's coset v, natural order). In bit-reversed order those rows are one run of
-    /// leaves, under one subtree in which every shorter table joins, so each coset's
-    /// subtree is a mixed tree of its own and only digests are kept.
+    /// a coset at a time, keeping no level below depth `pruned`: `coset(v)` gives each
+    /// table's rows v, v + 2^`log_cosets`, … (its extension's coset v, natural order). In
+    /// bit-reversed order those rows are one run of leaves, under one subtree in which every
+    /// shorter table joins, so each coset's subtree is a mixed tree of its own and only its
+    /// digests from depth `pruned` up are kept; [`open_batch`](Self::open_batch) is given
+    /// the leaves below.
     ///
     /// # Errors
-    /// [`MerkleError::Tables`] when a coset's tables are not powers of two tall, increase, or
-    /// differ in shape from another coset's.
+    /// As [`commit`](Self::commit) for a coset's tables; [`MerkleError::Tables`] as well
+    /// when a coset differs in shape from another, or a shorter table joins below `pruned`.
     pub fn commit_cosets(
         hash: MerkleHash,
         log_cosets: usize,
+        pruned: usize,
         coset: impl Fn(usize) -> Vec<RowBlocks>,
     ) -> Result<Self, MerkleError> {
         let kernels = Kernels::active();
@@ -183,8 +196,14 @@ impl MixedTree {
             let sub = Self::commit_on(kernels, hash, &tables.iter().collect::<Vec<_>>())?;
             match &coset_shape {
                 None => {
-                    levels = sub
-                        .levels()
+                    let joins = sub.shape.groups().skip(1).map(|(depth, _)| depth);
+                    if joins
+                        .chain([sub.shape.height()])
+                        .any(|depth| depth < pruned)
+                    {
+                        return Err(MerkleError::Tables("a table joins below the levels kept"));
+                    }
+                    levels = sub.levels()[pruned..]
                         .iter()
                         .map(|level| vec![[0u8; 32]; level.len() << log_cosets])
                         .collect();
@@ -196,7 +215,7 @@ impl MixedTree {
                 Some(_) => {}
             }
             let run = bit_reverse(v, log_cosets);
-            for (level, part) in levels.iter_mut().zip(sub.levels()) {
+            for (level, part) in levels.iter_mut().zip(&sub.levels()[pruned..]) {
                 level[run * part.len()..(run + 1) * part.len()].copy_from_slice(part);
             }
         }
@@ -216,7 +235,12 @@ impl MixedTree {
                 .collect(),
         )?;
         let tree = MerkleTree::from_levels(levels)?;
-        Ok(Self { shape, tree })
+        Ok(Self {
+            shape,
+            hash,
+            pruned,
+            tree,
+        })
     }
 
     /// The tables committed.
@@ -229,21 +253,65 @@ impl MixedTree {
         self.tree.root()
     }
 
-    /// The levels after the joins, the tallest tables' leaves first and the root last.
+    /// The levels kept, after the joins: from depth [`pruned`](Self::pruned) (the tallest
+    /// tables' leaves when it is 0) to the root.
     pub fn levels(&self) -> &[Vec<Digest>] {
         self.tree.levels()
     }
 
+    /// The depth below which no level is kept.
+    pub fn pruned(&self) -> usize {
+        self.pruned
+    }
+
     /// The batch opening of `positions` (strictly increasing rows of the tallest tables):
     /// the nodes a verifier cannot compute from the rows each position carries (see
-    /// [`MixedShape::row_of`]), in the order of a plain tree's opening of their leaves.
+    /// [`MixedShape::row_of`]), in the order of a plain tree's opening of their leaves. Where
+    /// the tree keeps no level below depth p > 0, `block_leaves(b)` must give leaves
+    /// b·2^p … (b + 1)·2^p − 1, the tallest tables' leaves (never called when p = 0).
     ///
     /// # Panics
-    /// If `positions` are not strictly increasing rows of the tallest tables.
-    pub fn open_batch(&self, positions: &[usize]) -> Vec<Digest> {
-        check_indices(self.shape.height(), positions).expect("valid positions");
-        self.tree
-            .open_batch(&leaves(self.shape.height(), positions))
+    /// If `positions` are not strictly increasing rows of the tallest tables, or
+    /// `block_leaves` gives other than 2^p leaves.
+    pub fn open_batch(
+        &self,
+        positions: &[usize],
+        block_leaves: impl Fn(usize) -> Vec<Digest>,
+    ) -> Vec<Digest> {
+        let height = self.shape.height();
+        check_indices(height, positions).expect("valid positions");
+        let leaves = leaves(height, positions);
+        let kernels = Kernels::active();
+        // The levels below `pruned` under each opened leaf's block, rebuilt.
+        let mut below = std::collections::HashMap::new();
+        let mut blocks: Vec<usize> = leaves.iter().map(|&l| l >> self.pruned).collect();
+        blocks.dedup();
+        for block in blocks.into_iter().filter(|_| self.pruned > 0) {
+            let mut level = block_leaves(block);
+            assert_eq!(
+                level.len(),
+                1 << self.pruned,
+                "a block of 2^{} leaves",
+                self.pruned
+            );
+            for depth in 0..self.pruned {
+                let first = block << (self.pruned - depth);
+                below.extend(
+                    level
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &d)| ((depth, first + i), d)),
+                );
+                level = pair_nodes(kernels, self.hash, &level);
+            }
+        }
+        batch_opening_nodes(height, &leaves)
+            .into_iter()
+            .map(|(depth, index)| match depth.checked_sub(self.pruned) {
+                Some(kept) => self.tree.levels()[kept][index],
+                None => below[&(depth, index)],
+            })
+            .collect()
     }
 }
 
@@ -403,7 +471,7 @@ mod tests {
 
     fn verify(hash: MerkleHash, tree: &MixedTree, positions: &[usize], rows: &[Vec<Felt>]) -> bool {
         let rows: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();
-        let nodes = tree.open_batch(positions);
+        let nodes = tree.open_batch(positions, |_| unreachable!());
         verify_mixed(hash, &tree.root(), tree.shape(), positions, &rows, &nodes)
     }
 
@@ -453,16 +521,31 @@ mod tests {
         for hash in MerkleHash::ALL {
             for (tables, log_cosets) in cases {
                 let whole = commit(hash, tables);
-                let cosets = MixedTree::commit_cosets(hash, log_cosets, |v| {
-                    tables.iter().map(|t| coset_of(t, log_cosets, v)).collect()
-                })
-                .unwrap();
-                assert_eq!(cosets.levels(), whole.levels(), "{hash}, 2^{log_cosets}");
-                assert_eq!(cosets.shape(), whole.shape(), "{hash}, 2^{log_cosets}");
+                let positions = [0, 3, 5, (1 << whole.shape().height()) - 1];
+                let opening = whole.open_batch(&positions, |_| unreachable!());
+                // Pruned up to the lowest join.
+                let lowest = whole.shape().groups().nth(1).map_or(6, |(depth, _)| depth);
+                for pruned in [0, 1, lowest] {
+                    let cosets = MixedTree::commit_cosets(hash, log_cosets, pruned, |v| {
+                        tables.iter().map(|t| coset_of(t, log_cosets, v)).collect()
+                    })
+                    .unwrap();
+                    let at = format!("{hash}, 2^{log_cosets} cosets, pruned {pruned}");
+                    assert_eq!(cosets.levels(), &whole.levels()[pruned..], "{at}");
+                    assert_eq!(cosets.shape(), whole.shape(), "{at}");
+                    let block = |b: usize| whole.levels()[0][b << pruned..][..1 << pruned].to_vec();
+                    assert_eq!(cosets.open_batch(&positions, block), opening, "{at}");
+                }
             }
         }
+        // A table joining below the levels kept is refused.
+        let joins_low = MixedTree::commit_cosets(MerkleHash::Keccak256, 1, 3, |v| {
+            two.iter().map(|t| coset_of(t, 1, v)).collect()
+        });
+        assert!(matches!(joins_low, Err(MerkleError::Tables(_))));
         // A coset of another shape is refused.
-        let odd = MixedTree::commit_cosets(MerkleHash::Keccak256, 1, |v| vec![table(1, 2 + v, 1)]);
+        let odd =
+            MixedTree::commit_cosets(MerkleHash::Keccak256, 1, 0, |v| vec![table(1, 2 + v, 1)]);
         assert!(matches!(odd, Err(MerkleError::Tables(_))));
     }
 
@@ -497,7 +580,10 @@ mod tests {
             let tree = commit(hash, std::slice::from_ref(&t));
             assert_eq!(tree.levels(), plain.levels(), "{hash}");
             // Position p sits at leaf br(p): its opening is the plain tree's there.
-            assert_eq!(tree.open_batch(&[1, 6]), plain.open_batch(&[12, 16]));
+            assert_eq!(
+                tree.open_batch(&[1, 6], |_| unreachable!()),
+                plain.open_batch(&[12, 16])
+            );
         }
     }
 
@@ -533,7 +619,7 @@ mod tests {
                 );
                 assert_eq!(
                     tree.shape().opening_len(&positions),
-                    tree.open_batch(&positions).len()
+                    tree.open_batch(&positions, |_| unreachable!()).len()
                 );
             }
         }
@@ -548,7 +634,7 @@ mod tests {
             // 2^4 and below.
             let positions = [2, 5, 17, 21, 33, 60];
             let rows = carried(&tree, &tables, &positions);
-            let nodes = tree.open_batch(&positions);
+            let nodes = tree.open_batch(&positions, |_| unreachable!());
             let check = |rows: &[Vec<Felt>], nodes: &[Digest]| {
                 let rows: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();
                 verify_mixed(hash, &tree.root(), tree.shape(), &positions, &rows, nodes)
@@ -608,7 +694,7 @@ mod tests {
         moved[1].insert(0, element);
         assert!(!verify(hash, &tree, &positions, &moved));
         let flat: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();
-        let nodes = tree.open_batch(&positions);
+        let nodes = tree.open_batch(&positions, |_| unreachable!());
         let root = tree.root();
         let shape = tree.shape();
         assert!(!verify_mixed(hash, &root, shape, &[9, 4], &flat, &nodes));

@@ -14,7 +14,7 @@
 use ballast_backend::{DeepCoefficients, OodValues};
 use ballast_cpu::Kernels;
 use ballast_field::{BLOCK_ROWS, Ext3, Felt, RowBlocks, dot_block_rows, inverse_differences};
-use ballast_ntt::{LdePlan, coset_points};
+use ballast_ntt::{LdePlan, coset_points, from_cosets};
 use rayon::prelude::*;
 
 use crate::dots::DotBlockRows;
@@ -106,7 +106,7 @@ fn evaluate_all_on(
 /// columns (U's and V's coordinates) gives f where [`evaluate_all`] reads every column.
 pub(crate) struct DeepSum {
     /// U's three coordinates, then V's, in the raw form of the tables' columns.
-    pub(crate) columns: Vec<Vec<Felt>>,
+    columns: Vec<Vec<Felt>>,
     u: Ext3,
     v: Ext3,
     z: Ext3,
@@ -126,10 +126,10 @@ pub(crate) struct DeepTable<'a> {
 }
 
 impl DeepSum {
-    /// The sum over `tables` (all of one height and one z).
+    /// The sum over `tables`.
     ///
     /// # Panics
-    /// If `tables` is empty.
+    /// If `tables` is empty, or its tables differ in height or z.
     pub(crate) fn new(tables: &[DeepTable<'_>]) -> Self {
         let first = &tables[0];
         let n = first
@@ -137,8 +137,16 @@ impl DeepSum {
             .first()
             .or(first.quotient.first())
             .map_or(0, Vec::len);
-        // Each column's coefficient in U and in V.
-        let mut terms: Vec<(Ext3, Ext3, &[Felt])> = Vec::new();
+        assert!(
+            tables.iter().all(|t| {
+                (t.deep.z, t.deep.zw) == (first.deep.z, first.deep.zw)
+                    && t.trace.iter().chain(t.quotient).all(|c| c.len() == n)
+            }),
+            "tables of one height and one z"
+        );
+        // Each trace column's coefficients in U and in V, each quotient column's in U.
+        let mut trace_terms: Vec<(Ext3, Ext3, &[Felt])> = Vec::new();
+        let mut quotient_terms: Vec<(Ext3, &[Felt])> = Vec::new();
         let (mut u, mut v) = (Ext3::ZERO, Ext3::ZERO);
         for &DeepTable {
             deep,
@@ -149,10 +157,10 @@ impl DeepSum {
         {
             let next = weight * deep.next_row;
             for (&c, column) in deep.trace.iter().zip(trace) {
-                terms.push((weight * c, next * c, column));
+                trace_terms.push((weight * c, next * c, column));
             }
             for (&c, column) in deep.quotient.iter().zip(quotient) {
-                terms.push((weight * c, Ext3::ZERO, column));
+                quotient_terms.push((weight * c, column));
             }
             u += weight * deep.at_z;
             v += next * deep.at_zw;
@@ -163,10 +171,15 @@ impl DeepSum {
             .enumerate()
             .for_each(|(task, chunk)| {
                 let start = task * POINTS_PER_TASK;
-                for &(cu, cv, column) in &terms {
+                for &(cu, cv, column) in &trace_terms {
                     for (sum, &value) in chunk.iter_mut().zip(&column[start..]) {
                         sum[0] += cu.scale(value);
                         sum[1] += cv.scale(value);
+                    }
+                }
+                for &(cu, column) in &quotient_terms {
+                    for (sum, &value) in chunk.iter_mut().zip(&column[start..]) {
+                        sum[0] += cu.scale(value);
                     }
                 }
             });
@@ -185,9 +198,16 @@ impl DeepSum {
         }
     }
 
+    /// f on the whole extension by `plan` (natural order), a coset at a time.
+    pub(crate) fn extend(&self, plan: &LdePlan) -> Vec<Ext3> {
+        from_cosets(plan.log_blowup(), |v| {
+            self.evaluate(&plan.coset(&self.columns, v), plan.point(v))
+        })
+    }
+
     /// f on the coset `shift`·H_m whose points are `values`' rows: the extension of
     /// [`columns`](Self::columns) there.
-    pub(crate) fn evaluate(&self, values: &RowBlocks, shift: Felt) -> Vec<Ext3> {
+    fn evaluate(&self, values: &RowBlocks, shift: Felt) -> Vec<Ext3> {
         let len = values.height();
         let log_len = len.trailing_zeros() as usize;
         let mut out = vec![Ext3::ZERO; len];
@@ -214,6 +234,62 @@ impl DeepSum {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sum_of_polynomials_extended_is_the_sum_of_the_tables_deep_functions() {
+        // Two tables of one height (2^5 rows, blowup 4), of 3 and 2 trace columns, with
+        // arbitrary columns and claims: f is a formula, whatever the claims.
+        let (log_n, log_blowup) = (5, 2);
+        let plan = LdePlan::new(log_n, log_blowup);
+        let ext = |a: u64| Ext3::new([Felt::new(a), Felt::new(a * 7 + 2), Felt::new(a << 33)]);
+        let columns = |count: u64, salt: u64| -> Vec<Vec<Felt>> {
+            (0..count)
+                .map(|c| {
+                    (0..32u64)
+                        .map(|r| Felt::new(r * r * 31 + c * 1009 + salt))
+                        .collect()
+                })
+                .collect()
+        };
+        let extended = |raw: &[Vec<Felt>]| {
+            let mut lde = RowBlocks::from_columns(raw);
+            plan.extend_in_place(&mut lde, ballast_ntt::ColumnForm::Raw);
+            lde
+        };
+        let (z, gamma) = (ext(987_654_321), ext(4_242));
+        let tables: Vec<_> = [(3, 1), (2, 5)]
+            .into_iter()
+            .map(|(width, salt)| {
+                let ood = OodValues {
+                    trace_z: (0..width).map(|i| ext(salt + i)).collect(),
+                    trace_zw: (0..width).map(|i| ext(salt * 3 + i)).collect(),
+                    quotient_z: (0..3).map(|i| ext(salt * 5 + i)).collect(),
+                };
+                let deep = deep_coefficients(&ood, z, log_n, gamma);
+                (deep, columns(width, salt), columns(3, salt + 17))
+            })
+            .collect();
+        let weights = [Ext3::ONE, ext(99)];
+        let summed: Vec<DeepTable> = tables
+            .iter()
+            .zip(weights)
+            .map(|((deep, trace, quotient), weight)| DeepTable {
+                deep,
+                weight,
+                trace,
+                quotient,
+            })
+            .collect();
+        let got = DeepSum::new(&summed).extend(&plan);
+        let mut expected = vec![Ext3::ZERO; 1 << (log_n + log_blowup)];
+        for ((deep, trace, quotient), weight) in tables.iter().zip(weights) {
+            let f = evaluate_all(deep, &extended(trace), &extended(quotient));
+            for (e, v) in expected.iter_mut().zip(f) {
+                *e += weight * v;
+            }
+        }
+        assert!(got == expected);
+    }
 
     #[test]
     fn every_path_combines_the_same() {

@@ -62,9 +62,9 @@ impl Composition {
         self.evaluate_on(Kernels::active(), input, &geometry)
     }
 
-    /// Q's evaluations on coset v of g·H_q (the points t = u·2^`log_chunks` + v, natural
-    /// order of u), from the trace's evaluations there (`coset`, 2^log_n rows: the coset v of
-    /// the trace's extension by 2^`log_chunks`) and the periodic columns on g·H_q. The
+    /// Q's evaluations on coset v of g·H_q, the points t = u·2^c + v (natural order of u),
+    /// from the trace's evaluations there (`coset`, 2^log_n rows: coset v of the trace's
+    /// extension by `plan`, 2^c = 2^log_chunks) and the periodic columns on g·H_q. The
     /// composition a coset at a time, for a prover that keeps no extension whole.
     pub(crate) fn evaluate_coset<A: Air>(
         &self,
@@ -72,10 +72,10 @@ impl Composition {
         coset: &RowBlocks,
         public_inputs: &[Felt],
         periodic: &[Vec<Felt>],
-        log_chunks: usize,
+        plan: &LdePlan,
         v: usize,
     ) -> Vec<Ext3> {
-        let geometry = one_coset(air.log_rows(), log_chunks, v);
+        let geometry = one_coset(plan, v);
         let input = (air, coset, public_inputs, periodic);
         self.evaluate_on(Kernels::active(), input, &geometry)
     }
@@ -158,12 +158,13 @@ fn whole_domain(log_n: usize, log_blowup: usize, log_chunks: usize) -> Geometry 
     }
 }
 
-/// Coset v of g·H_q, the points t = u·2^`log_chunks` + v, from the trace's evaluations
-/// there: point u is row u, and its next row row u + 1.
-fn one_coset(log_n: usize, log_chunks: usize, v: usize) -> Geometry {
+/// Coset v of g·H_q (the extension by `plan`), the points t = u·2^log_chunks + v, from the
+/// trace's evaluations there: point u is row u, and its next row row u + 1.
+fn one_coset(plan: &LdePlan, v: usize) -> Geometry {
+    let (log_n, log_chunks) = (plan.log_n(), plan.log_blowup());
     Geometry {
         log_points: log_n,
-        shift: LdePlan::SHIFT * Felt::two_adic_root(log_n + log_chunks).pow(v as u64),
+        shift: plan.point(v),
         step: 1 << log_chunks,
         offset: v,
         stride: 1,
@@ -242,6 +243,7 @@ mod tests {
         }
         // A coset at a time: its points' rows, and the same values at its points.
         let stride = 1 << (log_blowup - log_chunks);
+        let plan = LdePlan::new(log_rows, log_chunks);
         for v in 0..1 << log_chunks {
             let rows: Vec<Felt> = (0..1usize << log_rows)
                 .flat_map(|u| lde.row(((u << log_chunks) + v) * stride))
@@ -249,8 +251,7 @@ mod tests {
             let rows = RowBlocks::from_rows(lde.width(), &rows);
             let input = (&air, &rows, &public[..], &periodic[..]);
             for kernels in Kernels::supported() {
-                let got =
-                    composition.evaluate_on(kernels, input, &one_coset(log_rows, log_chunks, v));
+                let got = composition.evaluate_on(kernels, input, &one_coset(&plan, v));
                 for (u, value) in got.into_iter().enumerate() {
                     assert_eq!(
                         value,

@@ -18,7 +18,7 @@ use ballast_fri::{
     roll_in_arities, verify_queries,
 };
 use ballast_merkle::{Digest, MixedShape, MixedTree, TableShape, verify_mixed};
-use ballast_ntt::LdePlan;
+use ballast_ntt::{LdePlan, bit_reverse, from_cosets};
 use thiserror::Error;
 
 use crate::backend::quotient_columns;
@@ -114,17 +114,10 @@ impl<A: Air> TableAir for A {
             PeriodicPolys::new(&self.periodic_columns(), g.log_rows).on_quotient_coset(log_chunks);
         let composition = Composition::new(info, alpha);
         let plan = LdePlan::new(g.log_rows, log_chunks);
-        let cosets = 1usize << log_chunks;
-        let mut out = vec![Ext3::ZERO; cosets << g.log_rows];
-        for v in 0..cosets {
+        from_cosets(log_chunks, |v| {
             let trace = plan.coset(polys, v);
-            let values =
-                composition.evaluate_coset(self, &trace, public_inputs, &periodic, log_chunks, v);
-            for (u, value) in values.into_iter().enumerate() {
-                out[u * cosets + v] = value;
-            }
-        }
-        out
+            composition.evaluate_coset(self, &trace, public_inputs, &periodic, &plan, v)
+        })
     }
     fn ood_holds(
         &self,
@@ -343,21 +336,64 @@ fn bind(
     bind_tables(context, &bound, params)
 }
 
+/// How many of a tables proof's lowest tree levels are not kept: an opening rebuilds the 2^6
+/// leaves under its node from the polynomials (`LdePlan::strided`), for about the cost of a
+/// row. Fewer where a shorter table joins lower, or a coset has fewer rows.
+const MAX_PRUNED: usize = 6;
+
 /// The mixed tree of the tables' extensions by `params`' blowup, each table given by its
-/// columns' polynomials (raw form, [`LdePlan::raw_columns`]), built a coset at a time.
+/// columns' polynomials (raw form, [`LdePlan::raw_columns`]), built a coset at a time and
+/// kept from depth [`MAX_PRUNED`] (or the lowest join) up.
 fn commit_extensions(
     params: &StarkParams,
     plans: &[LdePlan],
     polys: &[Vec<Vec<Felt>>],
 ) -> MixedTree {
-    MixedTree::commit_cosets(params.hash, params.log_blowup, |v| {
+    let log_lde = |plan: &LdePlan| plan.log_n() + plan.log_blowup();
+    let joins = plans
+        .iter()
+        .map(|plan| log_lde(&plans[0]) - log_lde(plan))
+        .filter(|&depth| depth > 0);
+    let pruned = joins.fold(MAX_PRUNED.min(plans[0].log_n()), usize::min);
+    MixedTree::commit_cosets(params.hash, plans[0].log_blowup(), pruned, |v| {
         plans
             .iter()
             .zip(polys)
             .map(|(plan, columns)| plan.coset(columns, v))
             .collect()
     })
-    .expect("extensions tallest first")
+    .expect("extensions tallest first, none joining below the levels kept")
+}
+
+/// The batch opening of `positions` in `tree`, the mixed tree of the extensions of `polys`
+/// ([`commit_extensions`]): the leaves it does not keep rebuilt from the tallest tables'
+/// polynomials.
+fn open_extensions(
+    params: &StarkParams,
+    tree: &MixedTree,
+    plans: &[LdePlan],
+    polys: &[Vec<Vec<Felt>>],
+    positions: &[usize],
+) -> Vec<Digest> {
+    let (height, pruned) = (tree.shape().height(), tree.pruned());
+    let tallest: Vec<usize> = (0..polys.len())
+        .filter(|&t| tree.shape().tables()[t].log_height == height)
+        .collect();
+    tree.open_batch(positions, |block| {
+        // Leaf block·2^p + i holds position br(i)·2^(height − p) + br(block).
+        let first = bit_reverse(block, height - pruned);
+        let rows: Vec<RowBlocks> = tallest
+            .iter()
+            .map(|&t| plans[t].strided(&polys[t], first, pruned))
+            .collect();
+        (0..1usize << pruned)
+            .map(|i| {
+                let j = bit_reverse(i, pruned);
+                let leaf: Vec<Felt> = rows.iter().flat_map(|r| r.row(j)).collect();
+                params.hash.row(&leaf)
+            })
+            .collect()
+    })
 }
 
 /// Proves that each of `traces` satisfies its table's AIR, the tables given tallest
@@ -451,7 +487,6 @@ pub fn prove_tables(
         .groups()
         .into_iter()
         .map(|group| {
-            let g = &shapes.geometries[group.start];
             let deeps: Vec<_> = group
                 .clone()
                 .map(|k| deep_coefficients(&ood[k], z, shapes.geometries[k].log_rows, gamma))
@@ -466,19 +501,7 @@ pub fn prove_tables(
                     quotient: &quotient_polys[k],
                 })
                 .collect();
-            let sum = DeepSum::new(&summed);
-            let plan = &plans[group.start];
-            let cosets = 1usize << g.log_blowup;
-            let zeta = Felt::two_adic_root(g.log_lde());
-            let mut input = vec![Ext3::ZERO; 1 << g.log_lde()];
-            for v in 0..cosets {
-                let shift = LdePlan::SHIFT * zeta.pow(v as u64);
-                let f = sum.evaluate(&plan.coset(&sum.columns, v), shift);
-                for (u, value) in f.into_iter().enumerate() {
-                    input[u * cosets + v] = value;
-                }
-            }
-            input
+            DeepSum::new(&summed).extend(&plans[group.start])
         })
         .collect();
     let mut layers = HostLayers::new(inputs, params.hash);
@@ -522,9 +545,15 @@ pub fn prove_tables(
         pow_nonce,
         queries: QueryOpenings {
             trace_rows: rows(&trace_polys, &trace_tree),
-            trace_nodes: trace_tree.open_batch(&positions),
+            trace_nodes: open_extensions(params, &trace_tree, plans, &trace_polys, &positions),
             quotient_rows: rows(&quotient_polys, &quotient_tree),
-            quotient_nodes: quotient_tree.open_batch(&positions),
+            quotient_nodes: open_extensions(
+                params,
+                &quotient_tree,
+                plans,
+                &quotient_polys,
+                &positions,
+            ),
             fri: layers.open(&plan),
             positions,
         },

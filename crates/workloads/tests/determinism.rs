@@ -5,8 +5,7 @@ mod common;
 
 use ballast_field::Felt;
 use ballast_stark::{MerkleHash, Regime, StarkParams, Workload};
-use ballast_workloads::AnyProof;
-use ballast_workloads::{Fibonacci, KeccakChain, Poseidon2Chain};
+use ballast_workloads::{AnyProof, Fibonacci, KeccakChain, Poseidon2Chain};
 use sha2::{Digest, Sha256};
 
 fn proof_bytes<W: Workload>(threads: usize, workload: &W, params: &StarkParams) -> Vec<u8> {
