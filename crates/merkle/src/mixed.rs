@@ -99,7 +99,8 @@ impl MixedShape {
     }
 }
 
-/// A mixed-height tree with every level kept (after the joins).
+/// A mixed-height tree with its levels (after the joins) kept from a depth up: every level,
+/// or, built a coset at a time, those above a pruned bottom ([`MixedTree::commit_cosets`]).
 #[derive(Clone, Debug)]
 pub struct MixedTree {
     shape: MixedShape,
@@ -181,7 +182,8 @@ impl MixedTree {
     ///
     /// # Errors
     /// As [`commit`](Self::commit) for a coset's tables; [`MerkleError::Tables`] as well
-    /// when a coset differs in shape from another, or a shorter table joins below `pruned`.
+    /// when a coset differs in shape from another, is less than `pruned` levels tall, or a
+    /// shorter table joins below `pruned`.
     pub fn commit_cosets(
         hash: MerkleHash,
         log_cosets: usize,
@@ -196,11 +198,12 @@ impl MixedTree {
             let sub = Self::commit_on(kernels, hash, &tables.iter().collect::<Vec<_>>())?;
             match &coset_shape {
                 None => {
-                    let joins = sub.shape.groups().skip(1).map(|(depth, _)| depth);
-                    if joins
-                        .chain([sub.shape.height()])
-                        .any(|depth| depth < pruned)
-                    {
+                    if sub.shape.height() < pruned {
+                        return Err(MerkleError::Tables(
+                            "a coset is shorter than the levels pruned",
+                        ));
+                    }
+                    if sub.shape.groups().skip(1).any(|(depth, _)| depth < pruned) {
                         return Err(MerkleError::Tables("a table joins below the levels kept"));
                     }
                     levels = sub.levels()[pruned..]
@@ -304,6 +307,12 @@ impl MixedTree {
                 );
                 level = pair_nodes(kernels, self.hash, &level);
             }
+            // Where no table joins at `pruned`, the rebuilt block's top is the node kept.
+            let joined = self.shape.groups().any(|(depth, _)| depth == self.pruned);
+            debug_assert!(
+                joined || level == [self.tree.levels()[0][block]],
+                "block {block}"
+            );
         }
         batch_opening_nodes(height, &leaves)
             .into_iter()
@@ -524,7 +533,7 @@ mod tests {
                 let positions = [0, 3, 5, (1 << whole.shape().height()) - 1];
                 let opening = whole.open_batch(&positions, |_| unreachable!());
                 // Pruned up to the lowest join.
-                let lowest = whole.shape().groups().nth(1).map_or(6, |(depth, _)| depth);
+                let (lowest, _) = whole.shape().groups().nth(1).expect("a join");
                 for pruned in [0, 1, lowest] {
                     let cosets = MixedTree::commit_cosets(hash, log_cosets, pruned, |v| {
                         tables.iter().map(|t| coset_of(t, log_cosets, v)).collect()
@@ -543,6 +552,11 @@ mod tests {
             two.iter().map(|t| coset_of(t, 1, v)).collect()
         });
         assert!(matches!(joins_low, Err(MerkleError::Tables(_))));
+        // As is a coset less tall than the levels pruned.
+        let short = MixedTree::commit_cosets(MerkleHash::Keccak256, 1, 3, |v| {
+            vec![coset_of(&table(1, 3, 1), 1, v)]
+        });
+        assert!(matches!(short, Err(MerkleError::Tables(_))));
         // A coset of another shape is refused.
         let odd =
             MixedTree::commit_cosets(MerkleHash::Keccak256, 1, 0, |v| vec![table(1, 2 + v, 1)]);

@@ -242,7 +242,8 @@ impl LdePlan {
     /// Rows `first` + j·2^(log_lde − `log_count`), j < 2^`log_count`, of the extension of
     /// the columns `raw` (raw form), in order of j: the points c·ω^j with c = g·ζ^first and
     /// ω of order 2^log_count. Each polynomial folded modulo x^(2^log_count) − c^(2^log_count)
-    /// gives them all for about the cost of one row.
+    /// gives them all for about the cost of one row (n products a column, and 4^log_count
+    /// for the small transform).
     ///
     /// # Panics
     /// If `log_count` exceeds log_n, `first` is not below 2^(log_lde − log_count), or a
@@ -331,6 +332,7 @@ pub fn from_cosets<T: Copy + Default>(
         if v == 0 {
             out = vec![T::default(); values.len() * cosets];
         }
+        assert_eq!(values.len() * cosets, out.len(), "cosets of one size");
         for (u, value) in values.into_iter().enumerate() {
             out[u * cosets + v] = value;
         }

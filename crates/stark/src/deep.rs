@@ -76,8 +76,7 @@ fn evaluate_all_on(
         .for_each(|(task, chunk)| {
             let start = task * POINTS_PER_TASK;
             let xs = coset_points(LdePlan::SHIFT, log_len, start, chunk.len());
-            let inv_z = inverse_differences(&xs, deep.z).expect("z is outside the LDE coset");
-            let inv_zw = inverse_differences(&xs, deep.zw).expect("zω is outside the LDE coset");
+            let (inv_z, inv_zw) = inverses(&xs, deep.z, deep.zw);
             for (i, points) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
                 let b = (start + i * BLOCK_ROWS) / BLOCK_ROWS;
                 let dots = |coeffs: &[Ext3], block: &[Felt]| {
@@ -96,6 +95,15 @@ fn evaluate_all_on(
             }
         });
     out
+}
+
+/// 1/(x − z) and 1/(x − zω) at the points `xs` of the LDE coset, which z and zω avoid (the
+/// OOD point is drawn so).
+fn inverses(xs: &[Felt], z: Ext3, zw: Ext3) -> (Vec<Ext3>, Vec<Ext3>) {
+    (
+        inverse_differences(xs, z).expect("z is outside the LDE coset"),
+        inverse_differences(xs, zw).expect("zω is outside the LDE coset"),
+    )
 }
 
 /// The DEEP functions of tables of one height, summed with their weights w_k, as two
@@ -216,9 +224,7 @@ impl DeepSum {
             .for_each(|(task, chunk)| {
                 let start = task * POINTS_PER_TASK;
                 let xs = coset_points(shift, log_len, start, chunk.len());
-                let inv_z = inverse_differences(&xs, self.z).expect("z is outside the LDE coset");
-                let inv_zw =
-                    inverse_differences(&xs, self.zw).expect("zω is outside the LDE coset");
+                let (inv_z, inv_zw) = inverses(&xs, self.z, self.zw);
                 let mut row = [Felt::ZERO; 2 * Ext3::DEGREE];
                 for (j, f) in chunk.iter_mut().enumerate() {
                     values.read_row(start + j, &mut row);

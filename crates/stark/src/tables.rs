@@ -341,9 +341,10 @@ fn bind(
 /// row. Fewer where a shorter table joins lower, or a coset has fewer rows.
 const MAX_PRUNED: usize = 6;
 
-/// The mixed tree of the tables' extensions by `params`' blowup, each table given by its
-/// columns' polynomials (raw form, [`LdePlan::raw_columns`]), built a coset at a time and
-/// kept from depth [`MAX_PRUNED`] (or the lowest join) up.
+/// The mixed tree, with `params`' hash, of the tables' extensions by their plans, each table
+/// given by its columns' polynomials (raw form, [`LdePlan::raw_columns`]), built a coset at
+/// a time and kept from depth [`MAX_PRUNED`] up (or the lowest join's, or a coset's height,
+/// where lower).
 fn commit_extensions(
     params: &StarkParams,
     plans: &[LdePlan],
@@ -398,9 +399,9 @@ fn open_extensions(
 
 /// Proves that each of `traces` satisfies its table's AIR, the tables given tallest
 /// first, all with `params`, for the statement `context`. No extension is held whole: the
-/// trees and the DEEP functions read them a coset of the trace's height at a time, and the
-/// rows a query opens are evaluated from the polynomials, so the prover keeps the
-/// polynomials, the trees' digests and FRI's layers (`docs/recursion.md`).
+/// trees, the composition and the DEEP functions read them a coset at a time, the trees keep
+/// their upper levels only, and what a query opens is evaluated from the polynomials, so the
+/// prover keeps the polynomials, those levels and FRI's layers (`docs/recursion.md`).
 ///
 /// # Errors
 /// Tables out of order, parameters a table's AIR cannot be proven with, a trace of the wrong
@@ -815,8 +816,9 @@ pub(crate) mod tests {
     #[test]
     fn one_table_and_a_table_as_short_as_the_final_domain_prove_and_verify() {
         let hash = MerkleHash::Keccak256;
-        // 2^1 rows at blowup 2: an LDE of 2^2, the final domain itself.
-        for shape in [vec![6], vec![6, 1], vec![4, 3, 1]] {
+        // 2^1 rows at blowup 2: an LDE of 2^2, the final domain itself. Two tallest tables
+        // share a leaf, which an opening rebuilds below the levels the tree keeps.
+        for shape in [vec![6], vec![6, 1], vec![4, 3, 1], vec![5, 5, 2]] {
             let airs: Vec<CounterAir> = shape
                 .iter()
                 .map(|&log_rows| CounterAir { log_rows })
