@@ -236,7 +236,7 @@ pub fn seed_tables_records() -> &'static [Vec<u8>] {
                     hash,
                     ..seed_params()
                 };
-                let proof = prove_tables(TABLES_CONTEXT, &tables, &traces, &params)
+                let proof = prove_tables(TABLES_CONTEXT, &tables, traces.clone(), &params)
                     .expect("the seed tables prove");
                 TablesRecord::new(&tables, &params, proof)
                     .expect("the seed tables' shapes")

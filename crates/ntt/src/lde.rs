@@ -180,6 +180,25 @@ impl LdePlan {
             .collect()
     }
 
+    /// The columns' evaluations on H (2^`log_n` rows, natural order) from their raw form:
+    /// the table [`raw_columns`](Self::raw_columns) was given.
+    ///
+    /// # Panics
+    /// If a column's length is not 2^`log_n`.
+    pub fn evaluations(&self, raw: &[Vec<Felt>]) -> RowBlocks {
+        let n_inv = Felt::new(1 << self.log_n).inverse();
+        let kernels = Kernels::active();
+        let columns: Vec<Vec<Felt>> = raw
+            .par_iter()
+            .map(|column| {
+                let mut values: Vec<Felt> = column.iter().map(|&c| c * n_inv).collect();
+                dit_on(kernels, &mut values, &self.forward);
+                values
+            })
+            .collect();
+        RowBlocks::from_columns(&columns)
+    }
+
     /// Coset `v` of the extension of the columns `raw` (raw form): their evaluations on
     /// g·ζ^v·H, natural order, which are the extension's rows u·2^`log_blowup` + v. The
     /// extension a coset at a time, for a prover that keeps none of it whole.
@@ -447,6 +466,7 @@ mod tests {
         let plan = LdePlan::new(log_n, log_blowup);
         let mut lde = RowBlocks::from_columns(&columns);
         let raw = plan.raw_columns(&lde);
+        assert_eq!(plan.evaluations(&raw), lde);
         plan.extend_in_place(&mut lde, ColumnForm::Evaluations);
         for v in 0..1 << log_blowup {
             let coset = plan.coset(&raw, v);

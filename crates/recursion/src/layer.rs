@@ -141,7 +141,7 @@ impl ChildSegment {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
         let tables = layer_tables(transcript, identity, queries, &inputs);
         let traces = tallest_first(traces, air_heights(transcript, identity, queries));
-        let tables = prove_tables(LAYER_CONTEXT, &tables, &traces, params)?;
+        let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
         Ok(LayerProof { inputs, tables })
     }
 

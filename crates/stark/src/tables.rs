@@ -398,10 +398,11 @@ fn open_extensions(
 }
 
 /// Proves that each of `traces` satisfies its table's AIR, the tables given tallest
-/// first, all with `params`, for the statement `context`. No extension is held whole: the
-/// trees, the composition and the DEEP functions read them a coset at a time, the trees keep
-/// their upper levels only, and what a query opens is evaluated from the polynomials, so the
-/// prover keeps the polynomials, those levels and FRI's layers (`docs/recursion.md`).
+/// first, all with `params`, for the statement `context`. Each trace gives way to its
+/// polynomials, and no extension is held whole: the trees, the composition and the DEEP
+/// functions read them a coset at a time, the trees keep their upper levels only, and what a
+/// query opens is evaluated from the polynomials, so the prover keeps the polynomials, those
+/// levels and FRI's layers (`docs/recursion.md`).
 ///
 /// # Errors
 /// Tables out of order, parameters a table's AIR cannot be proven with, a trace of the wrong
@@ -409,7 +410,7 @@ fn open_extensions(
 pub fn prove_tables(
     context: &[u8],
     tables: &[TableStatement<'_>],
-    traces: &[RowBlocks],
+    traces: Vec<RowBlocks>,
     params: &StarkParams,
 ) -> Result<TablesProof, ProverError> {
     let shapes = Shapes::of(tables, params)?;
@@ -436,7 +437,7 @@ pub fn prove_tables(
     let trace_polys: Vec<Vec<Vec<Felt>>> = plans
         .iter()
         .zip(traces)
-        .map(|(plan, trace)| plan.raw_columns(trace))
+        .map(|(plan, trace)| plan.raw_columns(&trace))
         .collect();
     let trace_tree = commit_extensions(params, &plans, &trace_polys);
     let alpha = draw_alpha(&mut transcript, &trace_tree.root());
@@ -474,7 +475,8 @@ pub fn prove_tables(
             .air
             .ood_holds(info, alpha, &claims, table.public_inputs, z)
         {
-            table.air.check(&traces[k], table.public_inputs)?;
+            let trace = plans[k].evaluations(&trace_polys[k]);
+            table.air.check(&trace, table.public_inputs)?;
             return Err(ProverError::OodIdentity);
         }
         ood.push(claims);
@@ -795,7 +797,7 @@ pub(crate) mod tests {
     pub(crate) fn proven(hash: MerkleHash) -> (Vec<CounterAir>, Vec<Vec<Felt>>, TablesProof) {
         let airs = airs();
         let (traces, public) = traces(&airs);
-        let proof = prove_tables(CONTEXT, &statements(&airs, &public), &traces, &params(hash))
+        let proof = prove_tables(CONTEXT, &statements(&airs, &public), traces, &params(hash))
             .expect("true tables");
         (airs, public, proof)
     }
@@ -825,7 +827,7 @@ pub(crate) mod tests {
                 .collect();
             let (traces, public) = traces(&airs);
             let tables = statements(&airs, &public);
-            let proof = prove_tables(CONTEXT, &tables, &traces, &params(hash)).unwrap();
+            let proof = prove_tables(CONTEXT, &tables, traces, &params(hash)).unwrap();
             verify_tables(CONTEXT, &tables, &proof, &params(hash), &lenient()).unwrap();
         }
     }
@@ -1004,7 +1006,7 @@ pub(crate) mod tests {
         let airs = airs();
         let (mut traces, public) = traces(&airs);
         traces[2].set(1, 1, Felt::new(7));
-        let result = prove_tables(CONTEXT, &statements(&airs, &public), &traces, &params(hash));
+        let result = prove_tables(CONTEXT, &statements(&airs, &public), traces, &params(hash));
         assert!(
             matches!(result, Err(ProverError::Unsatisfied(_))),
             "{result:?}"
@@ -1015,7 +1017,7 @@ pub(crate) mod tests {
         let result = prove_tables(
             CONTEXT,
             &statements(&swapped, &public[..2]),
-            &traces[..2],
+            traces[..2].to_vec(),
             &params(hash),
         );
         assert!(matches!(
@@ -1033,7 +1035,7 @@ pub(crate) mod tests {
         let result = prove_tables(
             CONTEXT,
             &statements(&airs, &public),
-            &traces[..2],
+            traces[..2].to_vec(),
             &params(hash),
         );
         assert!(matches!(
