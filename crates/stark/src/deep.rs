@@ -68,15 +68,13 @@ fn evaluate_all_on(
     trace: &RowBlocks,
     quotient: &RowBlocks,
 ) -> Vec<Ext3> {
-    let len = trace.height();
-    let log_len = len.trailing_zeros() as usize;
-    let mut out = vec![Ext3::ZERO; len];
-    out.par_chunks_mut(POINTS_PER_TASK)
-        .enumerate()
-        .for_each(|(task, chunk)| {
-            let start = task * POINTS_PER_TASK;
-            let xs = coset_points(LdePlan::SHIFT, log_len, start, chunk.len());
-            let (inv_z, inv_zw) = inverses(&xs, deep.z, deep.zw);
+    let mut out = vec![Ext3::ZERO; trace.height()];
+    par_points(
+        &mut out,
+        LdePlan::SHIFT,
+        deep.z,
+        deep.zw,
+        |start, chunk, inv_z, inv_zw| {
             for (i, points) in chunk.chunks_mut(BLOCK_ROWS).enumerate() {
                 let b = (start + i * BLOCK_ROWS) / BLOCK_ROWS;
                 let dots = |coeffs: &[Ext3], block: &[Felt]| {
@@ -93,17 +91,32 @@ fn evaluate_all_on(
                         + deep.next_row * (a[k] - deep.at_zw) * inv_zw[j];
                 }
             }
-        });
+        },
+    );
     out
 }
 
-/// 1/(x − z) and 1/(x − zω) at the points `xs` of the LDE coset, which z and zω avoid (the
-/// OOD point is drawn so).
-fn inverses(xs: &[Felt], z: Ext3, zw: Ext3) -> (Vec<Ext3>, Vec<Ext3>) {
-    (
-        inverse_differences(xs, z).expect("z is outside the LDE coset"),
-        inverse_differences(xs, zw).expect("zω is outside the LDE coset"),
-    )
+/// Fills `out`, the points of the coset `shift`·H_m (m = `out.len()`, natural order), in
+/// parallel tasks: `task(start, chunk, 1/(x − z), 1/(x − zω))` for each run of points from
+/// `start`, the inverses at its points (z and zω avoid the LDE coset: the OOD point is drawn
+/// so).
+fn par_points(
+    out: &mut [Ext3],
+    shift: Felt,
+    z: Ext3,
+    zw: Ext3,
+    task: impl Fn(usize, &mut [Ext3], &[Ext3], &[Ext3]) + Sync,
+) {
+    let log_len = out.len().trailing_zeros() as usize;
+    out.par_chunks_mut(POINTS_PER_TASK)
+        .enumerate()
+        .for_each(|(k, chunk)| {
+            let start = k * POINTS_PER_TASK;
+            let xs = coset_points(shift, log_len, start, chunk.len());
+            let inv_z = inverse_differences(&xs, z).expect("z is outside the LDE coset");
+            let inv_zw = inverse_differences(&xs, zw).expect("zω is outside the LDE coset");
+            task(start, chunk, &inv_z, &inv_zw);
+        });
 }
 
 /// The DEEP functions of tables of one height, summed with their weights w_k, as two
@@ -216,15 +229,13 @@ impl DeepSum {
     /// f on the coset `shift`·H_m whose points are `values`' rows: the extension of
     /// [`columns`](Self::columns) there.
     fn evaluate(&self, values: &RowBlocks, shift: Felt) -> Vec<Ext3> {
-        let len = values.height();
-        let log_len = len.trailing_zeros() as usize;
-        let mut out = vec![Ext3::ZERO; len];
-        out.par_chunks_mut(POINTS_PER_TASK)
-            .enumerate()
-            .for_each(|(task, chunk)| {
-                let start = task * POINTS_PER_TASK;
-                let xs = coset_points(shift, log_len, start, chunk.len());
-                let (inv_z, inv_zw) = inverses(&xs, self.z, self.zw);
+        let mut out = vec![Ext3::ZERO; values.height()];
+        par_points(
+            &mut out,
+            shift,
+            self.z,
+            self.zw,
+            |start, chunk, inv_z, inv_zw| {
                 let mut row = [Felt::ZERO; 2 * Ext3::DEGREE];
                 for (j, f) in chunk.iter_mut().enumerate() {
                     values.read_row(start + j, &mut row);
@@ -232,7 +243,8 @@ impl DeepSum {
                     let v = Ext3::new([row[3], row[4], row[5]]);
                     *f = (u - self.u) * inv_z[j] + (v - self.v) * inv_zw[j];
                 }
-            });
+            },
+        );
         out
     }
 }
