@@ -51,7 +51,8 @@ pub struct Frame<'a, E> {
     pub current: &'a [E],
     /// The next row (row i + 1, cyclically), one value per column.
     pub next: &'a [E],
-    /// The periodic columns' values at this row, in [`Air::periodic_columns`] order.
+    /// The periodic columns' values at this row, in [`Air::periodic_columns`] order, then
+    /// the public columns' ([`Air::public_columns`]).
     pub periodic: &'a [E],
     /// The public inputs, in order.
     pub public_inputs: &'a [E],
@@ -96,6 +97,60 @@ pub struct PeriodicColumn {
     pub values: Vec<Felt>,
 }
 
+/// A column whose values the public inputs give: zero on every row but those of its
+/// `cells`, where it holds the public input named. The AIR fixes where each input sits, the
+/// statement what it is, so constraints can bind many inputs at their rows through a few
+/// columns, where a periodic column would hold the values themselves in the AIR's key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PublicColumn {
+    /// The rows that hold an input, in increasing order, each with its input's index.
+    pub cells: Vec<PublicCell>,
+}
+
+/// One row of a [`PublicColumn`] and the public input it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PublicCell {
+    /// The row.
+    pub row: usize,
+    /// The index of the public input in it.
+    pub input: usize,
+}
+
+impl PublicColumn {
+    /// Its values in a table of `rows` rows, from `public_inputs`: a periodic column of the
+    /// table's length.
+    ///
+    /// # Panics
+    /// If a cell's row or input is out of range ([`ConstraintInfo::of`](crate::ConstraintInfo::of)
+    /// refuses such a column).
+    pub fn values(&self, rows: usize, public_inputs: &[Felt]) -> PeriodicColumn {
+        let mut values = vec![Felt::ZERO; rows];
+        for cell in &self.cells {
+            values[cell.row] = public_inputs[cell.input];
+        }
+        PeriodicColumn { values }
+    }
+}
+
+/// The columns [`Frame::periodic`] holds for `air` on `public_inputs`: its periodic columns,
+/// then its public columns' values. Borrowed when it has no public column.
+pub fn known_columns<'a, A: Air>(air: &'a A, public_inputs: &[Felt]) -> Cow<'a, [PeriodicColumn]> {
+    let public = air.public_columns();
+    let periodic = air.periodic_columns();
+    if public.is_empty() {
+        return periodic;
+    }
+    let rows = 1usize << air.log_rows();
+    let mut columns = periodic.into_owned();
+    columns.extend(public.iter().map(|c| c.values(rows, public_inputs)));
+    columns.into()
+}
+
+/// How many values [`Frame::periodic`] holds for `air`: its periodic and public columns.
+pub fn known_count<A: Air>(air: &A) -> usize {
+    air.periodic_columns().len() + air.public_columns().len()
+}
+
 /// A table of `width()` columns × 2^`log_rows()` rows and the constraints it satisfies.
 pub trait Air: Sync {
     /// A stable name of the constraint system, bound into the transcript. Changing the
@@ -114,6 +169,12 @@ pub trait Air: Sync {
     /// The periodic columns [`Frame::periodic`] holds: borrowed where the AIR keeps them,
     /// so that a verifier reading them several times copies nothing.
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
+        Cow::Borrowed(&[])
+    }
+
+    /// The public columns, whose values [`Frame::periodic`] holds after the periodic
+    /// columns'.
+    fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
         Cow::Borrowed(&[])
     }
 

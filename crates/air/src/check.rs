@@ -5,7 +5,7 @@ use ballast_field::{Felt, RowBlocks};
 use rayon::prelude::*;
 
 use crate::lanes::RowsPass;
-use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, PeriodicColumn};
+use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, PeriodicColumn, known_columns};
 
 /// Rows checked per parallel task: a multiple of every path's lane count.
 const ROWS_PER_TASK: usize = 256;
@@ -43,7 +43,7 @@ fn check_trace_on<A: Air>(
             got: public_inputs.len(),
         });
     }
-    let periodic = air.periodic_columns();
+    let periodic = known_columns(air, public_inputs);
     // On a SIMD path a task's rows are checked a register of rows at a time first, and row
     // by row only when something fails, to name the first failure.
     let failure = (0..height.div_ceil(ROWS_PER_TASK))
@@ -137,10 +137,14 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
+    use crate::{ConstraintInfo, PublicCell, PublicColumn};
 
     /// x' = x + p (p periodic: 1, 2, 3, 4), y = x², x = public input 0 on the first row and
-    /// public input 1 on the last.
+    /// public input 1 on the last, and on each of the rows [`MARKED`] the public input a
+    /// public column holds there (inputs 2, 3, 4).
     struct Steps;
+
+    const MARKED: [usize; 3] = [3, 40, 99];
 
     impl Air for Steps {
         fn id(&self) -> &str {
@@ -153,13 +157,25 @@ mod tests {
             7
         }
         fn num_public_inputs(&self) -> usize {
-            2
+            2 + MARKED.len()
         }
         fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
-            vec![PeriodicColumn {
-                values: (1..=4).map(Felt::new).collect(),
-            }]
+            let marks = (0..128)
+                .map(|r| Felt::new(u64::from(MARKED.contains(&r))))
+                .collect();
+            vec![
+                PeriodicColumn {
+                    values: (1..=4).map(Felt::new).collect(),
+                },
+                PeriodicColumn { values: marks },
+            ]
             .into()
+        }
+        fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
+            let cells = (MARKED.iter().enumerate())
+                .map(|(k, &row)| PublicCell { row, input: 2 + k })
+                .collect();
+            vec![PublicColumn { cells }].into()
         }
         fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
             let (x, y) = (f.current[0], f.current[1]);
@@ -167,6 +183,7 @@ mod tests {
             b.transition(f.next[0] - x - f.periodic[0]);
             b.first_row(x - f.public_inputs[0]);
             b.last_row(x - f.public_inputs[1]);
+            b.every_row(f.periodic[1] * (x - f.periodic[2]));
         }
     }
 
@@ -176,7 +193,8 @@ mod tests {
             x.push(x[r] + Felt::new(r as u64 % 4 + 1));
         }
         let y = x.iter().map(|&v| v * v).collect();
-        let public = vec![x[0], x[127]];
+        let mut public = vec![x[0], x[127]];
+        public.extend(MARKED.map(|r| x[r]));
         (RowBlocks::from_columns(&[x, y]), public)
     }
 
@@ -202,7 +220,8 @@ mod tests {
                     "{path}: row {row} column {column}"
                 );
             }
-            let wrong_end = [public[0], public[1] + Felt::ONE];
+            let mut wrong_end = public.clone();
+            wrong_end[1] += Felt::ONE;
             assert_eq!(
                 check_trace_on(kernels, &Steps, &good, &wrong_end),
                 Err(AirError::Unsatisfied {
@@ -210,6 +229,67 @@ mod tests {
                     row: 127
                 }),
                 "{path}"
+            );
+            // An input a public column holds, at its row.
+            let mut wrong_mark = public.clone();
+            wrong_mark[3] += Felt::ONE;
+            assert_eq!(
+                check_trace_on(kernels, &Steps, &good, &wrong_mark),
+                Err(AirError::Unsatisfied {
+                    constraint: 4,
+                    row: 40
+                }),
+                "{path}"
+            );
+        }
+    }
+
+    /// One column of four rows, two public inputs and one public column of these cells.
+    struct Cells(Vec<PublicCell>);
+
+    impl Air for Cells {
+        fn id(&self) -> &str {
+            "test/cells"
+        }
+        fn width(&self) -> usize {
+            1
+        }
+        fn log_rows(&self) -> usize {
+            2
+        }
+        fn num_public_inputs(&self) -> usize {
+            2
+        }
+        fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
+            vec![PublicColumn {
+                cells: self.0.clone(),
+            }]
+            .into()
+        }
+        fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+            b.every_row(f.current[0] - f.periodic[0]);
+        }
+    }
+
+    #[test]
+    fn a_public_cell_out_of_the_table_the_inputs_or_order_is_refused() {
+        let cell = |row, input| PublicCell { row, input };
+        assert!(ConstraintInfo::of(&Cells(vec![cell(0, 1), cell(3, 0)])).is_ok());
+        for (cells, bad) in [
+            (vec![cell(4, 0)], cell(4, 0)),
+            (vec![cell(1, 2)], cell(1, 2)),
+            (vec![cell(2, 0), cell(1, 1)], cell(1, 1)),
+            (vec![cell(1, 0), cell(1, 1)], cell(1, 1)),
+        ] {
+            assert_eq!(
+                ConstraintInfo::of(&Cells(cells)),
+                Err(AirError::PublicColumn {
+                    index: 0,
+                    row: bad.row,
+                    input: bad.input,
+                    rows: 4,
+                    inputs: 2
+                })
             );
         }
     }

@@ -44,6 +44,24 @@ pub enum AirError {
         /// Rows in the table.
         rows: usize,
     },
+    /// This error occurs when a public column's cell is out of the table or its inputs, or
+    /// not below the next one.
+    #[error(
+        "public column {index}: a cell in row {row} holding input {input}, need rows in \
+         increasing order below {rows} and inputs below {inputs}"
+    )]
+    PublicColumn {
+        /// The column's index.
+        index: usize,
+        /// The cell's row.
+        row: usize,
+        /// The cell's input.
+        input: usize,
+        /// Rows in the table.
+        rows: usize,
+        /// Public inputs the AIR reads.
+        inputs: usize,
+    },
     /// This error occurs when an AIR asserts no constraint at all.
     #[error("the AIR asserts no constraint")]
     NoConstraints,

@@ -4,10 +4,10 @@ use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use ballast_field::{Felt, Halve};
 
-use crate::{Air, AirError, ConstraintBuilder, Domain, Frame};
+use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, known_count};
 
-/// The degree of an expression in the trace polynomials: a column or a periodic column
-/// counts 1 (both have degree < n), a constant 0. Sums take the larger degree, products
+/// The degree of an expression in the trace polynomials: a column, a periodic column or a
+/// public one counts 1 (each has degree < n), a constant 0. Sums take the larger degree, products
 /// add them, so the figure is an upper bound on the true degree.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Degree(pub u32);
@@ -92,8 +92,9 @@ impl ConstraintInfo {
     /// of two.
     ///
     /// # Errors
-    /// If the AIR asserts no constraint, or a periodic column's length is not a power of
-    /// two no larger than the table.
+    /// If the AIR asserts no constraint, a periodic column's length is not a power of two
+    /// no larger than the table, or a public column's cell is out of the table or the
+    /// inputs or out of order.
     pub fn of<A: Air>(air: &A) -> Result<Self, AirError> {
         let n = 1usize << air.log_rows();
         let periodic_columns = air.periodic_columns();
@@ -107,8 +108,24 @@ impl ConstraintInfo {
                 });
             }
         }
+        let inputs = air.num_public_inputs();
+        for (index, column) in air.public_columns().iter().enumerate() {
+            let mut next_row = 0;
+            for cell in &column.cells {
+                if cell.row < next_row || cell.row >= n || cell.input >= inputs {
+                    return Err(AirError::PublicColumn {
+                        index,
+                        row: cell.row,
+                        input: cell.input,
+                        rows: n,
+                        inputs,
+                    });
+                }
+                next_row = cell.row + 1;
+            }
+        }
         let row = vec![Degree(1); air.width()];
-        let periodic = vec![Degree(1); periodic_columns.len()];
+        let periodic = vec![Degree(1); known_count(air)];
         let public = vec![Degree(0); air.num_public_inputs()];
         let frame = Frame {
             current: &row,

@@ -8,7 +8,10 @@ pub mod lanes;
 mod program;
 mod symbolic;
 
-pub use air::{Air, ConstraintBuilder, Domain, Frame, PeriodicColumn};
+pub use air::{
+    Air, ConstraintBuilder, Domain, Frame, PeriodicColumn, PublicCell, PublicColumn, known_columns,
+    known_count,
+};
 pub use ballast_field::{Algebra, Halve};
 pub use check::check_trace;
 pub use error::AirError;

@@ -16,7 +16,7 @@ use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 use ballast_field::{Felt, Halve};
 use rustc_hash::FxHashMap;
 
-use crate::{Air, ConstraintBuilder, Domain, Frame};
+use crate::{Air, ConstraintBuilder, Domain, Frame, known_count};
 
 /// A value a constraint reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,7 +58,7 @@ pub struct SymbolicAir {
     pub constraints: Vec<(Domain, u32)>,
     /// Columns of the table.
     pub width: usize,
-    /// Periodic columns.
+    /// Periodic columns, then public ones ([`Frame::periodic`]'s values).
     pub periodic: usize,
     /// Public inputs.
     pub public_inputs: usize,
@@ -71,7 +71,7 @@ impl SymbolicAir {
     /// If called while another AIR is being traced on this thread (from inside an `eval`).
     pub fn of<A: Air>(air: &A) -> Self {
         let width = air.width();
-        let periodic = air.periodic_columns().len();
+        let periodic = known_count(air);
         let public_inputs = air.num_public_inputs();
         DAG.with(|dag| {
             let mut dag = dag.borrow_mut();

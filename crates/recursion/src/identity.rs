@@ -30,7 +30,7 @@ use std::borrow::Cow;
 
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
-    Instruction, Leaf, Operand, PeriodicColumn, ProgramError,
+    Instruction, Leaf, Operand, PeriodicColumn, ProgramError, known_count,
 };
 use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
 
@@ -151,7 +151,7 @@ impl IdentityAir {
             ("trace values at zω", air.width(), claims.trace_zw.len()),
             (
                 "periodic values at z",
-                air.periodic_columns().len(),
+                known_count(air),
                 claims.periodic_z.len(),
             ),
             (

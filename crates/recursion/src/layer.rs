@@ -285,7 +285,7 @@ impl Frame {
             z,
             trace_z: ood.trace_z,
             trace_zw: ood.trace_zw,
-            periodic_z: periodic_at(child, z),
+            periodic_z: periodic_at(child, statement.public_inputs, z),
             public_inputs: statement.public_inputs.to_vec(),
             quotient_z: ood.quotient_z,
         };

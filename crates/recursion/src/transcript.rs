@@ -13,25 +13,27 @@
 //! grinding bits itself ([`TranscriptAir::check_words`]). These are only as bound as the
 //! layer's verifier makes them (`ChildSegment::check_links`). The rest
 //! of what was added (each message's kind and label, a challenge's count, the domain) is
-//! the framing the protocol's order fixes: periodic columns, with the schedule's flags and a selector for each row that
-//! reads or precedes a step with data (one on that row alone), which names the inputs its
-//! cells take. So the AIR's definition, and its key, is the child's shape. The constraints
-//! make each row's input the state it continues from plus what it added, and its output's
-//! read cells the challenges:
+//! the framing the protocol's order fixes: periodic columns, with the schedule's flags and,
+//! for each rate cell, a flag on the rows that read it. The inputs enter by public columns
+//! (`ballast_air::PublicColumn`), a rate cell's reads on their rows and its data on the row
+//! before the step that adds them, so the AIR's definition, and its key, is the child's
+//! shape: where each input sits, not what it is. The constraints make each row's input the
+//! state it continues from plus what it added, and its output's read cells the challenges:
 //!
 //! - row 0 starts from the duplex's start state plus its framing and its data;
 //! - a row continues from the row above's output, or from the transcript's last output
 //!   (kept in 12 columns that follow the transcript's own rows) where a work word's copy
 //!   of the duplex starts or the transcript resumes after it, plus its framing and the
-//!   inputs the row above's selector names for its data;
-//! - a reading row's read cells equal its inputs, and a work word's row its word's.
+//!   data the public columns hold on the row above;
+//! - a reading row's read cells equal the public columns' reads there, and a work word's
+//!   row its word's.
 //!
 //! Rows past the last step continue the transcript, adding and reading nothing. The
 //! permutation's constraints have [`SBOX`]'s degree (7), every other one degree at most 3.
 
 use std::borrow::Cow;
 
-use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
+use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn, PublicCell, PublicColumn};
 use ballast_field::{Felt, RowBlocks};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{Duplex, DuplexStep, RATE, air};
@@ -116,18 +118,16 @@ pub struct TranscriptAir {
     schedule: Schedule,
 }
 
-/// Where the public inputs enter, from the steps' shape: the rows with a selector, and for
-/// each rate cell the inputs it reads and takes as data, each with its row's selector.
+/// Where the public inputs enter, from the steps' shape: for each rate cell the inputs it
+/// reads and takes as data, each at its row.
 #[derive(Clone, Debug)]
 struct Schedule {
-    /// The rows with a selector, in order.
-    selected: Vec<usize>,
-    /// Each cell's reads, the work words' among cell 0's: the reading row's selector, the
-    /// input.
-    reads: [Vec<(usize, usize)>; RATE],
-    /// Each cell's data in a step after the first: the selector of the row before, the
-    /// input.
-    data: [Vec<(usize, usize)>; RATE],
+    /// Each cell's reads, the work words' among cell 0's: the reading row and the input, in
+    /// row order.
+    reads: [Vec<PublicCell>; RATE],
+    /// Each cell's data in a step after the first: the row before the step and the input,
+    /// in row order.
+    data: [Vec<PublicCell>; RATE],
     /// Each cell's data in the first step: the input.
     first: [Option<usize>; RATE],
     /// How many public inputs: the reads, then the data, then the work words.
@@ -146,11 +146,6 @@ impl Schedule {
             StepKind::Transcript => steps[row].step.read.len(),
             _ => 0,
         };
-        let has_data = |row: usize| steps.get(row).is_some_and(|s| s.step.data.contains(&true));
-        let selected: Vec<usize> = (0..steps.len())
-            .filter(|&r| reads_on(r) > 0 || has_data(r + 1) || is_word(&steps[r]))
-            .collect();
-        let selector = |row: usize| selected.binary_search(&row).expect("a selected row");
         let mut schedule = Self {
             reads: Default::default(),
             data: Default::default(),
@@ -159,11 +154,13 @@ impl Schedule {
             read_inputs: 0,
             own_inputs: 0,
             word_inputs: 0,
-            selected: Vec::new(),
         };
         for row in 0..steps.len() {
             for cell in 0..reads_on(row) {
-                schedule.reads[cell].push((selector(row), schedule.inputs));
+                schedule.reads[cell].push(PublicCell {
+                    row,
+                    input: schedule.inputs,
+                });
                 schedule.inputs += 1;
             }
         }
@@ -177,17 +174,26 @@ impl Schedule {
             for cell in (0..RATE).filter(|&i| step.step.data[i]) {
                 match row {
                     0 => schedule.first[cell] = Some(schedule.inputs),
-                    _ => schedule.data[cell].push((selector(row - 1), schedule.inputs)),
+                    _ => schedule.data[cell].push(PublicCell {
+                        row: row - 1,
+                        input: schedule.inputs,
+                    }),
                 }
                 schedule.inputs += 1;
             }
         }
         schedule.word_inputs = schedule.inputs;
         for row in (0..steps.len()).filter(|&r| is_word(&steps[r])) {
-            schedule.reads[0].push((selector(row), schedule.inputs));
+            schedule.reads[0].push(PublicCell {
+                row,
+                input: schedule.inputs,
+            });
             schedule.inputs += 1;
         }
-        schedule.selected = selected;
+        // The work copies' rows come after the transcript's in input order, not in rows.
+        for cells in schedule.reads.iter_mut().chain(&mut schedule.data) {
+            cells.sort_unstable_by_key(|cell| cell.row);
+        }
         schedule
     }
 }
@@ -284,11 +290,11 @@ impl TranscriptAir {
         let step = |s: usize| &self.steps[s].step;
         let mut inputs = vec![Felt::ZERO; schedule.inputs];
         for cell in 0..RATE {
-            for &(s, k) in &schedule.reads[cell] {
-                inputs[k] = step(schedule.selected[s]).read[cell];
+            for &PublicCell { row, input } in &schedule.reads[cell] {
+                inputs[input] = step(row).read[cell];
             }
-            for &(s, k) in &schedule.data[cell] {
-                inputs[k] = step(schedule.selected[s] + 1).added[cell];
+            for &PublicCell { row, input } in &schedule.data[cell] {
+                inputs[input] = step(row + 1).added[cell];
             }
             if let Some(k) = schedule.first[cell] {
                 inputs[k] = step(0).added[cell];
@@ -354,10 +360,15 @@ const NEXT_ADDED: usize = 0;
 const FROM_OUTPUT: usize = NEXT_ADDED + RATE;
 /// 1 where this row is the transcript's own: the next row saves its output.
 const SAVE: usize = FROM_OUTPUT + 1;
-/// Where the selectors start.
-const SELECTORS: usize = SAVE + 1;
-// Then a selector for each row that reads (a work word's row among them) or precedes a
-// step with data, 1 on that row alone, in row order (`Schedule::selected`).
+/// 1 where this row reads each rate cell (a work word's row reads cell 0).
+const READS: usize = SAVE + 1;
+/// The periodic columns; the public ones follow in [`Frame::periodic`].
+const PERIODIC: usize = READS + RATE;
+// The public columns, in `public_columns`'s order.
+/// What each rate cell reads on its reading rows.
+const READ: usize = PERIODIC;
+/// What the next row takes as data in each rate cell.
+const NEXT_DATA: usize = READ + RATE;
 
 impl Air for TranscriptAir {
     fn id(&self) -> &str {
@@ -397,10 +408,27 @@ impl Air for TranscriptAir {
             )
         }));
         columns.push(self.column(|k| flag(steps[k].kind == StepKind::Transcript)));
-        for &row in &self.schedule.selected {
-            columns.push(self.column(|k| flag(k == row)));
+        for reads in &self.schedule.reads {
+            let mut reading = vec![Felt::ZERO; steps.len()];
+            for cell in reads {
+                reading[cell.row] = Felt::ONE;
+            }
+            columns.push(PeriodicColumn { values: reading });
         }
         columns.into()
+    }
+
+    fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
+        let schedule = &self.schedule;
+        schedule
+            .reads
+            .iter()
+            .chain(&schedule.data)
+            .map(|cells| PublicColumn {
+                cells: cells.clone(),
+            })
+            .collect::<Vec<_>>()
+            .into()
     }
 
     #[inline(always)]
@@ -410,7 +438,6 @@ impl Air for TranscriptAir {
         let input: [B::Expr; STATE_CELLS] = std::array::from_fn(|i| cur[INPUT + i]);
         let output = air::eval(b, SBOX, input, &cur[PERMUTATION..SAVED]);
         let (schedule, public) = (&self.schedule, f.public_inputs);
-        let selector = |s: usize| p[SELECTORS + s];
         let start = Duplex::start();
         let first = &self.steps[0].step;
         for i in 0..STATE_CELLS {
@@ -422,12 +449,8 @@ impl Air for TranscriptAir {
                     Some(k) => public[k],
                     None => B::Expr::from(first.added[i]),
                 };
-                // The next row's: its framing, plus the data the selectors name.
-                next_added = schedule.data[i]
-                    .iter()
-                    .fold(p[NEXT_ADDED + i], |sum, &(s, k)| {
-                        sum + selector(s) * public[k]
-                    });
+                // The next row's: its framing, plus its data.
+                next_added = p[NEXT_ADDED + i] + p[NEXT_DATA + i];
             }
             b.first_row(input[i] - first_input);
             b.first_row(saved - B::Expr::from(start[i]));
@@ -438,11 +461,8 @@ impl Air for TranscriptAir {
         }
         // Each read cell: on each row that reads it, its public input.
         for (i, &cell) in output[..RATE].iter().enumerate() {
-            let mut terms = schedule.reads[i]
-                .iter()
-                .map(|&(s, k)| selector(s) * (cell - public[k]));
-            if let Some(first) = terms.next() {
-                b.every_row(terms.fold(first, |sum, term| sum + term));
+            if !schedule.reads[i].is_empty() {
+                b.every_row(p[READS + i] * (cell - p[READ + i]));
             }
         }
     }

@@ -439,7 +439,8 @@ fn the_work_copy_takes_the_transcripts_data_and_its_nonce() {
 #[test]
 fn the_air_is_the_childs_shape() {
     // Two children of one shape, whose every root, claim and challenge differ: one AIR
-    // definition (name, rows, width, periodic columns, constraints), other public inputs.
+    // definition (name, rows, width, periodic and public columns, constraints), other public
+    // inputs.
     let other = Poseidon2Chain {
         seed: [5, 6, 7, 8].map(Felt::new),
         ..poseidon2_chain()
@@ -450,6 +451,7 @@ fn the_air_is_the_childs_shape() {
         (b.id(), b.log_rows(), b.width())
     );
     assert_eq!(a.periodic_columns(), b.periodic_columns());
+    assert_eq!(a.public_columns(), b.public_columns());
     assert_eq!(SymbolicAir::of(&a).encode(), SymbolicAir::of(&b).encode());
     assert_eq!(ConstraintInfo::of(&a), ConstraintInfo::of(&b));
     assert_ne!(a.public_inputs(), b.public_inputs());

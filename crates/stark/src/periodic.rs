@@ -1,5 +1,6 @@
 //! Periodic columns as polynomials: the prover evaluates them on the quotient coset, the
-//! verifier at the out-of-domain point.
+//! verifier at the out-of-domain point. A public column ([`ballast_air::PublicColumn`]) is
+//! one of the table's length, which the verifier evaluates from its cells alone.
 //!
 //! A column with period p holds v[i mod p] in row i. With ω_p = ω^(n/p), row i's point ω^i
 //! has (ω^i)^(n/p) = ω_p^(i mod p), so the column is P(x) = p̃(x^(n/p)) where p̃ (degree < p)
@@ -7,31 +8,31 @@
 
 use std::collections::BTreeMap;
 
-use ballast_air::{Air, PeriodicColumn};
+use ballast_air::{Air, PeriodicColumn, PublicCell};
 use ballast_field::{Ext3, Felt, inverse_differences};
 use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 
-/// Each of `air`'s periodic columns at `z`: the values its verifier evaluates the
-/// constraints with at the out-of-domain point.
-pub fn periodic_at<A: Air>(air: &A, z: Ext3) -> Vec<Ext3> {
-    columns_at(&air.periodic_columns(), air.log_rows(), z)
-}
-
-/// Each of `columns` at `z` in a table of 2^`log_rows` rows: p̃(w) for w = z^(n/p), from the
-/// values by the barycentric formula, with one set of weights a period (no interpolation;
-/// a selector's zeros cost nothing).
-fn columns_at(columns: &[PeriodicColumn], log_rows: usize, z: Ext3) -> Vec<Ext3> {
+/// Each of `air`'s periodic columns at `z`, then each of its public columns on
+/// `public_inputs`: the values its verifier evaluates the constraints with at the
+/// out-of-domain point ([`Frame::periodic`](ballast_air::Frame)'s).
+pub fn periodic_at<A: Air>(air: &A, public_inputs: &[Felt], z: Ext3) -> Vec<Ext3> {
+    let rows = 1usize << air.log_rows();
+    let (periodic, public) = (air.periodic_columns(), air.public_columns());
+    // One set of weights a period; a public column's period is the table's.
     let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
-    columns
+    let periods = periodic.iter().map(|c| c.values.len());
+    for p in periods.chain((!public.is_empty()).then_some(rows)) {
+        weights
+            .entry(p)
+            .or_insert_with(|| Weights::at(z.pow((rows / p) as u64), p));
+    }
+    let periodic_values = periodic
         .iter()
-        .map(|c| {
-            let p = c.values.len();
-            weights
-                .entry(p)
-                .or_insert_with(|| Weights::at(z.pow((1u64 << log_rows) / p as u64), p))
-                .evaluate(&c.values)
-        })
-        .collect()
+        .map(|c| weights[&c.values.len()].evaluate(&c.values));
+    let public_values = public
+        .iter()
+        .map(|c| weights[&rows].evaluate_cells(&c.cells, public_inputs));
+    periodic_values.chain(public_values).collect()
 }
 
 /// How p̃(w) follows from a column's p values v_i, for every column of period p.
@@ -76,6 +77,19 @@ impl Weights {
                 .filter(|(v, _)| **v != Felt::ZERO)
                 .fold(Ext3::ZERO, |sum, (&v, &weight)| sum + weight.scale(v)),
             Self::Point(i) => Ext3::from(values[*i]),
+        }
+    }
+
+    /// A public column's value, from its cells alone: O(cells), not O(p).
+    fn evaluate_cells(&self, cells: &[PublicCell], public_inputs: &[Felt]) -> Ext3 {
+        match self {
+            Self::Barycentric(weights) => cells.iter().fold(Ext3::ZERO, |sum, cell| {
+                sum + weights[cell.row].scale(public_inputs[cell.input])
+            }),
+            Self::Point(i) => cells
+                .iter()
+                .find(|cell| cell.row == *i)
+                .map_or(Ext3::ZERO, |cell| Ext3::from(public_inputs[cell.input])),
         }
     }
 }
@@ -130,9 +144,53 @@ impl PeriodicPolys {
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
+    use ballast_air::{ConstraintBuilder, Frame, PublicColumn};
     use ballast_ntt::evaluate_poly;
 
     use super::*;
+
+    /// An AIR of these periodic and public columns (its constraint is never evaluated).
+    struct Columns {
+        log_rows: usize,
+        periodic: Vec<PeriodicColumn>,
+        public: Vec<PublicColumn>,
+        inputs: usize,
+    }
+
+    impl Air for Columns {
+        fn id(&self) -> &str {
+            "columns"
+        }
+        fn width(&self) -> usize {
+            1
+        }
+        fn log_rows(&self) -> usize {
+            self.log_rows
+        }
+        fn num_public_inputs(&self) -> usize {
+            self.inputs
+        }
+        fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
+            Cow::Borrowed(&self.periodic)
+        }
+        fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
+            Cow::Borrowed(&self.public)
+        }
+        fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+            b.every_row(f.current[0]);
+        }
+    }
+
+    fn periodic(log_rows: usize, periodic: Vec<PeriodicColumn>) -> Columns {
+        Columns {
+            log_rows,
+            periodic,
+            public: Vec::new(),
+            inputs: 0,
+        }
+    }
 
     #[test]
     fn periodic_polynomials_take_the_column_values_on_the_rows_and_agree_off_them() {
@@ -140,8 +198,8 @@ mod tests {
             values: (0..8u32).map(|i| Felt::from(i * i + 3)).collect(),
         };
         let log_rows = 6;
-        let columns = std::slice::from_ref(&column);
-        let at = |x: Ext3| columns_at(columns, log_rows, x)[0];
+        let air = periodic(log_rows, vec![column.clone()]);
+        let at = |x: Ext3| periodic_at(&air, &[], x)[0];
         let omega = Felt::two_adic_root(log_rows);
         for row in 0..64u64 {
             let value = at(Ext3::from(omega.pow(row)));
@@ -152,7 +210,7 @@ mod tests {
             );
         }
         let log_chunks = 1;
-        let coset = &PeriodicPolys::new(columns, log_rows).on_quotient_coset(log_chunks)[0];
+        let coset = &PeriodicPolys::new(&air.periodic, log_rows).on_quotient_coset(log_chunks)[0];
         assert_eq!(coset.len(), 16);
         let zeta = Felt::two_adic_root(log_rows + log_chunks);
         for t in [0u64, 1, 7, 15, 16, 100] {
@@ -165,18 +223,21 @@ mod tests {
         }
         // Off every coset, columns of two periods (a selector among them): each barycentric
         // sum is its interpolant's Horner evaluation.
-        let columns = [
-            column.clone(),
-            PeriodicColumn {
-                values: [1, 0, 0, 0].map(Felt::new).to_vec(),
-            },
-            PeriodicColumn {
-                values: (0..8u64).map(|i| Felt::new(i << 40)).collect(),
-            },
-        ];
+        let air = periodic(
+            log_rows,
+            vec![
+                column.clone(),
+                PeriodicColumn {
+                    values: [1, 0, 0, 0].map(Felt::new).to_vec(),
+                },
+                PeriodicColumn {
+                    values: (0..8u64).map(|i| Felt::new(i << 40)).collect(),
+                },
+            ],
+        );
         let z = Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]);
-        let polys = PeriodicPolys::new(&columns, log_rows);
-        for (k, (value, coeffs)) in columns_at(&columns, log_rows, z)
+        let polys = PeriodicPolys::new(&air.periodic, log_rows);
+        for (k, (value, coeffs)) in periodic_at(&air, &[], z)
             .into_iter()
             .zip(&polys.coeffs)
             .enumerate()
@@ -185,5 +246,45 @@ mod tests {
             let w = z.pow(64 / coeffs.len() as u64);
             assert_eq!(value, evaluate_poly(&coeffs, w), "column {k}");
         }
+    }
+
+    #[test]
+    fn a_public_column_is_the_periodic_column_of_its_values_at_every_point() {
+        let log_rows = 5;
+        let inputs: Vec<Felt> = (0..6u64).map(|i| Felt::new(1000 + i * i)).collect();
+        let cell = |row, input| PublicCell { row, input };
+        let public = vec![
+            PublicColumn {
+                cells: vec![cell(0, 3), cell(4, 0), cell(5, 5), cell(31, 3)],
+            },
+            PublicColumn { cells: Vec::new() },
+        ];
+        let values: Vec<PeriodicColumn> = public.iter().map(|c| c.values(32, &inputs)).collect();
+        let with_public = Columns {
+            log_rows,
+            periodic: vec![PeriodicColumn {
+                values: vec![Felt::new(9); 4],
+            }],
+            public,
+            inputs: inputs.len(),
+        };
+        let materialised = periodic(log_rows, [with_public.periodic.clone(), values].concat());
+        let omega = Felt::two_adic_root(log_rows);
+        let off = Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]);
+        for x in [
+            off,
+            Ext3::from(Felt::ONE),
+            Ext3::from(omega.pow(5)),
+            Ext3::from(omega),
+        ] {
+            assert_eq!(
+                periodic_at(&with_public, &inputs, x),
+                periodic_at(&materialised, &[], x)
+            );
+        }
+        assert_eq!(
+            periodic_at(&with_public, &inputs, Ext3::from(omega.pow(31)))[1],
+            Ext3::from(inputs[3])
+        );
     }
 }

@@ -16,7 +16,7 @@ use crate::quotient::Composition;
 use crate::{MerkleHash, OodValues, ParamsError, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 9;
+pub const PROTOCOL_VERSION: u16 = 10;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -110,7 +110,8 @@ pub fn statement_data<A: Air>(
 
 /// The AIR's **key**: Keccak-256 ([`HashDomain::AirKey`]) of its whole definition, its
 /// identity, log₂ rows, each constraint's domain and degree (`info`), every periodic
-/// column's length and digest ([`periodic_digests`]) and its constraints as data
+/// column's length and digest ([`periodic_digests`]), every public column's cells (each
+/// row and the public input it holds) and its constraints as data
 /// ([`SymbolicAir::encode`]: the width, every node, each constraint's domain and node), each
 /// part led by its length. Two AIR instances whose constraints differ in anything, a constant
 /// they read from themselves included, have different keys but through a Keccak-256
@@ -135,6 +136,15 @@ pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
     {
         bytes.extend((column.values.len() as u64).to_le_bytes());
         bytes.extend(digest);
+    }
+    let public = air.public_columns();
+    bytes.extend((public.len() as u64).to_le_bytes());
+    for column in public.iter() {
+        bytes.extend((column.cells.len() as u64).to_le_bytes());
+        for cell in &column.cells {
+            bytes.extend((cell.row as u64).to_le_bytes());
+            bytes.extend((cell.input as u64).to_le_bytes());
+        }
     }
     bytes.extend(SymbolicAir::of(air).encode());
     keccak256(HashDomain::AirKey, &bytes)
@@ -390,15 +400,18 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
+    use ballast_air::{PublicCell, PublicColumn};
 
     /// x' = x + c on transitions, (x − x)·y^k on every row (the constant 0, of degree k + 1),
-    /// y = the periodic column.
+    /// y = the periodic column, and x = the public column on the row before the last (one
+    /// cell of the two public inputs).
     #[derive(Clone)]
     struct Keyed {
         id: &'static str,
         log_rows: usize,
         width: usize,
         periodic: Vec<u64>,
+        public: PublicCell,
         c: u64,
         k: usize,
     }
@@ -414,11 +427,17 @@ mod tests {
             self.log_rows
         }
         fn num_public_inputs(&self) -> usize {
-            0
+            2
         }
         fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
             vec![PeriodicColumn {
                 values: self.periodic.iter().map(|&v| Felt::new(v)).collect(),
+            }]
+            .into()
+        }
+        fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
+            vec![PublicColumn {
+                cells: vec![self.public],
             }]
             .into()
         }
@@ -432,6 +451,7 @@ mod tests {
             }
             b.every_row(zero);
             b.every_row(y - f.periodic[0]);
+            b.every_row(x - f.periodic[1]);
         }
     }
 
@@ -475,6 +495,7 @@ mod tests {
             log_rows: 3,
             width: 2,
             periodic: vec![1, 2],
+            public: PublicCell { row: 6, input: 0 },
             c: 3,
             k: 1,
         };
@@ -499,6 +520,15 @@ mod tests {
                 periodic: vec![1, 2, 1, 2],
                 ..base.clone()
             },
+            // A public column's cell in another row, or of another input.
+            Keyed {
+                public: PublicCell { row: 5, input: 0 },
+                ..base.clone()
+            },
+            Keyed {
+                public: PublicCell { row: 6, input: 1 },
+                ..base.clone()
+            },
             // A constant the AIR reads from itself.
             Keyed {
                 c: 4,
@@ -511,7 +541,8 @@ mod tests {
             },
         ];
         let dag = |air: &Keyed| SymbolicAir::of(air).encode();
-        assert_eq!(dag(&variants[6]), dag(&base), "only the degree differs");
+        assert_eq!(dag(&variants[8]), dag(&base), "only the degree differs");
+        assert_eq!(dag(&variants[5]), dag(&base), "only a cell differs");
         let mut keys = vec![key(&base)];
         keys.extend(variants.iter().map(key));
         for (i, a) in keys.iter().enumerate() {

@@ -2,7 +2,9 @@
 //! queries, the protocol's steps in order; the backend does the work of each on the data it
 //! holds ([`Backend`]), the transcript stays here.
 
-use ballast_air::{Air, ConstraintInfo, ConstraintProgram, ProgramError, check_trace};
+use ballast_air::{
+    Air, ConstraintInfo, ConstraintProgram, ProgramError, check_trace, known_columns,
+};
 use ballast_backend::{Backend, CompositionInput, Geometry, SegmentAir, Staged};
 use ballast_field::{Ext3, RowBlocks};
 use ballast_fri::QueryPlan;
@@ -137,7 +139,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
         }
         .into());
     }
-    let periodic = PeriodicPolys::new(&air.periodic_columns(), log_rows);
+    let periodic = PeriodicPolys::new(&known_columns(air, segment.public_inputs), log_rows);
     let constraints = AirSegment { air, info: &info };
 
     // 0 ----- bind the statement: version, statement, AIR key, parameters, position, inputs
@@ -168,7 +170,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     if check == TraceCheck::Check {
         let composition = Composition::new(&info, alpha);
         let holds = times.time(Phase::Check, || {
-            let periodic = periodic_at(air, z);
+            let periodic = periodic_at(air, segment.public_inputs, z);
             ood_identity_holds(
                 air,
                 &info,

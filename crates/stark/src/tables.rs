@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
+use ballast_air::{Air, AirError, ConstraintInfo, check_trace, known_columns};
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::{
     FriCommitment, FriError, FriVerifierInput, HostLayers, QueryPlan, commit_phase,
@@ -110,8 +110,8 @@ impl<A: Air> TableAir for A {
         g: &Geometry,
     ) -> Vec<Ext3> {
         let log_chunks = g.log_quotient_chunks;
-        let periodic =
-            PeriodicPolys::new(&self.periodic_columns(), g.log_rows).on_quotient_coset(log_chunks);
+        let periodic = PeriodicPolys::new(&known_columns(self, public_inputs), g.log_rows)
+            .on_quotient_coset(log_chunks);
         let composition = Composition::new(info, alpha);
         let plan = LdePlan::new(g.log_rows, log_chunks);
         from_cosets(log_chunks, |v| {
@@ -128,7 +128,7 @@ impl<A: Air> TableAir for A {
         z: Ext3,
     ) -> bool {
         let composition = Composition::new(info, alpha);
-        let periodic = periodic_at(self, z);
+        let periodic = periodic_at(self, public_inputs, z);
         ood_identity_holds(
             self,
             info,

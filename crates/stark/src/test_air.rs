@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
+use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn, PublicCell, PublicColumn};
 use ballast_field::{Felt, RowBlocks};
 
 /// Column 0 counts up by the periodic step (1, 2, 1, 2, …); column 1 is column 0 squared.
@@ -53,6 +53,59 @@ pub(crate) fn counter_trace(log_rows: usize, start: u64) -> (RowBlocks, Vec<Felt
     }
     let public = vec![columns[0][0], columns[0][n - 1]];
     (RowBlocks::from_columns(&columns), public)
+}
+
+/// x counts up by one from public input 0, and on each of the rows [`MARKED_ROWS`] equals
+/// the public input a public column holds there (inputs 1, 2, 3).
+pub(crate) struct MarkedAir {
+    pub log_rows: usize,
+}
+
+/// The rows of [`MarkedAir`] whose value a public input gives.
+pub(crate) const MARKED_ROWS: [usize; 3] = [2, 9, 30];
+
+impl Air for MarkedAir {
+    fn id(&self) -> &str {
+        "ballast/test-marked"
+    }
+    fn width(&self) -> usize {
+        1
+    }
+    fn log_rows(&self) -> usize {
+        self.log_rows
+    }
+    fn num_public_inputs(&self) -> usize {
+        1 + MARKED_ROWS.len()
+    }
+    fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
+        let marks = (0..1 << self.log_rows)
+            .map(|r| Felt::new(u64::from(MARKED_ROWS.contains(&r))))
+            .collect();
+        vec![PeriodicColumn { values: marks }].into()
+    }
+    fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
+        let cells = (MARKED_ROWS.iter().enumerate())
+            .map(|(k, &row)| PublicCell { row, input: 1 + k })
+            .collect();
+        vec![PublicColumn { cells }].into()
+    }
+    #[inline(always)]
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        let x = f.current[0];
+        b.transition(f.next[0] - x - B::Expr::from(Felt::ONE));
+        b.first_row(x - f.public_inputs[0]);
+        b.every_row(f.periodic[0] * (x - f.periodic[1]));
+    }
+}
+
+/// [`MarkedAir`]'s trace from `start`, and its public inputs.
+pub(crate) fn marked_trace(log_rows: usize, start: u64) -> (RowBlocks, Vec<Felt>) {
+    let x: Vec<Felt> = (0..1u64 << log_rows)
+        .map(|r| Felt::new(start + r))
+        .collect();
+    let mut public = vec![x[0]];
+    public.extend(MARKED_ROWS.map(|r| x[r]));
+    (RowBlocks::from_columns(&[x]), public)
 }
 
 /// Two Fibonacci sequences whose first row is public but whose last row is a field of the

@@ -118,7 +118,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
     // 3 ----- out-of-domain claims must satisfy the constraints
     let ood = &proof.ood;
     let composition = Composition::new(&info, alpha);
-    let periodic_at_z = periodic_at(air, z);
+    let periodic_at_z = periodic_at(air, statement.public_inputs, z);
     if !ood_identity_holds(
         air,
         &info,
@@ -345,7 +345,9 @@ mod tests {
     use super::*;
     use crate::protocol::bind;
     use crate::prover::{TraceCheck, prove_with_transcript};
-    use crate::test_air::{CounterAir, HiddenEndAir, counter_trace, hidden_end_trace};
+    use crate::test_air::{
+        CounterAir, HiddenEndAir, MarkedAir, counter_trace, hidden_end_trace, marked_trace,
+    };
     use crate::{CpuBackend, PhaseTimes, SegmentPosition};
     use ballast_air::Domain;
     use ballast_field::Ext3;
@@ -384,6 +386,48 @@ mod tests {
         )
         .unwrap();
         (air, public_inputs, proof, transcript)
+    }
+
+    #[test]
+    fn a_public_column_binds_its_inputs_at_their_rows() {
+        let air = MarkedAir { log_rows: 5 };
+        let (trace, public_inputs) = marked_trace(5, 7);
+        let params = StarkParams::testing();
+        let segment = |public_inputs| SegmentStatement {
+            context: b"marked",
+            position: SegmentPosition { index: 0, count: 1 },
+            public_inputs,
+        };
+        let prove = |public_inputs, check| {
+            prove_with_transcript(
+                &air,
+                &mut trace.clone(),
+                &segment(public_inputs),
+                &params,
+                &CpuBackend::new(),
+                &mut PhaseTimes::default(),
+                check,
+                None,
+            )
+            .map(|(proof, _)| proof)
+        };
+        let proof = prove(&public_inputs, TraceCheck::Check).unwrap();
+        verify(&air, &proof, &segment(&public_inputs), &params, &no_floor()).unwrap();
+        // Another input at a marked row (row 9): the prover refuses the trace, and the
+        // proof it makes unchecked does not verify.
+        let mut other = public_inputs.clone();
+        other[2] += Felt::ONE;
+        assert!(matches!(
+            prove(&other, TraceCheck::Check),
+            Err(crate::ProverError::Unsatisfied(
+                ballast_air::AirError::Unsatisfied {
+                    constraint: 2,
+                    row: 9
+                }
+            ))
+        ));
+        let forged = prove(&other, TraceCheck::Skip).unwrap();
+        assert!(verify(&air, &forged, &segment(&other), &params, &no_floor()).is_err());
     }
 
     #[test]

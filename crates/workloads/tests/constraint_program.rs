@@ -3,7 +3,7 @@
 //! per-domain sums a device computes. Dropping any one constraint from the program must
 //! make the comparison fail.
 
-use ballast_air::{Air, ConstraintBuilder, ConstraintProgram, Domain, Frame};
+use ballast_air::{Air, ConstraintBuilder, ConstraintProgram, Domain, Frame, known_count};
 use ballast_field::{Ext3, Felt};
 use ballast_testkit::SplitMix64;
 use ballast_workloads::{FibonacciAir, KeccakChainAir, Poseidon2ChainAir};
@@ -39,7 +39,7 @@ fn check<A: Air>(air: &A, rows: usize) -> ConstraintProgram {
         let frame = [
             values(air.width()),
             values(air.width()),
-            values(air.periodic_columns().len()),
+            values(known_count(air)),
             values(air.num_public_inputs()),
         ];
         frames.push(frame);

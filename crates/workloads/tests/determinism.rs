@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "a5846f17fdd54169fa50e1cab5ee72382559e22b5299717f083ca45828789b0d"
+        "6917369f1ddfead8917f8c309ab3442a13c1641f3cc6315c828d5fa987fdb724"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "ffa21b2683f987b1a24a2d425a8644393792a5ca70c007bed47c7cc62303bdad"
+        "28a725c8f469495232cbea7658d8e0aff34d8fed21357927b908a4f37ebbcfc3"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "f86cf181a4e24d53e7e098d97d73cc8d685bdbe116397638a364e736f4cb1d61"
+        "fa4f96c745714f7418b7cb47e057d0d5223fd16b75c8a14dd5f74b669dedf100"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "ab85488c10aae1ef2afa92d1071370884dd1b36f472510b17ad6c7f8d170d8cf"
+        "cc6616fd083a02a15991f7320e74d5c3223986a436f02120dba3c2ee1f0952a4"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "e5aff56160fd7f57d67d6bb4091d2148b9f638bca10d24d5fdf312762e9cf84a"
+        "ac91fd8f4e9851aa69700c42efac0f0b4085d9b29a3699945fdf00b41d15008e"
     );
 }
