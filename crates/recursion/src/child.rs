@@ -16,7 +16,6 @@ use ballast_stark::{
 };
 use ballast_transcript::Message;
 
-use crate::identity;
 use crate::openings::expect_len;
 use crate::{
     ChildShape, DeepClaims, IdentityAir, IdentityError, OodClaims, Opened, OpeningsError,
@@ -97,23 +96,16 @@ pub enum LinkError {
     },
 }
 
-/// The public inputs of a child's three AIRs, as a layer's verifier sees them.
+/// The public inputs of a child's transcript and query AIRs, as a layer's verifier sees
+/// them. The identity AIR's are not among them: its verifier builds that AIR, inputs and
+/// all, from what the transcript AIR read and absorbed ([`IdentityAir::public_inputs`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerInputs {
     /// The transcript AIR's: what the child's transcript read, then the data it absorbed.
     pub transcript: Vec<Felt>,
-    /// The identity AIR's: α, z and the quotient's values at z.
-    pub identity: Vec<Felt>,
     /// The query AIR's: the roots, the positions' digest, the DEEP claims, each β and the
     /// final polynomial.
     pub queries: Vec<Felt>,
-}
-
-impl LayerInputs {
-    /// Each AIR's, in the order of [`LAYER_AIRS`](crate::LAYER_AIRS).
-    pub fn by_air(&self) -> [&[Felt]; 3] {
-        [&self.transcript, &self.identity, &self.queries]
-    }
 }
 
 /// A child segment proof, ready for a layer to prove: the AIRs of its transcript, of its
@@ -179,27 +171,24 @@ impl ChildSegment {
     pub fn public_inputs(&self) -> Result<LayerInputs, OpeningsError> {
         Ok(LayerInputs {
             transcript: self.transcript.public_inputs(),
-            identity: self.identity.public_inputs(),
             queries: self.queries.public_inputs()?,
         })
     }
 
     /// What a layer's verifier checks of its AIRs' `inputs` besides their proofs: the
-    /// transcript AIR read the challenges the others take (α, z, γ, each β, in the order
+    /// transcript AIR read the challenges the query AIR takes (γ, z, each β, in the order
     /// the child's verifier draws them, then the query draws), the positions whose digest
     /// the query AIR takes are the draws' low bits (a position of the LDE), and it absorbed
-    /// the values the others take: the query AIR's roots and final polynomial, the
-    /// identity AIR's quotient values at z and its immediates (the trace's values at z and
-    /// zω, the child's public inputs). The checks read the child's shape from these AIRs
-    /// and [`messages`](Self::messages), and the immediates from the identity AIR's
-    /// definition.
+    /// the values the query AIR takes (its roots and final polynomial) and the statement's
+    /// data, and the DEEP sums are those of the claims it absorbed. The checks read the
+    /// child's shape from these AIRs and [`messages`](Self::messages). (The identity AIR's
+    /// inputs are built from the same reads and data, so they need no link.)
     ///
     /// # Errors
     /// Inputs of another length than the shape gives, or the first value that differs.
     pub fn check_links(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
         Links {
             transcript: &self.transcript,
-            identity: &self.identity,
             queries: &self.queries.air,
             messages: &self.messages,
             statement_data: &self.statement_data,
@@ -212,7 +201,6 @@ impl ChildSegment {
 /// AIRs, the child's transcript layout and the data its statement binds.
 pub(crate) struct Links<'a> {
     pub transcript: &'a TranscriptAir,
-    pub identity: &'a IdentityAir,
     pub queries: &'a QueriesAir,
     pub messages: &'a [Message],
     pub statement_data: &'a [Felt],
@@ -246,11 +234,6 @@ impl Links<'_> {
         let read = &inputs.transcript[..self.transcript.reads()];
         length("the transcript AIR's reads", 3 * (3 + rounds) + draws, read)?;
         length(
-            "the identity AIR's public inputs",
-            self.identity.num_public_inputs(),
-            &inputs.identity,
-        )?;
-        length(
             "the query AIR's public inputs",
             queries.num_public_inputs(),
             &inputs.queries,
@@ -263,14 +246,6 @@ impl Links<'_> {
                 Err(LinkError::Differs { air, what })
             }
         };
-        same(
-            "identity",
-            "α",
-            READ_ALPHA,
-            &inputs.identity,
-            identity::ALPHA,
-        )?;
-        same("identity", "z", READ_Z, &inputs.identity, identity::Z)?;
         let claims_at = deep.claims();
         same("query", "γ", READ_GAMMA, &inputs.queries, claims_at)?;
         same("query", "z", READ_Z, &inputs.queries, claims_at + 3)?;
@@ -381,33 +356,8 @@ impl Links<'_> {
             list(fri_label::FINAL_POLY)?,
         )?;
 
-        // The out-of-domain claims: the identity AIR's, and the DEEP AIR's sums of them.
+        // The out-of-domain claims: the DEEP AIR's sums of them.
         let ood = absorbed.ood()?;
-        agree(
-            "identity",
-            "quotient values at z",
-            &inputs.identity[identity::Z + 3..],
-            &coeffs(&ood.quotient_z),
-        )?;
-        let claims = self.identity.claims();
-        agree(
-            "identity",
-            "trace values at z",
-            &coeffs(&claims.trace_z),
-            &coeffs(&ood.trace_z),
-        )?;
-        agree(
-            "identity",
-            "trace values at zω",
-            &coeffs(&claims.trace_zw),
-            &coeffs(&ood.trace_zw),
-        )?;
-        agree(
-            "identity",
-            "public inputs",
-            &claims.public_inputs,
-            list(label::PUBLIC_INPUTS)?,
-        )?;
         let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
         let sums = deep_coefficients(&ood, ext(READ_Z), deep.child_log_rows(), ext(READ_GAMMA));
         let sums_at = deep.claims() + 6;

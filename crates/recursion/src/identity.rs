@@ -5,9 +5,10 @@
 //! The constraints are read from the child AIR's own definition: its [`ConstraintProgram`]
 //! (the `eval` traced into a DAG and scheduled onto registers, the program the device runs),
 //! one instruction a row, over the extension. Registers are columns; each row's operands are
-//! columns too, equal to the register its one-hot periodic selector picks plus an immediate
-//! periodic value (a leaf the proof claims or a constant), so that a product of operands is
-//! of degree 2 and the constraint on the result column of degree 3. A row writes its result
+//! columns too, equal to the register its one-hot periodic selector picks plus an immediate:
+//! a constant in a periodic column, or a leaf the proof claims (a public input) in a public
+//! column (`ballast_air::PublicColumn`), so that a product of operands is of degree 2 and
+//! the constraint on the result column of degree 3. A row writes its result
 //! into the register its selector names (the next row's), every other register carries
 //! over; the program reads a register only after writing it, so every read is the program's
 //! value. An assertion row adds `power·value` to its domain's sum, where `power` starts at 1
@@ -20,17 +21,18 @@
 //! Z = z^n − 1 and Q(z) = Σ_j z^(j·n)·Q_j(z), multiplied through by Z·(z − 1)·(z − ω^(n−1)).
 //! That is not zero, which the AIR checks itself: an inverse column times Z is 1 on the last
 //! row, so z is not in the child's trace domain H (which holds 1 and ω^(n−1)), as the
-//! child's transcript ensures when it draws z. α, z and the quotient's values are public
-//! inputs; the trace's values at z and zω, the child's periodic columns at z and its public
-//! inputs are immediates, periodic columns, so for now the layer's verifier supplies them
-//! (from `ballast_stark::replay`), the ones the transcript absorbs checked against the
-//! transcript AIR's data (`ChildSegment::check_links`).
+//! child's transcript ensures when it draws z. Its public inputs are α, z, the quotient's
+//! values, then the immediates: the trace's values at z and zω, the child's periodic columns
+//! at z and its public inputs, each held by the public columns on the rows that read it. So
+//! the AIR's definition, and its key, is the child's shape; a layer's verifier builds its
+//! inputs from what the transcript AIR read and absorbed and the child's statement.
 
 use std::borrow::Cow;
 
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
-    Instruction, Leaf, Operand, PeriodicColumn, ProgramError, known_count,
+    Instruction, Leaf, Operand, PeriodicColumn, ProgramError, PublicCell, PublicColumn,
+    known_count,
 };
 use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
 
@@ -83,7 +85,8 @@ pub struct OodClaims {
 
 /// The out-of-domain identity of one child proof: an [`Air`] of 3·R + 27 columns (R the child
 /// program's registers) and 2^k rows (one an instruction, at least one more), whose public
-/// inputs are α, z and the quotient's values at z, 3 coordinates each.
+/// inputs are α, z and the quotient's values at z, then the claims its instructions read
+/// ([`public_inputs`](Self::public_inputs)).
 #[derive(Clone, Debug)]
 pub struct IdentityAir {
     program: ConstraintProgram,
@@ -94,6 +97,8 @@ pub struct IdentityAir {
     /// Its periodic columns, written once and lent to each of a verifier's four reads (the
     /// AIR's constraint info, its key twice, its values at z).
     periodic: Vec<PeriodicColumn>,
+    /// Its public columns, written once likewise.
+    public: Vec<PublicColumn>,
 }
 
 // Columns after the registers (each an extension value, 3 coordinates).
@@ -113,7 +118,7 @@ const VANISHING_INVERSE: usize = SUMS + 3 * Domain::COUNT;
 const OWN: usize = VANISHING_INVERSE + 3;
 
 // Periodic columns after the 3·R selectors (read a, read b, write).
-/// The immediate added to operand a, then b (3 coordinates each).
+/// The constant added to operand a, then b (3 coordinates each).
 const IMMEDIATE_A: usize = 0;
 const IMMEDIATE_B: usize = 3;
 /// The opcodes: add, subtract, multiply, negate.
@@ -125,6 +130,10 @@ const NEG: usize = 9;
 const ASSERT: usize = 10;
 /// Periodic columns after the selectors.
 const PERIODIC: usize = ASSERT + Domain::COUNT;
+// The public columns follow them in `Frame::periodic`.
+/// The claim added to operand a, then b (3 coordinates each).
+const CLAIM_A: usize = PERIODIC;
+const CLAIM_B: usize = PERIODIC + 3;
 
 impl IdentityAir {
     /// The identity of a proof of `air` whose out-of-domain values are `claims`.
@@ -189,8 +198,10 @@ impl IdentityAir {
             claims,
             child_log_rows: air.log_rows(),
             periodic: Vec::new(),
+            public: Vec::new(),
         };
         identity.periodic = identity.write_periodic();
+        identity.public = identity.write_public();
         Ok(identity)
     }
 
@@ -226,7 +237,10 @@ impl IdentityAir {
         }
         for pick in [|s: &Step| s.a, |s: &Step| s.b] {
             for c in 0..3 {
-                columns.push(column(&|s| self.immediate(pick(s)).coeffs()[c]));
+                columns.push(column(&|s| match pick(s) {
+                    Some(Operand::Constant(k)) if c == 0 => self.program.constants()[k as usize],
+                    _ => Felt::ZERO,
+                }));
             }
         }
         for op in [Op::Add, Op::Sub, Op::Mul, Op::Neg] {
@@ -238,17 +252,66 @@ impl IdentityAir {
         columns
     }
 
+    /// Its public columns: for each operand and coordinate, on each row whose operand is a
+    /// leaf, the public input of that coordinate of its claim (a child's public input is a
+    /// base-field value: its first coordinate alone).
+    fn write_public(&self) -> Vec<PublicColumn> {
+        let steps: Vec<Step> = (self.program.instructions().iter())
+            .map(|&i| Step::of(i))
+            .collect();
+        let mut columns = Vec::with_capacity(6);
+        for pick in [|s: &Step| s.a, |s: &Step| s.b] {
+            for c in 0..3 {
+                let cells = (steps.iter().enumerate())
+                    .filter_map(|(row, s)| match pick(s) {
+                        Some(Operand::Leaf(leaf)) => self
+                            .claim_input(leaf, c)
+                            .map(|input| PublicCell { row, input }),
+                        _ => None,
+                    })
+                    .collect();
+                columns.push(PublicColumn { cells });
+            }
+        }
+        columns
+    }
+
+    /// Which public input holds coordinate `c` of `leaf`'s claim; none for a child's public
+    /// input's other coordinates, which are zero.
+    fn claim_input(&self, leaf: Leaf, c: usize) -> Option<usize> {
+        let claims = &self.claims;
+        let trace_z = Z + 3 + 3 * claims.quotient_z.len();
+        let trace_zw = trace_z + 3 * claims.trace_z.len();
+        let periodic_z = trace_zw + 3 * claims.trace_zw.len();
+        let public = periodic_z + 3 * claims.periodic_z.len();
+        match leaf {
+            Leaf::Current(i) => Some(trace_z + 3 * i as usize + c),
+            Leaf::Next(i) => Some(trace_zw + 3 * i as usize + c),
+            Leaf::Periodic(i) => Some(periodic_z + 3 * i as usize + c),
+            Leaf::Public(i) => (c == 0).then_some(public + i as usize),
+        }
+    }
+
     /// The claims it checks.
     pub fn claims(&self) -> &OodClaims {
         &self.claims
     }
 
-    /// The public inputs: α, z, then each quotient value at z.
+    /// The public inputs: α, z, each quotient value at z, each trace value at z, then at zω,
+    /// each periodic value at z (3 coordinates each), then the child's public inputs.
     pub fn public_inputs(&self) -> Vec<Felt> {
-        [self.claims.alpha, self.claims.z]
-            .iter()
-            .chain(&self.claims.quotient_z)
-            .flat_map(|v| v.coeffs())
+        let c = &self.claims;
+        let ext = [c.alpha, c.z].into_iter();
+        let ext = ext.chain(c.quotient_z.iter().copied());
+        let ext = ext.chain(
+            c.trace_z
+                .iter()
+                .chain(&c.trace_zw)
+                .chain(&c.periodic_z)
+                .copied(),
+        );
+        ext.flat_map(|v| v.coeffs())
+            .chain(c.public_inputs.iter().copied())
             .collect()
     }
 
@@ -409,11 +472,17 @@ impl Air for IdentityAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        3 * (2 + self.claims.quotient_z.len())
+        let c = &self.claims;
+        let values = 2 + c.quotient_z.len() + c.trace_z.len() + c.trace_zw.len();
+        3 * (values + c.periodic_z.len()) + c.public_inputs.len()
     }
 
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         Cow::Borrowed(&self.periodic)
+    }
+
+    fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
+        Cow::Borrowed(&self.public)
     }
 
     #[inline(always)]
@@ -431,13 +500,14 @@ impl Air for IdentityAir {
         let z = ext(f.public_inputs, Z);
 
         let register = |r: usize| ext(cur, 3 * r);
-        let selected = |selectors: &[B::Expr], immediate: usize| {
-            (0..registers).fold(ext(p, immediate), |acc, r| {
+        let selected = |selectors: &[B::Expr], constant: usize, claim: usize| {
+            (0..registers).fold(add(ext(p, constant), ext(p, claim)), |acc, r| {
                 add(acc, scale(register(r), selectors[r]))
             })
         };
         let (a, bb) = (ext(cur, own + OPERAND_A), ext(cur, own + OPERAND_B));
-        let (operand_a, operand_b) = (selected(read_a, IMMEDIATE_A), selected(read_b, IMMEDIATE_B));
+        let operand_a = selected(read_a, IMMEDIATE_A, CLAIM_A);
+        let operand_b = selected(read_b, IMMEDIATE_B, CLAIM_B);
         let result = ext(cur, own + RESULT);
         let expected = sub(
             add(
@@ -475,19 +545,19 @@ impl Air for IdentityAir {
         let omega_last = Felt::two_adic_root(self.child_log_rows).inverse();
         let to_last = sub(z, constant(Ext3::from(omega_last)));
         // Each chunk's three coordinate values (3 elements each) follow α and z.
-        let quotient =
-            f.public_inputs[Z + 3..]
-                .chunks_exact(9)
-                .rev()
-                .fold([zero; 3], |acc, values| {
-                    let chunk = (0..3).fold([zero; 3], |s, c| {
-                        add(
-                            s,
-                            Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
-                        )
-                    });
-                    add(Ext3::mul_over(acc, z_n), chunk)
+        let quotient_end = Z + 3 + 3 * self.claims.quotient_z.len();
+        let quotient = f.public_inputs[Z + 3..quotient_end]
+            .chunks_exact(9)
+            .rev()
+            .fold([zero; 3], |acc, values| {
+                let chunk = (0..3).fold([zero; 3], |s, c| {
+                    add(
+                        s,
+                        Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
+                    )
                 });
+                add(Ext3::mul_over(acc, z_n), chunk)
+            });
         let sum = |d: Domain| ext(cur, own + SUMS + 3 * d.index());
         let mul = Ext3::mul_over::<B::Expr>;
         let lhs = [

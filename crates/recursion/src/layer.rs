@@ -53,11 +53,12 @@ pub enum LayerRole {
 /// rounds saved.
 pub const MAX_LAST_LOG_FINAL_POLY_LEN: usize = 8;
 
-/// A layer's proof that a child segment proof verifies: its three AIRs' public inputs and
-/// one proof of their tables.
+/// A layer's proof that a child segment proof verifies: its transcript and query AIRs'
+/// public inputs (the identity AIR's follow from the transcript AIR's) and one proof of the
+/// three AIRs' tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerProof {
-    /// The AIRs' public inputs.
+    /// The transcript and query AIRs' public inputs.
     pub inputs: LayerInputs,
     /// The proof of the AIRs' tables.
     pub tables: TablesProof,
@@ -108,19 +109,38 @@ fn air_heights(
     ]
 }
 
-/// The layer's tables, in its proof's order: the AIRs with their public inputs.
+/// The layer's tables, in its proof's order: the AIRs with their public inputs, the identity
+/// AIR's `identity_inputs`.
 fn layer_tables<'a>(
     transcript: &'a TranscriptAir,
     identity: &'a IdentityAir,
     queries: &'a QueriesAir,
     inputs: &'a LayerInputs,
+    identity_inputs: &'a [Felt],
 ) -> Vec<TableStatement<'a>> {
-    let airs: [&dyn TableAir; 3] = [transcript, identity, queries];
-    let statements = std::array::from_fn(|k| TableStatement {
-        air: airs[k],
-        public_inputs: inputs.by_air()[k],
-    });
+    let statements = [
+        TableStatement {
+            air: transcript,
+            public_inputs: &inputs.transcript,
+        },
+        TableStatement {
+            air: identity,
+            public_inputs: identity_inputs,
+        },
+        TableStatement {
+            air: queries,
+            public_inputs: &inputs.queries,
+        },
+    ];
     tallest_first(statements, air_heights(transcript, identity, queries))
+}
+
+/// Where the identity AIR's table sits among the layer's tables of these heights.
+fn identity_table(heights: [usize; 3]) -> usize {
+    tallest_first([0, 1, 2], heights)
+        .iter()
+        .position(|&k| k == 1)
+        .expect("three tables")
 }
 
 impl ChildSegment {
@@ -139,7 +159,8 @@ impl ChildSegment {
             self.queries.trace().map_err(ChildError::from)?,
         ];
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
-        let tables = layer_tables(transcript, identity, queries, &inputs);
+        let identity_inputs = identity.public_inputs();
+        let tables = layer_tables(transcript, identity, queries, &inputs, &identity_inputs);
         let traces = tallest_first(traces, air_heights(transcript, identity, queries));
         let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
         Ok(LayerProof { inputs, tables })
@@ -187,7 +208,8 @@ impl ChildSegment {
 
     /// The record of `layer`, its layer's proof made with `params`: a [`TablesRecord`] of
     /// the three tables in the proof's order ([`record_layer`] reads it back, and its
-    /// bytes [`read_layer`]).
+    /// bytes [`read_layer`]), the identity AIR's public inputs left out: its verifier
+    /// builds them from the transcript AIR's.
     ///
     /// # Errors
     /// Parameters its AIRs cannot be proven with.
@@ -197,8 +219,18 @@ impl ChildSegment {
         params: &StarkParams,
     ) -> Result<TablesRecord, LayerError> {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
-        let tables = layer_tables(transcript, identity, queries, &layer.inputs);
-        Ok(TablesRecord::new(&tables, params, layer.tables.clone())?)
+        let identity_inputs = identity.public_inputs();
+        let tables = layer_tables(
+            transcript,
+            identity,
+            queries,
+            &layer.inputs,
+            &identity_inputs,
+        );
+        let mut record = TablesRecord::new(&tables, params, layer.tables.clone())?;
+        let heights = air_heights(transcript, identity, queries);
+        record.tables[identity_table(heights)].public_inputs.clear();
+        Ok(record)
     }
 }
 
@@ -296,7 +328,6 @@ impl Frame {
             .map_err(|e| ChildError::from(VerifierError::from(e)))?;
         Links {
             transcript,
-            identity: &identity,
             queries: &queries,
             messages,
             statement_data: &statement_data,
@@ -319,7 +350,14 @@ impl Frame {
             .check_params(child, child_params)
             .map_err(ChildError::from)?;
         let (identity, queries) = self.airs(child, statement, child_params, &layer.inputs)?;
-        let tables = layer_tables(&self.transcript, &identity, &queries, &layer.inputs);
+        let identity_inputs = identity.public_inputs();
+        let tables = layer_tables(
+            &self.transcript,
+            &identity,
+            &queries,
+            &layer.inputs,
+            &identity_inputs,
+        );
         Ok(verify_tables(
             LAYER_CONTEXT,
             &tables,
@@ -356,10 +394,17 @@ impl Frame {
             inputs[k] = table.public_inputs.clone();
         }
         let [transcript, identity, queries] = inputs;
+        if !identity.is_empty() {
+            return Err(shape_error(
+                "the identity table's recorded public inputs",
+                0,
+                identity.len(),
+            )
+            .into());
+        }
         let layer = LayerProof {
             inputs: LayerInputs {
                 transcript,
-                identity,
                 queries,
             },
             tables: record.proof.clone(),

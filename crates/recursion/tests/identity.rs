@@ -14,11 +14,12 @@ use std::borrow::Cow;
 
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
-    Instruction, Operand, PeriodicColumn, check_trace,
+    Instruction, Leaf, Operand, PeriodicColumn, SymbolicAir, check_trace,
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_recursion::{ChildSegment, IdentityAir, IdentityError, OodClaims};
 use ballast_stark::{CpuBackend, PhaseTimes, SegmentProof, Workload, prove};
+use ballast_workloads::Poseidon2Chain;
 
 /// A child's first segment, its identity AIR and its constraint program.
 struct Child {
@@ -362,6 +363,29 @@ fn claims_other_than_the_childs_have_no_trace() {
     );
     let at_one = changed_claims(&|c| c.z = Ext3::ONE);
     assert_eq!(at_one.trace(), Err(IdentityError::OnTheDomain));
+    // A claim changed in the public inputs alone, the trace the child's: the first row that
+    // reads it refuses it, by its operand's constraint (a trace value at z is the first
+    // claim after α, z and the quotient's values).
+    let reads_claim = |operand: Operand| matches!(operand, Operand::Leaf(Leaf::Current(0)));
+    let reading = child.row(|i| match *i {
+        Instruction::Add(_, a, b) | Instruction::Sub(_, a, b) | Instruction::Mul(_, a, b) => {
+            reads_claim(a) || reads_claim(b)
+        }
+        Instruction::Neg(_, a) | Instruction::Assert { value: a, .. } => reads_claim(a),
+    });
+    let first_claim = 6 + 3 * honest.claims().quotient_z.len();
+    for c in 0..3 {
+        let mut public = honest.public_inputs();
+        public[first_claim + c] += Felt::ONE;
+        let (row, constraint) = failure(honest, &honest.trace().unwrap(), &public).unwrap();
+        assert_eq!(row, reading, "coordinate {c}");
+        assert!(
+            [Layout::OPERAND_A, Layout::OPERAND_B]
+                .map(|k| k + c * layout.per_coordinate())
+                .contains(&constraint),
+            "coordinate {c}: constraint {constraint}"
+        );
+    }
     // α other than the trace's: the power's first step.
     let mut public = honest.public_inputs();
     public[0] += Felt::ONE;
@@ -370,6 +394,26 @@ fn claims_other_than_the_childs_have_no_trace() {
         failure(honest, &honest.trace().unwrap(), &public),
         Some((assertion, layout.power_step()))
     );
+}
+
+#[test]
+fn the_air_is_the_childs_shape() {
+    // Two children of one shape, whose every claim differs: one AIR definition (name, rows,
+    // width, periodic and public columns, constraints), other public inputs.
+    let other = Poseidon2Chain {
+        seed: [5, 6, 7, 8].map(Felt::new),
+        ..poseidon2_chain()
+    };
+    let [a, b] = [poseidon2_chain(), other].map(|w| Child::of(&w).air);
+    assert_eq!(
+        (a.id(), a.log_rows(), a.width()),
+        (b.id(), b.log_rows(), b.width())
+    );
+    assert_eq!(a.periodic_columns(), b.periodic_columns());
+    assert_eq!(a.public_columns(), b.public_columns());
+    assert_eq!(SymbolicAir::of(&a).encode(), SymbolicAir::of(&b).encode());
+    assert_eq!(ConstraintInfo::of(&a), ConstraintInfo::of(&b));
+    assert_ne!(a.public_inputs(), b.public_inputs());
 }
 
 #[test]

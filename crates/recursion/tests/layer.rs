@@ -313,6 +313,23 @@ fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
             );
         }
     }
+    // The identity table's public inputs, which its verifier builds from the transcript
+    // AIR's: a record that holds any is refused by name.
+    let mut holding = TablesRecord::from_bytes(&bytes).unwrap();
+    let identity = holding
+        .tables
+        .iter_mut()
+        .find(|t| t.public_inputs.is_empty())
+        .expect("the identity table's inputs are left out");
+    identity.public_inputs.push(Felt::ONE);
+    assert!(matches!(
+        read(&holding.to_bytes()),
+        Err(LayerError::Tables(TablesError::Shape {
+            what: "the identity table's recorded public inputs",
+            expected: 0,
+            got: 1
+        }))
+    ));
     // Another child's layer; a proof's magic.
     let other = Layer::of(fibonacci(5));
     let other = other

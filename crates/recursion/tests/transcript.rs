@@ -20,7 +20,7 @@ use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_poseidon2::RATE;
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_recursion::{
-    ChildSegment, IdentityAir, LinkError, TRANSCRIPT_SAVED, TranscriptAir, TranscriptError,
+    ChildSegment, LinkError, TRANSCRIPT_SAVED, TranscriptAir, TranscriptError,
 };
 use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, label, replay};
 use ballast_transcript::{StepKind, Transcript, TranscriptStep};
@@ -217,25 +217,15 @@ fn the_layers_airs_take_the_challenges_the_transcript_read() {
         edit(&mut inputs);
         segment.check_links(&inputs)
     };
-    // Each challenge the identity or query AIR takes, changed in that AIR's inputs (each
-    // coordinate of α; z in each) or in the transcript's (z, γ, each β).
-    for c in 0..3 {
-        assert_eq!(
-            changed(&|i| i.identity[c] += Felt::ONE),
-            differs("identity", "α")
-        );
-    }
-    assert_eq!(
-        changed(&|i| i.identity[5] += Felt::ONE),
-        differs("identity", "z")
-    );
+    // Each challenge the query AIR takes, changed in the transcript's reads (z, γ, each β).
+    // (The identity AIR's are the transcript's reads by construction.)
     assert_eq!(
         changed(&|i| i.transcript[6] += Felt::ONE),
         differs("query", "γ")
     );
     assert_eq!(
         changed(&|i| i.transcript[3] += Felt::ONE),
-        differs("identity", "z")
+        differs("query", "z")
     );
     for k in 0..rounds {
         assert_eq!(
@@ -309,11 +299,6 @@ fn the_layers_airs_take_the_values_the_transcript_absorbed() {
         changed(&|i| *i.queries.last_mut().unwrap() += Felt::ONE),
         differs("query", "final polynomial")
     );
-    // The identity AIR's quotient values, an input.
-    assert_eq!(
-        changed(&|i| *i.identity.last_mut().unwrap() += Felt::ONE),
-        differs("identity", "quotient values at z")
-    );
     // The same values changed where the transcript absorbed them instead.
     let datum = |label: &str, k: usize| {
         let message = segment.messages.iter().find(|m| m.label == label).unwrap();
@@ -321,8 +306,10 @@ fn the_layers_airs_take_the_values_the_transcript_absorbed() {
     };
     for (label, k, air, what) in [
         (label::TRACE_ROOT, 3, "query", "trace root"),
-        (label::OOD_TRACE_Z, 1, "identity", "trace values at z"),
-        (label::OOD_TRACE_ZW, 5, "identity", "trace values at zω"),
+        // The claims, which the DEEP sums take (and the identity AIR, built from them).
+        (label::OOD_TRACE_Z, 1, "query", "DEEP sums"),
+        (label::OOD_TRACE_ZW, 5, "query", "DEEP sums"),
+        (label::OOD_QUOTIENT_Z, 2, "query", "DEEP sums"),
         // The statement's data: its public inputs among them.
         (label::PUBLIC_INPUTS, 2, "transcript", "statement"),
     ] {
@@ -353,23 +340,6 @@ fn the_layers_airs_take_the_values_the_transcript_absorbed() {
             differs("query", "DEEP sums")
         );
     }
-    // The identity AIR's immediates are its own: an AIR of other claims is refused.
-    let mut other = segment.clone();
-    let mut claims = other.identity.claims().clone();
-    claims.trace_zw[0] += Ext3::ONE;
-    other.identity = IdentityAir::new(&fibonacci(8).air(0), claims).unwrap();
-    let inputs = other.public_inputs().unwrap();
-    assert_eq!(
-        other.check_links(&inputs),
-        differs("identity", "trace values at zω")
-    );
-    let mut claims = segment.identity.claims().clone();
-    claims.public_inputs[1] += Felt::ONE;
-    other.identity = IdentityAir::new(&fibonacci(8).air(0), claims).unwrap();
-    assert_eq!(
-        other.check_links(&other.public_inputs().unwrap()),
-        differs("identity", "public inputs")
-    );
     // A layout whose message no link checks, or that places fewer data than there are.
     let mut renamed = segment.clone();
     let trace_root = renamed
@@ -395,9 +365,10 @@ fn the_layers_airs_take_the_values_the_transcript_absorbed() {
         })
     );
     // A layout without a message the links need.
+    let mut other = segment.clone();
     other.messages.retain(|m| m.label != label::OOD_QUOTIENT_Z);
     assert_eq!(
-        other.check_links(&inputs),
+        other.check_links(&honest),
         Err(LinkError::NoMessage {
             label: label::OOD_QUOTIENT_Z
         })

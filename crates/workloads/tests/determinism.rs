@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "ac91fd8f4e9851aa69700c42efac0f0b4085d9b29a3699945fdf00b41d15008e"
+        "4abedf67211b139625d6aed77a9a2090a9316780cf8adfe47d7a6bcdf71f69cd"
     );
 }
