@@ -25,7 +25,7 @@ pub enum Leaf {
     Current(u32),
     /// Column `c` of the next row.
     Next(u32),
-    /// Periodic column `c`.
+    /// Value `c` of [`Frame::periodic`]: a periodic column, or past them a public column.
     Periodic(u32),
     /// Public input `i`.
     Public(u32),
@@ -144,7 +144,8 @@ impl SymbolicAir {
             .collect()
     }
 
-    /// The DAG's bytes: the width and the numbers of periodic columns and public inputs,
+    /// The DAG's bytes: the width, the number of periodic and public columns together
+    /// ([`Frame::periodic`]'s values) and the number of public inputs,
     /// then every node (a tag byte and its fields: a leaf's index, a constant's canonical
     /// value, an operation's operands), then each constraint's domain and node. Every
     /// field has a fixed length given by its tag and every list starts with its length, so

@@ -146,15 +146,13 @@ impl ChildSegment {
         let mut replay = replay(air, proof, statement, params, policy)?;
         let steps = replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
         let messages = replay.messages.take().ok_or(ChildError::NotPoseidon2)?;
-        let claims = OodClaims {
-            alpha: replay.alpha,
-            z: replay.deep.z,
-            trace_z: proof.ood.trace_z.clone(),
-            trace_zw: proof.ood.trace_zw.clone(),
-            periodic_z: std::mem::take(&mut replay.periodic_at_z),
-            public_inputs: statement.public_inputs.to_vec(),
-            quotient_z: proof.ood.quotient_z.clone(),
-        };
+        let claims = OodClaims::of(
+            air,
+            statement.public_inputs,
+            replay.alpha,
+            replay.deep.z,
+            proof.ood.clone(),
+        );
         Ok(Self {
             transcript: TranscriptAir::new(&steps, params.pow_bits)?,
             identity: IdentityAir::new(air, claims)?,

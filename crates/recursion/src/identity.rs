@@ -35,6 +35,7 @@ use ballast_air::{
     known_count,
 };
 use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
+use ballast_stark::{OodValues, periodic_at};
 
 use crate::ext::{Ext, add, ext, scale, sub};
 
@@ -83,6 +84,30 @@ pub struct OodClaims {
     pub quotient_z: Vec<Ext3>,
 }
 
+impl OodClaims {
+    /// The claims of a proof of `air` whose public inputs are `public_inputs`, whose
+    /// transcript drew `alpha` and `z` and which claims `ood` there: the one construction of
+    /// a layer's prover (from the child's proof) and its verifier (from what the transcript
+    /// AIR read and absorbed), the periodic values at z computed from `air`.
+    pub fn of<A: Air>(
+        air: &A,
+        public_inputs: &[Felt],
+        alpha: Ext3,
+        z: Ext3,
+        ood: OodValues,
+    ) -> Self {
+        Self {
+            alpha,
+            z,
+            trace_z: ood.trace_z,
+            trace_zw: ood.trace_zw,
+            periodic_z: periodic_at(air, public_inputs, z),
+            public_inputs: public_inputs.to_vec(),
+            quotient_z: ood.quotient_z,
+        }
+    }
+}
+
 /// The out-of-domain identity of one child proof: an [`Air`] of 3·R + 27 columns (R the child
 /// program's registers) and 2^k rows (one an instruction, at least one more), whose public
 /// inputs are α, z and the quotient's values at z, then the claims its instructions read
@@ -119,8 +144,8 @@ const OWN: usize = VANISHING_INVERSE + 3;
 
 // Periodic columns after the 3·R selectors (read a, read b, write).
 /// The constant added to operand a, then b (3 coordinates each).
-const IMMEDIATE_A: usize = 0;
-const IMMEDIATE_B: usize = 3;
+const CONSTANT_A: usize = 0;
+const CONSTANT_B: usize = 3;
 /// The opcodes: add, subtract, multiply, negate.
 const ADD: usize = 6;
 const SUB: usize = 7;
@@ -206,16 +231,11 @@ impl IdentityAir {
     }
 
     /// Its periodic columns' values: for each instruction row, the register each operand
-    /// reads and the result's, the immediates, the opcode and the assertion's domain.
+    /// reads and the result's, each operand's constant, the opcode and the assertion's domain.
     fn write_periodic(&self) -> Vec<PeriodicColumn> {
         let registers = self.program.registers();
         let rows = 1usize << self.log_rows;
-        let steps: Vec<Step> = self
-            .program
-            .instructions()
-            .iter()
-            .map(|&i| Step::of(i))
-            .collect();
+        let steps = self.steps();
         let column = |value: &dyn Fn(&Step) -> Felt| PeriodicColumn {
             values: (0..rows)
                 .map(|row| steps.get(row).map_or(Felt::ZERO, value))
@@ -256,9 +276,7 @@ impl IdentityAir {
     /// leaf, the public input of that coordinate of its claim (a child's public input is a
     /// base-field value: its first coordinate alone).
     fn write_public(&self) -> Vec<PublicColumn> {
-        let steps: Vec<Step> = (self.program.instructions().iter())
-            .map(|&i| Step::of(i))
-            .collect();
+        let steps = self.steps();
         let mut columns = Vec::with_capacity(6);
         for pick in [|s: &Step| s.a, |s: &Step| s.b] {
             for c in 0..3 {
@@ -280,7 +298,7 @@ impl IdentityAir {
     /// input's other coordinates, which are zero.
     fn claim_input(&self, leaf: Leaf, c: usize) -> Option<usize> {
         let claims = &self.claims;
-        let trace_z = Z + 3 + 3 * claims.quotient_z.len();
+        let trace_z = self.claims_start();
         let trace_zw = trace_z + 3 * claims.trace_z.len();
         let periodic_z = trace_zw + 3 * claims.trace_zw.len();
         let public = periodic_z + 3 * claims.periodic_z.len();
@@ -290,6 +308,17 @@ impl IdentityAir {
             Leaf::Periodic(i) => Some(periodic_z + 3 * i as usize + c),
             Leaf::Public(i) => (c == 0).then_some(public + i as usize),
         }
+    }
+
+    /// Each row's instruction, as its selectors see it.
+    fn steps(&self) -> Vec<Step> {
+        let instructions = self.program.instructions().iter();
+        instructions.map(|&i| Step::of(i)).collect()
+    }
+
+    /// Where the claims start in the public inputs: after α, z and the quotient's values.
+    fn claims_start(&self) -> usize {
+        Z + 3 + 3 * self.claims.quotient_z.len()
     }
 
     /// The claims it checks.
@@ -454,9 +483,9 @@ fn constant<E: Algebra>(v: Ext3) -> Ext<E> {
 }
 
 /// Where α's coordinates start in the public inputs.
-pub(crate) const ALPHA: usize = 0;
+const ALPHA: usize = 0;
 /// Where z's coordinates start in the public inputs, after α's; the quotient's values follow.
-pub(crate) const Z: usize = 3;
+const Z: usize = 3;
 
 impl Air for IdentityAir {
     fn id(&self) -> &str {
@@ -473,8 +502,8 @@ impl Air for IdentityAir {
 
     fn num_public_inputs(&self) -> usize {
         let c = &self.claims;
-        let values = 2 + c.quotient_z.len() + c.trace_z.len() + c.trace_zw.len();
-        3 * (values + c.periodic_z.len()) + c.public_inputs.len()
+        let values = c.trace_z.len() + c.trace_zw.len() + c.periodic_z.len();
+        self.claims_start() + 3 * values + c.public_inputs.len()
     }
 
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
@@ -506,8 +535,8 @@ impl Air for IdentityAir {
             })
         };
         let (a, bb) = (ext(cur, own + OPERAND_A), ext(cur, own + OPERAND_B));
-        let operand_a = selected(read_a, IMMEDIATE_A, CLAIM_A);
-        let operand_b = selected(read_b, IMMEDIATE_B, CLAIM_B);
+        let operand_a = selected(read_a, CONSTANT_A, CLAIM_A);
+        let operand_b = selected(read_b, CONSTANT_B, CLAIM_B);
         let result = ext(cur, own + RESULT);
         let expected = sub(
             add(
@@ -545,8 +574,7 @@ impl Air for IdentityAir {
         let omega_last = Felt::two_adic_root(self.child_log_rows).inverse();
         let to_last = sub(z, constant(Ext3::from(omega_last)));
         // Each chunk's three coordinate values (3 elements each) follow α and z.
-        let quotient_end = Z + 3 + 3 * self.claims.quotient_z.len();
-        let quotient = f.public_inputs[Z + 3..quotient_end]
+        let quotient = f.public_inputs[Z + 3..self.claims_start()]
             .chunks_exact(9)
             .rev()
             .fold([zero; 3], |acc, values| {

@@ -14,8 +14,8 @@ use ballast_field::{Ext3, Felt};
 use ballast_stark::{
     MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement, StarkParams,
     TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
-    TranscriptLayout, VerifierError, VerifyPolicy, periodic_at, prove_tables, statement_data,
-    transcript_layout, verify_tables,
+    TranscriptLayout, VerifierError, VerifyPolicy, prove_tables, statement_data, transcript_layout,
+    verify_tables,
 };
 use ballast_transcript::Message;
 
@@ -311,16 +311,8 @@ impl Frame {
         // The identity AIR on the claims the transcript absorbed.
         let ood = Absorbed { messages, data }.ood()?;
         let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
-        let z = ext(READ_Z);
-        let claims = OodClaims {
-            alpha: ext(READ_ALPHA),
-            z,
-            trace_z: ood.trace_z,
-            trace_zw: ood.trace_zw,
-            periodic_z: periodic_at(child, statement.public_inputs, z),
-            public_inputs: statement.public_inputs.to_vec(),
-            quotient_z: ood.quotient_z,
-        };
+        let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
+        let claims = OodClaims::of(child, statement.public_inputs, alpha, z, ood);
         let identity =
             IdentityAir::with_program(child, program.clone(), claims).map_err(ChildError::from)?;
 
@@ -393,15 +385,12 @@ impl Frame {
             }
             inputs[k] = table.public_inputs.clone();
         }
-        let [transcript, identity, queries] = inputs;
-        if !identity.is_empty() {
-            return Err(shape_error(
-                "the identity table's recorded public inputs",
-                0,
-                identity.len(),
-            )
-            .into());
+        let recorded = record.tables[identity_table(heights)].public_inputs.len();
+        if recorded != 0 {
+            let what = "the identity table's recorded public inputs";
+            return Err(shape_error(what, 0, recorded).into());
         }
+        let [transcript, _, queries] = inputs;
         let layer = LayerProof {
             inputs: LayerInputs {
                 transcript,
@@ -482,14 +471,15 @@ pub fn read_layer<A: Air>(
 /// The layer's proof of a child of `child`'s AIR, `statement` and `child_params` that
 /// `record` holds ([`ChildSegment::layer_record`]), with the parameters it was made with;
 /// verify it with [`verify_layer`]. The record holds the tables in the proof's order,
-/// tallest first; the child alone fixes each AIR's height, so each table's public inputs go
-/// back to their AIR. The widths the record states are not checked here: [`verify_layer`]
+/// tallest first; the child alone fixes each AIR's height, so the transcript and query
+/// tables' public inputs go back to their AIRs (the identity table's are not recorded: its
+/// verifier builds them). The widths the record states are not checked here: [`verify_layer`]
 /// refuses claims or rows of any other width than its AIRs'. The parameters are the
 /// prover's choice: the policy [`verify_layer`] applies is what holds them to a floor.
 ///
 /// # Errors
-/// A child that makes no layer, or tables other than the three of the heights the child
-/// gives them.
+/// A child that makes no layer, tables other than the three of the heights the child gives
+/// them, or an identity table with public inputs.
 pub fn record_layer<A: Air>(
     child: &A,
     statement: &SegmentStatement<'_>,

@@ -459,7 +459,8 @@ impl Air for TranscriptAir {
             let kept = p[SAVE] * output[i] + (one - p[SAVE]) * saved;
             b.transition(next[SAVED + i] - kept);
         }
-        // Each read cell: on each row that reads it, its public input.
+        // Each read cell: on each row that reads it, its public input (a cell no row reads
+        // has a flag and a public column of zeros, and no constraint).
         for (i, &cell) in output[..RATE].iter().enumerate() {
             if !schedule.reads[i].is_empty() {
                 b.every_row(p[READS + i] * (cell - p[READ + i]));

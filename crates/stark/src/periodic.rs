@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use ballast_air::{Air, PeriodicColumn, PublicCell};
+use ballast_air::{Air, PeriodicColumn, PublicColumn};
 use ballast_field::{Ext3, Felt, inverse_differences};
 use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 
@@ -16,23 +16,63 @@ use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 /// `public_inputs`: the values its verifier evaluates the constraints with at the
 /// out-of-domain point ([`Frame::periodic`](ballast_air::Frame)'s).
 pub fn periodic_at<A: Air>(air: &A, public_inputs: &[Felt], z: Ext3) -> Vec<Ext3> {
-    let rows = 1usize << air.log_rows();
-    let (periodic, public) = (air.periodic_columns(), air.public_columns());
-    // One set of weights a period; a public column's period is the table's.
+    let log_rows = air.log_rows();
     let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
-    let periods = periodic.iter().map(|c| c.values.len());
-    for p in periods.chain((!public.is_empty()).then_some(rows)) {
-        weights
-            .entry(p)
-            .or_insert_with(|| Weights::at(z.pow((rows / p) as u64), p));
-    }
-    let periodic_values = periodic
+    let mut values: Vec<Ext3> = air
+        .periodic_columns()
         .iter()
-        .map(|c| weights[&c.values.len()].evaluate(&c.values));
-    let public_values = public
+        .map(|c| {
+            let p = c.values.len();
+            weights
+                .entry(p)
+                .or_insert_with(|| Weights::at(z.pow((1u64 << log_rows) / p as u64), p))
+                .evaluate(&c.values)
+        })
+        .collect();
+    values.extend(public_at(&air.public_columns(), public_inputs, log_rows, z));
+    values
+}
+
+/// Each public column at `z` in a table of 2^`log_rows` rows, from its cells alone:
+/// Σ v·λ_r(z) over its cells (r, v), λ_r(z) = (z^n − 1)/n · ω^r/(z − ω^r) the Lagrange
+/// polynomial of row r, with one inversion for every row that holds a cell.
+fn public_at(
+    columns: &[PublicColumn],
+    public_inputs: &[Felt],
+    log_rows: usize,
+    z: Ext3,
+) -> Vec<Ext3> {
+    let mut rows: Vec<usize> = (columns.iter())
+        .flat_map(|c| c.cells.iter().map(|cell| cell.row))
+        .collect();
+    rows.sort_unstable();
+    rows.dedup();
+    let omega = Felt::two_adic_root(log_rows);
+    let points: Vec<Felt> = rows.iter().map(|&r| omega.pow(r as u64)).collect();
+    let n = 1u64 << log_rows;
+    // Each cell row's λ_r(z), in `rows`' order; at z = ω^r, 1 for r and 0 for every other.
+    let lagrange: Vec<Ext3> = match inverse_differences(&points, z) {
+        // 1/(x − z) = −1/(z − x).
+        Some(inverses) => {
+            let scale = (Ext3::ONE - z.pow(n)).scale(Felt::new(n).inverse());
+            (points.iter().zip(inverses))
+                .map(|(&x, inverse)| (scale * inverse).scale(x))
+                .collect()
+        }
+        None => points
+            .iter()
+            .map(|&x| Ext3::from(Felt::new(u64::from(Ext3::from(x) == z))))
+            .collect(),
+    };
+    let at_row = |row: usize| lagrange[rows.binary_search(&row).expect("a cell's row")];
+    columns
         .iter()
-        .map(|c| weights[&rows].evaluate_cells(&c.cells, public_inputs));
-    periodic_values.chain(public_values).collect()
+        .map(|c| {
+            c.cells.iter().fold(Ext3::ZERO, |sum, cell| {
+                sum + at_row(cell.row).scale(public_inputs[cell.input])
+            })
+        })
+        .collect()
 }
 
 /// How p̃(w) follows from a column's p values v_i, for every column of period p.
@@ -77,19 +117,6 @@ impl Weights {
                 .filter(|(v, _)| **v != Felt::ZERO)
                 .fold(Ext3::ZERO, |sum, (&v, &weight)| sum + weight.scale(v)),
             Self::Point(i) => Ext3::from(values[*i]),
-        }
-    }
-
-    /// A public column's value, from its cells alone: O(cells), not O(p).
-    fn evaluate_cells(&self, cells: &[PublicCell], public_inputs: &[Felt]) -> Ext3 {
-        match self {
-            Self::Barycentric(weights) => cells.iter().fold(Ext3::ZERO, |sum, cell| {
-                sum + weights[cell.row].scale(public_inputs[cell.input])
-            }),
-            Self::Point(i) => cells
-                .iter()
-                .find(|cell| cell.row == *i)
-                .map_or(Ext3::ZERO, |cell| Ext3::from(public_inputs[cell.input])),
         }
     }
 }
@@ -146,7 +173,7 @@ impl PeriodicPolys {
 mod tests {
     use std::borrow::Cow;
 
-    use ballast_air::{ConstraintBuilder, Frame, PublicColumn};
+    use ballast_air::{ConstraintBuilder, Frame, PublicCell};
     use ballast_ntt::evaluate_poly;
 
     use super::*;
@@ -256,6 +283,10 @@ mod tests {
         let public = vec![
             PublicColumn {
                 cells: vec![cell(0, 3), cell(4, 0), cell(5, 5), cell(31, 3)],
+            },
+            // A row shared with the first column, and an empty column.
+            PublicColumn {
+                cells: vec![cell(5, 1), cell(20, 2)],
             },
             PublicColumn { cells: Vec::new() },
         ];

@@ -44,9 +44,6 @@ pub fn verify<A: Air>(
 pub struct Replay {
     /// α, the constraints' combination challenge: constraint i's coefficient is α^i.
     pub alpha: Ext3,
-    /// The AIR's periodic columns at the out-of-domain point z, as its constraints read them
-    /// there.
-    pub periodic_at_z: Vec<Ext3>,
     /// The query positions in the LDE (distinct and increasing), drawn from the transcript.
     pub positions: Vec<usize>,
     /// The same positions as drawn: in the transcript's order, a repeated one repeated.
@@ -190,7 +187,6 @@ pub(crate) fn verify_with_transcript<A: Air>(
         transcript,
         Replay {
             alpha,
-            periodic_at_z,
             positions,
             draws,
             gamma,
