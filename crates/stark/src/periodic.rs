@@ -49,21 +49,11 @@ fn public_at(
     rows.dedup();
     let omega = Felt::two_adic_root(log_rows);
     let points: Vec<Felt> = rows.iter().map(|&r| omega.pow(r as u64)).collect();
-    let n = 1u64 << log_rows;
     // Each cell row's λ_r(z), in `rows`' order; at z = ω^r, 1 for r and 0 for every other.
-    let lagrange: Vec<Ext3> = match inverse_differences(&points, z) {
-        // 1/(x − z) = −1/(z − x).
-        Some(inverses) => {
-            let scale = (Ext3::ONE - z.pow(n)).scale(Felt::new(n).inverse());
-            (points.iter().zip(inverses))
-                .map(|(&x, inverse)| (scale * inverse).scale(x))
-                .collect()
-        }
-        None => points
-            .iter()
-            .map(|&x| Ext3::from(Felt::new(u64::from(Ext3::from(x) == z))))
-            .collect(),
-    };
+    let lagrange = lagrange_at(&points, z, 1 << log_rows).unwrap_or_else(|| {
+        let at = |x: Felt| Felt::new(u64::from(Ext3::from(x) == z));
+        points.iter().map(|&x| Ext3::from(at(x))).collect()
+    });
     let at_row = |row: usize| lagrange[rows.binary_search(&row).expect("a cell's row")];
     columns
         .iter()
@@ -89,17 +79,8 @@ impl Weights {
         let points: Vec<Felt> = std::iter::successors(Some(Felt::ONE), |&x| Some(x * omega))
             .take(p)
             .collect();
-        match inverse_differences(&points, w) {
-            // 1/(x − w) = −1/(w − x).
-            Some(inverses) => {
-                let scale = (Ext3::ONE - w.pow(p as u64)).scale(Felt::new(p as u64).inverse());
-                let weights = points
-                    .iter()
-                    .zip(inverses)
-                    .map(|(&x, inverse)| (scale * inverse).scale(x))
-                    .collect();
-                Self::Barycentric(weights)
-            }
+        match lagrange_at(&points, w, p) {
+            Some(weights) => Self::Barycentric(weights),
             None => Self::Point(
                 points
                     .iter()
@@ -119,6 +100,21 @@ impl Weights {
             Self::Point(i) => Ext3::from(values[*i]),
         }
     }
+}
+
+/// The Lagrange polynomials of ⟨ω_p⟩ (p a power of two) at `w` for each of `points`, some
+/// of its elements: L_x(w) = (w^p − 1)/p · x/(w − x). None when `w` is one of `points`.
+fn lagrange_at(points: &[Felt], w: Ext3, p: usize) -> Option<Vec<Ext3>> {
+    let p = p as u64;
+    // 1/(x − w) = −1/(w − x).
+    let inverses = inverse_differences(points, w)?;
+    let scale = (Ext3::ONE - w.pow(p)).scale(Felt::new(p).inverse());
+    let weights = points.iter().zip(inverses);
+    Some(
+        weights
+            .map(|(&x, inverse)| (scale * inverse).scale(x))
+            .collect(),
+    )
 }
 
 /// The coefficients of each periodic column's p̃, and the table height they repeat in.
