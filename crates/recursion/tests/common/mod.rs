@@ -1,7 +1,7 @@
 //! What the recursion tests share: the children, their statement and the parameters they
 //! and their layers prove with.
 
-use ballast_air::{Air, ConstraintInfo};
+use ballast_air::{Air, ConstraintInfo, SymbolicAir};
 use ballast_field::{Felt, RowBlocks};
 use ballast_recursion::SBOX;
 use ballast_stark::{
@@ -33,6 +33,23 @@ pub fn has_layer_degrees(air: &impl Air) -> bool {
     let info = ConstraintInfo::of(air).expect("a valid AIR");
     let high = info.constraints.iter().filter(|&&(_, degree)| degree > 3);
     info.max_degree() == SBOX.degree() && high.count() == SBOX.columns()
+}
+
+/// Asserts that `a` and `b`, the AIRs of two children of one shape, are one definition
+/// (name, rows, width, periodic and public columns, constraints) of other public inputs
+/// (`inputs`, a's then b's).
+// Only the tests of the AIRs that take per-child values (transcript, identity) call it.
+#[allow(dead_code)]
+pub fn assert_one_definition<A: Air>(a: &A, b: &A, inputs: [Vec<Felt>; 2]) {
+    assert_eq!(
+        (a.id(), a.log_rows(), a.width()),
+        (b.id(), b.log_rows(), b.width())
+    );
+    assert_eq!(a.periodic_columns(), b.periodic_columns());
+    assert_eq!(a.public_columns(), b.public_columns());
+    assert_eq!(SymbolicAir::of(a).encode(), SymbolicAir::of(b).encode());
+    assert_eq!(ConstraintInfo::of(a), ConstraintInfo::of(b));
+    assert_ne!(inputs[0], inputs[1]);
 }
 
 /// A policy without a security floor, for the fast parameters.
