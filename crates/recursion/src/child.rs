@@ -2,17 +2,18 @@
 //! replayed (`ballast_stark::replay`), then the [`TranscriptAir`] of its transcript, the
 //! [`IdentityAir`] of its out-of-domain identity and the [`QueriesAir`] of its query positions
 //! with the witness and inputs it takes, from the proof's claims and openings and what the
-//! replay derived; and the links a layer's verifier checks between those AIRs' public
-//! inputs ([`ChildSegment::check_links`]).
+//! replay derived; the links a layer's verifier checks of the transcript AIR's public inputs
+//! ([`ChildSegment::check_links`]); and the query AIR's inputs built from them
+//! ([`ChildSegment::query_inputs`]).
 
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::label as fri_label;
 use ballast_merkle::Digest;
-use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest, digest_from_bytes};
+use ballast_poseidon2::{FeltDigest, digest_from_bytes};
 use ballast_stark::{
     MerkleHash, OodValues, Replay, SegmentProof, SegmentStatement, StarkParams, VerifierError,
-    VerifyPolicy, air_geometry, deep_coefficients, label, replay, statement_data,
+    VerifyPolicy, air_geometry, label, replay, statement_data,
 };
 use ballast_transcript::Message;
 
@@ -47,8 +48,8 @@ pub enum ChildError {
 // Where the transcript AIR's reads hold α, z, γ and the first β: the child verifier's order.
 pub(crate) const READ_ALPHA: usize = 0;
 pub(crate) const READ_Z: usize = 3;
-const READ_GAMMA: usize = 6;
-const READ_BETAS: usize = 9;
+pub(crate) const READ_GAMMA: usize = 6;
+pub(crate) const READ_BETAS: usize = 9;
 
 /// Where the public inputs of a child's AIRs disagree.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -94,18 +95,6 @@ pub enum LinkError {
         /// The value.
         what: &'static str,
     },
-}
-
-/// The public inputs of a child's transcript and query AIRs, as a layer's verifier sees
-/// them. The identity AIR's are not among them: its verifier builds that AIR, inputs and
-/// all, from what the transcript AIR read and absorbed ([`IdentityAir::public_inputs`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LayerInputs {
-    /// The transcript AIR's: what the child's transcript read, then the data it absorbed.
-    pub transcript: Vec<Felt>,
-    /// The query AIR's: the roots, the positions' digest, the DEEP claims, each β and the
-    /// final polynomial.
-    pub queries: Vec<Felt>,
 }
 
 /// A child segment proof, ready for a layer to prove: the AIRs of its transcript, of its
@@ -162,29 +151,18 @@ impl ChildSegment {
         })
     }
 
-    /// The public inputs of its three AIRs.
-    ///
-    /// # Errors
-    /// What [`ChildQueries::public_inputs`] refuses.
-    pub fn public_inputs(&self) -> Result<LayerInputs, OpeningsError> {
-        Ok(LayerInputs {
-            transcript: self.transcript.public_inputs(),
-            queries: self.queries.public_inputs()?,
-        })
-    }
-
-    /// What a layer's verifier checks of its AIRs' `inputs` besides their proofs: the
-    /// transcript AIR read the challenges the query AIR takes (γ, z, each β, in the order
-    /// the child's verifier draws them, then the query draws), the positions whose digest
-    /// the query AIR takes are the draws' low bits (a position of the LDE), and it absorbed
-    /// the values the query AIR takes (its roots and final polynomial) and the statement's
-    /// data, and the DEEP sums are those of the claims it absorbed. The checks read the
-    /// child's shape from these AIRs and [`messages`](Self::messages). (The identity AIR's
-    /// inputs are built from the same reads and data, so they need no link.)
+    /// What a layer's verifier checks of the transcript AIR's public `inputs` besides the
+    /// proof: as many reads as the child's verifier draws (α, z, γ, each β, then the query
+    /// draws), the data its layout places, each of them a message the layer's AIRs take, the
+    /// statement's data first, the work words' grinding bits, and the work copy's data: the
+    /// transcript's pending data and the nonce it absorbs next. The other AIRs' inputs are
+    /// built from these ([`query_inputs`](Self::query_inputs), [`OodClaims::of`]), so they
+    /// need no link. The checks read the child's shape from its AIRs and
+    /// [`messages`](Self::messages).
     ///
     /// # Errors
     /// Inputs of another length than the shape gives, or the first value that differs.
-    pub fn check_links(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
+    pub fn check_links(&self, inputs: &[Felt]) -> Result<(), LinkError> {
         Links {
             transcript: &self.transcript,
             queries: &self.queries.air,
@@ -206,12 +184,10 @@ pub(crate) struct Links<'a> {
 
 impl Links<'_> {
     /// [`ChildSegment::check_links`].
-    pub fn check(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
+    pub fn check(&self, inputs: &[Felt]) -> Result<(), LinkError> {
         let queries = &self.queries;
-        let deep = queries.deep();
-        let openings = deep.openings();
         let rounds = queries.rounds();
-        let draws = openings.positions().len();
+        let draws = queries.deep().openings().positions().len();
         let length = |what, expected, got: &[Felt]| {
             if got.len() == expected {
                 Ok(())
@@ -227,59 +203,23 @@ impl Links<'_> {
         length(
             "the transcript AIR's public inputs",
             self.transcript.num_public_inputs(),
-            &inputs.transcript,
+            inputs,
         )?;
-        let read = &inputs.transcript[..self.transcript.reads()];
+        let read = &inputs[..self.transcript.reads()];
         length("the transcript AIR's reads", 3 * (3 + rounds) + draws, read)?;
-        length(
-            "the query AIR's public inputs",
-            queries.num_public_inputs(),
-            &inputs.queries,
-        )?;
-        // Each value, 3 coordinates at `at` in the transcript's reads and in `inputs`.
-        let same = |air, what, at: usize, inputs: &[Felt], their: usize| {
-            if read[at..at + 3] == inputs[their..their + 3] {
-                Ok(())
-            } else {
-                Err(LinkError::Differs { air, what })
-            }
-        };
-        let claims_at = deep.claims();
-        same("query", "γ", READ_GAMMA, &inputs.queries, claims_at)?;
-        same("query", "z", READ_Z, &inputs.queries, claims_at + 3)?;
-        let betas_at = deep.num_public_inputs();
-        for k in 0..rounds {
-            same(
-                "query",
-                "β",
-                READ_BETAS + 3 * k,
-                &inputs.queries,
-                betas_at + 3 * k,
-            )?;
-        }
-        let positions = positions_of(&read[read.len() - draws..], openings.trees()[0].height);
-        let digest = openings.num_public_inputs() - DIGEST_ELEMENTS;
-        if openings.digest_of(&positions).as_ref().map(|d| &d[..])
-            != Some(&inputs.queries[digest..digest + DIGEST_ELEMENTS])
-        {
-            return Err(LinkError::Differs {
-                air: "query",
-                what: "positions' digest",
-            });
-        }
         self.check_data(inputs)
     }
 
     /// The data links of [`check_links`](Self::check_links), once the lengths are checked:
-    /// every datum the transcript AIR takes is the statement's or a value another AIR takes.
-    fn check_data(&self, inputs: &LayerInputs) -> Result<(), LinkError> {
-        let (reads, data) = inputs.transcript.split_at(self.transcript.reads());
+    /// every datum the transcript AIR takes is the statement's or a message the other AIRs
+    /// take.
+    fn check_data(&self, inputs: &[Felt]) -> Result<(), LinkError> {
+        let data = &inputs[self.transcript.reads()..];
         let absorbed = Absorbed {
             messages: self.messages,
             data,
         };
         let payload = |label, k| absorbed.payload(label, k);
-        let list = |label| absorbed.list(label);
         let agree = |air, what, taken: &[Felt], absorbed: &[Felt]| {
             if taken == absorbed {
                 Ok(())
@@ -287,7 +227,6 @@ impl Links<'_> {
                 Err(LinkError::Differs { air, what })
             }
         };
-        let coeffs = |values: &[Ext3]| values.iter().flat_map(|v| v.coeffs()).collect::<Vec<_>>();
 
         // Every datum is linked: the statement's, or a message's below.
         let linked = [
@@ -334,46 +273,14 @@ impl Links<'_> {
             data.get(..bound).unwrap_or_default(),
         )?;
 
-        let queries = &self.queries;
-        let deep = queries.deep();
-        let trees = deep.openings().trees().len();
-        let roots = inputs.queries[..trees * DIGEST_ELEMENTS].chunks_exact(DIGEST_ELEMENTS);
-        for (k, root) in roots.enumerate() {
-            let (what, absorbed) = match k {
-                0 => ("trace root", payload(label::TRACE_ROOT, 0)?),
-                1 => ("quotient root", payload(label::QUOTIENT_ROOT, 0)?),
-                _ => ("FRI layer root", payload(fri_label::LAYER_ROOT, k - 2)?),
-            };
-            agree("query", what, root, absorbed)?;
-        }
-        let final_poly = inputs.queries.len() - queries.final_poly_inputs();
-        agree(
-            "query",
-            "final polynomial",
-            &inputs.queries[final_poly..],
-            list(fri_label::FINAL_POLY)?,
-        )?;
-
-        // The out-of-domain claims: the DEEP AIR's sums of them.
-        let ood = absorbed.ood()?;
-        let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
-        let sums = deep_coefficients(&ood, ext(READ_Z), deep.child_log_rows(), ext(READ_GAMMA));
-        let sums_at = deep.claims() + 6;
-        agree(
-            "query",
-            "DEEP sums",
-            &inputs.queries[sums_at..sums_at + 6],
-            &coeffs(&[sums.at_z, sums.at_zw]),
-        )?;
-
         // The work words: the grinding bits' leading zeros, the child verifier's check.
         self.transcript
-            .check_words(&inputs.transcript)
+            .check_words(inputs)
             .map_err(LinkError::Work)?;
 
         // The work copy: the data pending when it forked, the last absorbed before the nonce's
         // message, then the nonce, the one that message absorbs.
-        let work = &inputs.transcript[self.transcript.work_inputs()];
+        let work = &inputs[self.transcript.work_inputs()];
         if let Some(pending) = work.len().checked_sub(2) {
             let nonce = self
                 .messages
@@ -450,19 +357,23 @@ impl<'a> Absorbed<'a> {
         }
     }
 
+    /// The extension values of the list labelled `label`, 3 coordinates each.
+    pub fn exts(&self, label: &'static str) -> Result<Vec<Ext3>, LinkError> {
+        let values = self.list(label)?;
+        if values.len() % 3 != 0 {
+            return Err(LinkError::ListLength { label });
+        }
+        Ok((values.chunks_exact(3))
+            .map(|c| Ext3::new([c[0], c[1], c[2]]))
+            .collect())
+    }
+
     /// The out-of-domain values the transcript absorbed.
     pub fn ood(&self) -> Result<OodValues, LinkError> {
-        let exts = |label| {
-            Ok(self
-                .list(label)?
-                .chunks_exact(3)
-                .map(|c| Ext3::new([c[0], c[1], c[2]]))
-                .collect())
-        };
         Ok(OodValues {
-            trace_z: exts(label::OOD_TRACE_Z)?,
-            trace_zw: exts(label::OOD_TRACE_ZW)?,
-            quotient_z: exts(label::OOD_QUOTIENT_Z)?,
+            trace_z: self.exts(label::OOD_TRACE_Z)?,
+            trace_zw: self.exts(label::OOD_TRACE_ZW)?,
+            quotient_z: self.exts(label::OOD_QUOTIENT_Z)?,
         })
     }
 }

@@ -4,26 +4,31 @@
 //! AIRs from the child's shape and from what the transcript AIR's public inputs say the
 //! child's transcript read and absorbed: the transcript AIR from the transcript's layout for
 //! that shape (`ballast_stark::transcript_layout`), the query AIR at the positions the draws
-//! give, the identity AIR on the claims absorbed; then it checks the AIRs' public inputs
-//! against each other (the links of [`ChildSegment::check_links`]) and the proof.
+//! give; then it checks the transcript AIR's public inputs (the links of
+//! [`ChildSegment::check_links`]), builds the identity AIR's and the query AIR's inputs from
+//! them, and checks the proof.
 
 use std::cmp::Reverse;
 
 use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
+use ballast_fri::label as fri_label;
+use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest};
 use ballast_stark::{
     MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement, StarkParams,
     TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
-    TranscriptLayout, VerifierError, VerifyPolicy, prove_tables, statement_data, transcript_layout,
-    verify_tables,
+    TranscriptLayout, VerifierError, VerifyPolicy, deep_coefficients, label, prove_tables,
+    statement_data, transcript_layout, verify_tables,
 };
 use ballast_transcript::Message;
 
-use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, child_shape, positions_of};
+use crate::child::{
+    Absorbed, Links, READ_ALPHA, READ_BETAS, READ_GAMMA, READ_Z, child_shape, positions_of,
+};
 use crate::identity::{IdentityError, program_log_rows};
 use crate::queries::ChildShape;
 use crate::{
-    ChildError, ChildSegment, IdentityAir, LayerInputs, LinkError, OodClaims, QueriesAir,
+    ChildError, ChildSegment, DeepClaims, IdentityAir, LinkError, OodClaims, QueriesAir,
     TranscriptAir,
 };
 
@@ -53,13 +58,14 @@ pub enum LayerRole {
 /// rounds saved.
 pub const MAX_LAST_LOG_FINAL_POLY_LEN: usize = 8;
 
-/// A layer's proof that a child segment proof verifies: its transcript and query AIRs'
-/// public inputs (the identity AIR's follow from the transcript AIR's) and one proof of the
-/// three AIRs' tables.
+/// A layer's proof that a child segment proof verifies: its transcript AIR's public inputs
+/// and one proof of the three AIRs' tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerProof {
-    /// The transcript and query AIRs' public inputs.
-    pub inputs: LayerInputs,
+    /// The transcript AIR's public inputs: what the child's transcript read and absorbed.
+    /// The identity and query AIRs' are built from them ([`OodClaims::of`],
+    /// [`ChildSegment::query_inputs`]).
+    pub inputs: Vec<Felt>,
     /// The proof of the AIRs' tables.
     pub tables: TablesProof,
 }
@@ -109,58 +115,58 @@ fn air_heights(
     ]
 }
 
-/// The layer's tables, in its proof's order: the AIRs with their public inputs, the identity
-/// AIR's `identity_inputs`.
+/// The layer's tables, in its proof's order: the AIRs with their public `inputs`, each in
+/// the order of [`LAYER_AIRS`].
 fn layer_tables<'a>(
     transcript: &'a TranscriptAir,
     identity: &'a IdentityAir,
     queries: &'a QueriesAir,
-    inputs: &'a LayerInputs,
-    identity_inputs: &'a [Felt],
+    inputs: [&'a [Felt]; 3],
 ) -> Vec<TableStatement<'a>> {
-    let statements = [
-        TableStatement {
-            air: transcript,
-            public_inputs: &inputs.transcript,
-        },
-        TableStatement {
-            air: identity,
-            public_inputs: identity_inputs,
-        },
-        TableStatement {
-            air: queries,
-            public_inputs: &inputs.queries,
-        },
-    ];
+    let airs: [&dyn TableAir; 3] = [transcript, identity, queries];
+    let statements = std::array::from_fn(|k| TableStatement {
+        air: airs[k],
+        public_inputs: inputs[k],
+    });
     tallest_first(statements, air_heights(transcript, identity, queries))
 }
 
-/// Where the identity AIR's table sits among the layer's tables of these heights.
-fn identity_table(heights: [usize; 3]) -> usize {
+/// The layer's AIRs (of [`LAYER_AIRS`]) whose public inputs its verifier builds from the
+/// transcript AIR's, so that a layer's record leaves them out, and what a record that holds
+/// some is refused as.
+const DERIVED: [(usize, &str); 2] = [
+    (1, "the identity table's recorded public inputs"),
+    (2, "the query table's recorded public inputs"),
+];
+
+/// Where AIR `k` of [`LAYER_AIRS`] has its table among the layer's tables of these heights.
+fn table_of(heights: [usize; 3], k: usize) -> usize {
     tallest_first([0, 1, 2], heights)
         .iter()
-        .position(|&k| k == 1)
+        .position(|&t| t == k)
         .expect("three tables")
 }
 
 impl ChildSegment {
-    /// Proves its three AIRs, once their public inputs link, as one proof of their tables
-    /// with `params`, on the host (the tables prover has no device path).
+    /// Proves its three AIRs, once the transcript AIR's public inputs link, as one proof of
+    /// their tables with `params`, on the host (the tables prover has no device path).
     ///
     /// # Errors
     /// A trace its AIR does not take or the prover refuses (none for a `ChildSegment::of`
     /// built).
     pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
-        let inputs = self.public_inputs().map_err(ChildError::from)?;
+        let inputs = self.transcript.public_inputs();
         self.check_links(&inputs)?;
+        let identity_inputs = self.identity.public_inputs();
+        let query_inputs = self.query_inputs(&inputs)?;
         let traces = [
             self.transcript.trace().map_err(ChildError::from)?,
             self.identity.trace().map_err(ChildError::from)?,
             self.queries.trace().map_err(ChildError::from)?,
         ];
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
-        let identity_inputs = identity.public_inputs();
-        let tables = layer_tables(transcript, identity, queries, &inputs, &identity_inputs);
+        let all_inputs = [&inputs[..], &identity_inputs, &query_inputs];
+        let tables = layer_tables(transcript, identity, queries, all_inputs);
         let traces = tallest_first(traces, air_heights(transcript, identity, queries));
         let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
         Ok(LayerProof { inputs, tables })
@@ -206,13 +212,25 @@ impl ChildSegment {
         })
     }
 
-    /// The record of `layer`, its layer's proof made with `params`: a [`TablesRecord`] of
-    /// the three tables in the proof's order ([`record_layer`] reads it back, and its
-    /// bytes [`read_layer`]), the identity AIR's public inputs left out: its verifier
-    /// builds them from the transcript AIR's.
+    /// The query AIR's public inputs that the transcript AIR's `inputs` give (once they
+    /// link): the roots and the final polynomial it absorbed, the positions' digest of its
+    /// draws, γ, z and the DEEP sums of the claims it absorbed, and each β it read.
     ///
     /// # Errors
-    /// Parameters its AIRs cannot be proven with.
+    /// Inputs too short for the reads, a message its layout lacks, or a root or list of
+    /// another length than the query AIR takes.
+    pub fn query_inputs(&self, inputs: &[Felt]) -> Result<Vec<Felt>, LayerError> {
+        query_inputs(&self.queries.air, &self.transcript, &self.messages, inputs)
+    }
+
+    /// The record of `layer`, its layer's proof made with `params`: a [`TablesRecord`] of
+    /// the three tables in the proof's order ([`record_layer`] reads it back, and its
+    /// bytes [`read_layer`]), holding the transcript AIR's public inputs alone: its
+    /// verifier builds the others from them.
+    ///
+    /// # Errors
+    /// Parameters its AIRs cannot be proven with, or inputs that do not give the query
+    /// AIR's.
     pub fn layer_record(
         &self,
         layer: &LayerProof,
@@ -220,16 +238,14 @@ impl ChildSegment {
     ) -> Result<TablesRecord, LayerError> {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
         let identity_inputs = identity.public_inputs();
-        let tables = layer_tables(
-            transcript,
-            identity,
-            queries,
-            &layer.inputs,
-            &identity_inputs,
-        );
+        let query_inputs = self.query_inputs(&layer.inputs)?;
+        let all_inputs = [&layer.inputs[..], &identity_inputs, &query_inputs];
+        let tables = layer_tables(transcript, identity, queries, all_inputs);
         let mut record = TablesRecord::new(&tables, params, layer.tables.clone())?;
         let heights = air_heights(transcript, identity, queries);
-        record.tables[identity_table(heights)].public_inputs.clear();
+        for (k, _) in DERIVED {
+            record.tables[table_of(heights, k)].public_inputs.clear();
+        }
         Ok(record)
     }
 }
@@ -278,43 +294,35 @@ impl Frame {
         Ok([self.transcript.log_rows(), identity, queries.log_rows()])
     }
 
-    /// The identity and query AIRs that the transcript AIR's public inputs in `inputs` give,
-    /// once `inputs` link.
+    /// The identity and query AIRs, and the query AIR's public inputs, that the transcript
+    /// AIR's public `inputs` give, once they link.
     fn airs<A: Air>(
         &self,
         child: &A,
         statement: &SegmentStatement<'_>,
         child_params: &StarkParams,
-        inputs: &LayerInputs,
-    ) -> Result<(IdentityAir, QueriesAir), LayerError> {
+        inputs: &[Felt],
+    ) -> Result<(IdentityAir, QueriesAir, Vec<Felt>), LayerError> {
         let Self {
             transcript,
             messages,
             shape,
             program,
         } = self;
-        if inputs.transcript.len() != transcript.num_public_inputs() {
+        if inputs.len() != transcript.num_public_inputs() {
             return Err(LinkError::Length {
                 what: "the transcript AIR's public inputs",
                 expected: transcript.num_public_inputs(),
-                got: inputs.transcript.len(),
+                got: inputs.len(),
             }
             .into());
         }
-        let (reads, data) = inputs.transcript.split_at(transcript.reads());
+        let (reads, data) = inputs.split_at(transcript.reads());
 
         // The query AIR at the positions of the draws, the transcript's last reads.
         let draws = &reads[reads.len().saturating_sub(child_params.num_queries)..];
         let queries = QueriesAir::new(shape, &positions_of(draws, shape.log_lde))
             .map_err(ChildError::from)?;
-
-        // The identity AIR on the claims the transcript absorbed.
-        let ood = Absorbed { messages, data }.ood()?;
-        let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
-        let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
-        let claims = OodClaims::of(child, statement.public_inputs, alpha, z, ood);
-        let identity =
-            IdentityAir::with_program(child, program.clone(), claims).map_err(ChildError::from)?;
 
         let statement_data = statement_data(child, statement, child_params)
             .map_err(|e| ChildError::from(VerifierError::from(e)))?;
@@ -325,7 +333,17 @@ impl Frame {
             statement_data: &statement_data,
         }
         .check(inputs)?;
-        Ok((identity, queries))
+
+        // The identity AIR on the claims the transcript absorbed, and the query AIR's
+        // inputs.
+        let ood = Absorbed { messages, data }.ood()?;
+        let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
+        let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
+        let claims = OodClaims::of(child, statement.public_inputs, alpha, z, ood);
+        let identity =
+            IdentityAir::with_program(child, program.clone(), claims).map_err(ChildError::from)?;
+        let query_inputs = query_inputs(&queries, transcript, messages, inputs)?;
+        Ok((identity, queries, query_inputs))
     }
 
     /// [`verify_layer`] with this frame of the child.
@@ -341,15 +359,11 @@ impl Frame {
         policy
             .check_params(child, child_params)
             .map_err(ChildError::from)?;
-        let (identity, queries) = self.airs(child, statement, child_params, &layer.inputs)?;
+        let (identity, queries, query_inputs) =
+            self.airs(child, statement, child_params, &layer.inputs)?;
         let identity_inputs = identity.public_inputs();
-        let tables = layer_tables(
-            &self.transcript,
-            &identity,
-            &queries,
-            &layer.inputs,
-            &identity_inputs,
-        );
+        let all_inputs = [&layer.inputs[..], &identity_inputs, &query_inputs];
+        let tables = layer_tables(&self.transcript, &identity, &queries, all_inputs);
         Ok(verify_tables(
             LAYER_CONTEXT,
             &tables,
@@ -376,30 +390,81 @@ impl Frame {
                 shape_error("the layer's tables", LAYER_AIRS.len(), record.tables.len()).into(),
             );
         }
-        let mut inputs: [Vec<Felt>; 3] = Default::default();
         for (&k, table) in tallest_first([0, 1, 2], heights).iter().zip(&record.tables) {
             if table.log_rows != heights[k] {
                 return Err(
                     shape_error("a table's rows (log2)", heights[k], table.log_rows).into(),
                 );
             }
-            inputs[k] = table.public_inputs.clone();
         }
-        let recorded = record.tables[identity_table(heights)].public_inputs.len();
-        if recorded != 0 {
-            let what = "the identity table's recorded public inputs";
-            return Err(shape_error(what, 0, recorded).into());
+        for (k, what) in DERIVED {
+            let recorded = record.tables[table_of(heights, k)].public_inputs.len();
+            if recorded != 0 {
+                return Err(shape_error(what, 0, recorded).into());
+            }
         }
-        let [transcript, _, queries] = inputs;
         let layer = LayerProof {
-            inputs: LayerInputs {
-                transcript,
-                queries,
-            },
+            inputs: record.tables[table_of(heights, 0)].public_inputs.clone(),
             tables: record.proof.clone(),
         };
         Ok((layer, record.params))
     }
+}
+
+/// The query AIR's public inputs that the transcript AIR's public `inputs` give, read by the
+/// child's `messages`: the one construction of a layer's prover and its verifier.
+///
+/// # Errors
+/// Inputs too short for the reads, a message the layout lacks, or a root or list of another
+/// length than the query AIR takes.
+pub(crate) fn query_inputs(
+    queries: &QueriesAir,
+    transcript: &TranscriptAir,
+    messages: &[Message],
+    inputs: &[Felt],
+) -> Result<Vec<Felt>, LayerError> {
+    let rounds = queries.rounds();
+    let (reads, data) = inputs.split_at(transcript.reads().min(inputs.len()));
+    if reads.len() < READ_BETAS + 3 * rounds {
+        let what = "the transcript AIR's reads";
+        let (expected, got) = (READ_BETAS + 3 * rounds, reads.len());
+        return Err(LinkError::Length {
+            what,
+            expected,
+            got,
+        }
+        .into());
+    }
+    let absorbed = Absorbed { messages, data };
+    let trees = queries.deep().openings().trees().len();
+    let roots = (0..trees)
+        .map(|k| {
+            let root = match k {
+                0 => absorbed.payload(label::TRACE_ROOT, 0)?,
+                1 => absorbed.payload(label::QUOTIENT_ROOT, 0)?,
+                _ => absorbed.payload(fri_label::LAYER_ROOT, k - 2)?,
+            };
+            FeltDigest::try_from(root).map_err(|_| LinkError::Length {
+                what: "a root the transcript absorbed",
+                expected: DIGEST_ELEMENTS,
+                got: root.len(),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
+    let (gamma, z) = (ext(READ_GAMMA), ext(READ_Z));
+    let ood = absorbed.ood()?;
+    let sums = deep_coefficients(&ood, z, queries.deep().child_log_rows(), gamma);
+    let claims = DeepClaims {
+        gamma,
+        z,
+        at_z: sums.at_z,
+        at_zw: sums.at_zw,
+    };
+    let betas: Vec<Ext3> = (0..rounds).map(|k| ext(READ_BETAS + 3 * k)).collect();
+    let final_poly = absorbed.exts(fri_label::FINAL_POLY)?;
+    let inputs = queries.public_inputs(&roots, &claims, &betas, &final_poly);
+    Ok(inputs.map_err(ChildError::from)?)
 }
 
 /// Checks that `layer` proves that a proof of `child` for `statement`, made with

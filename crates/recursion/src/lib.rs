@@ -17,7 +17,7 @@ use ballast_poseidon2::air::Sbox;
 /// layer is proven at: its bytes are its queries times its width).
 pub const SBOX: Sbox = Sbox::Whole;
 
-pub use child::{ChildError, ChildQueries, ChildSegment, LayerInputs, LinkError};
+pub use child::{ChildError, ChildQueries, ChildSegment, LinkError};
 pub use compress::{
     CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, compress, last_is_weaker,
     verify_compressed, weaker,

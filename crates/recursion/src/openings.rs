@@ -248,18 +248,13 @@ impl OpeningsAir {
     /// The blocks' positions (the last one repeated past the positions) chained from zero:
     /// h ← `compress(h, [p, 0, 0, 0])`, what the table's last row must give.
     pub fn positions_digest(&self) -> FeltDigest {
-        self.chain(&self.positions)[self.blocks]
+        self.chain()[self.blocks]
     }
 
-    /// The digest [`positions_digest`](Self::positions_digest) would give for `positions`
-    /// in this table's blocks, or none for another count of positions than its own.
-    pub(crate) fn digest_of(&self, positions: &[usize]) -> Option<FeltDigest> {
-        (positions.len() == self.positions.len()).then(|| self.chain(positions)[self.blocks])
-    }
-
-    /// The chain of `positions` (the last one repeated past them) before each block, then
+    /// The chain of the positions (the last one repeated past them) before each block, then
     /// after the last: each block's last row compresses the digest with [p, 0, 0, 0].
-    fn chain(&self, positions: &[usize]) -> Vec<FeltDigest> {
+    fn chain(&self) -> Vec<FeltDigest> {
+        let positions = &self.positions;
         let mut chain = vec![[Felt::ZERO; DIGEST_ELEMENTS]];
         for block in 0..self.blocks {
             let position = positions[block.min(positions.len() - 1)];
@@ -287,7 +282,7 @@ impl OpeningsAir {
             }
         }
         let count = self.positions.len();
-        let chain = self.chain(&self.positions);
+        let chain = self.chain();
         let mut table = vec![Felt::ZERO; (self.blocks * self.block_rows) * WIDTH];
         table
             .par_chunks_mut(self.block_rows * WIDTH)

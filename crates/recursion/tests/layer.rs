@@ -15,7 +15,6 @@ use common::{any_security, fibonacci, layer_params, params, poseidon2_chain, pro
 use ballast_air::Air;
 use ballast_field::Felt;
 use ballast_fri::label::LAYER_ROOT;
-use ballast_poseidon2::DIGEST_ELEMENTS;
 use ballast_recursion::{
     ChildError, ChildSegment, LayerError, LayerProof, LayerRole, LinkError,
     MAX_LAST_LOG_FINAL_POLY_LEN, read_layer, verify_layer,
@@ -113,26 +112,21 @@ fn a_layer_of_another_statement_is_refused() {
 #[test]
 fn a_changed_input_or_proof_is_refused() {
     let layer = Layer::of(poseidon2_chain());
-    // The FRI layer's root, in the query AIR's inputs alone: the links refuse it.
+    // The FRI layer's root changed where the transcript absorbed it: the inputs link, and
+    // the query AIR's built from them move with it, but the layer's proof is of the
+    // child's.
     let mut proof = layer.proof.clone();
-    // The query AIR's inputs lead with the roots: the trace's, the quotient's, the FRI layer's.
-    let fri_root = 2 * DIGEST_ELEMENTS;
-    proof.inputs.queries[fri_root] += Felt::ONE;
-    assert!(matches!(
-        layer.verify(&proof),
-        Err(LayerError::Links(LinkError::Differs {
-            air: "query",
-            what: "FRI layer root"
-        }))
-    ));
-    // The same root changed where the transcript absorbed it too: the inputs link, but the
-    // layer's proof is of the child's.
     let at = layer.absorbed_at(LAYER_ROOT, 0);
-    proof.inputs.transcript[at] += Felt::ONE;
+    proof.inputs[at] += Felt::ONE;
     assert!(matches!(
         layer.verify(&proof),
         Err(LayerError::Tables(TablesError::OodMismatch { .. }))
     ));
+    // A query draw's position: the query AIR the verifier builds opens another position.
+    let mut proof = layer.proof.clone();
+    let last_draw = layer.child.transcript.reads() - 1;
+    proof.inputs[last_draw] += Felt::ONE;
+    assert!(matches!(layer.verify(&proof), Err(LayerError::Tables(_))));
     // The layer's proof changed, or another child's in its place.
     let mut proof = layer.proof.clone();
     proof.tables.pow_nonce += 1;
@@ -313,23 +307,38 @@ fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
             );
         }
     }
-    // The identity table's public inputs, which its verifier builds from the transcript
-    // AIR's: a record that holds any is refused by name.
-    let mut holding = TablesRecord::from_bytes(&bytes).unwrap();
-    let identity = holding
-        .tables
-        .iter_mut()
-        .find(|t| t.public_inputs.is_empty())
-        .expect("the identity table's inputs are left out");
-    identity.public_inputs.push(Felt::ONE);
-    assert!(matches!(
-        read(&holding.to_bytes()),
-        Err(LayerError::Tables(TablesError::Shape {
-            what: "the identity table's recorded public inputs",
-            expected: 0,
-            got: 1
-        }))
-    ));
+    // The identity and query tables' public inputs, which its verifier builds from the
+    // transcript AIR's: a record that holds any is refused by name.
+    let record = TablesRecord::from_bytes(&bytes).unwrap();
+    let derived: Vec<usize> = (0..record.tables.len())
+        .filter(|&t| record.tables[t].public_inputs.is_empty())
+        .collect();
+    assert_eq!(
+        derived.len(),
+        2,
+        "the identity and query tables' inputs are left out"
+    );
+    let mut refused = Vec::new();
+    for t in derived {
+        let mut holding = record.clone();
+        holding.tables[t].public_inputs.push(Felt::ONE);
+        match read(&holding.to_bytes()) {
+            Err(LayerError::Tables(TablesError::Shape {
+                what,
+                expected: 0,
+                got: 1,
+            })) => refused.push(what),
+            other => panic!("table {t}: {other:?}"),
+        }
+    }
+    refused.sort_unstable();
+    assert_eq!(
+        refused,
+        [
+            "the identity table's recorded public inputs",
+            "the query table's recorded public inputs"
+        ]
+    );
     // Another child's layer; a proof's magic.
     let other = Layer::of(fibonacci(5));
     let other = other

@@ -20,7 +20,7 @@ use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_poseidon2::RATE;
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_recursion::{
-    ChildSegment, LinkError, TRANSCRIPT_SAVED, TranscriptAir, TranscriptError,
+    ChildSegment, LayerError, LinkError, TRANSCRIPT_SAVED, TranscriptAir, TranscriptError,
 };
 use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, label, replay};
 use ballast_transcript::{StepKind, Transcript, TranscriptStep};
@@ -203,143 +203,137 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
 }
 
 #[test]
-fn the_layers_airs_take_the_challenges_the_transcript_read() {
+fn the_query_airs_inputs_are_what_the_transcript_read_and_absorbed() {
     // A child of two FRI rounds.
     let child = Child::of(&fibonacci(8), 0);
     let segment = &child.segment;
-    let honest = segment.public_inputs().unwrap();
+    let honest = segment.transcript.public_inputs();
     assert_eq!(segment.check_links(&honest), Ok(()));
     let rounds = child.replay.betas.len();
     assert_eq!(rounds, 2);
-    let differs = |air, what| Err(LinkError::Differs { air, what });
-    let changed = |edit: &dyn Fn(&mut ballast_recursion::LayerInputs)| {
-        let mut inputs = honest.clone();
-        edit(&mut inputs);
-        segment.check_links(&inputs)
-    };
-    // Each challenge the query AIR takes, changed in the transcript's reads (z, γ, each β).
-    // (The identity AIR's are the transcript's reads by construction.)
-    assert_eq!(
-        changed(&|i| i.transcript[6] += Felt::ONE),
-        differs("query", "γ")
-    );
-    assert_eq!(
-        changed(&|i| i.transcript[3] += Felt::ONE),
-        differs("query", "z")
-    );
-    for k in 0..rounds {
-        assert_eq!(
-            changed(&|i| i.transcript[9 + 3 * k + 1] += Felt::ONE),
-            differs("query", "β"),
-            "β {k}"
-        );
-    }
-    // The query AIR's inputs: a root a tree (the trace's, the quotient's, each round's),
-    // the positions' digest, then γ, z, a, b.
+    // Built from the transcript AIR's inputs, the query AIR's are the ones the child's
+    // proof gives.
+    let built = |inputs: &[Felt]| segment.query_inputs(inputs);
+    let from_honest = built(&honest).unwrap();
+    assert_eq!(from_honest, segment.queries.public_inputs().unwrap());
+    // Where they hold each value: a root a tree (the trace's, the quotient's, each
+    // round's), the positions' digest, then γ, z, the DEEP sums a and b, each β and the
+    // final polynomial.
     let digest = 4 * (2 + rounds);
-    let queries_z = digest + 4 + 3;
-    assert_eq!(
-        changed(&|i| i.queries[queries_z] += Felt::ONE),
-        differs("query", "z")
-    );
-    // A draw whose low bits (the position) change, or the digest itself; a draw changed
-    // above the position's bits leaves the positions as they were.
-    let positions = differs("query", "positions' digest");
-    let log_lde = child.log_rows + child.params.log_blowup;
-    let last = segment.transcript.reads() - 1;
-    assert_eq!(changed(&|i| i.transcript[last] += Felt::ONE), positions);
-    assert_eq!(
-        changed(&|i| i.transcript[last] += Felt::new(1 << log_lde)),
-        Ok(())
-    );
-    assert_eq!(changed(&|i| i.queries[digest] += Felt::ONE), positions);
-    // Inputs of another length.
-    assert_eq!(
-        changed(&|i| {
-            i.transcript.pop();
-        }),
-        Err(LinkError::Length {
-            what: "the transcript AIR's public inputs",
-            expected: honest.transcript.len(),
-            got: honest.transcript.len() - 1,
-        })
-    );
-}
-
-#[test]
-fn the_layers_airs_take_the_values_the_transcript_absorbed() {
-    let child = Child::of(&fibonacci(8), 0);
-    let segment = &child.segment;
-    let honest = segment.public_inputs().unwrap();
-    let rounds = child.replay.betas.len();
-    let differs = |air, what| Err(LinkError::Differs { air, what });
-    let changed = |edit: &dyn Fn(&mut ballast_recursion::LayerInputs)| {
+    let (gamma, z, sums, betas) = (digest + 4, digest + 7, digest + 10, digest + 16);
+    // Each read or datum the query AIR takes, changed in the transcript's inputs: the
+    // values built from it move, and no other.
+    let moved = |at: usize| -> Vec<usize> {
         let mut inputs = honest.clone();
-        edit(&mut inputs);
-        segment.check_links(&inputs)
+        inputs[at] += Felt::ONE;
+        let changed = built(&inputs).unwrap();
+        (0..from_honest.len())
+            .filter(|&k| changed[k] != from_honest[k])
+            .collect()
     };
-    // Each root the query AIR takes (the trace's, the quotient's, each FRI layer's), and
-    // its final polynomial's last coefficient.
-    assert_eq!(
-        changed(&|i| i.queries[0] += Felt::ONE),
-        differs("query", "trace root")
-    );
-    assert_eq!(
-        changed(&|i| i.queries[7] += Felt::ONE),
-        differs("query", "quotient root")
-    );
-    for k in 0..rounds {
-        assert_eq!(
-            changed(&|i| i.queries[4 * (2 + k) + 1] += Felt::ONE),
-            differs("query", "FRI layer root"),
-            "round {k}"
+    let only = |at: usize, first: usize, within: std::ops::Range<usize>, what: &str| {
+        let moved = moved(at);
+        assert!(moved.contains(&first), "{what}: {moved:?}");
+        assert!(
+            moved.iter().all(|k| within.contains(k)),
+            "{what}: {moved:?}"
         );
-    }
-    assert_eq!(
-        changed(&|i| *i.queries.last_mut().unwrap() += Felt::ONE),
-        differs("query", "final polynomial")
-    );
-    // The same values changed where the transcript absorbed them instead.
+    };
     let datum = |label: &str, k: usize| {
         let message = segment.messages.iter().find(|m| m.label == label).unwrap();
         segment.transcript.reads() + message.data.start + k
     };
-    for (label, k, air, what) in [
-        (label::TRACE_ROOT, 3, "query", "trace root"),
-        // The claims, which the DEEP sums take (and the identity AIR, built from them).
-        (label::OOD_TRACE_Z, 1, "query", "DEEP sums"),
-        (label::OOD_TRACE_ZW, 5, "query", "DEEP sums"),
-        (label::OOD_QUOTIENT_Z, 2, "query", "DEEP sums"),
-        // The statement's data: its public inputs among them.
-        (label::PUBLIC_INPUTS, 2, "transcript", "statement"),
-    ] {
-        assert_eq!(
-            changed(&|i| i.transcript[datum(label, k)] += Felt::ONE),
-            differs(air, what),
-            "{label}"
-        );
+    // γ and z (reads 6 and 3) move themselves and the sums they weigh; each β itself.
+    for c in 0..3 {
+        only(6 + c, gamma + c, gamma..sums + 6, "γ");
+        only(3 + c, z + c, gamma..sums + 6, "z");
     }
-    // The protocol's version, the first datum, is the statement's too.
-    let first = segment.transcript.reads();
-    assert_eq!(
-        changed(&|i| i.transcript[first] += Felt::ONE),
-        differs("transcript", "statement")
-    );
-    // A list's length, absorbed with it.
-    assert_eq!(
-        changed(&|i| i.transcript[datum(label::OOD_TRACE_Z, 0)] += Felt::ONE),
-        Err(LinkError::ListLength {
+    for k in 0..rounds {
+        let beta = betas + 3 * k + 1;
+        only(9 + 3 * k + 1, beta, beta..beta + 1, "β");
+    }
+    // The roots, a claim of each list (the DEEP sums alone) and the final polynomial's last
+    // coefficient.
+    only(datum(label::TRACE_ROOT, 3), 3, 3..4, "trace root");
+    only(datum(label::QUOTIENT_ROOT, 0), 4, 4..5, "quotient root");
+    let fri_root = segment
+        .messages
+        .iter()
+        .filter(|m| m.label == ballast_fri::label::LAYER_ROOT)
+        .nth(1)
+        .unwrap();
+    let second = segment.transcript.reads() + fri_root.data.start + 2;
+    only(second, 4 * 3 + 2, 14..15, "second FRI root");
+    // A trace value at z and a quotient value weigh into a, a trace value at zω into b.
+    for (label, k, first) in [
+        (label::OOD_TRACE_Z, 1, sums),
+        (label::OOD_TRACE_ZW, 5, sums + 3),
+        (label::OOD_QUOTIENT_Z, 2, sums),
+    ] {
+        only(datum(label, k), first, sums..sums + 6, label);
+    }
+    let last = from_honest.len() - 1;
+    let final_poly = segment
+        .messages
+        .iter()
+        .find(|m| m.label == ballast_fri::label::FINAL_POLY)
+        .unwrap();
+    let final_at = segment.transcript.reads() + final_poly.data.end - 1;
+    only(final_at, last, last..last + 1, "final polynomial");
+    // A list whose length is not the one it leads with, or a layout without its message.
+    let mut inputs = honest.clone();
+    inputs[datum(label::OOD_TRACE_Z, 0)] += Felt::ONE;
+    assert!(matches!(
+        built(&inputs),
+        Err(LayerError::Links(LinkError::ListLength {
             label: label::OOD_TRACE_Z
+        }))
+    ));
+    let mut other = segment.clone();
+    other.messages.retain(|m| m.label != label::OOD_QUOTIENT_Z);
+    assert!(matches!(
+        other.query_inputs(&honest),
+        Err(LayerError::Links(LinkError::NoMessage {
+            label: label::OOD_QUOTIENT_Z
+        }))
+    ));
+}
+
+#[test]
+fn the_transcripts_inputs_link_to_the_statement_and_the_layout() {
+    let child = Child::of(&fibonacci(8), 0);
+    let segment = &child.segment;
+    let honest = segment.transcript.public_inputs();
+    assert_eq!(segment.check_links(&honest), Ok(()));
+    let changed = |at: usize| {
+        let mut inputs = honest.clone();
+        inputs[at] += Felt::ONE;
+        segment.check_links(&inputs)
+    };
+    let statement = Err(LinkError::Differs {
+        air: "transcript",
+        what: "statement",
+    });
+    // The statement's data: the protocol's version, the first datum, and its public inputs.
+    let first = segment.transcript.reads();
+    assert_eq!(changed(first), statement);
+    let public = segment
+        .messages
+        .iter()
+        .find(|m| m.label == label::PUBLIC_INPUTS)
+        .unwrap();
+    assert_eq!(changed(first + public.data.start + 2), statement);
+    // Inputs of another length.
+    let mut short = honest.clone();
+    short.pop();
+    assert_eq!(
+        segment.check_links(&short),
+        Err(LinkError::Length {
+            what: "the transcript AIR's public inputs",
+            expected: honest.len(),
+            got: honest.len() - 1,
         })
     );
-    // The DEEP AIR's sums a and b, after γ and z: each coordinate of b.
-    let sums = 4 * (2 + rounds) + 4 + 6;
-    for c in 3..6 {
-        assert_eq!(
-            changed(&|i| i.queries[sums + c] += Felt::ONE),
-            differs("query", "DEEP sums")
-        );
-    }
     // A layout whose message no link checks, or that places fewer data than there are.
     let mut renamed = segment.clone();
     let trace_root = renamed
@@ -364,15 +358,6 @@ fn the_layers_airs_take_the_values_the_transcript_absorbed() {
             got: short.messages.last().unwrap().data.end,
         })
     );
-    // A layout without a message the links need.
-    let mut other = segment.clone();
-    other.messages.retain(|m| m.label != label::OOD_QUOTIENT_Z);
-    assert_eq!(
-        other.check_links(&honest),
-        Err(LinkError::NoMessage {
-            label: label::OOD_QUOTIENT_Z
-        })
-    );
 }
 
 #[test]
@@ -381,7 +366,7 @@ fn the_work_copy_takes_the_transcripts_data_and_its_nonce() {
     // polynomial's last), then the nonce, which the transcript absorbs next.
     let child = Child::of(&poseidon2_chain(), 8);
     let segment = &child.segment;
-    let honest = segment.public_inputs().unwrap();
+    let honest = segment.transcript.public_inputs();
     assert_eq!(segment.check_links(&honest), Ok(()));
     let work = segment.transcript.work_inputs();
     assert!(work.len() > 2, "pending data and the nonce's halves");
@@ -393,7 +378,7 @@ fn the_work_copy_takes_the_transcripts_data_and_its_nonce() {
     };
     let changed = |k: usize| {
         let mut inputs = honest.clone();
-        inputs.transcript[k] += Felt::ONE;
+        inputs[k] += Felt::ONE;
         segment.check_links(&inputs)
     };
     assert_eq!(changed(work.start), differs("work copy's pending data"));
@@ -552,13 +537,13 @@ fn each_rule_is_its_own_constraint() {
 fn a_work_word_short_of_the_bits_is_refused_by_the_links() {
     let child = Child::of(&poseidon2_chain(), 8);
     let segment = &child.segment;
-    let honest = segment.public_inputs().unwrap();
+    let honest = segment.transcript.public_inputs();
     let words = segment.transcript.word_inputs();
-    let word = honest.transcript[words.start];
+    let word = honest[words.start];
     assert!(word.as_u64().leading_zeros() >= 8);
     let mut short = honest.clone();
     // 2^56 has 7 leading zeros, one short of the 8 bits.
-    short.transcript[words.start] = Felt::new(1 << 56);
+    short[words.start] = Felt::new(1 << 56);
     assert_eq!(
         segment.check_links(&short),
         Err(LinkError::Work(TranscriptError::WorkInput {
@@ -566,7 +551,7 @@ fn a_work_word_short_of_the_bits_is_refused_by_the_links() {
             bits: 8
         }))
     );
-    short.transcript[words.start] = Felt::new((1 << 56) - 1);
+    short[words.start] = Felt::new((1 << 56) - 1);
     assert_eq!(segment.check_links(&short), Ok(()));
 }
 

@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "4abedf67211b139625d6aed77a9a2090a9316780cf8adfe47d7a6bcdf71f69cd"
+        "b2e6b8e1c98ba80c0b684b1965812b2c4984e24a674456e64b8962eb2e4cdafe"
     );
 }
