@@ -51,7 +51,8 @@ pub(crate) const READ_Z: usize = 3;
 pub(crate) const READ_GAMMA: usize = 6;
 pub(crate) const READ_BETAS: usize = 9;
 
-/// Where the public inputs of a child's AIRs disagree.
+/// Where the transcript AIR's public inputs disagree with the child's shape, statement or
+/// layout, or do not give the other AIRs'.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LinkError {
     /// Inputs of another length than the child's shape gives.
@@ -86,8 +87,8 @@ pub enum LinkError {
     /// A work word the transcript AIR takes short of the child's grinding bits.
     #[error("the transcript AIR's inputs: {0}")]
     Work(TranscriptError),
-    /// A value the transcript AIR read or absorbed, taken otherwise by another AIR (or,
-    /// for the transcript AIR, one the statement or the transcript itself fixes).
+    /// A value the transcript AIR read or absorbed that is not the one the statement or the
+    /// transcript itself fixes (or, for another AIR, not the one its prover took).
     #[error("the {air} AIR's {what} is not the one the transcript took")]
     Differs {
         /// The AIR.
@@ -173,8 +174,8 @@ impl ChildSegment {
     }
 }
 
-/// What a layer's verifier checks the public inputs of a child's three AIRs against: the
-/// AIRs, the child's transcript layout and the data its statement binds.
+/// What a layer's verifier checks the transcript AIR's public inputs against: the child's
+/// AIRs, its transcript layout and the data its statement binds.
 pub(crate) struct Links<'a> {
     pub transcript: &'a TranscriptAir,
     pub queries: &'a QueriesAir,
@@ -228,7 +229,7 @@ impl Links<'_> {
             }
         };
 
-        // Every datum is linked: the statement's, or a message's below.
+        // Every datum is linked: the statement's, or a message the layer's AIRs take.
         let linked = [
             label::TRACE_ROOT,
             label::QUOTIENT_ROOT,
@@ -454,4 +455,16 @@ impl ChildQueries {
 /// A Poseidon2 root's elements. A root its verifier accepted is one: openings hashed to it.
 fn felt_digest(root: &Digest) -> Result<FeltDigest, OpeningsError> {
     digest_from_bytes(root).ok_or(OpeningsError::Rejected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_position_is_a_draws_low_bits() {
+        // Bits above the LDE's size leave the position; the low ones are it.
+        let draws = [3, 3 + (1 << 5), (1 << 40) + 31, 32].map(Felt::new);
+        assert_eq!(positions_of(&draws, 5), [3, 3, 31, 0]);
+    }
 }

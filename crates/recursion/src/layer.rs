@@ -77,7 +77,8 @@ pub enum LayerError {
     /// make a shape.
     #[error(transparent)]
     Child(#[from] ChildError),
-    /// Public inputs that do not agree with each other or with the child's statement.
+    /// Public inputs that do not link to the child's shape, statement or layout, or that do
+    /// not give the other AIRs'.
     #[error("the layer's public inputs: {0}")]
     Links(#[from] LinkError),
     /// Tables the layer's prover could not prove.
@@ -159,6 +160,11 @@ impl ChildSegment {
         self.check_links(&inputs)?;
         let identity_inputs = self.identity.public_inputs();
         let query_inputs = self.query_inputs(&inputs)?;
+        // The inputs built from the transcript's are the ones its witness (the replay) took.
+        if self.queries.public_inputs().map_err(ChildError::from)? != query_inputs {
+            let (air, what) = ("query", "public inputs");
+            return Err(LinkError::Differs { air, what }.into());
+        }
         let traces = [
             self.transcript.trace().map_err(ChildError::from)?,
             self.identity.trace().map_err(ChildError::from)?,
@@ -213,8 +219,9 @@ impl ChildSegment {
     }
 
     /// The query AIR's public inputs that the transcript AIR's `inputs` give (once they
-    /// link): the roots and the final polynomial it absorbed, the positions' digest of its
-    /// draws, γ, z and the DEEP sums of the claims it absorbed, and each β it read.
+    /// link): the roots and the final polynomial it absorbed, the positions' digest of the
+    /// query AIR's positions (its draws' low bits when [`ChildSegment::of`] took it), γ, z
+    /// and the DEEP sums of the claims it absorbed, and each β it read.
     ///
     /// # Errors
     /// Inputs too short for the reads, a message its layout lacks, or a root or list of
@@ -426,7 +433,7 @@ pub(crate) fn query_inputs(
     let rounds = queries.rounds();
     let (reads, data) = inputs.split_at(transcript.reads().min(inputs.len()));
     if reads.len() < READ_BETAS + 3 * rounds {
-        let what = "the transcript AIR's reads";
+        let what = "the transcript AIR's reads, at least";
         let (expected, got) = (READ_BETAS + 3 * rounds, reads.len());
         return Err(LinkError::Length {
             what,
@@ -468,9 +475,9 @@ pub(crate) fn query_inputs(
 }
 
 /// Checks that `layer` proves that a proof of `child` for `statement`, made with
-/// `child_params`, verifies: the layer's AIRs, built from the child's shape and the
-/// transcript AIR's public inputs, agree in those inputs (the links of
-/// [`ChildSegment::check_links`]) and the layer's proof of their tables verifies with
+/// `child_params`, verifies: the transcript AIR's public inputs link (the links of
+/// [`ChildSegment::check_links`]), the layer's AIRs and the others' inputs are built from
+/// them and the child's shape, and the layer's proof of their tables verifies with
 /// `params`. `policy` applies to the child's parameters and the layer's (so one that pins
 /// parameters takes only a child and a layer of those).
 ///
@@ -536,15 +543,15 @@ pub fn read_layer<A: Air>(
 /// The layer's proof of a child of `child`'s AIR, `statement` and `child_params` that
 /// `record` holds ([`ChildSegment::layer_record`]), with the parameters it was made with;
 /// verify it with [`verify_layer`]. The record holds the tables in the proof's order,
-/// tallest first; the child alone fixes each AIR's height, so the transcript and query
-/// tables' public inputs go back to their AIRs (the identity table's are not recorded: its
-/// verifier builds them). The widths the record states are not checked here: [`verify_layer`]
+/// tallest first; the child alone fixes each AIR's height, so the transcript table's public
+/// inputs go back to its AIR (the identity and query tables' are not recorded: the verifier
+/// builds them from those). The widths the record states are not checked here: [`verify_layer`]
 /// refuses claims or rows of any other width than its AIRs'. The parameters are the
 /// prover's choice: the policy [`verify_layer`] applies is what holds them to a floor.
 ///
 /// # Errors
 /// A child that makes no layer, tables other than the three of the heights the child gives
-/// them, or an identity table with public inputs.
+/// them, or an identity or query table with public inputs.
 pub fn record_layer<A: Air>(
     child: &A,
     statement: &SegmentStatement<'_>,

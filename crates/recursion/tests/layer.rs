@@ -13,7 +13,7 @@ mod common;
 use common::{any_security, fibonacci, layer_params, params, poseidon2_chain, proven, statement};
 
 use ballast_air::Air;
-use ballast_field::Felt;
+use ballast_field::{Ext3, Felt};
 use ballast_fri::label::LAYER_ROOT;
 use ballast_recursion::{
     ChildError, ChildSegment, LayerError, LayerProof, LayerRole, LinkError,
@@ -122,11 +122,22 @@ fn a_changed_input_or_proof_is_refused() {
         layer.verify(&proof),
         Err(LayerError::Tables(TablesError::OodMismatch { .. }))
     ));
-    // A query draw's position: the query AIR the verifier builds opens another position.
+    // A query draw changed: bound in the transcript table's inputs, so the proof refuses it
+    // (whatever the query AIR the verifier builds from it).
     let mut proof = layer.proof.clone();
     let last_draw = layer.child.transcript.reads() - 1;
     proof.inputs[last_draw] += Felt::ONE;
     assert!(matches!(layer.verify(&proof), Err(LayerError::Tables(_))));
+    // A prover whose witness takes other query inputs than the transcript's names them.
+    let mut other = layer.child.clone();
+    other.queries.betas[0] += Ext3::ONE;
+    assert!(matches!(
+        other.prove(&layer_params()),
+        Err(LayerError::Links(LinkError::Differs {
+            air: "query",
+            what: "public inputs"
+        }))
+    ));
     // The layer's proof changed, or another child's in its place.
     let mut proof = layer.proof.clone();
     proof.tables.pow_nonce += 1;
