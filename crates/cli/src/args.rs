@@ -31,8 +31,9 @@ pub enum Command {
     /// Join parts proven by separate workers (`prove --parts`) into the whole proof; its
     /// segments are checked, but only `verify` judges it against a security floor.
     Bundle(BundleArgs),
-    /// Show a statement's security round by round without proving it, as a soundcalc TOML
-    /// (github.com/ethereum/soundcalc) whose comments give ballast's figures.
+    /// Show a statement's security round by round without proving it, or each layer of a
+    /// proof's (--proof), as a soundcalc TOML (github.com/ethereum/soundcalc) whose comments
+    /// give ballast's figures.
     Security(SecurityArgs),
     /// Report the build, the allocator policy in effect, threads and CUDA devices.
     Doctor(DoctorArgs),
@@ -107,6 +108,21 @@ fn statement_help(flag: &Flag, owners: &[(&str, &str)]) -> String {
         .map(|(name, help)| format!("{name}: {help}"))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// Every statement flag's id: what `security --proof` takes none of.
+fn statement_ids() -> Vec<&'static str> {
+    let fixed = [
+        "workload",
+        "blowup",
+        "queries",
+        "pow_bits",
+        "security_bits",
+        "regime",
+        "hash",
+    ];
+    let shape = statement_flags().into_iter().map(|(flag, _)| flag.name);
+    fixed.into_iter().chain(shape).collect()
 }
 
 impl FromArgMatches for WorkloadFlags {
@@ -342,6 +358,10 @@ pub struct SecurityArgs {
     /// The statement and its parameters, as `cli prove` takes them.
     #[command(flatten)]
     pub statement: StatementArgs,
+    /// Analyse this proof file's layers instead of a statement: a proof's segments, or a
+    /// compressed proof's segments and last layer (one `[[circuits]]` each). It must verify.
+    #[arg(long, value_name = "FILE", conflicts_with_all = statement_ids())]
+    pub proof: Option<PathBuf>,
     /// Write the soundcalc TOML to this file (atomically) and print the figures as a
     /// table, instead of printing the TOML.
     #[arg(long, value_name = "FILE")]
@@ -384,6 +404,16 @@ mod tests {
     #[test]
     fn arguments_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_proofs_security_takes_no_statement_flag() {
+        let command = StatementArgs::augment_args(clap::Command::new("statement"));
+        let flags: std::collections::BTreeSet<&str> = command
+            .get_arguments()
+            .map(|a| a.get_id().as_str())
+            .collect();
+        assert_eq!(flags, statement_ids().into_iter().collect());
     }
 
     #[test]

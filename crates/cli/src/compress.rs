@@ -72,17 +72,16 @@ pub fn compress(
     Ok((compressed, circuits))
 }
 
-/// One layer of a compressed proof, as JSON: its parameters and their security, and for the
-/// segments their soundcalc configuration (a layer's tables proof has roll-ins, which
-/// soundcalc does not model: `docs/protocol.md` §6 item 14).
+/// One layer of a compressed proof, as JSON: its parameters, their security and its
+/// soundcalc configuration (for the last layer, the circuit that bounds its tables':
+/// `docs/protocol.md` §6 item 14).
 #[derive(Serialize)]
 pub struct LayerJson {
     /// `segments` or `last`.
     layer: &'static str,
     params: ParamsJson,
     security: SecurityJson,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    soundcalc: Option<serde_json::Value>,
+    soundcalc: serde_json::Value,
 }
 
 /// A compressed proof's layers, each analysed once in every regime (a JBR figure searches
@@ -132,13 +131,13 @@ impl Layers {
                 layer: "segments",
                 params: ParamsJson::analysed(&segments.params, &segments_analysed),
                 security: SecurityJson::analysed(&segments_analysed),
-                soundcalc: Some(soundcalc_json(segments)),
+                soundcalc: soundcalc_json(segments),
             },
             LayerJson {
                 layer: "last",
                 params: ParamsJson::analysed(&last.tables[0].params, &last_analysed),
                 security: SecurityJson::analysed(&last_analysed),
-                soundcalc: None,
+                soundcalc: soundcalc_json(&last.bound()),
             },
         ]
     }

@@ -236,7 +236,7 @@ fn security_states_a_statement_in_soundcalc_terms_without_proving_it() {
     assert!(out.status.success(), "{}", stderr(&out));
     let toml = stdout(&out);
     for line in [
-        "# ballast, jbr: 128 bits",
+        "# ballast, keccak-chain, jbr: 128 bits",
         "protocol_family = \"FRI_STARK\"",
         "field = \"Goldilocks^3\"",
         "trace_length = 16384",
@@ -1246,6 +1246,34 @@ fn a_compressed_proof_verifies_as_the_same_statement_and_bad_ones_are_refused() 
     let bits = |v: &serde_json::Value| v["security"]["jbr"]["bits"].as_u64().unwrap();
     assert_eq!(bits(&json), bits(&layers[0]).min(bits(&layers[1])));
 
+    // `security --proof` states every layer as soundcalc reads it: one [[circuits]] a layer,
+    // each the report's soundcalc object (the last layer's, the bound of its tables).
+    let out = run(cli().args(["security", "--proof"]).arg(&small));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let toml = stdout(&out);
+    let circuits: Vec<&str> = toml.split("[[circuits]]\n").skip(1).collect();
+    assert_eq!(circuits.len(), 2, "{toml}");
+    for (circuit, layer) in circuits.iter().zip(layers) {
+        let name = layer["layer"].as_str().unwrap();
+        assert!(
+            circuit.starts_with(&format!("name = {name:?}\n")),
+            "{circuit}"
+        );
+        for (key, value) in layer["soundcalc"].as_object().unwrap() {
+            let line = format!("\n{key} = {value}\n").replace(",", ", ");
+            assert!(circuit.contains(&line), "{line:?} missing from\n{circuit}");
+        }
+        let jbr = layer["security"]["jbr"]["bits"].as_u64().unwrap();
+        assert!(
+            toml.contains(&format!("# ballast, {name}, jbr: {jbr} bits (")),
+            "{toml}"
+        );
+    }
+    let out = run(cli()
+        .args(["security", "--blowup", "4", "--proof"])
+        .arg(&small));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
     let len = std::fs::metadata(&small).unwrap().len();
     for (extra, message) in [
         (
@@ -1299,6 +1327,11 @@ fn a_compressed_proof_verifies_as_the_same_statement_and_bad_ones_are_refused() 
             serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
         assert_eq!(json["valid"], false);
         assert!(json["statement"].is_null(), "{json}");
+        // Nor is a layer's security stated for it.
+        let out = run(cli().args(["security", "--proof"]).arg(&changed));
+        assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     }
 
     // `prove --compress` writes the same bytes as `prove` then `compress`.

@@ -52,7 +52,9 @@ pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolic
 pub use proof::{Proof, QueryOpenings, SegmentProof, air_geometry, geometry, statement_context};
 pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement, label, statement_data};
 pub use prover::{prove, prove_unchecked};
-pub use security::{Analysis, Circuit, HASH_COLLISION_BITS, Regime, Round, TablesCircuit};
+pub use security::{
+    Analysis, Circuit, HASH_COLLISION_BITS, Regime, Round, TablesCircuit, soundcalc_toml,
+};
 pub use statement::{
     MAX_SEGMENTS, estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part,
     verify_statement,

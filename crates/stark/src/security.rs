@@ -4,7 +4,7 @@
 //!
 //! The provable rounds are soundcalc's (github.com/ethereum/soundcalc), formula for formula
 //! and in the same floating-point order, so that soundcalc, fed the TOML
-//! [`Circuit::soundcalc_toml`] writes, prints the same per-round bits (`docs/protocol.md` §6
+//! [`soundcalc_toml`] writes, prints the same per-round bits (`docs/protocol.md` §6
 //! derives them and pins the agreement). With n trace rows, N = n/ρ LDE points, F = p³,
 //! B = 2W + C functions batched by DEEP, a_i the FRI rounds' arities, q queries, g grinding
 //! bits:
@@ -98,6 +98,9 @@ pub struct Circuit {
     pub batch_size: usize,
     /// The soundness parameters.
     pub params: StarkParams,
+    /// The rows of the shorter tables its FRI rolls in, as bits (bit k: tables of 2^k
+    /// rows): 0 for a segment, and for a tables proof's bound ([`TablesCircuit::bound`]).
+    pub rolled_in: u64,
 }
 
 /// One round of the protocol and the bits it contributes.
@@ -188,12 +191,30 @@ impl Circuit {
             max_degree: info.max_degree() as usize,
             batch_size: 2 * shape.width + shape.quotient_width(),
             params: *params,
+            rolled_in: 0,
         }
     }
 
-    /// The FRI rounds' folding factors, as soundcalc's `fri_folding_factors`.
+    /// The FRI rounds' folding factors, as soundcalc's `fri_folding_factors`: rounds that
+    /// stop at its LDE's size and at each rolled-in table's (`ballast_fri::roll_in_arities`).
     pub fn fri_folding_factors(&self) -> Vec<usize> {
-        folding_factors(std::slice::from_ref(self))
+        let rolled = (0..self.log_rows)
+            .rev()
+            .filter(|k| self.rolled_in >> k & 1 == 1);
+        let log_rows = std::iter::once(self.log_rows).chain(rolled);
+        crate::tables::fri_arities(log_rows, &self.params)
+            .iter()
+            .map(|&log_arity| 1 << log_arity)
+            .collect()
+    }
+
+    /// log2 of the rows of its shortest table: its own, or the shortest one rolled in.
+    fn shortest_log_rows(&self) -> usize {
+        if self.rolled_in == 0 {
+            self.log_rows
+        } else {
+            self.rolled_in.trailing_zeros() as usize
+        }
     }
 
     /// The domain size FRI stops folding at, as soundcalc's `fri_early_stop_degree`.
@@ -203,7 +224,42 @@ impl Circuit {
 
     /// The figure in `regime`; for JBR, with the best gap.
     pub fn analyse(&self, regime: Regime) -> Analysis {
-        analyse(std::slice::from_ref(self), regime)
+        match regime {
+            Regime::Jbr => {
+                let provable = Provable::new(self);
+                let key = |m: u32| {
+                    let (bits, valid, _) = provable.round_bits(Some(m));
+                    (total(&bits, valid), weakest(&bits))
+                };
+                let best = (3..=MAX_JOHNSON_M)
+                    .map(|m| (m, key(m)))
+                    .max_by(|(_, a), (_, b)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
+                    .map(|(m, _)| m)
+                    .expect("a non-empty range of m");
+                provable.analysis(Some(best))
+            }
+            Regime::Udr => Provable::new(self).analysis(None),
+            Regime::Conjectured => self.conjectured(),
+        }
+    }
+
+    /// The ethSTARK conjecture: each query worth log2 of the blowup, plus grinding; the
+    /// challenges from F_p^3 err with probability about B·N/|F| (DEEP's batching, the
+    /// largest).
+    fn conjectured(&self) -> Analysis {
+        let p = self.params;
+        let log_domain = (self.log_rows + p.log_blowup) as f64;
+        let rounds = vec![
+            Round {
+                name: "query phase".into(),
+                bits: (p.num_queries * p.log_blowup) as f64 + f64::from(p.pow_bits),
+            },
+            Round {
+                name: "field".into(),
+                bits: field_size().log2() - log_domain - (self.batch_size as f64).log2(),
+            },
+        ];
+        Analysis::new(rounds, true, None)
     }
 
     /// The same circuit with `num_queries` queries.
@@ -244,20 +300,6 @@ impl Circuit {
         })
     }
 
-    /// soundcalc's description of this circuit (a `[zkevm]` table and one `[[circuits]]`),
-    /// with the gap the JBR figure uses, so that soundcalc recomputes ballast's figures.
-    pub fn soundcalc_toml(&self, name: &str) -> String {
-        let mut toml = String::from(
-            "[zkevm]\nname = \"ballast\"\nprotocol_family = \"FRI_STARK\"\n\
-             field = \"Goldilocks^3\"\nhash_size_bits = 256\n\n[[circuits]]\n",
-        );
-        toml.push_str(&format!("name = {name:?}\n"));
-        for (key, value) in self.soundcalc_fields() {
-            toml.push_str(&format!("{key} = {value}\n"));
-        }
-        toml
-    }
-
     /// The circuit's keys in soundcalc's form, values written as TOML (and JSON) literals.
     pub fn soundcalc_fields(&self) -> Vec<(&'static str, String)> {
         let p = self.params;
@@ -290,6 +332,23 @@ impl Circuit {
     }
 }
 
+/// soundcalc's description of a system of `circuits` (a `[zkevm]` table and a
+/// `[[circuits]]` of each, named, in order), each with the gap its JBR figure uses, so that
+/// soundcalc recomputes ballast's figures.
+pub fn soundcalc_toml(circuits: &[(&str, &Circuit)]) -> String {
+    let mut toml = String::from(
+        "[zkevm]\nname = \"ballast\"\nprotocol_family = \"FRI_STARK\"\n\
+         field = \"Goldilocks^3\"\nhash_size_bits = 256\n",
+    );
+    for (name, circuit) in circuits {
+        toml.push_str(&format!("\n[[circuits]]\nname = {name:?}\n"));
+        for (key, value) in circuit.soundcalc_fields() {
+            toml.push_str(&format!("{key} = {value}\n"));
+        }
+    }
+    toml
+}
+
 /// The fewest queries (at most `max_queries`) whose figure, `total(q)`, reaches `target`.
 /// The figure never falls as queries are added: a binary search.
 fn fewest_queries(target: u32, max_queries: usize, total: impl Fn(usize) -> u32) -> Option<usize> {
@@ -308,61 +367,6 @@ fn fewest_queries(target: u32, max_queries: usize, total: impl Fn(usize) -> u32)
     Some(low)
 }
 
-/// The FRI rounds' folding factors for `tables` (tallest first, one set of parameters):
-/// rounds that stop at every table's LDE size (`ballast_fri::roll_in_arities`).
-fn folding_factors(tables: &[Circuit]) -> Vec<usize> {
-    crate::tables::fri_arities(tables.iter().map(|t| t.log_rows), &tables[0].params)
-        .iter()
-        .map(|&log_arity| 1 << log_arity)
-        .collect()
-}
-
-/// The figure of `tables` (tallest first, one set of parameters) in `regime`; for JBR, with
-/// the best gap: the m whose rounds give the highest total, then the strongest binding round
-/// (the last such m).
-fn analyse(tables: &[Circuit], regime: Regime) -> Analysis {
-    match regime {
-        Regime::Jbr => {
-            let provable = Provable::new(tables);
-            let key = |m: u32| {
-                let (bits, valid, _) = provable.round_bits(Some(m));
-                (total(&bits, valid), weakest(&bits))
-            };
-            let best = (3..=MAX_JOHNSON_M)
-                .map(|m| (m, key(m)))
-                .max_by(|(_, a), (_, b)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
-                .map(|(m, _)| m)
-                .expect("a non-empty range of m");
-            provable.analysis(Some(best))
-        }
-        Regime::Udr => Provable::new(tables).analysis(None),
-        Regime::Conjectured => conjectured(tables),
-    }
-}
-
-/// The ethSTARK conjecture: each query worth log2 of the blowup, plus grinding; the
-/// challenges from F_p^3 err with probability about Σ (2W + C)·N/|F| over the tables (DEEP's
-/// batching, the largest), N the tallest table's LDE and each shorter one's counted at its
-/// share of it.
-fn conjectured(tables: &[Circuit]) -> Analysis {
-    let p = tables[0].params;
-    let log_domain = (tables[0].log_rows + p.log_blowup) as f64;
-    let batched = tables.iter().fold(0.0, |acc, c| {
-        acc + c.batch_size as f64 * 2f64.powi(c.log_rows as i32 - tables[0].log_rows as i32)
-    });
-    let rounds = vec![
-        Round {
-            name: "query phase".into(),
-            bits: (p.num_queries * p.log_blowup) as f64 + f64::from(p.pow_bits),
-        },
-        Round {
-            name: "field".into(),
-            bits: field_size().log2() - log_domain - batched.log2(),
-        },
-    ];
-    Analysis::new(rounds, true, None)
-}
-
 /// The gap η soundcalc reads back as exactly `m`: √ρ/(2m), nudged up (relatively) by 10⁻⁹
 /// so that its own float round trip does not land on m + 1.
 fn johnson_gap(log_blowup: usize, m: u32) -> f64 {
@@ -370,23 +374,19 @@ fn johnson_gap(log_blowup: usize, m: u32) -> f64 {
     rho.sqrt() / (2.0 * f64::from(m)) * (1.0 + 1e-9)
 }
 
-/// The provable rounds of `tables` (tallest first, one set of parameters). One table gives a
-/// segment's rounds (soundcalc's); several give one proof of them all (`prove_tables`,
-/// `docs/protocol.md` §6 item 14): batching summed over the heights (one height's tables
-/// batch all their functions with one γ: (ΣB − 1)·ε), ALI and DEEP over the tables, a FRI
-/// round that rolls an input in charged a·ε instead of (a − 1)·ε, and the tallest table's
-/// query phase. What does not depend on the radius is read once, for JBR's search over m.
+/// The provable rounds of a circuit, soundcalc's. What does not depend on the radius is
+/// read once, for JBR's search over m.
 struct Provable<'a> {
-    tables: &'a [Circuit],
+    circuit: &'a Circuit,
     /// The FRI rounds' folding factors.
     folding: Vec<usize>,
 }
 
 impl<'a> Provable<'a> {
-    fn new(tables: &'a [Circuit]) -> Self {
+    fn new(circuit: &'a Circuit) -> Self {
         Self {
-            tables,
-            folding: folding_factors(tables),
+            circuit,
+            folding: circuit.fri_folding_factors(),
         }
     }
 
@@ -404,14 +404,14 @@ impl<'a> Provable<'a> {
     }
 
     /// Each round's bits in protocol order (batching, the commit rounds, the query phase,
-    /// ALI, DEEP), whether the out-of-domain points stay within the radius in every table,
-    /// and the Johnson-bound m and gap.
+    /// ALI, DEEP), whether the out-of-domain points stay within the radius (on its shortest
+    /// table's domain too), and the Johnson-bound m and gap.
     fn round_bits(&self, m: Option<u32>) -> (Vec<f64>, bool, Option<(u32, f64)>) {
-        let tables = self.tables;
-        let p = tables[0].params;
+        let c = self.circuit;
+        let p = c.params;
         let f = field_size();
-        let size = |c: &Circuit| {
-            let n = 2f64.powi(c.log_rows as i32);
+        let size = |log_rows: usize| {
+            let n = 2f64.powi(log_rows as i32);
             (n, n * 2f64.powi(p.log_blowup as i32))
         };
         let rho = 1.0 / 2f64.powi(p.log_blowup as i32);
@@ -436,33 +436,23 @@ impl<'a> Provable<'a> {
                 (delta, list, Some((m as u32, gap)), Box::new(error))
             }
         };
-        let sum = |term: &dyn Fn(&Circuit) -> f64| tables.iter().fold(0.0, |acc, c| acc + term(c));
-        // One height's tables batch ΣB functions: (ΣB − 1)·ε for the height, summed.
-        let mut batching = 0.0;
-        for (k, c) in tables.iter().enumerate() {
-            let first = k == 0 || tables[k - 1].log_rows != c.log_rows;
-            let batched = c.batch_size as f64 - if first { 1.0 } else { 0.0 };
-            batching += error(size(c).1) * batched;
-        }
-        let mut rounds = vec![bits(batching)];
-        let mut folded = size(&tables[0]).1;
+        let (n, domain) = size(c.log_rows);
+        let mut rounds = vec![bits(error(domain) * (c.batch_size as f64 - 1.0))];
+        let mut folded = domain;
         for &arity in &self.folding {
             folded /= arity as f64;
-            let rolled = usize::from(tables.iter().any(|c| size(c).1 == folded));
-            rounds.push(bits(error(folded) * (arity as f64 - 1.0 + rolled as f64)));
+            rounds.push(bits(error(folded) * (arity as f64 - 1.0)));
         }
         rounds.push(p.num_queries as f64 * -(1.0 - delta).log2() + f64::from(p.pow_bits));
-        rounds.push(bits(sum(&|c| list * c.constraints as f64 / f)));
-        rounds.push(bits(sum(&|c| {
-            let (n, domain) = size(c);
-            let d = c.max_degree as f64;
-            list * (d * (n + OPENING_POINTS - 1.0) + (n - 1.0)) / (f - n - domain)
-        })));
-        // The out-of-domain points must stay within the decoding radius, in every table.
-        let valid = tables.iter().all(|c| {
-            let (n, domain) = size(c);
-            n + OPENING_POINTS < (1.0 - delta) * domain
-        });
+        rounds.push(bits(list * c.constraints as f64 / f));
+        let d = c.max_degree as f64;
+        rounds.push(bits(
+            list * (d * (n + OPENING_POINTS - 1.0) + (n - 1.0)) / (f - n - domain),
+        ));
+        // The out-of-domain points must stay within the decoding radius, on every table's
+        // domain: the shortest's is the tightest.
+        let within = |(n, domain): (f64, f64)| n + OPENING_POINTS < (1.0 - delta) * domain;
+        let valid = within(size(c.log_rows)) && within(size(c.shortest_log_rows()));
         (rounds, valid, johnson)
     }
 }
@@ -499,9 +489,32 @@ impl TablesCircuit {
         Ok(Self { tables })
     }
 
-    /// The figure in `regime`; for JBR, with the best gap.
+    /// The one circuit whose rounds bound the tables proof's, round by round
+    /// (`docs/protocol.md` §6 item 14): the tallest table's rows and parameters, every
+    /// table's columns, constraints and batched functions, a degree of Σd + T − 1 for T
+    /// tables (its DEEP term covers each table's), and FRI's rounds stopping at every table's
+    /// size. One table is its own bound. soundcalc, given its TOML, recomputes the tables'
+    /// figure.
+    pub fn bound(&self) -> Circuit {
+        let tallest = self.tables[0];
+        let sum = |field: fn(&Circuit) -> usize| self.tables.iter().map(field).sum::<usize>();
+        let rolled_in = self.tables[1..]
+            .iter()
+            .filter(|c| c.log_rows < tallest.log_rows)
+            .fold(0u64, |bits, c| bits | 1 << c.log_rows);
+        Circuit {
+            columns: sum(|c| c.columns),
+            constraints: sum(|c| c.constraints),
+            max_degree: sum(|c| c.max_degree) + self.tables.len() - 1,
+            batch_size: sum(|c| c.batch_size),
+            rolled_in,
+            ..tallest
+        }
+    }
+
+    /// The figure in `regime`: its [`bound`](Self::bound)'s.
     pub fn analyse(&self, regime: Regime) -> Analysis {
-        analyse(&self.tables, regime)
+        self.bound().analyse(regime)
     }
 
     /// The same tables with `num_queries` queries.
@@ -576,6 +589,7 @@ mod tests {
                 log_final_poly_len: StarkParams::DEFAULT_LOG_FINAL_POLY_LEN,
                 hash: MerkleHash::Keccak256,
             },
+            rolled_in: 0,
         }
     }
 
@@ -588,13 +602,15 @@ mod tests {
             max_degree: 1,
             batch_size: 2 * 32 + 3,
             params: StarkParams::lambda_vm_bench(),
+            rolled_in: 0,
         }
     }
 
     /// soundcalc's per-round bits (batching, the FRI rounds, query phase, ALI, DEEP) and
-    /// total, UDR then JBR, for the TOML [`Circuit::soundcalc_toml`] writes — computed once
+    /// total, UDR then JBR, for the TOML [`soundcalc_toml`] writes (a tables proof's: its
+    /// bound's, `cli security --proof`'s `last`) — computed once
     /// with soundcalc at commit 809896fb8d3aba4fd8f657c781601e3ef2b968dd (2026-05-14) by
-    /// `zkVM.load_from_toml(path).get_circuits()[0].get_security_levels()`.
+    /// `zkVM.load_from_toml(path)`, each circuit's `get_security_levels()`.
     type Pin = (&'static [u32], u32, &'static [u32], u32);
 
     const KECCAK_PINS: [((usize, usize, u32), Pin); 11] = [
@@ -708,6 +724,33 @@ mod tests {
         108,
     );
 
+    /// The bound of a compressed proof's last layer at its defaults (blowup 64, 28 grinding
+    /// bits, 34 queries), over tables of 2^15, 2^12 and 2^8 rows: FRI stops at each.
+    fn last_layer_bound() -> Circuit {
+        Circuit {
+            log_rows: 15,
+            columns: 447,
+            constraints: 629,
+            max_degree: 19,
+            batch_size: 948,
+            params: StarkParams {
+                log_blowup: 6,
+                num_queries: 34,
+                pow_bits: 28,
+                log_final_poly_len: 8,
+                hash: MerkleHash::Keccak256,
+            },
+            rolled_in: 1 << 12 | 1 << 8,
+        }
+    }
+
+    const LAST_LAYER_PIN: Pin = (
+        &[162, 172, 175, 179, 61, 182, 172],
+        61,
+        &[129, 139, 142, 145, 129, 172, 161],
+        129,
+    );
+
     fn check(what: &str, circuit: &Circuit, (udr, udr_total, jbr, jbr_total): Pin) {
         for (regime, rounds, total) in
             [(Regime::Udr, udr, udr_total), (Regime::Jbr, jbr, jbr_total)]
@@ -733,12 +776,16 @@ mod tests {
             &fibonacci_2_19(),
             FIBONACCI_PIN,
         );
+        let last = last_layer_bound();
+        assert_eq!(last.fri_folding_factors(), [8, 8, 2]);
+        assert_eq!(last.fri_early_stop_degree(), 16384);
+        check("a last layer's bound at 64/34/28", &last, LAST_LAYER_PIN);
     }
 
     #[test]
     fn the_toml_names_the_gap_the_figure_uses() {
         let circuit = keccak(2, 114, 16);
-        let toml = circuit.soundcalc_toml("keccak");
+        let toml = soundcalc_toml(&[("keccak", &circuit)]);
         let (m, eta) = circuit.analyse(Regime::Jbr).johnson.unwrap();
         assert!(toml.contains(&format!("gap_to_radius = {eta:?}")), "{toml}");
         assert!(
@@ -790,51 +837,68 @@ mod tests {
             max_degree: 2,
             batch_size: 2 * 84 + 6,
             params,
+            rolled_in: 0,
         }
     }
 
     #[test]
-    fn tables_sum_their_errors_and_charge_a_roll_in_round_one_more() {
+    fn tables_are_bounded_by_one_circuit_that_covers_every_tables_terms() {
         let tall = keccak(1, 200, 16);
         let short = shorter(11, tall.params);
         let tables = TablesCircuit {
             tables: vec![tall, short],
         };
+        let bound = tables.bound();
+        assert_eq!(
+            (bound.log_rows, bound.columns, bound.constraints),
+            (14, 2353 + 84, 3109 + 120)
+        );
+        assert_eq!(
+            (bound.max_degree, bound.batch_size),
+            (3 + 2 + 1, 4712 + 174)
+        );
         // LDEs of 2^15 and 2^12 down to 2^4: rounds of 8 (to 2^12, where the short table
         // rolls in), then 8, 8 and 4.
-        assert_eq!(folding_factors(&tables.tables), [8, 8, 8, 4]);
+        assert_eq!(bound.fri_folding_factors(), [8, 8, 8, 4]);
+        assert_eq!(bound.rolled_in, 1 << 11);
+        // Every term of the tables proof (§6 item 14), in UDR where ε is explicit, is
+        // covered by the bound's round that takes it over.
         let udr = tables.analyse(Regime::Udr);
         let f = field_size();
-        let delta = 0.25;
-        let eps = |n: f64| (delta * n + 1.0) / f;
-        let close = |round: usize, error: f64| {
-            let got = udr.rounds[round].bits;
-            assert!(
-                (got - bits(error)).abs() < 1e-9,
-                "{}: {got}",
-                udr.rounds[round].name
-            );
+        let eps = |n: f64| (0.25 * n + 1.0) / f;
+        let error = |round: usize| 2f64.powf(-udr.rounds[round].bits);
+        // Batching: the tall height's 4,711, the short one's 173 and its roll-in's 1.
+        let batched = eps(32768.0) * 4711.0 + eps(4096.0) * (173.0 + 1.0);
+        assert!(error(0) >= batched);
+        assert!((error(0) - eps(32768.0) * 4885.0).abs() <= 1e-9 * error(0));
+        assert!((error(1) - eps(4096.0) * 7.0).abs() <= 1e-9 * error(1));
+        let deep = |c: &Circuit| {
+            let n = 2f64.powi(c.log_rows as i32);
+            (c.max_degree as f64 * (n + 1.0) + n - 1.0) / (f - n - 2.0 * n)
         };
-        close(0, eps(32768.0) * 4711.0 + eps(4096.0) * 173.0);
-        close(1, eps(4096.0) * 8.0);
-        close(2, eps(512.0) * 7.0);
-        close(6, (3109.0 + 120.0) / f);
-        let segment = tall.analyse(Regime::Udr);
+        assert!(
+            (error(6) - (3109.0 + 120.0) / f).abs() <= 1e-9 * error(6),
+            "ALI"
+        );
+        assert!(
+            error(7) >= deep(&tall) + deep(&short),
+            "DEEP covers both tables"
+        );
         assert_eq!(
-            udr.rounds[5], segment.rounds[5],
-            "the tallest table's query phase"
+            udr.rounds[5],
+            tall.analyse(Regime::Udr).rounds[5],
+            "the query phase"
         );
         // Two tables of one height batch all their functions at once, and roll in as one.
         let shared = TablesCircuit {
             tables: vec![tall, short, short],
-        }
-        .analyse(Regime::Udr);
-        let got = shared.rounds[0].bits;
-        assert!((got - bits(eps(32768.0) * 4711.0 + eps(4096.0) * 347.0)).abs() < 1e-9);
-        assert_eq!(shared.rounds[1], udr.rounds[1]);
-        // One table is a segment; more tables never give more bits than their tallest alone.
+        };
+        assert_eq!(shared.bound().rolled_in, 1 << 11);
+        assert_eq!(shared.bound().fri_folding_factors(), [8, 8, 8, 4]);
+        // One table is its own bound; more tables never give more bits than their tallest.
         for regime in Regime::ALL {
             let one = TablesCircuit { tables: vec![tall] };
+            assert_eq!(one.bound(), tall);
             assert_eq!(one.analyse(regime), tall.analyse(regime));
             assert!(tables.analyse(regime).total <= tall.analyse(regime).total);
         }
@@ -864,10 +928,9 @@ mod tests {
     }
 
     #[test]
-    fn a_table_rolled_in_after_the_last_round_charges_that_round() {
+    fn a_table_rolled_in_after_the_last_round_stops_fri_there() {
         // A final polynomial as long as the short table (a recursive proof's last layer):
-        // FRI folds 2^14 points by 8 once, to the short table's 2^11, which is rolled in
-        // after that round, so the round is charged 8·ε, against 7·ε for the tall table alone.
+        // FRI folds 2^14 points by 8 once, to the short table's 2^11, where it stops.
         let air = |log_rows| crate::test_air::CounterAir { log_rows };
         let (tall, short) = (air(12), air(9));
         let params = StarkParams {
@@ -877,18 +940,12 @@ mod tests {
             log_final_poly_len: 9,
             hash: MerkleHash::Keccak256,
         };
-        let round = |airs: &[&dyn TableAir]| {
-            let circuit = TablesCircuit::of(airs, &params).unwrap();
-            let rounds = Provable::new(&circuit.tables).analysis(None).rounds;
-            let commits: Vec<f64> = rounds
-                .iter()
-                .filter(|r| r.name.starts_with("commit round"))
-                .map(|r| r.bits)
-                .collect();
-            assert_eq!(commits.len(), 1);
-            commits[0]
-        };
-        let (alone, rolled) = (round(&[&tall]), round(&[&tall, &short]));
-        assert!((alone - rolled - (8.0f64 / 7.0).log2()).abs() < 1e-9);
+        let bound = |airs: &[&dyn TableAir]| TablesCircuit::of(airs, &params).unwrap().bound();
+        let (alone, both) = (bound(&[&tall]), bound(&[&tall, &short]));
+        assert_eq!(alone.fri_folding_factors(), [8]);
+        assert_eq!(both.fri_folding_factors(), [8]);
+        assert_eq!(both.batch_size, 2 * alone.batch_size);
+        let fields = both.soundcalc_fields();
+        assert!(fields.contains(&("fri_folding_factors", "[8]".to_string())));
     }
 }
