@@ -59,8 +59,8 @@ pub fn run(args: &SecurityArgs) -> Result<()> {
 }
 
 /// The layers of the proof at `path`, once it verifies (no floor applied): a proof's
-/// segments, or a compressed proof's segments and last layer (the bound of its tables,
-/// `docs/protocol.md` §6 item 14).
+/// segments, or a compressed proof's segments and last layer (the circuit that dominates
+/// its tables', `docs/protocol.md` §6 item 14).
 fn of_proof(path: &std::path::Path) -> Result<Analysed> {
     let shown = path.display();
     let unjudged = VerifyPolicy {
@@ -91,7 +91,8 @@ fn of_proof(path: &std::path::Path) -> Result<Analysed> {
             Ok(Analysed {
                 heading: format!(
                     "{}: a compressed proof, its layers in proving order (the last layer's \
-                     circuit bounds its tables', docs/protocol.md §6 item 14)",
+                     circuit dominates its tables' rounds, docs/protocol.md §6 item 14; \
+                     soundcalc's proof size for it does not apply)",
                     compressed.summary()
                 ),
                 figures: format!(

@@ -198,23 +198,23 @@ impl Circuit {
     /// The FRI rounds' folding factors, as soundcalc's `fri_folding_factors`: rounds that
     /// stop at its LDE's size and at each rolled-in table's (`ballast_fri::roll_in_arities`).
     pub fn fri_folding_factors(&self) -> Vec<usize> {
-        let rolled = (0..self.log_rows)
-            .rev()
-            .filter(|k| self.rolled_in >> k & 1 == 1);
-        let log_rows = std::iter::once(self.log_rows).chain(rolled);
+        let log_rows = std::iter::once(self.log_rows).chain(self.rolled());
         crate::tables::fri_arities(log_rows, &self.params)
             .iter()
             .map(|&log_arity| 1 << log_arity)
             .collect()
     }
 
+    /// log2 of the rows of each table rolled in, tallest first.
+    fn rolled(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.log_rows)
+            .rev()
+            .filter(|k| self.rolled_in >> k & 1 == 1)
+    }
+
     /// log2 of the rows of its shortest table: its own, or the shortest one rolled in.
     fn shortest_log_rows(&self) -> usize {
-        if self.rolled_in == 0 {
-            self.log_rows
-        } else {
-            self.rolled_in.trailing_zeros() as usize
-        }
+        self.rolled().last().unwrap_or(self.log_rows)
     }
 
     /// The domain size FRI stops folding at, as soundcalc's `fri_early_stop_degree`.
@@ -489,12 +489,14 @@ impl TablesCircuit {
         Ok(Self { tables })
     }
 
-    /// The one circuit whose rounds bound the tables proof's, round by round
-    /// (`docs/protocol.md` §6 item 14): the tallest table's rows and parameters, every
-    /// table's columns, constraints and batched functions, a degree of Σd + T − 1 for T
-    /// tables (its DEEP term covers each table's), and FRI's rounds stopping at every table's
-    /// size. One table is its own bound. soundcalc, given its TOML, recomputes the tables'
-    /// figure.
+    /// The one circuit whose rounds dominate the tables proof's (`docs/protocol.md` §6
+    /// item 14): each of the proof's round errors is at most one of its, so its weakest
+    /// round and its sum are too. It has the tallest table's rows and parameters, every
+    /// table's columns, constraints and batched functions (at least one more than the
+    /// largest arity when a table rolls in, so that its batching round covers a roll-in
+    /// round's a·ε), a degree of Σd + T − 1 for T tables (its DEEP term covers each
+    /// table's), and FRI's rounds stopping at every table's size. One table is its own
+    /// bound. soundcalc, given its TOML, recomputes the tables' figure.
     pub fn bound(&self) -> Circuit {
         let tallest = self.tables[0];
         let sum = |field: fn(&Circuit) -> usize| self.tables.iter().map(field).sum::<usize>();
@@ -502,13 +504,21 @@ impl TablesCircuit {
             .iter()
             .filter(|c| c.log_rows < tallest.log_rows)
             .fold(0u64, |bits, c| bits | 1 << c.log_rows);
-        Circuit {
+        let circuit = Circuit {
             columns: sum(|c| c.columns),
             constraints: sum(|c| c.constraints),
             max_degree: sum(|c| c.max_degree) + self.tables.len() - 1,
             batch_size: sum(|c| c.batch_size),
             rolled_in,
             ..tallest
+        };
+        let covers_a_roll_in = match circuit.fri_folding_factors().iter().max() {
+            Some(&arity) if rolled_in != 0 => arity + 1,
+            _ => 0,
+        };
+        Circuit {
+            batch_size: circuit.batch_size.max(covers_a_roll_in),
+            ..circuit
         }
     }
 
@@ -945,6 +955,22 @@ mod tests {
         assert_eq!(alone.fri_folding_factors(), [8]);
         assert_eq!(both.fri_folding_factors(), [8]);
         assert_eq!(both.batch_size, 2 * alone.batch_size);
+        // Tables that batch fewer functions than that round's 8: the bound's batching
+        // counts 8 + 1, so that it covers the round that rolls the short one in at 8·ε.
+        let tiny = |log_rows| Circuit {
+            log_rows,
+            columns: 1,
+            constraints: 1,
+            max_degree: 1,
+            batch_size: 3,
+            params,
+            rolled_in: 0,
+        };
+        let tables = |log_rows: &[usize]| TablesCircuit {
+            tables: log_rows.iter().map(|&l| tiny(l)).collect(),
+        };
+        assert_eq!(tables(&[12, 9]).bound().batch_size, 9);
+        assert_eq!(tables(&[12, 12]).bound().batch_size, 6, "nothing rolled in");
         let fields = both.soundcalc_fields();
         assert!(fields.contains(&("fri_folding_factors", "[8]".to_string())));
     }
