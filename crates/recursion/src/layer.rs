@@ -18,7 +18,7 @@ use ballast_stark::{
     MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement, StarkParams,
     TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
     TranscriptLayout, VerifierError, VerifyPolicy, deep_coefficients, label, prove_tables,
-    statement_data, transcript_layout, verify_tables,
+    statement_data, tables_transcript, tables_transcript_layout, transcript_layout, verify_tables,
 };
 use ballast_transcript::Message;
 
@@ -158,10 +158,8 @@ impl ChildSegment {
     pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
         let inputs = self.transcript.public_inputs();
         self.check_links(&inputs)?;
-        let identity_inputs = self.identity.public_inputs();
-        let query_inputs = self.query_inputs(&inputs)?;
         // The inputs built from the transcript's are the ones its witness (the replay) took.
-        if self.queries.public_inputs().map_err(ChildError::from)? != query_inputs {
+        if self.queries.public_inputs().map_err(ChildError::from)? != self.query_inputs(&inputs)? {
             let (air, what) = ("query", "public inputs");
             return Err(LinkError::Differs { air, what }.into());
         }
@@ -170,11 +168,11 @@ impl ChildSegment {
             self.identity.trace().map_err(ChildError::from)?,
             self.queries.trace().map_err(ChildError::from)?,
         ];
-        let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
-        let all_inputs = [&inputs[..], &identity_inputs, &query_inputs];
-        let tables = layer_tables(transcript, identity, queries, all_inputs);
-        let traces = tallest_first(traces, air_heights(transcript, identity, queries));
-        let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
+        let heights = air_heights(&self.transcript, &self.identity, &self.queries.air);
+        let traces = tallest_first(traces, heights);
+        let tables = self.tables(&inputs, |tables| {
+            prove_tables(LAYER_CONTEXT, tables, traces, params)
+        })??;
         Ok(LayerProof { inputs, tables })
     }
 
@@ -230,6 +228,54 @@ impl ChildSegment {
         query_inputs(&self.queries.air, &self.transcript, &self.messages, inputs)
     }
 
+    /// The transcript of `layer`'s verifier, its layer's proof made with `params`: every
+    /// permutation and message (`None` for a layer committed with Keccak-256), what a layer
+    /// verifying this one recomputes ([`TranscriptAir`] takes it as it takes a segment's).
+    ///
+    /// # Errors
+    /// Inputs that do not give the query AIR's, or a proof of another shape than its tables.
+    pub fn layer_transcript(
+        &self,
+        layer: &LayerProof,
+        params: &StarkParams,
+    ) -> Result<Option<TranscriptLayout>, LayerError> {
+        Ok(self.tables(&layer.inputs, |tables| {
+            tables_transcript(LAYER_CONTEXT, tables, &layer.tables, params)
+        })??)
+    }
+
+    /// The transcript of any layer's verifier over this child made with `params`, the
+    /// proof's values taken as zero ([`tables_transcript_layout`]): the same permutations
+    /// and framing as [`layer_transcript`](Self::layer_transcript)'s, other data.
+    ///
+    /// # Errors
+    /// Parameters its AIRs cannot be proven with.
+    pub fn layer_transcript_layout(
+        &self,
+        params: &StarkParams,
+    ) -> Result<Option<TranscriptLayout>, LayerError> {
+        let inputs = self.transcript.public_inputs();
+        Ok(self.tables(&inputs, |tables| {
+            tables_transcript_layout(LAYER_CONTEXT, tables, params)
+        })??)
+    }
+
+    /// `run` on the layer's tables, in its proof's order, with the transcript AIR's
+    /// public `inputs` and the others' built from them.
+    fn tables<T>(
+        &self,
+        inputs: &[Felt],
+        run: impl FnOnce(&[TableStatement<'_>]) -> T,
+    ) -> Result<T, LayerError> {
+        let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
+        let identity_inputs = identity.public_inputs();
+        let query_inputs = self.query_inputs(inputs)?;
+        let all_inputs = [inputs, &identity_inputs, &query_inputs];
+        Ok(run(&layer_tables(
+            transcript, identity, queries, all_inputs,
+        )))
+    }
+
     /// The record of `layer`, its layer's proof made with `params`: a [`TablesRecord`] of
     /// the three tables in the proof's order ([`record_layer`] reads it back, and its
     /// bytes [`read_layer`]), holding the transcript AIR's public inputs alone: its
@@ -243,13 +289,10 @@ impl ChildSegment {
         layer: &LayerProof,
         params: &StarkParams,
     ) -> Result<TablesRecord, LayerError> {
-        let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
-        let identity_inputs = identity.public_inputs();
-        let query_inputs = self.query_inputs(&layer.inputs)?;
-        let all_inputs = [&layer.inputs[..], &identity_inputs, &query_inputs];
-        let tables = layer_tables(transcript, identity, queries, all_inputs);
-        let mut record = TablesRecord::new(&tables, params, layer.tables.clone())?;
-        let heights = air_heights(transcript, identity, queries);
+        let mut record = self.tables(&layer.inputs, |tables| {
+            TablesRecord::new(tables, params, layer.tables.clone())
+        })??;
+        let heights = air_heights(&self.transcript, &self.identity, &self.queries.air);
         for (k, _) in DERIVED {
             record.tables[table_of(heights, k)].public_inputs.clear();
         }

@@ -11,8 +11,8 @@
 mod common;
 
 use common::{
-    any_security, assert_one_definition, fibonacci, has_layer_degrees, layer_proves, params,
-    poseidon2_chain, proven, statement,
+    any_security, assert_one_definition, fibonacci, has_layer_degrees, layer_params, layer_proves,
+    params, poseidon2_chain, proven, statement,
 };
 
 use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
@@ -200,6 +200,62 @@ fn a_childs_transcript_proves_and_reads_its_challenges() {
             .collect();
         assert_eq!(positions, child.replay.draws);
     }
+}
+
+#[test]
+fn a_layers_transcript_proves_as_a_childs_does() {
+    // The transcript of a layer's verifier (one proof of its tables, committed with
+    // Poseidon2), for a layer over it: every permutation satisfies the AIR, which proves;
+    // its reads are α, z, γ, each β, then the draws, whose low bits are the layer's
+    // positions; and the AIR built from the layer's shape alone is this one's definition.
+    let child = Child::of(&poseidon2_chain(), 8);
+    let params = StarkParams {
+        pow_bits: 4,
+        ..layer_params()
+    };
+    let layer = child.segment.prove(&params).expect("the layer proves");
+    let transcript = child.segment.layer_transcript(&layer, &params).unwrap();
+    let steps = transcript.expect("a Poseidon2 transcript").steps;
+    let air = air_of(&steps, params.pow_bits);
+    let mut table = air.trace().unwrap();
+    let public = air.public_inputs();
+    assert_eq!(check_trace(&air, &table, &public), Ok(()));
+    assert_eq!(layer_proves(&air, &mut table, &public), Ok(()));
+
+    let reads = &public[..air.reads()];
+    let rounds = (reads.len() - params.num_queries) / 3 - 3;
+    assert!(rounds >= 1, "FRI folds the layer's tables");
+    assert_eq!(reads.len(), 3 * (3 + rounds) + params.num_queries);
+    let tallest = [
+        child.segment.transcript.log_rows(),
+        child.segment.identity.log_rows(),
+        child.segment.queries.air.log_rows(),
+    ];
+    let log_lde = tallest.into_iter().max().unwrap() + params.log_blowup;
+    let mut positions: Vec<usize> = reads[reads.len() - params.num_queries..]
+        .iter()
+        .map(|d| (d.as_u64() & ((1 << log_lde) - 1)) as usize)
+        .collect();
+    positions.sort_unstable();
+    positions.dedup();
+    assert_eq!(positions, layer.tables.queries.positions);
+
+    let shape = child.segment.layer_transcript_layout(&params).unwrap();
+    let shape = air_of(
+        &shape.expect("a Poseidon2 transcript").steps,
+        params.pow_bits,
+    );
+    assert_one_definition(&air, &shape, [public, shape.public_inputs()]);
+    // A layer committed with Keccak-256 has no such transcript.
+    let keccak = StarkParams {
+        hash: MerkleHash::Keccak256,
+        ..params
+    };
+    let layer = child.segment.prove(&keccak).expect("the layer proves");
+    assert_eq!(
+        child.segment.layer_transcript(&layer, &keccak).unwrap(),
+        None
+    );
 }
 
 #[test]

@@ -59,7 +59,10 @@ pub use statement::{
     MAX_SEGMENTS, estimate_peak_bytes, part_range, prove_part, prove_statement, verify_part,
     verify_statement,
 };
-pub use tables::{TableAir, TableStatement, TablesError, TablesProof, prove_tables, verify_tables};
+pub use tables::{
+    TableAir, TableStatement, TablesError, TablesProof, prove_tables, tables_transcript,
+    tables_transcript_layout, verify_tables,
+};
 pub use tables_format::{RecordedTable, TablesRecord};
 pub use verifier::{Replay, TranscriptLayout, replay, transcript_layout, verify};
 pub use workload::Workload;

@@ -33,7 +33,7 @@ use crate::protocol::{
 use crate::quotient::Composition;
 use crate::{
     Circuit, Geometry, OodValues, ParamsError, ProverError, QueryOpenings, StarkParams,
-    TablesCircuit, VerifierError, VerifyPolicy,
+    TablesCircuit, TranscriptLayout, VerifierError, VerifyPolicy,
 };
 
 /// A table's AIR as a tables proof uses it. Object-safe, so that tables of different AIRs
@@ -581,27 +581,18 @@ pub fn verify_tables(
     let circuit = shapes.circuit(params);
     policy.check_tables(&circuit)?;
     let count = tables.len();
-    expect("tables' claims", count, proof.ood.len())?;
-    for (claims, g) in proof.ood.iter().zip(&shapes.geometries) {
-        expect("trace values at z", g.width, claims.trace_z.len())?;
-        expect("trace values at zω", g.width, claims.trace_zw.len())?;
-        expect(
-            "quotient values at z",
-            g.quotient_width(),
-            claims.quotient_z.len(),
-        )?;
-    }
-    let mut transcript = bind(context, tables, &shapes, params);
-    let tallest = &shapes.geometries[0];
+    check_claims(&shapes, proof)?;
+    let (_, drawn) = run_transcript(context, tables, &shapes, params, proof)?;
+    let Drawn {
+        alpha,
+        z,
+        gamma,
+        fri,
+        work_done,
+        draws,
+    } = drawn;
 
-    // 1–3 ----- α, z, every table's claims against its constraints; γ
-    let alpha = draw_alpha(&mut transcript, &proof.trace_root);
-    let z = draw_ood_point(
-        &mut transcript,
-        &proof.quotient_root,
-        tallest.log_rows,
-        tallest.log_blowup,
-    );
+    // Every table's claims against its constraints, the work, the positions
     for (k, table) in tables.iter().enumerate() {
         let (info, claims) = (&shapes.infos[k], &proof.ood[k]);
         if !table
@@ -611,27 +602,13 @@ pub fn verify_tables(
             return Err(TablesError::OodMismatch { table: k });
         }
     }
-    let gamma = draw_gamma(&mut transcript, &proof.ood);
     let deep: Vec<_> = (0..count)
         .map(|k| deep_coefficients(&proof.ood[k], z, shapes.geometries[k].log_rows, gamma))
         .collect();
-
-    // 5–7 ----- FRI's challenges, the work, the positions
-    let fri = FriVerifierInput::new(
-        &shapes.log_ldes(),
-        params.log_blowup,
-        params.log_final_poly_len,
-        proof.fri_roots.clone(),
-        proof.final_poly.clone(),
-        &mut transcript,
-    )?;
-    let work_done = transcript.check_pow(params.pow_bits, proof.pow_nonce);
-    absorb_pow_nonce(&mut transcript, proof.pow_nonce);
     if !work_done {
         return Err(TablesError::ProofOfWork);
     }
-    let log_lde = tallest.log_lde();
-    let positions = distinct(&query_draws(&mut transcript, params.num_queries, log_lde));
+    let positions = distinct(&draws);
     if positions != proof.queries.positions {
         return Err(TablesError::QueryPositions);
     }
@@ -706,6 +683,134 @@ pub fn verify_tables(
         &proof.queries.fri,
     )?;
     Ok(circuit)
+}
+
+/// What a tables proof's transcript draws as its verifier runs it.
+struct Drawn {
+    alpha: Ext3,
+    z: Ext3,
+    gamma: Ext3,
+    /// FRI's challenges, with the roots and final polynomial they were drawn after.
+    fri: FriVerifierInput,
+    /// Whether the nonce does the work.
+    work_done: bool,
+    /// The query positions as drawn, in the tallest table's LDE.
+    draws: Vec<usize>,
+}
+
+/// Refuses claims of other counts than the tables' shapes fix.
+fn check_claims(shapes: &Shapes, proof: &TablesProof) -> Result<(), TablesError> {
+    expect("tables' claims", shapes.geometries.len(), proof.ood.len())?;
+    for (claims, g) in proof.ood.iter().zip(&shapes.geometries) {
+        expect("trace values at z", g.width, claims.trace_z.len())?;
+        expect("trace values at zω", g.width, claims.trace_zw.len())?;
+        expect(
+            "quotient values at z",
+            g.quotient_width(),
+            claims.quotient_z.len(),
+        )?;
+    }
+    Ok(())
+}
+
+/// `proof`'s transcript, run as its verifier runs it (steps 1–7): the statement bound, the
+/// roots, every table's claims, FRI's commitments and the nonce absorbed in order, and what
+/// it draws between them. Nothing is judged here.
+///
+/// # Errors
+/// FRI roots or a final polynomial of other counts than the tables fix.
+fn run_transcript(
+    context: &[u8],
+    tables: &[TableStatement<'_>],
+    shapes: &Shapes,
+    params: &StarkParams,
+    proof: &TablesProof,
+) -> Result<(ballast_transcript::Transcript, Drawn), TablesError> {
+    let mut transcript = bind(context, tables, shapes, params);
+    let tallest = &shapes.geometries[0];
+    let alpha = draw_alpha(&mut transcript, &proof.trace_root);
+    let z = draw_ood_point(
+        &mut transcript,
+        &proof.quotient_root,
+        tallest.log_rows,
+        tallest.log_blowup,
+    );
+    let gamma = draw_gamma(&mut transcript, &proof.ood);
+    let fri = FriVerifierInput::new(
+        &shapes.log_ldes(),
+        params.log_blowup,
+        params.log_final_poly_len,
+        proof.fri_roots.clone(),
+        proof.final_poly.clone(),
+        &mut transcript,
+    )?;
+    let work_done = transcript.check_pow(params.pow_bits, proof.pow_nonce);
+    absorb_pow_nonce(&mut transcript, proof.pow_nonce);
+    let draws = query_draws(&mut transcript, params.num_queries, tallest.log_lde());
+    let drawn = Drawn {
+        alpha,
+        z,
+        gamma,
+        fri,
+        work_done,
+        draws,
+    };
+    Ok((transcript, drawn))
+}
+
+/// The permutations and messages of `proof`'s Poseidon2 transcript, as its verifier runs it
+/// for `tables` and the statement `context` with `params` (`None` for Keccak-256): what a
+/// layer verifying this proof recomputes. Its challenges are read in the order a segment's
+/// are: α, z, γ, each FRI round's β, then the query draws.
+///
+/// # Errors
+/// Tables or parameters that make no shape, or claims, roots or a final polynomial of other
+/// counts than they fix.
+pub fn tables_transcript(
+    context: &[u8],
+    tables: &[TableStatement<'_>],
+    proof: &TablesProof,
+    params: &StarkParams,
+) -> Result<Option<TranscriptLayout>, TablesError> {
+    let shapes = Shapes::of(tables, params)?;
+    check_claims(&shapes, proof)?;
+    let (transcript, _) = run_transcript(context, tables, &shapes, params, proof)?;
+    Ok(transcript
+        .steps()
+        .zip(transcript.messages())
+        .map(|(steps, messages)| TranscriptLayout { steps, messages }))
+}
+
+/// The permutations and messages of the Poseidon2 transcript of any proof of `tables` for
+/// the statement `context` made with `params` (`None` for Keccak-256): what the tables and
+/// the protocol's order fix, each absorbed value taken as zero. A proof's own
+/// ([`tables_transcript`]) differ from these in their data and what they read only.
+///
+/// # Errors
+/// Tables or parameters that make no shape.
+pub fn tables_transcript_layout(
+    context: &[u8],
+    tables: &[TableStatement<'_>],
+    params: &StarkParams,
+) -> Result<Option<TranscriptLayout>, TablesError> {
+    let shapes = Shapes::of(tables, params)?;
+    let zeros = |n| vec![Ext3::ZERO; n];
+    let proof = TablesProof {
+        trace_root: Digest::default(),
+        quotient_root: Digest::default(),
+        ood: (shapes.geometries.iter())
+            .map(|g| OodValues {
+                trace_z: zeros(g.width),
+                trace_zw: zeros(g.width),
+                quotient_z: zeros(g.quotient_width()),
+            })
+            .collect(),
+        fri_roots: vec![Digest::default(); shapes.arities(params).len()],
+        final_poly: zeros(1 << params.log_final_poly_len),
+        pow_nonce: 0,
+        queries: QueryOpenings::default(),
+    };
+    tables_transcript(context, tables, &proof, params)
 }
 
 /// `rows`, the rows of each table at each position, cut into one slice a (position, table).
