@@ -9,8 +9,8 @@
 mod common;
 
 use common::{
-    any_security, assert_one_definition, fibonacci, layer_proves, params, poseidon2_chain, proven,
-    statement,
+    any_security, assert_one_definition, fibonacci, layer_params, layer_proves, params,
+    poseidon2_chain, proven, statement,
 };
 
 use std::borrow::Cow;
@@ -20,8 +20,8 @@ use ballast_air::{
     Instruction, Leaf, Operand, PeriodicColumn, check_trace,
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_recursion::{ChildSegment, IdentityAir, IdentityError, OodClaims};
-use ballast_stark::{CpuBackend, PhaseTimes, SegmentProof, Workload, prove};
+use ballast_recursion::{ChildSegment, IdentityAir, IdentityError, OodClaims, TranscriptAir};
+use ballast_stark::{CpuBackend, OodValues, PhaseTimes, SegmentProof, Workload, prove};
 use ballast_workloads::Poseidon2Chain;
 
 /// A child's first segment, its identity AIR and its constraint program.
@@ -439,5 +439,78 @@ fn claims_of_another_shape_are_named() {
             Err(IdentityError::Shape { what: got, .. }) => assert_eq!(got, what),
             other => panic!("{what}: {other:?}"),
         }
+    }
+}
+
+#[test]
+fn each_of_a_layers_tables_has_its_identity() {
+    // A layer over a child, committed with Poseidon2, as a layer over it sees it: one α and
+    // one z (drawn with the tallest table's sizes), read from the layer's transcript, and each
+    // table's claims, which satisfy the identity built from that table's own AIR (its
+    // zerofiers its own height's), and prove; a claim changed has no trace.
+    let workload = poseidon2_chain();
+    let (proof, public) = proven(&workload, &params());
+    let air = workload.air(0);
+    let child = ChildSegment::of(
+        &air,
+        &proof,
+        &statement(&public),
+        &params(),
+        &any_security(),
+    )
+    .expect("the layer takes the child");
+    let layer_params = layer_params();
+    let layer = child.prove(&layer_params).expect("the layer proves");
+    let transcript = child.layer_transcript(&layer, &layer_params).unwrap();
+    let steps = transcript.expect("a Poseidon2 transcript").steps;
+    let reads = TranscriptAir::new(&steps, layer_params.pow_bits)
+        .unwrap()
+        .public_inputs();
+    let ext = |k: usize| Ext3::new([reads[3 * k], reads[3 * k + 1], reads[3 * k + 2]]);
+    let (alpha, z) = (ext(0), ext(1));
+
+    let query_inputs = child.query_inputs(&layer.inputs).unwrap();
+    let identity_inputs = child.identity.public_inputs();
+    let heights = [
+        child.transcript.log_rows(),
+        child.identity.log_rows(),
+        child.queries.air.log_rows(),
+    ];
+    // The proof's order: tallest first, ties in the layer's order (a stable sort).
+    let mut order = [0, 1, 2];
+    order.sort_by_key(|&k| std::cmp::Reverse(heights[k]));
+    for (at, &k) in order.iter().enumerate() {
+        let identity = |ood: OodValues| match k {
+            0 => {
+                let claims = OodClaims::of(&child.transcript, &layer.inputs, alpha, z, ood);
+                IdentityAir::new(&child.transcript, claims)
+            }
+            1 => {
+                let claims = OodClaims::of(&child.identity, &identity_inputs, alpha, z, ood);
+                IdentityAir::new(&child.identity, claims)
+            }
+            _ => {
+                let claims = OodClaims::of(&child.queries.air, &query_inputs, alpha, z, ood);
+                IdentityAir::new(&child.queries.air, claims)
+            }
+        };
+        let honest = identity(layer.tables.ood[at].clone()).expect("the identity takes it");
+        let mut table = honest.trace().unwrap();
+        let inputs = honest.public_inputs();
+        assert_eq!(check_trace(&honest, &table, &inputs), Ok(()), "table {k}");
+        assert_eq!(
+            layer_proves(&honest, &mut table, &inputs),
+            Ok(()),
+            "table {k}"
+        );
+
+        let mut ood = layer.tables.ood[at].clone();
+        ood.trace_z[0] += Ext3::ONE;
+        let changed = identity(ood).unwrap();
+        let table = changed.trace().unwrap();
+        assert!(
+            failure(&changed, &table, &changed.public_inputs()).is_some(),
+            "table {k}: a changed claim"
+        );
     }
 }
