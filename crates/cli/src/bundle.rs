@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::args::BundleArgs;
 use crate::output::{check_writable, print, write_atomic};
-use crate::read::{ProofFile, read};
+use crate::read::{Cap, ProofFile, read};
 use crate::resources::human_bytes;
 use crate::summary::{self, ParamsJson};
 
@@ -23,7 +23,7 @@ pub fn run(args: &BundleArgs) -> Result<()> {
     let mut parts = Vec::with_capacity(args.parts.len());
     for path in &args.parts {
         let name = path.display().to_string();
-        match read(path, u64::MAX)? {
+        match read(path, Cap::NONE)? {
             Err(reason) => bail!("{name} is not a valid part: {reason}"),
             Ok((ProofFile::Proof(part), _)) => parts.push((name, part)),
             Ok((ProofFile::Compressed(_), _)) => {

@@ -6,13 +6,13 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
 use ballast_recursion::{CompressedCircuits, last_is_weaker, weaker};
-use ballast_stark::{Analysis, DEFAULT_MAX_PROOF_BYTES, Regime, VerifyPolicy};
+use ballast_stark::{Analysis, Regime, VerifyPolicy};
 use ballast_workloads::{AnyCompressed, AnyProof};
 use serde::Serialize;
 
 use crate::args::CompressArgs;
 use crate::output::{check_writable, print, write_atomic};
-use crate::read::{ProofFile, read};
+use crate::read::{Cap, ProofFile, read};
 use crate::resources::human_bytes;
 use crate::summary::{self, ParamsJson, SecurityJson, soundcalc_json};
 
@@ -21,7 +21,7 @@ use crate::summary::{self, ParamsJson, SecurityJson, soundcalc_json};
 pub fn run(args: &CompressArgs) -> Result<()> {
     check_writable(&args.output)?;
     let path = args.proof.display();
-    let proof = match read(&args.proof, DEFAULT_MAX_PROOF_BYTES)? {
+    let proof = match read(&args.proof, Cap::DEFAULT)? {
         Err(reason) => bail!("{path} is not a valid proof: {reason}"),
         Ok((ProofFile::Compressed(_), _)) => bail!("{path} is already a compressed proof"),
         Ok((ProofFile::Proof(proof), _)) => proof,

@@ -19,17 +19,41 @@ pub enum ProofFile {
     Compressed(Box<dyn AnyCompressed>),
 }
 
+/// The most bytes a proof file may state, and what sets that bound (named when a file
+/// states more).
+#[derive(Clone, Copy, Debug)]
+pub struct Cap {
+    /// The bound.
+    pub bytes: u64,
+    /// What sets it: a flag, or the default.
+    pub set_by: &'static str,
+}
+
+impl Cap {
+    /// The cap of the commands that take no flag for it.
+    pub const DEFAULT: Cap = Cap {
+        bytes: ballast_stark::DEFAULT_MAX_PROOF_BYTES,
+        set_by: "the default cap of",
+    };
+
+    /// No cap: only the header's own bound applies.
+    pub const NONE: Cap = Cap {
+        bytes: u64::MAX,
+        set_by: "no cap",
+    };
+}
+
 /// A proof read from a file and its size in bytes, or why it is refused.
 pub type Read = Result<(ProofFile, usize), String>;
 
 /// Reads and decodes a proof, whole or part, or a compressed proof, by its magic. Its
 /// header is read first: a stated length above
-/// `max_bytes`, or above what the header allows, is refused before anything else is read;
+/// `cap`, or above what the header allows, is refused before anything else is read;
 /// then exactly the stated length is read, and a file of another length is refused. `Err`
 /// for unreadable input (I/O, not a ballast proof, another format version, an unknown
 /// workload); `Ok(Err(reason))` for a malformed or refused proof; otherwise the proof and
 /// its size.
-pub fn read(path: &Path, max_bytes: u64) -> Result<Read> {
+pub fn read(path: &Path, cap: Cap) -> Result<Read> {
     let cannot_read = || format!("cannot read {}", path.display());
     let mut file = File::open(path).with_context(cannot_read)?;
     let mut bytes = Vec::new();
@@ -39,10 +63,10 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Read> {
         .with_context(cannot_read)?;
     let length = match peek(&bytes).and_then(|prefix| Ok((prefix, max_len(&bytes)?))) {
         Err(e) => return refused(path, e),
-        Ok((prefix, _)) if prefix.length > max_bytes => {
+        Ok((prefix, _)) if prefix.length > cap.bytes => {
             return Ok(Err(format!(
-                "its header states {} bytes, more than --max-proof-bytes {max_bytes}",
-                prefix.length
+                "its header states {} bytes, more than {} {}",
+                prefix.length, cap.set_by, cap.bytes
             )));
         }
         Ok((prefix, max)) if prefix.length > max => {

@@ -5,13 +5,13 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, anyhow, bail};
-use ballast_stark::{Circuit, DEFAULT_MAX_PROOF_BYTES, Regime, VerifyPolicy, soundcalc_toml};
+use ballast_stark::{Circuit, Regime, VerifyPolicy, soundcalc_toml};
 
 use crate::args::SecurityArgs;
 use crate::compress::Layers;
 use crate::output::{check_writable, print, write_atomic};
 use crate::plan::StatementPlan;
-use crate::read::{ProofFile, read};
+use crate::read::{Cap, ProofFile, read};
 use crate::summary;
 
 /// What `cli security` analyses: its TOML's heading and circuits, and the figures it prints
@@ -68,7 +68,7 @@ fn of_proof(path: &std::path::Path) -> Result<Analysed> {
         max_proof_bytes: u64::MAX,
         ..VerifyPolicy::default()
     };
-    let file = match read(path, DEFAULT_MAX_PROOF_BYTES)? {
+    let file = match read(path, Cap::DEFAULT)? {
         Err(reason) => bail!("{shown} is not a valid proof: {reason}"),
         Ok((file, _)) => file,
     };

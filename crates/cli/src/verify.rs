@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::args::VerifyArgs;
 use crate::compress::{LayerJson, Layers, statement_lines};
 use crate::output::{check_writable, print, write_atomic};
-use crate::read::{ProofFile, read};
+use crate::read::{Cap, ProofFile, read};
 use crate::summary::{self, ParamsJson, PartJson, SecurityJson, soundcalc_json};
 
 #[derive(Serialize)]
@@ -56,7 +56,13 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         max_proof_bytes: args.max_proof_bytes,
         ..VerifyPolicy::default()
     };
-    let (kind, verdict) = match read(&args.proof, policy.max_proof_bytes)? {
+    let (kind, verdict) = match read(
+        &args.proof,
+        Cap {
+            bytes: policy.max_proof_bytes,
+            set_by: "--max-proof-bytes",
+        },
+    )? {
         Err(reason) => ("proof", Err(Refusal::Invalid(reason))),
         Ok((ProofFile::Compressed(compressed), bytes)) => {
             return run_compressed(args, &policy, &*compressed, bytes, started);

@@ -1273,6 +1273,28 @@ fn a_compressed_proof_verifies_as_the_same_statement_and_bad_ones_are_refused() 
         .args(["security", "--blowup", "4", "--proof"])
         .arg(&small));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // A file stating more bytes than the 1 GiB cap is refused naming that cap, not a flag
+    // these commands lack.
+    let mut stated = std::fs::read(&small).unwrap();
+    stated[6..14].fill(0xff);
+    let huge = dir.path().join("huge.bin");
+    std::fs::write(&huge, &stated).unwrap();
+    let unused = dir.path().join("unused.bin");
+    for command in [&["security", "--proof"][..], &["compress", "-o"]] {
+        let mut cli = cli();
+        cli.args(command);
+        if command[0] == "compress" {
+            cli.arg(&unused);
+        }
+        let out = run(cli.arg(&huge));
+        assert_ne!(out.status.code(), Some(0), "{command:?}");
+        assert!(!unused.exists());
+        assert!(
+            stderr(&out).contains("more than the default cap of 1073741824"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
 
     let len = std::fs::metadata(&small).unwrap().len();
     for (extra, message) in [
