@@ -340,6 +340,58 @@ pub fn verify_mixed(
     rows: &[&[Felt]],
     nodes: &[Digest],
 ) -> bool {
+    climb_mixed(hash, shape, positions, rows, nodes, |_, _, _| {}) == Some(*root)
+}
+
+/// Each position's authentication path in the tree of `shape` with root `root` (its
+/// siblings from the tallest tables' leaf up, one a level, each a node of the tree, so
+/// after any join), from the batch opening `nodes` of `rows` at `positions`, when
+/// [`verify_mixed`] accepts them; `None` otherwise. The leaf a position sits at is br(p): the
+/// path's bits are p's from the top.
+pub fn mixed_paths(
+    hash: MerkleHash,
+    root: &Digest,
+    shape: &MixedShape,
+    positions: &[usize],
+    rows: &[&[Felt]],
+    nodes: &[Digest],
+) -> Option<Vec<Vec<Digest>>> {
+    let mut known = std::collections::HashMap::new();
+    let top = climb_mixed(
+        hash,
+        shape,
+        positions,
+        rows,
+        nodes,
+        |depth, index, digest| {
+            known.insert((depth, index), *digest);
+        },
+    );
+    let height = shape.height();
+    (top == Some(*root)).then(|| {
+        positions
+            .iter()
+            .map(|&p| {
+                let leaf = bit_reverse(p, height);
+                (0..height)
+                    .map(|depth| known[&(depth, (leaf >> depth) ^ 1)])
+                    .collect()
+            })
+            .collect()
+    })
+}
+
+/// The root the batch opening `nodes` of `rows` at `positions` leads to in a tree of
+/// `shape`, calling `known(depth, index, digest)` for every node below it (`climb`'s);
+/// `None` where [`verify_mixed`] is false for any root.
+fn climb_mixed(
+    hash: MerkleHash,
+    shape: &MixedShape,
+    positions: &[usize],
+    rows: &[&[Felt]],
+    nodes: &[Digest],
+    known: impl FnMut(usize, usize, &Digest),
+) -> Option<Digest> {
     let tables = shape.tables();
     let height = shape.height();
     if check_indices(height, positions).is_err()
@@ -348,7 +400,7 @@ pub fn verify_mixed(
             .chunks(tables.len())
             .any(|carried| carried.iter().zip(tables).any(|(r, t)| r.len() != t.width))
     {
-        return false;
+        return None;
     }
     let order = tree_order(height, positions);
     let mut leaves = Vec::with_capacity(positions.len());
@@ -369,7 +421,7 @@ pub fn verify_mixed(
             if depth == 0 {
                 leaves.push(digest);
             } else if *joins.entry((depth, leaf >> depth)).or_insert(digest) != digest {
-                return false;
+                return None;
             }
         }
     }
@@ -378,7 +430,7 @@ pub fn verify_mixed(
         None => Some(node),
     };
     let at: Vec<usize> = order.iter().map(|&(leaf, _)| leaf).collect();
-    climb(hash, height, &at, &leaves, nodes, |_, _, _| {}, lift) == Some(*root)
+    climb(hash, height, &at, &leaves, nodes, known, lift)
 }
 
 /// The leaf each position sits at, with the position's index in `positions`, in leaf order.
@@ -636,6 +688,38 @@ mod tests {
                     tree.open_batch(&positions, |_| unreachable!()).len()
                 );
             }
+        }
+    }
+
+    #[test]
+    fn each_positions_path_is_its_siblings_in_the_tree() {
+        for hash in MerkleHash::ALL {
+            let tables = tables();
+            let tree = commit(hash, &tables);
+            let positions = [2, 5, 17, 21, 33, 60];
+            let rows = carried(&tree, &tables, &positions);
+            let rows: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();
+            let nodes = tree.open_batch(&positions, |_| unreachable!());
+            let paths = mixed_paths(hash, &tree.root(), tree.shape(), &positions, &rows, &nodes)
+                .expect("an honest opening");
+            for (&p, path) in positions.iter().zip(&paths) {
+                let leaf = bit_reverse(p, 6);
+                let siblings: Vec<Digest> = (0..6)
+                    .map(|depth| oracle(hash, &tables, depth, (leaf >> depth) ^ 1))
+                    .collect();
+                assert_eq!(*path, siblings, "{hash} position {p}");
+            }
+            let mut changed = nodes.clone();
+            changed[0][0] ^= 1;
+            let other = mixed_paths(
+                hash,
+                &tree.root(),
+                tree.shape(),
+                &positions,
+                &rows,
+                &changed,
+            );
+            assert_eq!(other, None, "{hash}");
         }
     }
 

@@ -287,7 +287,7 @@ impl DeepAir {
 
     /// log2 of the child's LDE points.
     fn log_lde(&self) -> usize {
-        self.openings.trees()[0].height
+        self.openings.trees()[0].shape.height
     }
 
     /// Where the claims (γ, z, a, b) start in the public inputs: after the openings'.

@@ -28,6 +28,8 @@ pub use layer::{
     LAYER_AIRS, LAYER_CONTEXT, LayerError, LayerProof, LayerRole, MAX_LAST_LOG_FINAL_POLY_LEN,
     read_layer, record_layer, verify_layer, verify_record,
 };
-pub use openings::{Opened, OpeningsAir, OpeningsError, TreeShape, WIDTH as OPENINGS_WIDTH};
+pub use openings::{
+    Join, Opened, OpeningsAir, OpeningsError, Tree, TreeShape, WIDTH as OPENINGS_WIDTH,
+};
 pub use queries::{ChildShape, MAX_LOG_FINAL_POLY_LEN, QueriesAir, WIDTH as QUERIES_WIDTH};
 pub use transcript::{SAVED as TRANSCRIPT_SAVED, TranscriptAir, TranscriptError};

@@ -30,6 +30,14 @@
 //!   (`compress(h, [p, 0, 0, 0])`, a node row's start state), the output the next block's
 //!   digest and, on the table's last row, the public one.
 //!
+//! A mixed tree ([`Tree::mixed`], a tables proof's: `ballast_merkle::MixedTree`) puts p at
+//! leaf br(p): its path's bits are p's from the highest, each path row taking its bit times
+//! its weight 2^(h − 1 − level) (a periodic column) off the remainder, down to 0. Where a
+//! shorter height joins ([`Join`]), the path row below holds its node in four more columns,
+//! carried down the block; the joining row is hashed into its leaf with the remainder kept,
+//! and the join row compresses the held node (left) with that leaf (right), the mixed
+//! tree's `node(node(l, r), leaf)`.
+//!
 //! Blocks past the last position repeat it. The permutation's constraints have [`SBOX`]'s
 //! degree (7), every other one degree at most 3.
 
@@ -37,7 +45,7 @@ use std::borrow::Cow;
 
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn};
 use ballast_field::{Felt, RowBlocks};
-use ballast_merkle::{Digest, MerkleHash, batch_paths};
+use ballast_merkle::{Digest, MerkleHash, MixedShape, batch_paths, mixed_paths};
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_poseidon2::{
     DIGEST_ELEMENTS, FeltDigest, RATE, air, compress, digest_from_bytes, digest_to_bytes,
@@ -95,6 +103,31 @@ pub enum OpeningsError {
         /// The tallest's.
         tallest: usize,
     },
+    /// A join outside its tree's path, out of order, or in a plain tree.
+    #[error(
+        "a join at depth {depth} of a tree of height {height}: joins lie inside a mixed \
+         tree's path, lowest first"
+    )]
+    Join {
+        /// The join's depth.
+        depth: usize,
+        /// The tree's height.
+        height: usize,
+    },
+    /// A tree opened as the other kind: a plain tree's rows as a mixed tree's, or the reverse.
+    #[error("tree {tree} is {}: its openings are read as such", if *.mixed { "mixed" } else { "plain" })]
+    Kind {
+        /// The tree.
+        tree: usize,
+        /// Whether it is mixed.
+        mixed: bool,
+    },
+    /// Tables of another shape than the mixed tree's.
+    #[error("tree {tree}: the tables are not the mixed tree's")]
+    OtherTables {
+        /// The tree.
+        tree: usize,
+    },
     /// A tree or a row beyond what the AIR takes.
     #[error("a tree of height {height} with rows of {row_width} elements is too large")]
     TooLarge {
@@ -150,12 +183,120 @@ pub struct TreeShape {
     pub height: usize,
 }
 
+/// A shorter height's rows joining a mixed tree's path: at `depth` levels above the
+/// tallest leaves the node is `node(node(l, r), leaf)`, `leaf` the hash of a row of
+/// `row_width` elements (the height's rows, concatenated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Join {
+    /// Levels above the tallest leaves.
+    pub depth: usize,
+    /// The elements of the joining row.
+    pub row_width: usize,
+}
+
+/// A tree the openings climb: plain, position p at leaf p mod 2^h (a segment's trees, FRI's
+/// layers), or mixed (`ballast_merkle::MixedTree`, a tables proof's trees): position p at
+/// leaf br(p), holding the tallest height's rows, with each shorter height's joining its
+/// path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tree {
+    /// The leaf's row width and the tree's height.
+    pub shape: TreeShape,
+    /// Whether its leaves are in bit-reversed order of the positions.
+    pub reversed: bool,
+    /// The rows joining its path, lowest first (none for a plain tree).
+    pub joins: Vec<Join>,
+}
+
+impl Tree {
+    /// A plain tree of `shape`.
+    pub fn plain(shape: TreeShape) -> Self {
+        Self {
+            shape,
+            reversed: false,
+            joins: Vec::new(),
+        }
+    }
+
+    /// The mixed tree of tables of `shape`: its tallest height's rows the leaf, each shorter
+    /// height's joining where its nodes are as many as its rows.
+    pub fn mixed(shape: &MixedShape) -> Self {
+        let height = shape.height();
+        let mut widths: Vec<(usize, usize)> = Vec::new();
+        for table in shape.tables() {
+            match widths.last_mut() {
+                Some((log_height, width)) if *log_height == table.log_height => {
+                    *width += table.width;
+                }
+                _ => widths.push((table.log_height, table.width)),
+            }
+        }
+        let (_, row_width) = widths[0];
+        Self {
+            shape: TreeShape { row_width, height },
+            reversed: true,
+            joins: (widths[1..].iter())
+                .map(|&(log_height, row_width)| Join {
+                    depth: height - log_height,
+                    row_width,
+                })
+                .collect(),
+        }
+    }
+
+    /// What each of its rows does in a position's block, in order.
+    fn steps(&self) -> Vec<Step> {
+        let mut steps = Vec::new();
+        let leaf = |steps: &mut Vec<Step>, width, join| {
+            let rows = leaf_rows(width);
+            steps.extend((0..rows).map(|r| Step::Leaf {
+                width,
+                r,
+                rows,
+                join,
+            }));
+        };
+        leaf(&mut steps, self.shape.row_width, false);
+        let mut joins = self.joins.iter().peekable();
+        for level in 0..self.shape.height {
+            steps.push(Step::Path { level });
+            if let Some(join) = joins.next_if(|j| j.depth == level + 1) {
+                leaf(&mut steps, join.row_width, true);
+                steps.push(Step::Join);
+            }
+        }
+        steps
+    }
+
+    /// The elements a position opens: its leaf's row, then each join's.
+    fn opened_width(&self) -> usize {
+        self.shape.row_width + self.joins.iter().map(|j| j.row_width).sum::<usize>()
+    }
+}
+
+/// What a row of a tree's schedule does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// Row `r` of the `rows` that hash a leaf of `width` elements: the tree's own, or a
+    /// join's.
+    Leaf {
+        width: usize,
+        r: usize,
+        rows: usize,
+        join: bool,
+    },
+    /// The path's row at `level` (0 the lowest): a node towards the root.
+    Path { level: usize },
+    /// A join: the node held and the joining leaf compressed.
+    Join,
+}
+
 /// The openings at `positions` of Poseidon2 trees of the given shapes: an [`Air`] of
-/// [`WIDTH`] columns whose public inputs are the roots' [`DIGEST_ELEMENTS`], tree after tree,
-/// then the positions' digest's.
+/// [`WIDTH`] columns (4 more where a tree is mixed) whose public inputs are the roots'
+/// [`DIGEST_ELEMENTS`], tree after tree, then the positions' digest's.
 #[derive(Clone, Debug)]
 pub struct OpeningsAir {
-    trees: Vec<TreeShape>,
+    trees: Vec<Tree>,
     positions: Vec<usize>,
     /// Rows of a position's block: a power of two.
     pub(crate) block_rows: usize,
@@ -181,14 +322,23 @@ impl OpeningsAir {
     /// No trees, trees of unequal heights, no positions, one outside the trees, or a tree or
     /// row too large.
     pub fn new(trees: &[TreeShape], positions: &[usize]) -> Result<Self, OpeningsError> {
-        let tallest = trees.iter().map(|t| t.height).max().unwrap_or(0);
-        if let Some(tree) = trees.iter().find(|t| t.height < tallest) {
+        let trees: Vec<Tree> = trees.iter().map(|&t| Tree::plain(t)).collect();
+        Self::with_trees(&trees, positions)
+    }
+
+    /// [`new`](Self::new) of trees plain or mixed, of one height.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), and joins outside their tree's path or out of order.
+    pub fn with_trees(trees: &[Tree], positions: &[usize]) -> Result<Self, OpeningsError> {
+        let tallest = trees.iter().map(|t| t.shape.height).max().unwrap_or(0);
+        if let Some(tree) = trees.iter().find(|t| t.shape.height < tallest) {
             return Err(OpeningsError::LowerTree {
-                height: tree.height,
+                height: tree.shape.height,
                 tallest,
             });
         }
-        Self::with_lower_trees(trees, positions)
+        Self::build(trees.to_vec(), positions)
     }
 
     /// [`new`](Self::new), taking trees lower than the tallest: for an AIR that binds their
@@ -197,30 +347,49 @@ impl OpeningsAir {
         trees: &[TreeShape],
         positions: &[usize],
     ) -> Result<Self, OpeningsError> {
+        Self::build(trees.iter().map(|&t| Tree::plain(t)).collect(), positions)
+    }
+
+    fn build(trees: Vec<Tree>, positions: &[usize]) -> Result<Self, OpeningsError> {
         if trees.is_empty() {
             return Err(OpeningsError::NoTrees);
         }
+        let widths = |t: &Tree| {
+            let joins = t.joins.iter().map(|j| j.row_width);
+            std::iter::once(t.shape.row_width).chain(joins).max()
+        };
         if let Some(tree) = trees
             .iter()
-            .find(|t| t.height > MAX_HEIGHT || t.row_width > MAX_ROW_WIDTH)
+            .find(|t| t.shape.height > MAX_HEIGHT || widths(t).is_some_and(|w| w > MAX_ROW_WIDTH))
         {
             return Err(OpeningsError::TooLarge {
-                height: tree.height,
-                row_width: tree.row_width,
+                height: tree.shape.height,
+                row_width: widths(tree).unwrap_or(0),
             });
         }
+        for tree in &trees {
+            let height = tree.shape.height;
+            let mut above = 0;
+            for join in &tree.joins {
+                if !tree.reversed || join.depth <= above || join.depth >= height {
+                    return Err(OpeningsError::Join {
+                        depth: join.depth,
+                        height,
+                    });
+                }
+                above = join.depth;
+            }
+        }
+        let trees = trees.as_slice();
         if positions.is_empty() {
             return Err(OpeningsError::NoPositions);
         }
-        let tallest = trees.iter().map(|t| t.height).max().unwrap_or(0);
+        let tallest = trees.iter().map(|t| t.shape.height).max().unwrap_or(0);
         let leaves = 1u64 << tallest;
         if let Some(&position) = positions.iter().find(|&&p| p as u64 >= leaves) {
             return Err(OpeningsError::PositionOutsideTree { position, leaves });
         }
-        let scheduled: usize = trees
-            .iter()
-            .map(|t| leaf_rows(t.row_width) + t.height)
-            .sum();
+        let scheduled: usize = trees.iter().map(|t| t.steps().len()).sum();
         // A row more for the chain, which needs an idle row.
         let block_rows = (scheduled + 1).next_power_of_two();
         // At least 2^2 rows, so parameters with a final polynomial of 4 coefficients (the
@@ -273,49 +442,57 @@ impl OpeningsAir {
     /// Openings of another count or size than the AIR's.
     pub fn trace(&self, opened: &[Opened]) -> Result<RowBlocks, OpeningsError> {
         expect_len("opened trees", self.trees.len(), opened.len())?;
-        for (shape, opened) in self.trees.iter().zip(opened) {
-            let elements = self.positions.len() * shape.row_width;
+        for (tree, opened) in self.trees.iter().zip(opened) {
+            let elements = self.positions.len() * tree.opened_width();
             expect_len("opened elements", elements, opened.rows.len())?;
             expect_len("paths", self.positions.len(), opened.paths.len())?;
             for path in &opened.paths {
-                expect_len("siblings in a path", shape.height, path.len())?;
+                expect_len("siblings in a path", tree.shape.height, path.len())?;
             }
         }
         let count = self.positions.len();
         let chain = self.chain();
-        let mut table = vec![Felt::ZERO; (self.blocks * self.block_rows) * WIDTH];
+        let width = self.width();
+        let mut table = vec![Felt::ZERO; (self.blocks * self.block_rows) * width];
         table
-            .par_chunks_mut(self.block_rows * WIDTH)
+            .par_chunks_mut(self.block_rows * width)
             .enumerate()
             .for_each(|(block, cells)| {
                 let k = block.min(count - 1);
                 let position = Felt::new(self.positions[k] as u64);
-                for row in cells.chunks_exact_mut(WIDTH) {
+                for row in cells.chunks_exact_mut(width) {
                     row[POSITION] = position;
                     row[CHAIN..WIDTH].copy_from_slice(&chain[block]);
                 }
-                let mut rows = cells.chunks_exact_mut(WIDTH);
-                let mut permute = |input: [Felt; STATE_CELLS], bit: usize, rest: usize| {
+                let mut rows = cells.chunks_exact_mut(width);
+                let mut permute = |input: [Felt; STATE_CELLS], at: Held| {
                     let row = rows.next().expect("a row for every permutation");
                     row[INPUT..PERMUTATION].copy_from_slice(&input);
-                    row[BIT] = Felt::new(bit as u64);
-                    row[REST] = Felt::new(rest as u64);
+                    row[BIT] = Felt::new(at.bit as u64);
+                    row[REST] = Felt::new(at.rest as u64);
+                    row[WIDTH..].copy_from_slice(&at.held[..width - WIDTH]);
                     air::fill(SBOX, input, &mut row[PERMUTATION..BIT])
                 };
-                for (shape, opened) in self.trees.iter().zip(opened) {
-                    let width = shape.row_width;
-                    let row = &opened.rows[k * width..(k + 1) * width];
-                    hash_up(self.positions[k], row, &opened.paths[k], &mut permute);
+                let mut held = [Felt::ZERO; DIGEST_ELEMENTS];
+                for (tree, opened) in self.trees.iter().zip(opened) {
+                    let elements = tree.opened_width();
+                    let row = &opened.rows[k * elements..(k + 1) * elements];
+                    let path = &opened.paths[k];
+                    hash_up(tree, self.positions[k], row, path, &mut held, &mut permute);
                 }
+                let idle = Held {
+                    held,
+                    ..Held::default()
+                };
                 for _ in self.scheduled_rows()..self.block_rows - 1 {
-                    permute([Felt::ZERO; STATE_CELLS], 0, 0);
+                    permute([Felt::ZERO; STATE_CELLS], idle);
                 }
                 let mut input = node_start(Felt::ZERO);
                 input[..DIGEST_ELEMENTS].copy_from_slice(&chain[block]);
                 input[DIGEST_ELEMENTS..RATE].copy_from_slice(&chained(position));
-                permute(input, 0, 0);
+                permute(input, idle);
             });
-        Ok(RowBlocks::from_rows(WIDTH, &table))
+        Ok(RowBlocks::from_rows(width, &table))
     }
 
     /// Tree `tree`'s openings from its batch opening (`nodes`) against `root` of `rows`:
@@ -332,13 +509,7 @@ impl OpeningsAir {
         rows: &[Felt],
         nodes: &[Digest],
     ) -> Result<Opened, OpeningsError> {
-        let Some(&TreeShape { row_width, height }) = self.trees.get(tree) else {
-            return Err(OpeningsError::Shape {
-                what: "tree index past the trees",
-                expected: self.trees.len(),
-                got: tree,
-            });
-        };
+        let TreeShape { row_width, height } = self.tree(tree, false)?.shape;
         let leaf_of = |p: usize| p & ((1 << height) - 1);
         let mut leaf_indices: Vec<usize> = self.positions.iter().map(|&p| leaf_of(p)).collect();
         leaf_indices.sort_unstable();
@@ -373,21 +544,92 @@ impl OpeningsAir {
         Ok(opened)
     }
 
-    /// The trees' shapes.
-    pub(crate) fn trees(&self) -> &[TreeShape] {
+    /// Mixed tree `tree`'s openings from its batch opening (`nodes`) against `root` of
+    /// `rows`, the rows each of `positions` (strictly increasing) carries, table after table
+    /// of `shape` (`ballast_merkle::verify_mixed`'s): each of the AIR's positions gets its
+    /// leaf's row, then each join's row, and its path.
+    ///
+    /// # Errors
+    /// No such mixed tree, another shape, an AIR position not among `positions`, or a batch
+    /// opening that does not verify.
+    pub fn open_mixed(
+        &self,
+        tree: usize,
+        root: &FeltDigest,
+        shape: &MixedShape,
+        positions: &[usize],
+        rows: &[&[Felt]],
+        nodes: &[Digest],
+    ) -> Result<Opened, OpeningsError> {
+        let climbed = self.tree(tree, true)?;
+        if Tree::mixed(shape) != *climbed {
+            return Err(OpeningsError::OtherTables { tree });
+        }
+        let hash = MerkleHash::Poseidon2;
+        let root = digest_to_bytes(root);
+        let paths = mixed_paths(hash, &root, shape, positions, rows, nodes)
+            .ok_or(OpeningsError::Rejected)?;
+        let tables = shape.tables().len();
+        let mut opened = Opened {
+            rows: Vec::with_capacity(self.positions.len() * climbed.opened_width()),
+            paths: Vec::with_capacity(self.positions.len()),
+        };
+        for &p in &self.positions {
+            let k = positions
+                .binary_search(&p)
+                .map_err(|_| OpeningsError::Rejected)?;
+            for row in &rows[k * tables..(k + 1) * tables] {
+                opened.rows.extend_from_slice(row);
+            }
+            opened.paths.push(
+                paths[k]
+                    .iter()
+                    .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
+                    .collect(),
+            );
+        }
+        Ok(opened)
+    }
+
+    /// Tree `tree`, plain or (`mixed`) mixed.
+    fn tree(&self, tree: usize, mixed: bool) -> Result<&Tree, OpeningsError> {
+        match self.trees.get(tree) {
+            None => Err(OpeningsError::Shape {
+                what: "tree index past the trees",
+                expected: self.trees.len(),
+                got: tree,
+            }),
+            Some(t) if t.reversed != mixed => Err(OpeningsError::Kind {
+                tree,
+                mixed: t.reversed,
+            }),
+            Some(t) => Ok(t),
+        }
+    }
+
+    /// The trees.
+    pub(crate) fn trees(&self) -> &[Tree] {
         &self.trees
+    }
+
+    /// Whether a tree is mixed: the table holds the node a join takes (4 columns more).
+    fn mixed(&self) -> bool {
+        self.trees.iter().any(|t| t.reversed)
     }
 
     /// Rows of a block the trees use; the rest are idle.
     fn scheduled_rows(&self) -> usize {
-        self.segments().map(|(_, leaf, height)| leaf + height).sum()
+        self.segments().map(|(_, leaf, climb)| leaf + climb).sum()
     }
 
-    /// Where each tree's rows start in a block, its leaf rows and its height (path rows).
+    /// Where each tree's rows start in a block, its leaf rows and the rows after them (its
+    /// height for a plain tree: its path).
     pub(crate) fn segments(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
         self.trees.iter().scan(0, |start, tree| {
-            let segment = (*start, leaf_rows(tree.row_width), tree.height);
-            *start += segment.1 + segment.2;
+            let rows = tree.steps().len();
+            let leaf = leaf_rows(tree.shape.row_width);
+            let segment = (*start, leaf, rows - leaf);
+            *start += rows;
             Some(segment)
         })
     }
@@ -397,15 +639,18 @@ impl OpeningsAir {
         self.positions[block.min(self.positions.len() - 1)]
     }
 
-    /// A column of one block's period, `value(tree, r)` on row r of each tree's rows (r
-    /// counted from the tree's first row), zero on idle rows.
-    pub(crate) fn scheduled(&self, value: impl Fn(usize, usize) -> u64) -> PeriodicColumn {
-        let owners: Vec<(usize, usize)> = self
-            .segments()
-            .enumerate()
-            .flat_map(|(tree, (_, leaf, height))| (0..leaf + height).map(move |r| (tree, r)))
+    /// A column of one block's period, `value(tree, steps, r)` on row r of each tree's rows
+    /// (r counted from the tree's first row, `steps` what they do), zero on idle rows.
+    fn scheduled(&self, value: impl Fn(usize, &[Step], usize) -> u64) -> PeriodicColumn {
+        let steps: Vec<Vec<Step>> = self.trees.iter().map(Tree::steps).collect();
+        let owners: Vec<(usize, usize)> = (steps.iter().enumerate())
+            .flat_map(|(tree, steps)| (0..steps.len()).map(move |r| (tree, r)))
             .collect();
-        self.block_column(|row| owners.get(row).map_or(0, |&(tree, r)| value(tree, r)))
+        self.block_column(|row| {
+            owners
+                .get(row)
+                .map_or(0, |&(tree, r)| value(tree, &steps[tree], r))
+        })
     }
 
     /// A column of one block's period, `value(r)` on block row r.
@@ -422,7 +667,8 @@ impl OpeningsAir {
 
     /// How many periodic columns [`periodic_columns`](Air::periodic_columns) gives.
     pub(crate) fn periodic_columns_len(&self) -> usize {
-        PADDING + self.padded_cells().len() + self.trees.len()
+        let mixed = if self.mixed() { MIXED } else { 0 };
+        PADDING + self.padded_cells().len() + self.trees.len() + mixed
     }
 
     /// The first cell of a leaf's last block that holds padding, for a row of `width`.
@@ -430,10 +676,12 @@ impl OpeningsAir {
         width - (leaf_rows(width) - 1) * RATE
     }
 
-    /// The rate cells some tree pads.
+    /// The rate cells some leaf pads (a tree's own, or a join's).
     fn padded_cells(&self) -> std::ops::Range<usize> {
-        let least = self.trees.iter().map(|t| Self::filled(t.row_width)).min();
-        least.unwrap_or(RATE)..RATE
+        let widths = self.trees.iter().flat_map(|t| {
+            std::iter::once(t.shape.row_width).chain(t.joins.iter().map(|j| j.row_width))
+        });
+        widths.map(Self::filled).min().unwrap_or(RATE)..RATE
     }
 }
 
@@ -444,27 +692,44 @@ fn chained(position: Felt) -> FeltDigest {
     right
 }
 
-/// Hashes `row` into its leaf and up `path` for `position`, one permutation a row:
-/// `permute(input, bit, rest)`, which returns the output state, with the row's bit and
-/// remainder columns (the leaf's last row holds the position, the others nothing).
+/// What a row keeps besides its permutation: the position's bit at its level, its
+/// remainder, and the node held for a join (where a tree is mixed).
+#[derive(Clone, Copy, Debug, Default)]
+struct Held {
+    bit: usize,
+    rest: usize,
+    held: FeltDigest,
+}
+
+/// Hashes `row` (the leaf's, then each join's) into its leaves and up `path` for
+/// `position` in `tree`, one permutation a row: `permute(input, kept)`, which returns the
+/// output state. A leaf's last row holds the position; a plain tree's path takes p's bits
+/// from the lowest, a mixed tree's from the highest, each row holding what is left; a join
+/// holds the node below it (`held`, carried from row to row) while its leaf is hashed.
 fn hash_up(
+    tree: &Tree,
     position: usize,
     row: &[Felt],
     path: &[FeltDigest],
-    permute: &mut impl FnMut([Felt; STATE_CELLS], usize, usize) -> [Felt; STATE_CELLS],
+    held: &mut FeltDigest,
+    permute: &mut impl FnMut([Felt; STATE_CELLS], Held) -> [Felt; STATE_CELLS],
 ) {
-    let mut state = leaf_start(row.len(), Felt::ZERO);
-    let blocks = leaf_rows(row.len());
-    for block in 0..blocks {
-        for (i, cell) in state[..RATE].iter_mut().enumerate() {
-            *cell = row.get(block * RATE + i).copied().unwrap_or(Felt::ZERO);
-        }
-        let rest = if block + 1 == blocks { position } else { 0 };
-        state = permute(state, 0, rest);
-    }
+    let height = tree.shape.height;
+    let (leaf, mut joined) = row.split_at(tree.shape.row_width);
+    let kept = Held {
+        bit: 0,
+        rest: position,
+        held: *held,
+    };
+    let mut state = sponge(leaf, kept, false, permute);
     for (level, sibling) in path.iter().enumerate() {
         let digest: FeltDigest = std::array::from_fn(|i| state[i]);
-        let bit = position >> level & 1;
+        let (bit, rest) = if tree.reversed {
+            let bit = position >> (height - 1 - level) & 1;
+            (bit, (position & ((1 << (height - 1 - level)) - 1)))
+        } else {
+            (position >> level & 1, position >> (level + 1))
+        };
         let (left, right) = if bit == 0 {
             (digest, *sibling)
         } else {
@@ -473,8 +738,56 @@ fn hash_up(
         let mut input = node_start(Felt::ZERO);
         input[..DIGEST_ELEMENTS].copy_from_slice(&left);
         input[DIGEST_ELEMENTS..RATE].copy_from_slice(&right);
-        state = permute(input, bit, position >> (level + 1));
+        let kept = Held {
+            bit,
+            rest,
+            held: *held,
+        };
+        state = permute(input, kept);
+        if let Some(join) = tree.joins.iter().find(|j| j.depth == level + 1) {
+            *held = std::array::from_fn(|i| state[i]);
+            let (elements, rest_of) = joined.split_at(join.row_width);
+            joined = rest_of;
+            let kept = Held {
+                bit: 0,
+                rest,
+                held: *held,
+            };
+            let leaf = sponge(elements, kept, true, permute);
+            let mut input = node_start(Felt::ZERO);
+            input[..DIGEST_ELEMENTS].copy_from_slice(held);
+            input[DIGEST_ELEMENTS..RATE].copy_from_slice(&leaf[..DIGEST_ELEMENTS]);
+            state = permute(input, kept);
+        }
     }
+}
+
+/// Hashes `elements` into a leaf, one permutation a block of [`RATE`]: a tree's own leaf
+/// keeps its position (`kept.rest`) on its last row alone, a join's keeps the remainder on
+/// every row.
+fn sponge(
+    elements: &[Felt],
+    kept: Held,
+    join: bool,
+    permute: &mut impl FnMut([Felt; STATE_CELLS], Held) -> [Felt; STATE_CELLS],
+) -> [Felt; STATE_CELLS] {
+    let mut state = leaf_start(elements.len(), Felt::ZERO);
+    let blocks = leaf_rows(elements.len());
+    for block in 0..blocks {
+        for (i, cell) in state[..RATE].iter_mut().enumerate() {
+            *cell = elements
+                .get(block * RATE + i)
+                .copied()
+                .unwrap_or(Felt::ZERO);
+        }
+        let rest = if join || block + 1 == blocks {
+            kept.rest
+        } else {
+            0
+        };
+        state = permute(state, Held { rest, ..kept });
+    }
+    state
 }
 
 /// Permutations that hash a leaf of `row_width` elements: at least one.
@@ -502,6 +815,23 @@ const TALL_END: usize = 7;
 /// The block's last row, which chains its position into the digest.
 const CHAIN_ROW: usize = 8;
 const PADDING: usize = 9;
+// Where a tree is mixed, after the roots' columns (offsets from there):
+/// Rows followed by a mixed tree's path row: the remainder loses the next row's bit times
+/// its weight.
+const REVERSED_LINK: usize = 0;
+/// On those rows, the next path row's weight: 2^(h − 1 − level).
+const WEIGHT: usize = 1;
+/// The path row below a join, whose output the held node takes.
+const CAPTURE: usize = 2;
+/// The rows from there to the join, which keep the remainder.
+const CARRY: usize = 3;
+/// A join's leaf's last row, whose output is the join's right half.
+const INTO_JOIN: usize = 4;
+/// A join row: its left half is the held node.
+const JOIN: usize = 5;
+const MIXED: usize = 6;
+/// Columns: the node a join takes, held from the path row below it.
+const HELD: usize = WIDTH;
 
 impl Air for OpeningsAir {
     fn id(&self) -> &str {
@@ -509,7 +839,11 @@ impl Air for OpeningsAir {
     }
 
     fn width(&self) -> usize {
-        WIDTH
+        if self.mixed() {
+            HELD + DIGEST_ELEMENTS
+        } else {
+            WIDTH
+        }
     }
 
     fn log_rows(&self) -> usize {
@@ -521,44 +855,77 @@ impl Air for OpeningsAir {
     }
 
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
-        let leaf = |tree: usize| leaf_rows(self.trees[tree].row_width);
-        let tallest = self.trees.iter().map(|t| t.height).max().unwrap_or(0);
-        let path_end = |tree: usize, r: usize| {
-            let height = self.trees[tree].height;
-            height > 0 && r + 1 == leaf(tree) + height
+        let tallest = self.trees.iter().map(|t| t.shape.height).max().unwrap_or(0);
+        let height = |tree: usize| self.trees[tree].shape.height;
+        let leaf_row = |step: Option<&Step>, join: bool, first: bool, last: bool| match step {
+            Some(&Step::Leaf {
+                r, rows, join: j, ..
+            }) => j == join && (!first || r == 0) && (!last || r + 1 == rows),
+            _ => false,
         };
-        let mut node = self.scheduled(|tree, r| u64::from(r >= leaf(tree)));
+        let path_end = |tree: usize, step: &Step| matches!(*step, Step::Path { level } if level + 1 == height(tree));
+        let linked = |steps: &[Step], r: usize| matches!(steps.get(r + 1), Some(Step::Path { .. }));
+        let mut node = self
+            .scheduled(|_, steps, r| u64::from(matches!(steps[r], Step::Path { .. } | Step::Join)));
         node.values[self.block_rows - 1] = Felt::ONE;
         let mut columns = vec![
-            self.scheduled(|_, r| u64::from(r == 0)),
-            self.scheduled(|tree, r| {
-                if r == 0 {
-                    self.trees[tree].row_width as u64
-                } else {
-                    0
-                }
+            self.scheduled(|_, steps, r| u64::from(matches!(steps[r], Step::Leaf { r: 0, .. }))),
+            self.scheduled(|_, steps, r| match steps[r] {
+                Step::Leaf { r: 0, width, .. } => width as u64,
+                _ => 0,
             }),
-            self.scheduled(|tree, r| u64::from(r + 1 < leaf(tree))),
+            self.scheduled(|_, steps, r| {
+                u64::from(matches!(steps[r], Step::Leaf { r, rows, .. } if r + 1 < rows))
+            }),
             node,
-            self.scheduled(|tree, r| {
-                u64::from(r + 1 >= leaf(tree) && r + 1 < leaf(tree) + self.trees[tree].height)
+            self.scheduled(|_, steps, r| u64::from(linked(steps, r))),
+            self.scheduled(|tree, steps, r| {
+                u64::from(leaf_row(steps.get(r), false, false, true) && height(tree) > 0)
             }),
-            self.scheduled(|tree, r| u64::from(r + 1 == leaf(tree) && self.trees[tree].height > 0)),
-            self.scheduled(|tree, r| u64::from(path_end(tree, r))),
-            self.scheduled(|tree, r| {
-                u64::from(path_end(tree, r) && self.trees[tree].height == tallest)
+            self.scheduled(|tree, steps, r| u64::from(path_end(tree, &steps[r]))),
+            self.scheduled(|tree, steps, r| {
+                u64::from(path_end(tree, &steps[r]) && height(tree) == tallest)
             }),
             self.block_column(|r| u64::from(r + 1 == self.block_rows)),
         ];
         for cell in self.padded_cells() {
-            columns.push(self.scheduled(|tree, r| {
-                u64::from(r + 1 == leaf(tree) && cell >= Self::filled(self.trees[tree].row_width))
+            columns.push(self.scheduled(|_, steps, r| match steps[r] {
+                Step::Leaf { r, rows, width, .. } => {
+                    u64::from(r + 1 == rows && cell >= Self::filled(width))
+                }
+                _ => 0,
             }));
         }
         for root in 0..self.trees.len() {
-            columns.push(self.scheduled(|tree, r| {
-                u64::from(tree == root && r + 1 == leaf(tree) + self.trees[tree].height)
-            }));
+            columns.push(
+                self.scheduled(|tree, steps, r| u64::from(tree == root && r + 1 == steps.len())),
+            );
+        }
+        if self.mixed() {
+            let reversed = |tree: usize| self.trees[tree].reversed;
+            let next_level = |steps: &[Step], r: usize| match steps.get(r + 1) {
+                Some(&Step::Path { level }) => Some(level),
+                _ => None,
+            };
+            let captures = |steps: &[Step], r: usize| {
+                matches!(steps[r], Step::Path { .. })
+                    && leaf_row(steps.get(r + 1), true, true, false)
+            };
+            columns.extend([
+                self.scheduled(|tree, steps, r| u64::from(reversed(tree) && linked(steps, r))),
+                self.scheduled(|tree, steps, r| match next_level(steps, r) {
+                    Some(level) if reversed(tree) => 1 << (height(tree) - 1 - level),
+                    _ => 0,
+                }),
+                self.scheduled(|_, steps, r| u64::from(captures(steps, r))),
+                self.scheduled(|_, steps, r| {
+                    u64::from(captures(steps, r) || leaf_row(Some(&steps[r]), true, false, false))
+                }),
+                self.scheduled(|_, steps, r| {
+                    u64::from(leaf_row(Some(&steps[r]), true, false, true))
+                }),
+                self.scheduled(|_, steps, r| u64::from(steps[r] == Step::Join)),
+            ]);
         }
         columns.into()
     }
@@ -602,7 +969,29 @@ impl Air for OpeningsAir {
         // is below 2^h < the modulus, so p < 2^h and the bits are its binary digits.
         let position = cur[POSITION];
         b.every_row(p[NODE] * bit * (bit - one));
-        b.transition(p[LINK] * (rest - next[REST] - next[REST] - up));
+        let mixed = roots + self.trees.len();
+        // A plain tree's link halves the remainder; a mixed tree's takes the next row's bit
+        // times its weight off it (its bits are p's from the highest), down to 0 likewise.
+        let halving = if self.mixed() {
+            p[LINK] - p[mixed + REVERSED_LINK]
+        } else {
+            p[LINK]
+        };
+        b.transition(halving * (rest - next[REST] - next[REST] - up));
+        if self.mixed() {
+            let q = |k: usize| p[mixed + k];
+            b.transition(q(REVERSED_LINK) * (rest - next[REST] - up * q(WEIGHT)));
+            b.transition(q(CARRY) * (next[REST] - rest));
+            // The held node: taken from the path row below a join, kept down the block, the
+            // join's left half; the join's leaf is its right half.
+            let block = one - p[CHAIN_ROW];
+            for i in 0..DIGEST_ELEMENTS {
+                let held = cur[HELD + i];
+                b.transition(block * (next[HELD + i] - held - q(CAPTURE) * (output[i] - held)));
+                b.transition(q(INTO_JOIN) * (next[INPUT + DIGEST_ELEMENTS + i] - output[i]));
+                b.every_row(q(JOIN) * (input[i] - held));
+            }
+        }
         b.every_row(p[PATH_START] * (rest - position));
         b.every_row(p[TALL_END] * rest);
         // The chain: the position held down the block, compressed on its last row with the
@@ -657,5 +1046,28 @@ mod tests {
             let air = OpeningsAir::with_lower_trees(&trees, &[1, 6]).unwrap();
             assert_eq!(air.periodic_columns_len(), air.periodic_columns().len());
         }
+        let mixed = Tree {
+            shape: TreeShape {
+                row_width: 5,
+                height: 6,
+            },
+            reversed: true,
+            joins: vec![
+                Join {
+                    depth: 2,
+                    row_width: 3,
+                },
+                Join {
+                    depth: 5,
+                    row_width: 17,
+                },
+            ],
+        };
+        let plain = Tree::plain(TreeShape {
+            row_width: 9,
+            height: 6,
+        });
+        let air = OpeningsAir::with_trees(&[mixed, plain], &[1, 6]).unwrap();
+        assert_eq!(air.periodic_columns_len(), air.periodic_columns().len());
     }
 }

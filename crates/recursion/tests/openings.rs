@@ -13,9 +13,9 @@ use common::{
 
 use ballast_air::{AirError, check_trace};
 use ballast_field::{Felt, RowBlocks};
-use ballast_merkle::{Digest, MerkleHash, MerkleTree};
+use ballast_merkle::{Digest, MerkleHash, MerkleTree, MixedTree};
 use ballast_poseidon2::{FeltDigest, compress, digest_from_bytes, hash_elements};
-use ballast_recursion::{Opened, OpeningsAir, OpeningsError, TreeShape};
+use ballast_recursion::{Join, Opened, OpeningsAir, OpeningsError, Tree, TreeShape};
 use ballast_stark::{
     CpuBackend, PhaseTimes, ProverError, VerifierError, Workload, prove, prove_unchecked, verify,
 };
@@ -732,4 +732,160 @@ fn a_tree_of_one_leaf_has_its_leaf_for_root() {
     let mut other = root;
     other[3] += Felt::ONE;
     assert!(check_trace(&air, &trace, &air.public_inputs(&[other])).is_err());
+}
+
+/// A mixed tree's openings (a tables proof's trees): the tree of tables of heights 2^6
+/// (twice), 2^4 and 2^1, the positions its batch opening carries (strictly increasing) and
+/// the rows it carries there, table after table.
+struct Mixed {
+    tree: MixedTree,
+    positions: Vec<usize>,
+    rows: Vec<Vec<Felt>>,
+    nodes: Vec<Digest>,
+    root: FeltDigest,
+}
+
+impl Mixed {
+    fn new() -> Self {
+        let mut rng = SplitMix64::new(7);
+        let tables: Vec<RowBlocks> = [(6, 3), (6, 2), (4, 10), (1, 1)]
+            .into_iter()
+            .map(|(log_height, width)| {
+                let cells: Vec<Felt> = (0..width << log_height)
+                    .map(|_| Felt::new(rng.next().expect("an endless stream")))
+                    .collect();
+                RowBlocks::from_rows(width, &cells)
+            })
+            .collect();
+        let tree = MixedTree::commit(MerkleHash::Poseidon2, &tables.iter().collect::<Vec<_>>())
+            .expect("tallest first");
+        let positions = vec![2, 5, 17, 21, 33, 60];
+        let shape = tree.shape();
+        let rows = positions
+            .iter()
+            .flat_map(|&p| (0..tables.len()).map(move |t| (t, p)))
+            .map(|(t, p)| tables[t].row(shape.row_of(t, p)))
+            .collect();
+        let nodes = tree.open_batch(&positions, |_| unreachable!());
+        let root = digest_from_bytes(&tree.root()).expect("a Poseidon2 root");
+        Self {
+            tree,
+            positions,
+            rows,
+            nodes,
+            root,
+        }
+    }
+
+    /// The openings AIR of the tree at `draws` (any order, repeated) and its witness.
+    fn air(&self, draws: &[usize]) -> (OpeningsAir, Opened) {
+        let air = OpeningsAir::with_trees(&[Tree::mixed(self.tree.shape())], draws).unwrap();
+        let opened = self.open(&air, &self.rows).expect("an honest opening");
+        (air, opened)
+    }
+
+    fn open(&self, air: &OpeningsAir, rows: &[Vec<Felt>]) -> Result<Opened, OpeningsError> {
+        let rows: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();
+        let shape = self.tree.shape();
+        air.open_mixed(0, &self.root, shape, &self.positions, &rows, &self.nodes)
+    }
+}
+
+#[test]
+fn a_mixed_trees_openings_prove() {
+    // A tables proof's tree: the tallest height's rows (3 + 2 values) the leaf at br(p),
+    // the 2^4 table's 10 values joining two levels up and the 2^1 table's five.
+    let mixed = Mixed::new();
+    let tree = Tree::mixed(mixed.tree.shape());
+    assert_eq!(
+        tree.shape,
+        TreeShape {
+            row_width: 5,
+            height: 6
+        }
+    );
+    assert!(tree.reversed);
+    let joins = [(2, 10), (5, 1)].map(|(depth, row_width)| Join { depth, row_width });
+    assert_eq!(tree.joins, joins);
+    let draws = [33, 2, 60, 5, 2, 17, 21];
+    let (air, opened) = mixed.air(&draws);
+    let mut table = air.trace(std::slice::from_ref(&opened)).unwrap();
+    let public = air.public_inputs(&[mixed.root]);
+    assert_eq!(check_trace(&air, &table, &public), Ok(()));
+    assert!(has_layer_degrees(&air));
+    assert_eq!(layer_proves(&air, &mut table, &public), Ok(()));
+
+    // A joining table's row changed: the batch opening refuses it, and hashed anyway the
+    // path ends elsewhere than the root.
+    let mut rows = mixed.rows.clone();
+    rows[2][3] += Felt::ONE;
+    assert_eq!(mixed.open(&air, &rows), Err(OpeningsError::Rejected));
+    let mut changed = opened.clone();
+    changed.rows[5 + 3] += Felt::ONE;
+    let table = air.trace(&[changed]).unwrap();
+    assert!(check_trace(&air, &table, &public).is_err());
+    // So is a position's row of the tallest tables, and the path of another position.
+    let mut changed = opened.clone();
+    changed.rows[0] += Felt::ONE;
+    assert!(check_trace(&air, &air.trace(&[changed]).unwrap(), &public).is_err());
+    let mut changed = opened.clone();
+    changed.paths.swap(0, 1);
+    assert!(check_trace(&air, &air.trace(&[changed]).unwrap(), &public).is_err());
+}
+
+#[test]
+fn a_mixed_trees_held_node_and_remainder_are_bound() {
+    let mixed = Mixed::new();
+    let (air, opened) = mixed.air(&[21, 2]);
+    let table = air.trace(&[opened]).unwrap();
+    let public = air.public_inputs(&[mixed.root]);
+    let width = table.width();
+    assert_eq!(width, ballast_recursion::OPENINGS_WIDTH + 4);
+    // Block 0's schedule: the leaf's row (1), two path rows, the join's leaf (2 rows) and
+    // the join, three path rows, the join's leaf (1 row) and the join, one path row.
+    let held = ballast_recursion::OPENINGS_WIDTH;
+    let nudged = |row: usize, column: usize| {
+        let mut cells: Vec<Felt> = (0..table.height()).flat_map(|r| table.row(r)).collect();
+        cells[row * width + column] += Felt::ONE;
+        RowBlocks::from_rows(width, &cells)
+    };
+    for (row, column, what) in [
+        (4, held, "the held node on the join's leaf"),
+        (5, held + 3, "the held node on the join row"),
+        (4, REST, "the remainder on the join's leaf"),
+        (5, REST, "the remainder on the join row"),
+        (2, BIT, "the bit of a path row"),
+    ] {
+        let got = check_trace(&air, &nudged(row, column), &public);
+        assert!(
+            matches!(got, Err(AirError::Unsatisfied { .. })),
+            "{what}: {got:?}"
+        );
+    }
+    // Joins lie inside a mixed tree's path, lowest first.
+    let mut tree = Tree::mixed(mixed.tree.shape());
+    tree.joins.reverse();
+    let err = OpeningsAir::with_trees(&[tree.clone()], &[1]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            OpeningsError::Join {
+                depth: 2,
+                height: 6
+            }
+        ),
+        "{err}"
+    );
+    tree.reversed = false;
+    tree.joins.truncate(1);
+    let err = OpeningsAir::with_trees(&[tree], &[1]).unwrap_err();
+    assert!(matches!(err, OpeningsError::Join { .. }), "{err}");
+    // A mixed tree is not opened as a plain one.
+    assert_eq!(
+        air.open(0, &mixed.root, &[], &mixed.nodes),
+        Err(OpeningsError::Kind {
+            tree: 0,
+            mixed: true
+        })
+    );
 }
