@@ -33,8 +33,8 @@
 //! A mixed tree ([`Tree::mixed`], a tables proof's: `ballast_merkle::MixedTree`) puts p at
 //! leaf br(p): its path's bits are p's from the highest, each path row taking its bit times
 //! its weight 2^(h − 1 − level) (a periodic column) off the remainder, down to 0. Where a
-//! shorter height joins ([`Join`]), the path row below holds its node in four more columns,
-//! carried down the block; the joining row is hashed into its leaf with the remainder kept,
+//! shorter height joins ([`Join`]), the rows after the path row below it hold that row's
+//! node in four more columns, carried down the block; the joining row is hashed into its leaf with the remainder kept,
 //! and the join row compresses the held node (left) with that leaf (right), the mixed
 //! tree's `node(node(l, r), leaf)`.
 //!
@@ -63,8 +63,8 @@ const PERMUTATION: usize = INPUT + STATE_CELLS;
 /// Column: on a path row, the position's bit at its level (which half the digest from below
 /// takes).
 pub(crate) const BIT: usize = PERMUTATION + SBOX.columns();
-/// Column: the position's bits not yet taken (p on the row before a path, p >> (level + 1)
-/// on a path row).
+/// Column: the position's bits not yet taken (p on the row before a path; on a path row
+/// p >> (level + 1) in a plain tree, p mod 2^(h − 1 − level) in a mixed one).
 pub(crate) const REST: usize = BIT + 1;
 /// Column: the block's position.
 const POSITION: usize = REST + 1;
@@ -185,7 +185,9 @@ pub struct TreeShape {
 
 /// A shorter height's rows joining a mixed tree's path: at `depth` levels above the
 /// tallest leaves the node is `node(node(l, r), leaf)`, `leaf` the hash of a row of
-/// `row_width` elements (the height's rows, concatenated).
+/// `row_width` elements (the height's rows, concatenated). A table of one row, which would
+/// join at the root, is not taken: a tables proof's extended tables have at least the
+/// blowup's rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Join {
     /// Levels above the tallest leaves.

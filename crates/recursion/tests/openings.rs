@@ -817,17 +817,19 @@ fn a_mixed_trees_openings_prove() {
 
     // A joining table's row changed: the batch opening refuses it, and hashed anyway the
     // path ends elsewhere than the root.
+    assert_eq!(opened.rows.len(), draws.len() * 16);
     let mut rows = mixed.rows.clone();
     rows[2][3] += Felt::ONE;
     assert_eq!(mixed.open(&air, &rows), Err(OpeningsError::Rejected));
-    let mut changed = opened.clone();
-    changed.rows[5 + 3] += Felt::ONE;
-    let table = air.trace(&[changed]).unwrap();
-    assert!(check_trace(&air, &table, &public).is_err());
-    // So is a position's row of the tallest tables, and the path of another position.
-    let mut changed = opened.clone();
-    changed.rows[0] += Felt::ONE;
-    assert!(check_trace(&air, &air.trace(&[changed]).unwrap(), &public).is_err());
+    // A position opens 3 + 2 values of the 2^6 tables, 10 of the 2^4 one and 1 of the 2^1
+    // one: a value of each changed fails.
+    for at in [0, 3, 5 + 3, 15] {
+        let mut changed = opened.clone();
+        changed.rows[16 + at] += Felt::ONE;
+        let table = air.trace(&[changed]).unwrap();
+        assert!(check_trace(&air, &table, &public).is_err(), "value {at}");
+    }
+    // So is the path of another position.
     let mut changed = opened.clone();
     changed.paths.swap(0, 1);
     assert!(check_trace(&air, &air.trace(&[changed]).unwrap(), &public).is_err());
