@@ -536,12 +536,7 @@ impl OpeningsAir {
                 .binary_search(&leaf_of(p))
                 .expect("every position's leaf is opened");
             opened.rows.extend_from_slice(row(k));
-            opened.paths.push(
-                paths[k]
-                    .iter()
-                    .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
-                    .collect(),
-            );
+            opened.paths.push(felt_path(&paths[k]));
         }
         Ok(opened)
     }
@@ -583,12 +578,7 @@ impl OpeningsAir {
             for row in &rows[k * tables..(k + 1) * tables] {
                 opened.rows.extend_from_slice(row);
             }
-            opened.paths.push(
-                paths[k]
-                    .iter()
-                    .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
-                    .collect(),
-            );
+            opened.paths.push(felt_path(&paths[k]));
         }
         Ok(opened)
     }
@@ -685,6 +675,13 @@ impl OpeningsAir {
         });
         widths.map(Self::filled).min().unwrap_or(RATE)..RATE
     }
+}
+
+/// A verified path's nodes as digests of elements.
+fn felt_path(path: &[Digest]) -> Vec<FeltDigest> {
+    path.iter()
+        .map(|node| digest_from_bytes(node).expect("a verified node is a digest"))
+        .collect()
 }
 
 /// What a block's last row compresses the positions' digest with: its position, then zeros.

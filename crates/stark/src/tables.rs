@@ -31,6 +31,7 @@ use crate::protocol::{
     ood_identity_holds, query_draws,
 };
 use crate::quotient::Composition;
+use crate::verifier::Challenges;
 use crate::{
     Circuit, Geometry, OodValues, ParamsError, ProverError, QueryOpenings, StarkParams,
     TablesCircuit, TranscriptLayout, VerifierError, VerifyPolicy,
@@ -583,7 +584,7 @@ pub fn verify_tables(
     let count = tables.len();
     check_claims(&shapes, proof)?;
     let (_, drawn) = run_transcript(context, tables, &shapes, params, proof)?;
-    let Drawn {
+    let Challenges {
         alpha,
         z,
         gamma,
@@ -685,19 +686,6 @@ pub fn verify_tables(
     Ok(circuit)
 }
 
-/// What a tables proof's transcript draws as its verifier runs it.
-struct Drawn {
-    alpha: Ext3,
-    z: Ext3,
-    gamma: Ext3,
-    /// FRI's challenges, with the roots and final polynomial they were drawn after.
-    fri: FriVerifierInput,
-    /// Whether the nonce does the work.
-    work_done: bool,
-    /// The query positions as drawn, in the tallest table's LDE.
-    draws: Vec<usize>,
-}
-
 /// Refuses claims of other counts than the tables' shapes fix.
 fn check_claims(shapes: &Shapes, proof: &TablesProof) -> Result<(), TablesError> {
     expect("tables' claims", shapes.geometries.len(), proof.ood.len())?;
@@ -725,7 +713,7 @@ fn run_transcript(
     shapes: &Shapes,
     params: &StarkParams,
     proof: &TablesProof,
-) -> Result<(ballast_transcript::Transcript, Drawn), TablesError> {
+) -> Result<(ballast_transcript::Transcript, Challenges), TablesError> {
     let mut transcript = bind(context, tables, shapes, params);
     let tallest = &shapes.geometries[0];
     let alpha = draw_alpha(&mut transcript, &proof.trace_root);
@@ -747,7 +735,7 @@ fn run_transcript(
     let work_done = transcript.check_pow(params.pow_bits, proof.pow_nonce);
     absorb_pow_nonce(&mut transcript, proof.pow_nonce);
     let draws = query_draws(&mut transcript, params.num_queries, tallest.log_lde());
-    let drawn = Drawn {
+    let drawn = Challenges {
         alpha,
         z,
         gamma,

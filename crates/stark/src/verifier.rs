@@ -199,17 +199,18 @@ pub(crate) fn verify_with_transcript<A: Air>(
     ))
 }
 
-/// What the verifier draws from a proof's commitments and claims.
-struct Challenges {
-    alpha: Ext3,
-    z: Ext3,
-    gamma: Ext3,
+/// What the verifier draws from a proof's commitments and claims (a segment's or a tables
+/// proof's).
+pub(crate) struct Challenges {
+    pub alpha: Ext3,
+    pub z: Ext3,
+    pub gamma: Ext3,
     /// FRI's roots, folding challenges and final polynomial.
-    fri: FriVerifierInput,
+    pub fri: FriVerifierInput,
     /// Whether the nonce's work word has the grinding bits' leading zeros.
-    work_done: bool,
+    pub work_done: bool,
     /// The query draws, in order.
-    draws: Vec<usize>,
+    pub draws: Vec<usize>,
 }
 
 /// The verifier's Fiat–Shamir transcript over `proof`'s commitments and claims (its roots,
