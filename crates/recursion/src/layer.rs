@@ -159,7 +159,8 @@ impl ChildSegment {
         let inputs = self.transcript.public_inputs();
         self.check_links(&inputs)?;
         // The inputs built from the transcript's are the ones its witness (the replay) took.
-        if self.queries.public_inputs().map_err(ChildError::from)? != self.query_inputs(&inputs)? {
+        let query_inputs = self.query_inputs(&inputs)?;
+        if self.queries.public_inputs().map_err(ChildError::from)? != query_inputs {
             let (air, what) = ("query", "public inputs");
             return Err(LinkError::Differs { air, what }.into());
         }
@@ -170,9 +171,9 @@ impl ChildSegment {
         ];
         let heights = air_heights(&self.transcript, &self.identity, &self.queries.air);
         let traces = tallest_first(traces, heights);
-        let tables = self.tables(&inputs, |tables| {
+        let tables = self.tables(&inputs, &query_inputs, |tables| {
             prove_tables(LAYER_CONTEXT, tables, traces, params)
-        })??;
+        })?;
         Ok(LayerProof { inputs, tables })
     }
 
@@ -239,9 +240,10 @@ impl ChildSegment {
         layer: &LayerProof,
         params: &StarkParams,
     ) -> Result<Option<TranscriptLayout>, LayerError> {
-        Ok(self.tables(&layer.inputs, |tables| {
+        let query_inputs = self.query_inputs(&layer.inputs)?;
+        self.tables(&layer.inputs, &query_inputs, |tables| {
             tables_transcript(LAYER_CONTEXT, tables, &layer.tables, params)
-        })??)
+        })
     }
 
     /// The transcript of any layer's verifier over this child made with `params`, the
@@ -255,25 +257,25 @@ impl ChildSegment {
         params: &StarkParams,
     ) -> Result<Option<TranscriptLayout>, LayerError> {
         let inputs = self.transcript.public_inputs();
-        Ok(self.tables(&inputs, |tables| {
+        let query_inputs = self.query_inputs(&inputs)?;
+        self.tables(&inputs, &query_inputs, |tables| {
             tables_transcript_layout(LAYER_CONTEXT, tables, params)
-        })??)
+        })
     }
 
-    /// `run` on the layer's tables, in its proof's order, with the transcript AIR's
-    /// public `inputs` and the others' built from them.
-    fn tables<T>(
+    /// `run` on the layer's tables, in its proof's order, with the transcript AIR's public
+    /// `inputs`, the identity AIR's and the query AIR's `query_inputs` (built from those:
+    /// [`query_inputs`](Self::query_inputs)).
+    fn tables<T, E: Into<LayerError>>(
         &self,
         inputs: &[Felt],
-        run: impl FnOnce(&[TableStatement<'_>]) -> T,
+        query_inputs: &[Felt],
+        run: impl FnOnce(&[TableStatement<'_>]) -> Result<T, E>,
     ) -> Result<T, LayerError> {
         let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
         let identity_inputs = identity.public_inputs();
-        let query_inputs = self.query_inputs(inputs)?;
-        let all_inputs = [inputs, &identity_inputs, &query_inputs];
-        Ok(run(&layer_tables(
-            transcript, identity, queries, all_inputs,
-        )))
+        let all_inputs = [inputs, &identity_inputs, query_inputs];
+        run(&layer_tables(transcript, identity, queries, all_inputs)).map_err(Into::into)
     }
 
     /// The record of `layer`, its layer's proof made with `params`: a [`TablesRecord`] of
@@ -289,9 +291,10 @@ impl ChildSegment {
         layer: &LayerProof,
         params: &StarkParams,
     ) -> Result<TablesRecord, LayerError> {
-        let mut record = self.tables(&layer.inputs, |tables| {
+        let query_inputs = self.query_inputs(&layer.inputs)?;
+        let mut record = self.tables(&layer.inputs, &query_inputs, |tables| {
             TablesRecord::new(tables, params, layer.tables.clone())
-        })??;
+        })?;
         let heights = air_heights(&self.transcript, &self.identity, &self.queries.air);
         for (k, _) in DERIVED {
             record.tables[table_of(heights, k)].public_inputs.clear();

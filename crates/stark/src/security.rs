@@ -99,7 +99,8 @@ pub struct Circuit {
     /// The soundness parameters.
     pub params: StarkParams,
     /// The rows of the shorter tables its FRI rolls in, as bits (bit k: tables of 2^k
-    /// rows): 0 for a segment, and for a tables proof's bound ([`TablesCircuit::bound`]).
+    /// rows, k below `log_rows`): none for a segment; a tables proof's bound
+    /// ([`TablesCircuit::bound`]) sets them.
     pub rolled_in: u64,
 }
 

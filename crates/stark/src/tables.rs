@@ -583,15 +583,17 @@ pub fn verify_tables(
     policy.check_tables(&circuit)?;
     let count = tables.len();
     check_claims(&shapes, proof)?;
-    let (_, drawn) = run_transcript(context, tables, &shapes, params, proof)?;
-    let Challenges {
-        alpha,
-        z,
-        gamma,
-        fri,
-        work_done,
-        draws,
-    } = drawn;
+    let (
+        _,
+        Challenges {
+            alpha,
+            z,
+            gamma,
+            fri,
+            work_done,
+            draws,
+        },
+    ) = run_transcript(context, tables, &shapes, params, proof)?;
 
     // Every table's claims against its constraints, the work, the positions
     for (k, table) in tables.iter().enumerate() {
