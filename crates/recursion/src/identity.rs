@@ -5,10 +5,13 @@
 //! The constraints are read from the child AIR's own definition: its [`ConstraintProgram`]
 //! (the `eval` traced into a DAG and scheduled onto registers, the program the device runs),
 //! one instruction a row, over the extension. Registers are columns; each row's operands are
-//! columns too, equal to the register its one-hot periodic selector picks plus an immediate:
-//! a constant in a periodic column, or a leaf the proof claims (a public input) in a public
+//! columns too, equal to the register its periodic selectors pick plus an immediate: a
+//! constant in a periodic column, or a leaf the proof claims (a public input) in a public
 //! column (`ballast_air::PublicColumn`), so that a product of operands is of degree 2 and
-//! the constraint on the result column of degree 3. A row writes its result
+//! the constraint on the result column of degree 3. The registers sit in a grid of ⌈√R⌉
+//! columns, and a selector is two one-hot periodic columns' product, the register's grid
+//! row's and column's: 2·⌈√R⌉ or so periodic columns an operand, not R, at degree 3 in the
+//! operand's and the carry's constraints. A row writes its result
 //! into the register its selector names (the next row's), every other register carries
 //! over; the program reads a register only after writing it, so every read is the program's
 //! value. An assertion row adds `power·value` to its domain's sum, where `power` starts at 1
@@ -142,7 +145,8 @@ const VANISHING_INVERSE: usize = SUMS + 3 * Domain::COUNT;
 /// Columns after the registers.
 const OWN: usize = VANISHING_INVERSE + 3;
 
-// Periodic columns after the 3·R selectors (read a, read b, write).
+// Periodic columns after the selectors (read a, read b, write: each a grid's rows, then its
+// columns, [`Grid`]).
 /// The constant added to operand a, then b (3 coordinates each).
 const CONSTANT_A: usize = 0;
 const CONSTANT_B: usize = 3;
@@ -231,9 +235,10 @@ impl IdentityAir {
     }
 
     /// Its periodic columns' values: for each instruction row, the register each operand
-    /// reads and the result's, each operand's constant, the opcode and the assertion's domain.
+    /// reads and the result's (its grid row and column), each operand's constant, the opcode
+    /// and the assertion's domain.
     fn write_periodic(&self) -> Vec<PeriodicColumn> {
-        let registers = self.program.registers();
+        let grid = self.grid();
         let rows = 1usize << self.log_rows;
         let steps = self.steps();
         let column = |value: &dyn Fn(&Step) -> Felt| PeriodicColumn {
@@ -242,18 +247,20 @@ impl IdentityAir {
                 .collect(),
         };
         let flag = |on: bool| if on { Felt::ONE } else { Felt::ZERO };
-        let reads = |operand: Option<Operand>, r: usize| {
-            flag(matches!(operand, Some(Operand::Register(x)) if x as usize == r))
+        let register = |operand: Option<Operand>| match operand {
+            Some(Operand::Register(x)) => Some(x as usize),
+            _ => None,
         };
-        let mut columns = Vec::with_capacity(3 * registers + PERIODIC);
-        for r in 0..registers {
-            columns.push(column(&|s| reads(s.a, r)));
-        }
-        for r in 0..registers {
-            columns.push(column(&|s| reads(s.b, r)));
-        }
-        for r in 0..registers {
-            columns.push(column(&|s| flag(s.write == Some(r))));
+        let picks: [&dyn Fn(&Step) -> Option<usize>; 3] =
+            [&|s| register(s.a), &|s| register(s.b), &|s| s.write];
+        let mut columns = Vec::with_capacity(3 * grid.selectors() + PERIODIC);
+        for pick in picks {
+            for h in 0..grid.rows {
+                columns.push(column(&|s| flag(pick(s).is_some_and(|r| r / grid.columns == h))));
+            }
+            for c in 0..grid.columns {
+                columns.push(column(&|s| flag(pick(s).is_some_and(|r| r % grid.columns == c))));
+            }
         }
         for pick in [|s: &Step| s.a, |s: &Step| s.b] {
             for c in 0..3 {
@@ -415,9 +422,37 @@ impl IdentityAir {
         }
     }
 
+    /// The grid its registers' selectors address.
+    fn grid(&self) -> Grid {
+        Grid::of(self.program.registers())
+    }
+
     /// Offset of the columns after the registers.
     fn own(&self) -> usize {
         3 * self.program.registers()
+    }
+}
+
+/// The registers as a grid of ⌈√R⌉ columns: register r at row r / columns, column
+/// r mod columns, each selected by its row's and its column's one-hot periodic columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Grid {
+    rows: usize,
+    columns: usize,
+}
+
+impl Grid {
+    fn of(registers: usize) -> Self {
+        let columns = (1..).find(|c| c * c >= registers).unwrap_or(1).max(1);
+        Self {
+            rows: registers.div_ceil(columns),
+            columns,
+        }
+    }
+
+    /// Periodic columns a selector takes: its grid rows' and columns'.
+    fn selectors(self) -> usize {
+        self.rows + self.columns
     }
 }
 
@@ -519,19 +554,23 @@ impl Air for IdentityAir {
         let registers = self.program.registers();
         let own = self.own();
         let (cur, next) = (f.current, f.next);
-        let read_a = &f.periodic[..registers];
-        let read_b = &f.periodic[registers..2 * registers];
-        let write = &f.periodic[2 * registers..3 * registers];
-        let p = &f.periodic[3 * registers..];
+        let grid = self.grid();
+        let group = |k: usize| &f.periodic[k * grid.selectors()..(k + 1) * grid.selectors()];
+        let (read_a, read_b, write_grid) = (group(0), group(1), group(2));
+        let p = &f.periodic[3 * grid.selectors()..];
+        // Register r's selector: its grid row's flag times its grid column's.
+        let selector = |flags: &[B::Expr], r: usize| {
+            flags[r / grid.columns] * flags[grid.rows + r % grid.columns]
+        };
         let zero = B::Expr::from(Felt::ZERO);
         let one = constant::<B::Expr>(Ext3::ONE);
         let alpha = ext(f.public_inputs, ALPHA);
         let z = ext(f.public_inputs, Z);
 
         let register = |r: usize| ext(cur, 3 * r);
-        let selected = |selectors: &[B::Expr], constant: usize, claim: usize| {
+        let selected = |flags: &[B::Expr], constant: usize, claim: usize| {
             (0..registers).fold(add(ext(p, constant), ext(p, claim)), |acc, r| {
-                add(acc, scale(register(r), selectors[r]))
+                add(acc, scale(register(r), selector(flags, r)))
             })
         };
         let (a, bb) = (ext(cur, own + OPERAND_A), ext(cur, own + OPERAND_B));
@@ -553,8 +592,9 @@ impl Air for IdentityAir {
             b.every_row(cur[own + OPERAND_A + c] - operand_a[c]);
             b.every_row(cur[own + OPERAND_B + c] - operand_b[c]);
             b.every_row(result[c] - expected[c]);
-            for (r, &w) in write.iter().enumerate() {
+            for r in 0..registers {
                 let held = register(r)[c];
+                let w = selector(write_grid, r);
                 b.transition(next[3 * r + c] - held - w * (result[c] - held));
             }
             b.transition(next[own + POWER + c] - power[c] - asserts * (stepped[c] - power[c]));

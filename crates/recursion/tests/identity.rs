@@ -207,6 +207,16 @@ fn a_childs_claims_satisfy_its_identity_and_it_proves() {
         let layout = Layout::of(air);
         assert_eq!(layout.registers, child.program.registers());
         assert!(1 << air.log_rows() > child.program.instructions().len());
+        // Its constraints are of degree 3 at most (a selector is two periodic columns'
+        // product), and an operand's selectors a grid's rows and columns, not a register's
+        // each: 2·⌈√R⌉ or so periodic columns (R = 19 for the Poseidon2 chain: 9, not 19).
+        let info = ConstraintInfo::of(air).unwrap();
+        assert_eq!(info.max_degree(), 3);
+        let registers = child.program.registers();
+        let columns = (1..).find(|c| c * c >= registers).unwrap();
+        let selectors = registers.div_ceil(columns) + columns;
+        assert!(selectors <= 2 * columns && (registers < 4 || selectors < registers));
+        assert_eq!(air.periodic_columns().len(), 3 * selectors + 14);
         let mut table = air.trace().unwrap();
         let public = air.public_inputs();
         assert_eq!(check_trace(air, &table, &public), Ok(()));
