@@ -247,19 +247,25 @@ impl IdentityAir {
                 .collect(),
         };
         let flag = |on: bool| if on { Felt::ONE } else { Felt::ZERO };
-        let register = |operand: Option<Operand>| match operand {
-            Some(Operand::Register(x)) => Some(x as usize),
-            _ => None,
-        };
-        let picks: [&dyn Fn(&Step) -> Option<usize>; 3] =
-            [&|s| register(s.a), &|s| register(s.b), &|s| s.write];
+        fn register(operand: Option<Operand>) -> Option<usize> {
+            match operand {
+                Some(Operand::Register(x)) => Some(x as usize),
+                _ => None,
+            }
+        }
+        let picks: [fn(&Step) -> Option<usize>; 3] =
+            [|s| register(s.a), |s| register(s.b), |s| s.write];
         let mut columns = Vec::with_capacity(3 * grid.selectors() + PERIODIC);
         for pick in picks {
             for h in 0..grid.rows {
-                columns.push(column(&|s| flag(pick(s).is_some_and(|r| r / grid.columns == h))));
+                columns.push(column(&|s| {
+                    flag(pick(s).is_some_and(|r| r / grid.columns == h))
+                }));
             }
             for c in 0..grid.columns {
-                columns.push(column(&|s| flag(pick(s).is_some_and(|r| r % grid.columns == c))));
+                columns.push(column(&|s| {
+                    flag(pick(s).is_some_and(|r| r % grid.columns == c))
+                }));
             }
         }
         for pick in [|s: &Step| s.a, |s: &Step| s.b] {
