@@ -257,7 +257,7 @@ impl IdentityAir {
             [|s| register(s.a), |s| register(s.b), |s| s.write];
         let mut columns = Vec::with_capacity(3 * grid.selectors() + PERIODIC);
         for pick in picks {
-            for h in 0..grid.rows {
+            for h in 0..grid.row_flags() {
                 columns.push(column(&|s| {
                     flag(pick(s).is_some_and(|r| r / grid.columns == h))
                 }));
@@ -441,6 +441,8 @@ impl IdentityAir {
 
 /// The registers as a grid of ⌈√R⌉ columns: register r at row r / columns, column
 /// r mod columns, each selected by its row's and its column's one-hot periodic columns.
+/// Where that takes as many columns as R (R ≤ 5), one row of R: a grid of one row needs no
+/// row flags, so a register's column flag is its selector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Grid {
     rows: usize,
@@ -449,16 +451,28 @@ struct Grid {
 
 impl Grid {
     fn of(registers: usize) -> Self {
-        let columns = (1..).find(|c| c * c >= registers).unwrap_or(1).max(1);
-        Self {
-            rows: registers.div_ceil(columns),
-            columns,
+        let columns = (1..)
+            .find(|c| c * c >= registers)
+            .expect("a square at least as large");
+        let rows = registers.div_ceil(columns);
+        if rows + columns >= registers {
+            Self {
+                rows: 1,
+                columns: registers,
+            }
+        } else {
+            Self { rows, columns }
         }
+    }
+
+    /// The periodic columns of its rows' flags: none for one row.
+    fn row_flags(self) -> usize {
+        if self.rows > 1 { self.rows } else { 0 }
     }
 
     /// Periodic columns a selector takes: its grid rows' and columns'.
     fn selectors(self) -> usize {
-        self.rows + self.columns
+        self.row_flags() + self.columns
     }
 }
 
@@ -566,7 +580,12 @@ impl Air for IdentityAir {
         let p = &f.periodic[3 * grid.selectors()..];
         // Register r's selector: its grid row's flag times its grid column's.
         let selector = |flags: &[B::Expr], r: usize| {
-            flags[r / grid.columns] * flags[grid.rows + r % grid.columns]
+            let column = flags[grid.row_flags() + r % grid.columns];
+            if grid.rows > 1 {
+                flags[r / grid.columns] * column
+            } else {
+                column
+            }
         };
         let zero = B::Expr::from(Felt::ZERO);
         let one = constant::<B::Expr>(Ext3::ONE);

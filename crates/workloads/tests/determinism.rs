@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "ffb7201b3f0d9ddc6de1c52a12f07f27a604f01d5b9f657d187f4cb988765a38"
+        "b2e6b8e1c98ba80c0b684b1965812b2c4984e24a674456e64b8962eb2e4cdafe"
     );
 }
