@@ -691,13 +691,21 @@ mod tests {
         }
     }
 
+    /// [`tables`]' tree, positions whose rows are shared in several ways (5 and 21 share
+    /// their rows of every shorter table; 17 and 33 those of heights 2^4 and below), the
+    /// rows they carry and their batch opening.
+    fn opened(hash: MerkleHash) -> (Vec<RowBlocks>, MixedTree, [usize; 6], Vec<Vec<Felt>>) {
+        let tables = tables();
+        let tree = commit(hash, &tables);
+        let positions = [2, 5, 17, 21, 33, 60];
+        let rows = carried(&tree, &tables, &positions);
+        (tables, tree, positions, rows)
+    }
+
     #[test]
     fn each_positions_path_is_its_siblings_in_the_tree() {
         for hash in MerkleHash::ALL {
-            let tables = tables();
-            let tree = commit(hash, &tables);
-            let positions = [2, 5, 17, 21, 33, 60];
-            let rows = carried(&tree, &tables, &positions);
+            let (tables, tree, positions, rows) = opened(hash);
             let rows: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();
             let nodes = tree.open_batch(&positions, |_| unreachable!());
             let paths = mixed_paths(hash, &tree.root(), tree.shape(), &positions, &rows, &nodes)
@@ -726,12 +734,7 @@ mod tests {
     #[test]
     fn every_tampered_row_or_node_is_refused() {
         for hash in MerkleHash::ALL {
-            let tables = tables();
-            let tree = commit(hash, &tables);
-            // 5 and 21 share their rows of every shorter table; 17 and 33 those of heights
-            // 2^4 and below.
-            let positions = [2, 5, 17, 21, 33, 60];
-            let rows = carried(&tree, &tables, &positions);
+            let (_, tree, positions, rows) = opened(hash);
             let nodes = tree.open_batch(&positions, |_| unreachable!());
             let check = |rows: &[Vec<Felt>], nodes: &[Digest]| {
                 let rows: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();

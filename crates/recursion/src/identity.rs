@@ -613,13 +613,13 @@ impl Air for IdentityAir {
         let asserts = (0..Domain::COUNT).fold(zero, |acc, d| acc + p[ASSERT + d]);
         let stepped = Ext3::mul_over(power, alpha);
         let term = Ext3::mul_over(power, a);
+        let writes: Vec<B::Expr> = (0..registers).map(|r| selector(write_grid, r)).collect();
         for c in 0..3 {
             b.every_row(cur[own + OPERAND_A + c] - operand_a[c]);
             b.every_row(cur[own + OPERAND_B + c] - operand_b[c]);
             b.every_row(result[c] - expected[c]);
-            for r in 0..registers {
+            for (r, &w) in writes.iter().enumerate() {
                 let held = register(r)[c];
-                let w = selector(write_grid, r);
                 b.transition(next[3 * r + c] - held - w * (result[c] - held));
             }
             b.transition(next[own + POWER + c] - power[c] - asserts * (stepped[c] - power[c]));

@@ -387,6 +387,20 @@ pub(crate) fn query_draws(t: &mut Transcript, count: usize, log_lde: usize) -> V
     t.challenge_indices("queries", count, log_lde)
 }
 
+/// Steps 6–7 as a verifier runs them: whether `nonce` does `pow_bits` of work, the nonce
+/// absorbed, then `count` query draws in an LDE of 2^`log_lde` points.
+pub(crate) fn work_and_draws(
+    t: &mut Transcript,
+    pow_bits: u32,
+    nonce: u64,
+    count: usize,
+    log_lde: usize,
+) -> (bool, Vec<usize>) {
+    let work_done = t.check_pow(pow_bits, nonce);
+    absorb_pow_nonce(t, nonce);
+    (work_done, query_draws(t, count, log_lde))
+}
+
 /// The distinct positions among `draws`, increasing: a position drawn twice is opened once.
 pub(crate) fn distinct(draws: &[usize]) -> Vec<usize> {
     let mut positions = draws.to_vec();

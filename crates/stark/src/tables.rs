@@ -28,7 +28,7 @@ use crate::periodic::{PeriodicPolys, periodic_at};
 use crate::proof::segment_geometry;
 use crate::protocol::{
     absorb_pow_nonce, air_key, bind_tables, distinct, draw_alpha, draw_gamma, draw_ood_point,
-    ood_identity_holds, query_draws,
+    ood_identity_holds, query_draws, work_and_draws,
 };
 use crate::quotient::Composition;
 use crate::verifier::Challenges;
@@ -734,9 +734,13 @@ fn run_transcript(
         proof.final_poly.clone(),
         &mut transcript,
     )?;
-    let work_done = transcript.check_pow(params.pow_bits, proof.pow_nonce);
-    absorb_pow_nonce(&mut transcript, proof.pow_nonce);
-    let draws = query_draws(&mut transcript, params.num_queries, tallest.log_lde());
+    let (work_done, draws) = work_and_draws(
+        &mut transcript,
+        params.pow_bits,
+        proof.pow_nonce,
+        params.num_queries,
+        tallest.log_lde(),
+    );
     let drawn = Challenges {
         alpha,
         z,

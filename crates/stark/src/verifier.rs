@@ -11,8 +11,7 @@ use crate::deep::deep_coefficients;
 use crate::periodic::periodic_at;
 use crate::proof::segment_geometry;
 use crate::protocol::{
-    absorb_pow_nonce, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
-    query_draws,
+    bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds, work_and_draws,
 };
 use crate::quotient::Composition;
 use crate::sizes::check_segment;
@@ -259,12 +258,14 @@ fn run_transcript<A: Air>(
         source,
     })?;
 
-    // 6 ----- proof of work, then its nonce
-    let work_done = transcript.check_pow(params.pow_bits, proof.pow_nonce);
-    absorb_pow_nonce(&mut transcript, proof.pow_nonce);
-
-    // 7 ----- the query draws
-    let draws = query_draws(&mut transcript, params.num_queries, log_lde);
+    // 6–7 ----- proof of work, then its nonce; the query draws
+    let (work_done, draws) = work_and_draws(
+        &mut transcript,
+        params.pow_bits,
+        proof.pow_nonce,
+        params.num_queries,
+        log_lde,
+    );
     Ok((
         transcript,
         Challenges {
