@@ -12,3 +12,19 @@ pub struct OodValues {
     /// Quotient column c at z: chunk c / 3, base coordinate c mod 3.
     pub quotient_z: Vec<Ext3>,
 }
+
+impl OodValues {
+    /// The claims of `tables`, as one table's whose columns are theirs in order: the trace's
+    /// (and quotient's) columns of the first, then of the second, … (the row of a
+    /// tables proof's mixed tree at one height).
+    pub fn concat(tables: &[OodValues]) -> Self {
+        let joined = |part: fn(&OodValues) -> &Vec<Ext3>| {
+            tables.iter().flat_map(part).copied().collect::<Vec<_>>()
+        };
+        Self {
+            trace_z: joined(|t| &t.trace_z),
+            trace_zw: joined(|t| &t.trace_zw),
+            quotient_z: joined(|t| &t.quotient_z),
+        }
+    }
+}

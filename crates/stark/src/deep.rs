@@ -119,12 +119,11 @@ fn par_points(
         });
 }
 
-/// The DEEP functions of tables of one height, summed with their weights w_k, as two
-/// polynomials over the extension: U = Σ_k w_k·(A_k + B_k) and V = Σ_k w_k·γ_k·A_k (γ_k
-/// the table's next-row weight), so that their sum is
-/// f(x) = (U(x) − u)/(x − z) + (V(x) − v)/(x − zω) with u = Σ_k w_k·a_k and
-/// v = Σ_k w_k·γ_k·b_k. The sums are linear in the columns, so the extension of six base
-/// columns (U's and V's coordinates) gives f where [`evaluate_all`] reads every column.
+/// A DEEP function as two polynomials over the extension: U = A + B and V = γ^W'·A, so
+/// that f(x) = (U(x) − u)/(x − z) + (V(x) − v)/(x − zω) with u = a and v = γ^W'·b. The sums
+/// are linear in the columns, so the extension of six base columns (U's and V's
+/// coordinates) gives f where [`evaluate_all`] reads every column: a tables proof's
+/// function for one height, whose columns are its tables', concatenated.
 pub(crate) struct DeepSum {
     /// U's three coordinates, then V's, in the raw form of the tables' columns.
     columns: Vec<Vec<Felt>>,
@@ -134,58 +133,29 @@ pub(crate) struct DeepSum {
     zw: Ext3,
 }
 
-/// One table of a [`DeepSum`].
-pub(crate) struct DeepTable<'a> {
-    /// Its DEEP coefficients.
-    pub(crate) deep: &'a DeepCoefficients,
-    /// Its weight in the sum.
-    pub(crate) weight: Ext3,
-    /// Its trace's columns, raw form.
-    pub(crate) trace: &'a [Vec<Felt>],
-    /// Its quotient's columns, raw form.
-    pub(crate) quotient: &'a [Vec<Felt>],
-}
-
 impl DeepSum {
-    /// The sum over `tables`.
+    /// The function of `deep` over the `trace` and `quotient` columns (raw form).
     ///
     /// # Panics
-    /// If `tables` is empty, or its tables differ in height or z.
-    pub(crate) fn new(tables: &[DeepTable<'_>]) -> Self {
-        let first = &tables[0];
-        let n = first
-            .trace
-            .first()
-            .or(first.quotient.first())
-            .map_or(0, Vec::len);
+    /// If the columns differ in length, or are not as many as `deep`'s coefficients.
+    pub(crate) fn new(deep: &DeepCoefficients, trace: &[&[Felt]], quotient: &[&[Felt]]) -> Self {
+        assert_eq!(
+            (trace.len(), quotient.len()),
+            (deep.trace.len(), deep.quotient.len())
+        );
+        let n = trace.first().or(quotient.first()).map_or(0, |c| c.len());
         assert!(
-            tables.iter().all(|t| {
-                (t.deep.z, t.deep.zw) == (first.deep.z, first.deep.zw)
-                    && t.trace.iter().chain(t.quotient).all(|c| c.len() == n)
-            }),
-            "tables of one height and one z"
+            trace.iter().chain(quotient).all(|c| c.len() == n),
+            "columns of one height"
         );
         // Each trace column's coefficients in U and in V, each quotient column's in U.
-        let mut trace_terms: Vec<(Ext3, Ext3, &[Felt])> = Vec::new();
-        let mut quotient_terms: Vec<(Ext3, &[Felt])> = Vec::new();
-        let (mut u, mut v) = (Ext3::ZERO, Ext3::ZERO);
-        for &DeepTable {
-            deep,
-            weight,
-            trace,
-            quotient,
-        } in tables
-        {
-            let next = weight * deep.next_row;
-            for (&c, column) in deep.trace.iter().zip(trace) {
-                trace_terms.push((weight * c, next * c, column));
-            }
-            for (&c, column) in deep.quotient.iter().zip(quotient) {
-                quotient_terms.push((weight * c, column));
-            }
-            u += weight * deep.at_z;
-            v += next * deep.at_zw;
-        }
+        let trace_terms: Vec<(Ext3, Ext3, &[Felt])> = (deep.trace.iter().zip(trace))
+            .map(|(&c, &column)| (c, deep.next_row * c, column))
+            .collect();
+        let quotient_terms: Vec<(Ext3, &[Felt])> = (deep.quotient.iter().zip(quotient))
+            .map(|(&c, &column)| (c, column))
+            .collect();
+        let (u, v) = (deep.at_z, deep.next_row * deep.at_zw);
         let mut columns = vec![vec![Felt::ZERO; n]; 2 * Ext3::DEGREE];
         let mut sums = vec![[Ext3::ZERO; 2]; n];
         sums.par_chunks_mut(POINTS_PER_TASK)
@@ -214,8 +184,8 @@ impl DeepSum {
             columns,
             u,
             v,
-            z: first.deep.z,
-            zw: first.deep.zw,
+            z: deep.z,
+            zw: deep.zw,
         }
     }
 
@@ -254,7 +224,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_sum_of_polynomials_extended_is_the_sum_of_the_tables_deep_functions() {
+    fn two_tables_concatenated_extend_to_their_deep_function() {
         // Two tables of one height (2^5 rows, blowup 4), of 3 and 2 trace columns, with
         // arbitrary columns and claims: f is a formula, whatever the claims.
         let (log_n, log_blowup) = (5, 2);
@@ -269,8 +239,9 @@ mod tests {
                 })
                 .collect()
         };
-        let extended = |raw: &[Vec<Felt>]| {
-            let mut lde = RowBlocks::from_columns(raw);
+        let extended = |raw: &[&[Felt]]| {
+            let raw: Vec<Vec<Felt>> = raw.iter().map(|c| c.to_vec()).collect();
+            let mut lde = RowBlocks::from_columns(&raw);
             plan.extend_in_place(&mut lde, ballast_ntt::ColumnForm::Raw);
             lde
         };
@@ -283,29 +254,23 @@ mod tests {
                     trace_zw: (0..width).map(|i| ext(salt * 3 + i)).collect(),
                     quotient_z: (0..3).map(|i| ext(salt * 5 + i)).collect(),
                 };
-                let deep = deep_coefficients(&ood, z, log_n, gamma);
-                (deep, columns(width, salt), columns(3, salt + 17))
+                (ood, columns(width, salt), columns(3, salt + 17))
             })
             .collect();
-        let weights = [Ext3::ONE, ext(99)];
-        let summed: Vec<DeepTable> = tables
+        let claims: Vec<OodValues> = tables.iter().map(|(ood, ..)| ood.clone()).collect();
+        let deep = deep_coefficients(&OodValues::concat(&claims), z, log_n, gamma);
+        let trace: Vec<&[Felt]> = tables
             .iter()
-            .zip(weights)
-            .map(|((deep, trace, quotient), weight)| DeepTable {
-                deep,
-                weight,
-                trace,
-                quotient,
-            })
+            .flat_map(|(_, t, _)| t)
+            .map(Vec::as_slice)
             .collect();
-        let got = DeepSum::new(&summed).extend(&plan);
-        let mut expected = vec![Ext3::ZERO; 1 << (log_n + log_blowup)];
-        for ((deep, trace, quotient), weight) in tables.iter().zip(weights) {
-            let f = evaluate_all(deep, &extended(trace), &extended(quotient));
-            for (e, v) in expected.iter_mut().zip(f) {
-                *e += weight * v;
-            }
-        }
+        let quotient: Vec<&[Felt]> = tables
+            .iter()
+            .flat_map(|(.., q)| q)
+            .map(Vec::as_slice)
+            .collect();
+        let got = DeepSum::new(&deep, &trace, &quotient).extend(&plan);
+        let expected = evaluate_all(&deep, &extended(&trace), &extended(&quotient));
         assert!(got == expected);
     }
 

@@ -5,8 +5,8 @@
 //! argues it; a recursive layer's tables are what it is for. Its security figure is
 //! [`TablesCircuit`](crate::TablesCircuit)'s; its bytes are a
 //! [`TablesRecord`](crate::TablesRecord)'s. Tables of one
-//! height share a leaf and a FRI input, their DEEP functions weighted by disjoint powers of
-//! γ. Tables take their AIRs as [`TableAir`]s, which every [`Air`] is: tables of different
+//! height share a leaf and a FRI input: one DEEP function, as if their columns,
+//! concatenated, were one table's. Tables take their AIRs as [`TableAir`]s, which every [`Air`] is: tables of different
 //! AIRs share a proof, each AIR's code compiled once, as for its segments.
 
 use std::ops::Range;
@@ -22,7 +22,7 @@ use ballast_ntt::{LdePlan, bit_reverse, from_cosets};
 use thiserror::Error;
 
 use crate::backend::quotient_columns;
-use crate::deep::{DeepSum, DeepTable, deep_coefficients};
+use crate::deep::{DeepSum, deep_coefficients};
 use crate::ood::raw_at;
 use crate::periodic::{PeriodicPolys, periodic_at};
 use crate::proof::segment_geometry;
@@ -33,8 +33,8 @@ use crate::protocol::{
 use crate::quotient::Composition;
 use crate::verifier::Challenges;
 use crate::{
-    Circuit, Geometry, OodValues, ParamsError, ProverError, QueryOpenings, StarkParams,
-    TablesCircuit, TranscriptLayout, VerifierError, VerifyPolicy,
+    Circuit, DeepCoefficients, Geometry, OodValues, ParamsError, ProverError, QueryOpenings,
+    StarkParams, TablesCircuit, TranscriptLayout, VerifierError, VerifyPolicy,
 };
 
 /// A table's AIR as a tables proof uses it. Object-safe, so that tables of different AIRs
@@ -282,19 +282,17 @@ impl Shapes {
             .collect()
     }
 
-    /// The weight of each table's DEEP function in its height's input: γ to the number of
-    /// functions the group's earlier tables batch (2W + C each), so that one height's
-    /// tables batch all their functions with disjoint powers of γ.
-    fn weights(&self, gamma: Ext3) -> Vec<Ext3> {
-        let mut weights = Vec::with_capacity(self.geometries.len());
-        for group in self.groups() {
-            let mut weight = Ext3::ONE;
-            for g in &self.geometries[group] {
-                weights.push(weight);
-                weight *= gamma.pow((2 * g.width + g.quotient_width()) as u64);
-            }
-        }
-        weights
+    /// Each height's DEEP coefficients: those of one table whose columns are the height's
+    /// tables', concatenated in order ([`OodValues::concat`]), so that its powers of γ
+    /// run along the mixed trees' rows.
+    fn deep_coefficients(&self, ood: &[OodValues], z: Ext3, gamma: Ext3) -> Vec<DeepCoefficients> {
+        let groups = self.groups().into_iter();
+        groups
+            .map(|group| {
+                let log_rows = self.geometries[group.start].log_rows;
+                deep_coefficients(&OodValues::concat(&ood[group]), z, log_rows, gamma)
+            })
+            .collect()
     }
 
     fn mixed(&self, width: impl Fn(&Geometry) -> usize) -> MixedShape {
@@ -484,28 +482,16 @@ pub fn prove_tables(
     }
     let gamma = draw_gamma(&mut transcript, &ood);
 
-    // 4 ----- each height's DEEP function, summed as polynomials and extended a coset at a
-    // time; 5 ----- one FRI rolling the shorter ones in
-    let weights = shapes.weights(gamma);
-    let inputs: Vec<Vec<Ext3>> = shapes
-        .groups()
-        .into_iter()
-        .map(|group| {
-            let deeps: Vec<_> = group
-                .clone()
-                .map(|k| deep_coefficients(&ood[k], z, shapes.geometries[k].log_rows, gamma))
-                .collect();
-            let summed: Vec<_> = group
-                .clone()
-                .zip(&deeps)
-                .map(|(k, deep)| DeepTable {
-                    deep,
-                    weight: weights[k],
-                    trace: &trace_polys[k],
-                    quotient: &quotient_polys[k],
-                })
-                .collect();
-            DeepSum::new(&summed).extend(&plans[group.start])
+    // 4 ----- each height's DEEP function, its tables' columns concatenated, extended a
+    // coset at a time; 5 ----- one FRI rolling the shorter ones in
+    let deeps = shapes.deep_coefficients(&ood, z, gamma);
+    let inputs: Vec<Vec<Ext3>> = (shapes.groups().into_iter().zip(&deeps))
+        .map(|(group, deep)| {
+            let (trace, quotient) = (
+                joined_columns(&trace_polys[group.clone()]),
+                joined_columns(&quotient_polys[group.clone()]),
+            );
+            DeepSum::new(deep, &trace, &quotient).extend(&plans[group.start])
         })
         .collect();
     let mut layers = HostLayers::new(inputs, params.hash);
@@ -564,6 +550,11 @@ pub fn prove_tables(
     })
 }
 
+/// The columns of `tables`, one table's after another.
+fn joined_columns(tables: &[Vec<Vec<Felt>>]) -> Vec<&[Felt]> {
+    tables.iter().flatten().map(Vec::as_slice).collect()
+}
+
 /// Checks that `proof` shows each table's trace exists and satisfies its AIR with its public
 /// inputs, for the statement `context`, with `params`, which must satisfy `policy` (its
 /// floor judged on the tables' figure, [`TablesCircuit`](crate::TablesCircuit)). Returns
@@ -605,9 +596,7 @@ pub fn verify_tables(
             return Err(TablesError::OodMismatch { table: k });
         }
     }
-    let deep: Vec<_> = (0..count)
-        .map(|k| deep_coefficients(&proof.ood[k], z, shapes.geometries[k].log_rows, gamma))
-        .collect();
+    let deeps = shapes.deep_coefficients(&proof.ood, z, gamma);
     if !work_done {
         return Err(TablesError::ProofOfWork);
     }
@@ -652,11 +641,8 @@ pub fn verify_tables(
         &proof.queries.quotient_nodes,
         "quotient",
     )?;
-    let weights = shapes.weights(gamma);
-    let values: Vec<Vec<Ext3>> = shapes
-        .groups()
-        .into_iter()
-        .map(|group| {
+    let values: Vec<Vec<Ext3>> = (shapes.groups().into_iter().zip(&deeps))
+        .map(|(group, deep)| {
             let log_lde = shapes.geometries[group.start].log_lde();
             let zeta = Felt::two_adic_root(log_lde);
             let mut reached: Vec<(usize, usize)> = positions
@@ -666,14 +652,12 @@ pub fn verify_tables(
                 .collect();
             reached.sort_unstable();
             reached.dedup_by_key(|(y, _)| *y);
+            let joined = |rows: &[&[Felt]], q: usize| rows[q * count..][group.clone()].concat();
             reached
                 .into_iter()
                 .map(|(y, q)| {
                     let x = LdePlan::SHIFT * zeta.pow(y as u64);
-                    group.clone().fold(Ext3::ZERO, |sum, k| {
-                        let (t, c) = (trace_rows[q * count + k], quotient_rows[q * count + k]);
-                        sum + weights[k] * deep[k].evaluate(t, c, x)
-                    })
+                    deep.evaluate(&joined(&trace_rows, q), &joined(&quotient_rows, q), x)
                 })
                 .collect()
         })
@@ -932,18 +916,43 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn tables_of_one_height_take_disjoint_powers_of_gamma() {
+    fn tables_of_one_height_batch_their_concatenated_columns() {
         let airs = airs();
         let (_, public) = traces(&airs);
         let shapes =
             Shapes::of(&statements(&airs, &public), &params(MerkleHash::Keccak256)).unwrap();
         assert_eq!(shapes.groups(), [0..1, 1..3, 3..4]);
         assert_eq!(shapes.log_ldes(), [8, 6, 3]);
-        // A counter (degree 2: one quotient chunk of 3 coordinates) batches 2·2 trace and 3
-        // quotient functions: the second 2^5 table's start at γ^7, every height's first at γ⁰.
+        // Claims of the shapes' sizes; a counter has 2 trace columns and 3 quotient
+        // coordinates (degree 2: one chunk).
+        let claims = |k: u64| {
+            let g = &shapes.geometries[k as usize];
+            let ext = |i: usize, salt: u64| Ext3::from(Felt::new(salt * 1000 + k * 100 + i as u64));
+            OodValues {
+                trace_z: (0..g.width).map(|i| ext(i, 1)).collect(),
+                trace_zw: (0..g.width).map(|i| ext(i, 2)).collect(),
+                quotient_z: (0..g.quotient_width()).map(|i| ext(i, 3)).collect(),
+            }
+        };
+        let ood: Vec<OodValues> = (0..4).map(claims).collect();
         let gamma = Ext3::new([Felt::new(3), Felt::new(5), Felt::new(7)]);
-        let one = Ext3::ONE;
-        assert_eq!(shapes.weights(gamma), [one, one, gamma.pow(7), one]);
+        let z = Ext3::new([Felt::new(11), Felt::new(13), Felt::new(17)]);
+        let deeps = shapes.deep_coefficients(&ood, z, gamma);
+        assert_eq!(deeps.len(), 3, "one function a height");
+        // The 2^5 height: both counters' trace columns at γ⁰..γ³, their quotients' at
+        // γ⁴..γ⁹, the next row's weight γ^10, and the claims the two tables' in order.
+        let pair = &deeps[1];
+        assert_eq!(pair.trace, gamma.powers(4));
+        assert_eq!(pair.quotient, gamma.powers(10)[4..]);
+        assert_eq!(pair.next_row, gamma.pow(10));
+        let a: Ext3 = (ood[1].trace_z.iter().chain(&ood[2].trace_z))
+            .chain(ood[1].quotient_z.iter().chain(&ood[2].quotient_z))
+            .zip(gamma.powers(10))
+            .fold(Ext3::ZERO, |sum, (&v, c)| sum + c * v);
+        assert_eq!(pair.at_z, a);
+        // A height of one table is that table's function.
+        let single = deep_coefficients(&ood[0], z, shapes.geometries[0].log_rows, gamma);
+        assert_eq!(deeps[0], single);
     }
 
     #[test]

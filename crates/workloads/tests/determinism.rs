@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "b2e6b8e1c98ba80c0b684b1965812b2c4984e24a674456e64b8962eb2e4cdafe"
+        "7f048f27b1e0713354e5c1f303639bc6400a0b4a1ff25996b34ad769380ad8d1"
     );
 }
