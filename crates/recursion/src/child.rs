@@ -417,12 +417,7 @@ impl ChildQueries {
         for (i, (rows, layer)) in replay.fri_rows.iter().zip(&q.fri).enumerate() {
             opened.push(openings.open(2 + i, &roots[2 + i], rows, &layer.nodes)?);
         }
-        let claims = DeepClaims {
-            gamma: replay.gamma,
-            z: replay.deep.z,
-            at_z: replay.deep.at_z,
-            at_zw: replay.deep.at_zw,
-        };
+        let claims = DeepClaims::of(replay.gamma, std::slice::from_ref(&replay.deep));
         Ok(Self {
             air: queries,
             opened,

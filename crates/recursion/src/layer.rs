@@ -507,13 +507,8 @@ pub(crate) fn query_inputs(
     let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
     let (gamma, z) = (ext(READ_GAMMA), ext(READ_Z));
     let ood = absorbed.ood()?;
-    let sums = deep_coefficients(&ood, z, queries.deep().child_log_rows(), gamma);
-    let claims = DeepClaims {
-        gamma,
-        z,
-        at_z: sums.at_z,
-        at_zw: sums.at_zw,
-    };
+    let deep = deep_coefficients(&ood, z, queries.deep().child_log_rows(), gamma);
+    let claims = DeepClaims::of(gamma, &[deep]);
     let betas: Vec<Ext3> = (0..rounds).map(|k| ext(READ_BETAS + 3 * k)).collect();
     let final_poly = absorbed.exts(fri_label::FINAL_POLY)?;
     let inputs = queries.public_inputs(&roots, &claims, &betas, &final_poly);

@@ -22,7 +22,7 @@ pub use compress::{
     CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, compress, last_is_weaker,
     verify_compressed, weaker,
 };
-pub use deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
+pub use deep::{ClaimedSums, DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};
 pub use layer::{
     LAYER_AIRS, LAYER_CONTEXT, LayerError, LayerProof, LayerRole, MAX_LAST_LOG_FINAL_POLY_LEN,

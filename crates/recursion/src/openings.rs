@@ -276,6 +276,15 @@ impl Tree {
     }
 }
 
+/// A tree's rows in a position's block ([`OpeningsAir::tree_rows`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TreeRows {
+    /// The rows that hash each leaf: the tree's own, then each join's, lowest first.
+    pub(crate) leaves: Vec<std::ops::Range<usize>>,
+    /// The path's row at each level, the lowest first.
+    pub(crate) path: Vec<usize>,
+}
+
 /// What a row of a tree's schedule does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
@@ -624,6 +633,20 @@ impl OpeningsAir {
             *start += rows;
             Some(segment)
         })
+    }
+
+    /// Where tree `tree`'s leaves and path lie in a block.
+    pub(crate) fn tree_rows(&self, tree: usize) -> TreeRows {
+        let (start, ..) = self.segments().nth(tree).expect("a tree of the AIR");
+        let mut rows = TreeRows::default();
+        for (r, step) in self.trees[tree].steps().into_iter().enumerate() {
+            match step {
+                Step::Leaf { r: 0, rows: n, .. } => rows.leaves.push(start + r..start + r + n),
+                Step::Path { .. } => rows.path.push(start + r),
+                Step::Leaf { .. } | Step::Join => {}
+            }
+        }
+        rows
     }
 
     /// The position block `block` opens.

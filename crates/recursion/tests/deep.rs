@@ -12,12 +12,12 @@ use common::{
     statement,
 };
 
-use ballast_air::{AirError, ConstraintInfo, check_trace};
+use ballast_air::{Air, AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_merkle::MerkleHash;
+use ballast_merkle::{MerkleHash, MixedTree};
 use ballast_ntt::LdePlan;
 use ballast_poseidon2::{FeltDigest, RATE, digest_from_bytes};
-use ballast_recursion::{DeepAir, DeepClaims, Opened, OpeningsError};
+use ballast_recursion::{ClaimedSums, DeepAir, DeepClaims, Opened, OpeningsError};
 use ballast_stark::{Replay, Workload, replay};
 
 /// A child's first segment proven and replayed: the DEEP AIR of its queries, their
@@ -66,12 +66,7 @@ impl Child {
                 .open(1, &roots[1], &q.quotient_rows, &q.quotient_nodes),
         ]
         .map(|opened| opened.expect("the child's openings verify"));
-        let claims = DeepClaims {
-            gamma: replay.gamma,
-            z: replay.deep.z,
-            at_z: replay.deep.at_z,
-            at_zw: replay.deep.at_zw,
-        };
+        let claims = DeepClaims::of(replay.gamma, std::slice::from_ref(&replay.deep));
         Self {
             air,
             opened,
@@ -160,10 +155,9 @@ impl Child {
             .claims
             .gamma
             .pow((widths / self.replay.positions.len()) as u64);
-        let value = (get(table, row, SUM) - self.claims.at_z) * get(table, row, INVERSE_Z)
-            + next_row
-                * (get(table, row, TRACE_SUM) - self.claims.at_zw)
-                * get(table, row, INVERSE_ZW);
+        let ClaimedSums { at_z, at_zw } = self.claims.sums[0];
+        let value = (get(table, row, SUM) - at_z) * get(table, row, INVERSE_Z)
+            + next_row * (get(table, row, TRACE_SUM) - at_zw) * get(table, row, INVERSE_ZW);
         for r in self.block(k) {
             set(table, r, VALUE, value);
         }
@@ -174,9 +168,10 @@ impl Child {
 fn each_rule_of_the_sums_is_its_own_constraint() {
     // Forgeries that break one rule and follow every other from there (later sums, the kept
     // trace sum, the value), each refused at its row by the constraint of that rule: the
-    // openings' constraints first, then for coordinate 0 the block start, the sum's step,
-    // the two leaves' first powers, the power's step, the kept sum's carry and its capture,
-    // the two inverses and the value.
+    // openings' constraints first, then for coordinate 0 the trace leaf's start (sum and
+    // power), the sum's step and the power's (4 rules for each of 3 coordinates), then the
+    // height's (one, a segment's): for coordinate 0 the quotient leaf's start (sum and
+    // power), the kept sum's carry and its capture, the two inverses and the value.
     let chain = poseidon2_chain();
     let child = Child::of(&chain);
     let honest = child.table();
@@ -186,6 +181,7 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
         .constraints
         .len();
     let constraint = |rule: usize| openings + rule;
+    let height_rule = |rule: usize| constraint(12 + rule);
     let k = 1;
     let rows = child.block(k);
     let first = rows.start;
@@ -213,8 +209,8 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
         ),
         (
             "a sum that jumps on a path row",
-            Box::new(|t| shift(t, quotient_start, SUM, delta)),
-            (quotient_start - 1, constraint(1)),
+            Box::new(|t| shift(t, keep + 1, SUM, delta)),
+            (keep, constraint(2)),
         ),
         (
             "the trace's powers from another start",
@@ -228,7 +224,7 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
                 shift(t, keep, SUM, a * (lambda - Ext3::ONE));
                 shift(t, first, TRACE_SUM, a * (lambda - Ext3::ONE));
             }),
-            (first, constraint(2)),
+            (first, constraint(1)),
         ),
         (
             "the quotient's powers from another start",
@@ -245,7 +241,7 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
                 }
                 shift(t, deep, SUM, b * (lambda - Ext3::ONE));
             }),
-            (quotient_start, constraint(3)),
+            (quotient_start, height_rule(1)),
         ),
         (
             "a power that does not step by γ^8",
@@ -260,27 +256,27 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
                 shift(t, last + 1, SUM, moved);
                 shift(t, first, TRACE_SUM, moved);
             }),
-            (first + trace_leaf - 2, constraint(4)),
+            (first + trace_leaf - 2, constraint(3)),
         ),
         (
             "a kept sum that changes",
             Box::new(|t| shift(t, keep + 1, TRACE_SUM, delta)),
-            (keep, constraint(5)),
+            (keep, height_rule(2)),
         ),
         (
             "a kept sum that is not the trace's",
             Box::new(|t| shift(t, first, TRACE_SUM, delta)),
-            (keep, constraint(6)),
+            (keep, height_rule(3)),
         ),
         (
             "a wrong 1/(x − z)",
             Box::new(|t| shift(t, first, INVERSE_Z, delta)),
-            (deep, constraint(7)),
+            (deep, height_rule(4)),
         ),
         (
             "a wrong 1/(x − zω)",
             Box::new(|t| shift(t, first, INVERSE_ZW, delta)),
-            (deep, constraint(8)),
+            (deep, height_rule(5)),
         ),
     ];
     for (what, forge, expected) in cases {
@@ -301,18 +297,18 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
         check_trace(&child.air, &table, &public),
         Err(AirError::Unsatisfied {
             row: deep,
-            constraint: constraint(9)
+            constraint: height_rule(6)
         }),
         "a value"
     );
-    let mut claims = child.claims;
-    claims.at_zw += Ext3::ONE;
+    let mut claims = child.claims.clone();
+    claims.sums[0].at_zw += Ext3::ONE;
     let other = child.air.public_inputs(&child.roots, &claims).unwrap();
     assert_eq!(
         check_trace(&child.air, &honest, &other),
         Err(AirError::Unsatisfied {
             row: child.deep_row(0),
-            constraint: constraint(9)
+            constraint: height_rule(6)
         }),
         "a claim"
     );
@@ -322,8 +318,9 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
 fn the_point_is_the_paths_bits() {
     // The point column ends as SHIFT·ζ^p on each block's DEEP row; forgeries that follow
     // its rule everywhere else, with the inverses and the value recomputed from them, are
-    // refused where they break it: the point's start (rule 10, after the sums' ten rules
-    // for each of 3 coordinates), a level's step or the carry to the DEEP row (rule 11).
+    // refused where they break it: the point's start (rule 33, after the sums' 4 rules and
+    // the height's 7, for each of 3 coordinates), a level's step or the carry to the DEEP
+    // row (rule 34).
     let chain = poseidon2_chain();
     let child = Child::of(&chain);
     let honest = child.table();
@@ -337,7 +334,7 @@ fn the_point_is_the_paths_bits() {
         .unwrap()
         .constraints
         .len();
-    let (start_rule, move_rule) = (openings + 30, openings + 31);
+    let (start_rule, move_rule) = (openings + 33, openings + 34);
     let k = 1;
     let p = child.replay.positions[k];
     let path_start = child.block(k).start + child.leaf_rows[0] - 1;
@@ -421,11 +418,15 @@ fn values_over_leaves_of_several_rows_are_the_verifiers() {
         RowBlocks::from_rows(w, &cells)
     });
     let mut ext3 = || Ext3::new([felt(), felt(), felt()]);
-    let claims = DeepClaims {
-        gamma: ext3(),
-        z: ext3(),
+    let (gamma, z) = (ext3(), ext3());
+    let sums = ClaimedSums {
         at_z: ext3(),
         at_zw: ext3(),
+    };
+    let claims = DeepClaims {
+        gamma,
+        z,
+        sums: vec![sums],
     };
     let air = DeepAir::new(widths[0], widths[1], log_rows, height, &positions).unwrap();
     let mut roots = [[Felt::ZERO; 4]; 2];
@@ -442,8 +443,8 @@ fn values_over_leaves_of_several_rows_are_the_verifiers() {
         trace: powers[..widths[0]].to_vec(),
         quotient: powers[widths[0]..widths[0] + widths[1]].to_vec(),
         next_row: powers[widths[0] + widths[1]],
-        at_z: claims.at_z,
-        at_zw: claims.at_zw,
+        at_z: sums.at_z,
+        at_zw: sums.at_zw,
         z: claims.z,
         zw: claims.z * Felt::two_adic_root(log_rows),
     };
@@ -459,7 +460,7 @@ fn values_over_leaves_of_several_rows_are_the_verifiers() {
         assert_eq!(ext(&table.row(row), VALUE), expected, "position {p}");
     }
     // A z on the LDE's points has no DEEP quotient: refused, not a panic.
-    let mut on_domain = claims;
+    let mut on_domain = claims.clone();
     on_domain.z = Ext3::from(LdePlan::SHIFT * zeta.pow(positions[1] as u64));
     assert_eq!(
         air.trace(&opened, &on_domain).unwrap_err(),
@@ -472,5 +473,183 @@ fn values_over_leaves_of_several_rows_are_the_verifiers() {
             expected: 2,
             got: 1
         }
+    );
+}
+
+/// The block row after each height's leaf in a mixed tree of these heights' row widths
+/// (tallest first) and `log_lde` levels whose rows start at `start`, and the row after the
+/// tree's: its own leaf, then a row a level, a shorter height's leaf and its join row
+/// after the level below its rows' nodes.
+fn after_leaves(
+    start: usize,
+    widths: &[usize],
+    depths: &[usize],
+    log_lde: usize,
+) -> (Vec<usize>, usize) {
+    let leaf = |w: usize| w.div_ceil(RATE).max(1);
+    let mut row = start + leaf(widths[0]);
+    let mut ends = vec![row];
+    for level in 0..log_lde {
+        row += 1;
+        if let Some(t) = depths.iter().position(|&d| d == level + 1) {
+            row += leaf(widths[t]);
+            ends.push(row);
+            row += 1;
+        }
+    }
+    (ends, row)
+}
+
+#[test]
+fn a_tables_proofs_trees_give_each_heights_value() {
+    // A tables proof's mixed trees at blowup 4: trace tables of 2^6 LDE rows (two, of 3 and
+    // 2 columns), 2^4 (10) and 2^3 (5), quotients of 3, 3, 6 and 3 columns, with random
+    // claims. Each height's value is its DEEP function's (its tables' columns concatenated)
+    // at its own point g·ζ_t^(p mod M_t), on the row after its quotient leaf; the AIR
+    // proves; a shorter height's value, point or claim forged is refused on that row.
+    let (log_blowup, log_lde) = (2, 6);
+    let heights = [6, 6, 4, 3];
+    let widths = [[3, 2, 10, 5], [3, 3, 6, 3]];
+    let positions = [2, 5, 17, 21, 33, 60];
+    let mut rng = ballast_testkit::SplitMix64::new(5);
+    let mut felt = || Felt::new(rng.next().expect("an endless stream"));
+    let tables = widths.map(|widths| {
+        (heights.iter().zip(widths))
+            .map(|(&h, w)| {
+                let cells: Vec<Felt> = (0..w << h).map(|_| felt()).collect();
+                RowBlocks::from_rows(w, &cells)
+            })
+            .collect::<Vec<_>>()
+    });
+    let trees = tables
+        .each_ref()
+        .map(|t| MixedTree::commit(MerkleHash::Poseidon2, &t.iter().collect::<Vec<_>>()).unwrap());
+    let air = DeepAir::mixed(trees[0].shape(), trees[1].shape(), log_blowup, &positions).unwrap();
+    let mut roots = [[Felt::ZERO; 4]; 2];
+    let opened = [0, 1].map(|k| {
+        let shape = trees[k].shape();
+        let rows: Vec<Vec<Felt>> = (positions.iter())
+            .flat_map(|&p| (0..heights.len()).map(move |t| (t, p)))
+            .map(|(t, p)| tables[k][t].row(shape.row_of(t, p)))
+            .collect();
+        let rows: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();
+        let nodes = trees[k].open_batch(&positions, |_| unreachable!());
+        roots[k] = digest_from_bytes(&trees[k].root()).unwrap();
+        (air.openings())
+            .open_mixed(k, &roots[k], shape, &positions, &rows, &nodes)
+            .unwrap()
+    });
+    let mut ext3 = || Ext3::new([felt(), felt(), felt()]);
+    let (gamma, z) = (ext3(), ext3());
+    let sums: Vec<ClaimedSums> = (0..3)
+        .map(|_| ClaimedSums {
+            at_z: ext3(),
+            at_zw: ext3(),
+        })
+        .collect();
+    let claims = DeepClaims { gamma, z, sums };
+    let table = air.trace(&opened, &claims).unwrap();
+    let public = air.public_inputs(&roots, &claims).unwrap();
+    assert_eq!(check_trace(&air, &table, &public), Ok(()));
+    assert!(has_layer_degrees(&air));
+    assert_eq!(layer_proves(&air, &mut table.clone(), &public), Ok(()));
+
+    // The heights: their tables, summed widths and depths below the root.
+    let groups = [0..2, 2..3, 3..4];
+    let depths = [0, 2, 3];
+    let summed = |k: usize| groups.clone().map(|g| widths[k][g].iter().sum::<usize>());
+    let (trace_ends, trace_rows) = after_leaves(0, &summed(0), &depths, log_lde);
+    let (deep_rows, quotient_end) = after_leaves(trace_rows, &summed(1), &depths, log_lde);
+    let block_rows = (quotient_end + 1).next_power_of_two();
+    assert_eq!(table.height(), 8 * block_rows);
+    assert_eq!(trace_ends.len(), 3);
+    // The DEEP columns follow the openings' (4 more over mixed trees): the point 15 on,
+    // the tallest height's value 16 on, a shorter height's trace sum and value 6 a height
+    // from 19 on.
+    let base = air.openings().width();
+    assert_eq!(base, ballast_recursion::OPENINGS_WIDTH + 4);
+    let point = base + 15;
+    let value_column = |t: usize| match t {
+        0 => base + 16,
+        _ => base + 19 + 6 * (t - 1) + 3,
+    };
+    for (t, group) in groups.iter().enumerate() {
+        let (w, c) = (summed(0)[t], summed(1)[t]);
+        let log_height = heights[group.start];
+        let powers = gamma.powers(w + c + 1);
+        let deep = ballast_stark::DeepCoefficients {
+            trace: powers[..w].to_vec(),
+            quotient: powers[w..w + c].to_vec(),
+            next_row: powers[w + c],
+            at_z: claims.sums[t].at_z,
+            at_zw: claims.sums[t].at_zw,
+            z,
+            zw: z * Felt::two_adic_root(log_height - log_blowup),
+        };
+        let zeta = Felt::two_adic_root(log_height);
+        for (k, &p) in positions.iter().enumerate() {
+            let y = p % (1 << log_height);
+            let row = |k: usize| -> Vec<Felt> {
+                group.clone().flat_map(|g| tables[k][g].row(y)).collect()
+            };
+            let x = LdePlan::SHIFT * zeta.pow(y as u64);
+            let expected = deep.evaluate(&row(0), &row(1), x);
+            let at = k * block_rows + deep_rows[t];
+            assert_eq!(table.row(at)[point], x, "height {t}, position {p}");
+            assert_eq!(
+                ext(&table.row(at), value_column(t)),
+                expected,
+                "height {t}, position {p}"
+            );
+        }
+    }
+
+    // Forgeries on block 1's rows of the 2^3 height (the last): its value, its point (with
+    // its inverses and value recomputed from it), and its claim b.
+    let openings = ConstraintInfo::of(air.openings())
+        .unwrap()
+        .constraints
+        .len();
+    let rule = |t: usize, k: usize| openings + 12 + 21 * t + k;
+    let deep_row = block_rows + deep_rows[2];
+    let mut forged = table.clone();
+    shift_one(&mut forged, deep_row, value_column(2), Ext3::ONE);
+    assert_eq!(
+        check_trace(&air, &forged, &public),
+        Err(AirError::Unsatisfied {
+            row: deep_row,
+            constraint: rule(2, 6)
+        }),
+        "a value"
+    );
+    let mut forged = table.clone();
+    let x = forged.row(deep_row)[point];
+    let (x, wrong) = (Ext3::from(x), Ext3::from(x * Felt::new(2)));
+    forged.set(deep_row, point, wrong.coeffs()[0]);
+    let zw = z * Felt::two_adic_root(heights[3] - log_blowup);
+    let inverse_z = base + 9;
+    set(&mut forged, deep_row, inverse_z, (wrong - z).inverse());
+    set(&mut forged, deep_row, inverse_z + 3, (wrong - zw).inverse());
+    assert_ne!(x, wrong);
+    // Refused on the join leaf's last row, whose point must go on unchanged (the point's
+    // second rule, after every height's).
+    assert_eq!(
+        check_trace(&air, &forged, &public),
+        Err(AirError::Unsatisfied {
+            row: deep_row - 1,
+            constraint: rule(3, 1)
+        }),
+        "a point"
+    );
+    let mut claims = claims;
+    claims.sums[2].at_zw += Ext3::ONE;
+    let other = air.public_inputs(&roots, &claims).unwrap();
+    assert_eq!(
+        check_trace(&air, &table, &other),
+        Err(AirError::Unsatisfied {
+            row: deep_rows[2],
+            constraint: rule(2, 6)
+        }),
+        "a claim"
     );
 }
