@@ -59,7 +59,8 @@ mod col {
     /// 1/(x − zω).
     pub(super) const INVERSE_ZW: usize = INVERSE_Z + 3;
     /// x, the position's point (a base value): SHIFT·ζ^(p's bits so far) on the trace
-    /// path's rows, bound from the row before the path to the last DEEP row.
+    /// path's rows, then squared over SHIFT on each quotient path row below the last DEEP
+    /// row; bound from the row before the trace's path to the last DEEP row.
     pub(super) const POINT: usize = INVERSE_ZW + 3;
     /// f(x) of the tallest height: read it on its DEEP row; elsewhere it is free (FRI's
     /// rows carry and fold it).
@@ -68,13 +69,9 @@ mod col {
     pub(super) const OWN: usize = VALUE + 3;
     /// Columns a shorter height adds after those: its trace sum (carried down the block)
     /// and its f(x_t) (bound on its DEEP row).
-    pub(super) const SHORTER: usize = 6;
+    pub(super) const SHORTER: usize = 3 + 3;
 }
 
-/// The point's column over a segment's trees.
-pub(crate) const POINT: usize = OPENINGS_WIDTH + col::POINT;
-/// The value's column over a segment's trees.
-pub(crate) const VALUE: usize = OPENINGS_WIDTH + col::VALUE;
 /// Columns of the table over a segment's trees (156); a tables proof's has the openings'
 /// columns of mixed trees, and more a shorter height.
 pub const WIDTH: usize = OPENINGS_WIDTH + col::OWN;
@@ -226,29 +223,19 @@ impl DeepAir {
         more: &[TreeShape],
     ) -> Result<Self, OpeningsError> {
         check_lde(log_rows, log_lde)?;
-        let mut trees = vec![
-            TreeShape {
-                row_width: trace_width,
+        let tree = |row_width| {
+            Tree::plain(TreeShape {
+                row_width,
                 height: log_lde,
-            },
-            TreeShape {
-                row_width: quotient_width,
-                height: log_lde,
-            },
-        ];
-        trees.extend_from_slice(more);
-        Ok(Self {
-            openings: if more.is_empty() {
-                OpeningsAir::new(&trees, positions)?
-            } else {
-                OpeningsAir::with_lower_trees(&trees, positions)?
-            },
-            heights: vec![Height {
-                trace_width,
-                quotient_width,
-                log_rows,
-            }],
-        })
+            })
+        };
+        let height = Height {
+            trace_width,
+            quotient_width,
+            log_rows,
+        };
+        let trees = [tree(trace_width), tree(quotient_width)];
+        Self::build(trees, vec![height], positions, more)
     }
 
     /// The AIR of a tables proof's trace and quotient trees (`ballast_merkle::MixedTree`s
@@ -264,6 +251,17 @@ impl DeepAir {
         log_blowup: usize,
         positions: &[usize],
     ) -> Result<Self, OpeningsError> {
+        Self::mixed_with_trees(trace, quotient, log_blowup, positions, &[])
+    }
+
+    /// [`mixed`](Self::mixed), its openings followed by those of the trees `more`.
+    pub(crate) fn mixed_with_trees(
+        trace: &MixedShape,
+        quotient: &MixedShape,
+        log_blowup: usize,
+        positions: &[usize],
+        more: &[TreeShape],
+    ) -> Result<Self, OpeningsError> {
         let heights_of = |shape: &MixedShape| -> Vec<usize> {
             shape.tables().iter().map(|t| t.log_height).collect()
         };
@@ -271,24 +269,45 @@ impl DeepAir {
             return Err(OpeningsError::OtherTables { tree: 1 });
         }
         let trees = [Tree::mixed(trace), Tree::mixed(quotient)];
-        let log_lde = trace.height();
-        check_lde(log_lde.saturating_sub(log_blowup), log_lde)?;
         // Each height's row widths: its own leaf's, then each join's.
         let widths = |tree: &Tree| -> Vec<usize> {
             let joins = tree.joins.iter().map(|j| j.row_width);
             std::iter::once(tree.shape.row_width).chain(joins).collect()
         };
-        let depths = std::iter::once(0).chain(trees[0].joins.iter().map(|j| j.depth));
+        let log_ldes = std::iter::once(trace.height())
+            .chain(trees[0].joins.iter().map(|j| trace.height() - j.depth));
         let heights = (widths(&trees[0]).into_iter().zip(widths(&trees[1])))
-            .zip(depths)
-            .map(|((trace_width, quotient_width), depth)| Height {
-                trace_width,
-                quotient_width,
-                log_rows: log_lde - depth - log_blowup,
+            .zip(log_ldes)
+            .map(|((trace_width, quotient_width), log_lde)| {
+                let log_rows = log_lde.saturating_sub(log_blowup);
+                check_lde(log_rows, log_lde)?;
+                Ok(Height {
+                    trace_width,
+                    quotient_width,
+                    log_rows,
+                })
             })
-            .collect();
+            .collect::<Result<_, OpeningsError>>()?;
+        Self::build(trees, heights, positions, more)
+    }
+
+    /// The AIR of the trace's and quotient's `trees`, then `more` (a query AIR's lower
+    /// trees, which it binds: their openings alone would not be), with the DEEP functions of
+    /// `heights`.
+    fn build(
+        trees: [Tree; 2],
+        heights: Vec<Height>,
+        positions: &[usize],
+        more: &[TreeShape],
+    ) -> Result<Self, OpeningsError> {
+        let mut trees = trees.to_vec();
+        trees.extend(more.iter().map(|&shape| Tree::plain(shape)));
         Ok(Self {
-            openings: OpeningsAir::with_trees(&trees, positions)?,
+            openings: if more.is_empty() {
+                OpeningsAir::with_trees(&trees, positions)?
+            } else {
+                OpeningsAir::with_lower_trees(&trees, positions)?
+            },
             heights,
         })
     }
@@ -370,16 +389,20 @@ impl DeepAir {
                     acc + gamma_powers[i] * cells[INPUT + i]
                 })
             };
-            let leaf = |sums: &mut [Ext3], powers: &mut [Ext3], rows: Range<usize>, sum, power| {
-                let (mut sum, mut power) = (sum, power);
-                for r in rows.clone() {
-                    sums[r] = sum;
-                    powers[r] = power;
-                    sum += power * combined(r);
-                    power *= gamma_powers[RATE];
-                }
-                sum
-            };
+            // Each leaf's sums before its rows and after its last, and its powers.
+            let mut after = vec![None; block_rows + 1];
+            let mut leaf =
+                |sums: &mut [Ext3], powers: &mut [Ext3], rows: Range<usize>, sum, power| {
+                    let (mut sum, mut power) = (sum, power);
+                    for r in rows.clone() {
+                        sums[r] = sum;
+                        powers[r] = power;
+                        sum += power * combined(r);
+                        power *= gamma_powers[RATE];
+                    }
+                    after[rows.end] = Some(sum);
+                    sum
+                };
             for (t, height) in self.heights.iter().enumerate() {
                 let trace_leaf = schedule.trace_leaves[t].clone();
                 kept[t] = leaf(&mut sums, &mut powers, trace_leaf, Ext3::ZERO, Ext3::ONE);
@@ -411,13 +434,11 @@ impl DeepAir {
             // Each leaf's sum carried on over the rows after it, to the next leaf.
             let mut sum = Ext3::ZERO;
             for r in 0..block_rows {
-                if absorbing[r] {
-                    sum = sums[r];
-                } else {
-                    sums[r] = sum;
+                if let Some(total) = after[r] {
+                    sum = total;
                 }
-                if absorbing[r] {
-                    sum += powers[r] * combined(r);
+                if !absorbing[r] {
+                    sums[r] = sum;
                 }
             }
             for r in 0..block_rows {
@@ -479,6 +500,24 @@ impl DeepAir {
     /// quotient leaf.
     pub(crate) fn deep_row(&self) -> usize {
         self.schedule().deep_row(0)
+    }
+
+    /// The block rows where each height's DEEP value is bound, tallest first.
+    pub(crate) fn deep_rows(&self) -> Vec<usize> {
+        let schedule = self.schedule();
+        (0..self.heights.len())
+            .map(|t| schedule.deep_row(t))
+            .collect()
+    }
+
+    /// The column of height `t`'s DEEP value (bound on its DEEP row).
+    pub(crate) fn value_column(&self, t: usize) -> usize {
+        self.openings.width() + Self::height_columns(t).1
+    }
+
+    /// The column of the position's point.
+    pub(crate) fn point_column(&self) -> usize {
+        self.openings.width() + col::POINT
     }
 
     /// log2 of the child's rows (its tallest table's).

@@ -355,10 +355,10 @@ impl OpeningsAir {
     /// [`new`](Self::new), taking trees lower than the tallest: for an AIR that binds their
     /// paths' ends (p >> h) itself, and is proven in their place.
     pub(crate) fn with_lower_trees(
-        trees: &[TreeShape],
+        trees: &[Tree],
         positions: &[usize],
     ) -> Result<Self, OpeningsError> {
-        Self::build(trees.iter().map(|&t| Tree::plain(t)).collect(), positions)
+        Self::build(trees.to_vec(), positions)
     }
 
     fn build(trees: Vec<Tree>, positions: &[usize]) -> Result<Self, OpeningsError> {
@@ -1057,12 +1057,14 @@ mod tests {
     #[test]
     fn the_periodic_column_count_is_the_columns() {
         for widths in [&[4][..], &[8, 16], &[11, 3], &[0, 9, 17]] {
-            let trees: Vec<TreeShape> = widths
+            let trees: Vec<Tree> = widths
                 .iter()
                 .enumerate()
-                .map(|(k, &row_width)| TreeShape {
-                    row_width,
-                    height: 3 - k.min(2),
+                .map(|(k, &row_width)| {
+                    Tree::plain(TreeShape {
+                        row_width,
+                        height: 3 - k.min(2),
+                    })
                 })
                 .collect();
             let air = OpeningsAir::with_lower_trees(&trees, &[1, 6]).unwrap();

@@ -46,11 +46,12 @@ use std::borrow::Cow;
 
 use ballast_air::{Air, ConstraintBuilder, Frame, Halve, PeriodicColumn};
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_fri::{LOG_ARITY, fold_pair, round_arities};
+use ballast_fri::{LOG_ARITY, fold_pair, roll_in_arities};
+use ballast_merkle::MixedShape;
 use ballast_ntt::LdePlan;
 use ballast_poseidon2::{FeltDigest, RATE};
 
-use crate::deep::{DeepAir, DeepClaims, POINT as DEEP_POINT, VALUE, WIDTH as DEEP_WIDTH};
+use crate::deep::{DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 use crate::ext::{add, ext, pow, scale, sub};
 use crate::openings::{BIT, INPUT, Opened, OpeningsError, PATH_END, REST, TreeShape, expect_len};
 
@@ -59,8 +60,9 @@ const _: () = assert!(LOG_ARITY == 3);
 
 /// The most values a coset holds.
 const ARITY: usize = 1 << LOG_ARITY;
-/// Columns: the round's coset, [`ARITY`] extension values.
-const COSET: usize = DEEP_WIDTH;
+// Columns after the DEEP AIR's, counted from its last.
+/// The round's coset, [`ARITY`] extension values.
+const COSET: usize = 0;
 /// The first binary fold's 4 values (a round of 4's coset, copied).
 const HALVES: usize = COSET + 3 * ARITY;
 /// The second's 2 values (a round of 2's coset, copied).
@@ -79,8 +81,10 @@ const POINT: usize = WEIGHTS + ARITY;
 /// of the one before doubled (1/(2x²), 1/(2x⁴) for a round of 8); the last is 1/(2y), y =
 /// x^(2^a) the position's point in the next layer.
 const INVERSES: usize = POINT + 1;
-/// Columns of the table (221).
-pub const WIDTH: usize = INVERSES + LOG_ARITY + 1;
+/// Columns after the DEEP AIR's.
+const OWN: usize = INVERSES + LOG_ARITY + 1;
+/// Columns of the table over a segment's trees (221).
+pub const WIDTH: usize = DEEP_WIDTH + OWN;
 
 /// log2 of the longest final polynomial the AIR evaluates: its point's powers are columns.
 pub const MAX_LOG_FINAL_POLY_LEN: usize = 4;
@@ -113,6 +117,8 @@ struct Round {
     /// The block row of the leaf's first row.
     leaf_start: usize,
     leaf_rows: usize,
+    /// The shorter height whose DEEP function it rolls in after its fold, if any.
+    rolls_in: Option<usize>,
 }
 
 impl Round {
@@ -158,33 +164,80 @@ impl QueriesAir {
     /// What [`DeepAir::new`] refuses, or a final polynomial longer than the trace or than
     /// 2^[`MAX_LOG_FINAL_POLY_LEN`] coefficients.
     pub fn new(child: &ChildShape, positions: &[usize]) -> Result<Self, OpeningsError> {
-        let log_final = child.log_final_poly_len;
-        if log_final > child.log_rows || log_final > MAX_LOG_FINAL_POLY_LEN {
+        let log_blowup = child.log_lde.saturating_sub(child.log_rows);
+        Self::build(
+            &[child.log_lde],
+            log_blowup,
+            child.log_final_poly_len,
+            |trees| {
+                DeepAir::with_trees(
+                    child.trace_width,
+                    child.quotient_width,
+                    child.log_rows,
+                    child.log_lde,
+                    positions,
+                    trees,
+                )
+            },
+        )
+    }
+
+    /// The AIR of a tables proof's query phase (`ballast_stark::prove_tables`'s): its
+    /// trace and quotient trees of tables of `trace` and `quotient` (their LDEs at blowup
+    /// 2^`log_blowup`), a final polynomial of 2^`log_final_poly_len` coefficients, queried
+    /// at `positions`. FRI rolls each shorter height's DEEP function in after the round
+    /// that folds to its size, with β^a (a the round's arity): one more term in that
+    /// round's fold, the height's value carried from its DEEP row.
+    ///
+    /// # Errors
+    /// What [`DeepAir::mixed`] refuses, or a final polynomial longer than the shortest table
+    /// or than 2^[`MAX_LOG_FINAL_POLY_LEN`] coefficients.
+    pub fn mixed(
+        trace: &MixedShape,
+        quotient: &MixedShape,
+        log_blowup: usize,
+        log_final_poly_len: usize,
+        positions: &[usize],
+    ) -> Result<Self, OpeningsError> {
+        let mut log_ldes: Vec<usize> = trace.tables().iter().map(|t| t.log_height).collect();
+        log_ldes.dedup();
+        Self::build(&log_ldes, log_blowup, log_final_poly_len, |trees| {
+            DeepAir::mixed_with_trees(trace, quotient, log_blowup, positions, trees)
+        })
+    }
+
+    /// The AIR over inputs of 2^`log_ldes[t]` values (tallest first, strictly decreasing)
+    /// folded at blowup 2^`log_blowup` to a final polynomial of 2^`log_final`
+    /// coefficients, on the DEEP AIR `deep` builds with FRI's layer trees.
+    fn build(
+        log_ldes: &[usize],
+        log_blowup: usize,
+        log_final: usize,
+        deep: impl FnOnce(&[TreeShape]) -> Result<DeepAir, OpeningsError>,
+    ) -> Result<Self, OpeningsError> {
+        let shortest = log_ldes.last().copied().unwrap_or(0);
+        if log_final + log_blowup > shortest || log_final > MAX_LOG_FINAL_POLY_LEN {
             return Err(OpeningsError::FinalPolynomial { log_len: log_final });
+        }
+        if log_ldes.windows(2).any(|w| w[0] <= w[1]) {
+            return Err(OpeningsError::OtherTables { tree: 0 });
         }
         // Each layer's tree: cosets of 2^a values (3 coordinates each), 2^a fewer leaves
         // than the layer before has values.
-        let mut log_len = child.log_lde;
-        let layers: Vec<(usize, TreeShape)> = round_arities(child.log_rows - log_final)
+        let mut log_len = log_ldes[0];
+        let layers: Vec<(usize, TreeShape)> = roll_in_arities(log_ldes, log_blowup + log_final)
             .into_iter()
             .map(|log_arity| {
                 let layer = TreeShape {
                     row_width: 3 << log_arity,
-                    height: log_len.saturating_sub(log_arity),
+                    height: log_len - log_arity,
                 };
                 log_len = layer.height;
                 (log_arity, layer)
             })
             .collect();
         let trees: Vec<TreeShape> = layers.iter().map(|&(_, tree)| tree).collect();
-        let deep = DeepAir::with_trees(
-            child.trace_width,
-            child.quotient_width,
-            child.log_rows,
-            child.log_lde,
-            positions,
-            &trees,
-        )?;
+        let deep = deep(&trees)?;
         let rounds: Vec<Round> = deep
             .openings()
             .segments()
@@ -195,13 +248,16 @@ impl QueriesAir {
                 log_len: tree.height + log_arity,
                 leaf_start,
                 leaf_rows,
+                rolls_in: (log_ldes.iter().skip(1))
+                    .position(|&l| l == tree.height)
+                    .map(|t| t + 1),
             })
             .collect();
         let final_row = rounds.last().map_or(deep.deep_row(), |r| r.fold_row() + 1);
         Ok(Self {
             deep,
             rounds,
-            log_lde: child.log_lde,
+            log_lde: log_ldes[0],
             final_len: 1 << log_final,
             final_row,
         })
@@ -263,25 +319,27 @@ impl QueriesAir {
         let deep = self.deep.trace(opened, claims)?;
         let openings = self.deep.openings();
         let block_rows = openings.block_rows;
-        let mut table = vec![Felt::ZERO; deep.height() * WIDTH];
-        for (r, row) in table.chunks_exact_mut(WIDTH).enumerate() {
-            row[..DEEP_WIDTH].copy_from_slice(&deep.row(r));
+        let (d, width) = (self.deep.width(), self.width());
+        let value = self.deep.value_column(0);
+        let mut table = vec![Felt::ZERO; deep.height() * width];
+        for (r, row) in table.chunks_exact_mut(width).enumerate() {
+            row[..d].copy_from_slice(&deep.row(r));
         }
         let last = openings.positions().len() - 1;
-        for (block, cells) in table.chunks_exact_mut(block_rows * WIDTH).enumerate() {
+        for (block, cells) in table.chunks_exact_mut(block_rows * width).enumerate() {
             let k = block.min(last);
-            let mut rows: Vec<&mut [Felt]> = cells.chunks_exact_mut(WIDTH).collect();
+            let mut rows: Vec<&mut [Felt]> = cells.chunks_exact_mut(width).collect();
             let position = openings.position(block);
             for (r, row) in rows.iter_mut().enumerate() {
                 let folded = self.rounds.iter().rev().find(|round| round.fold_row() < r);
                 let end = folded.map_or(0, |round| position >> round.height());
-                row[ENDS] = Felt::new(end as u64);
+                row[d + ENDS] = Felt::new(end as u64);
             }
             for (i, (round, opened)) in self.rounds.iter().zip(&opened[2..]).enumerate() {
                 let width = 3 << round.log_arity;
                 let coset = &opened.rows[k * width..(k + 1) * width];
                 for row in &mut rows[round.leaf_start..=round.fold_row()] {
-                    row[COSET..COSET + width].copy_from_slice(coset);
+                    row[d + COSET..d + COSET + width].copy_from_slice(coset);
                 }
                 let values: Vec<Ext3> = coset
                     .chunks_exact(3)
@@ -293,28 +351,40 @@ impl QueriesAir {
                     .iter_mut()
                     .zip(&points)
                 {
-                    row[POINT] = *point;
+                    row[d + POINT] = *point;
                 }
                 let inverses = inverses(round, points[0]);
                 let folds = inverses[..LOG_ARITY].try_into().expect("3 inverses");
-                let (halves, quarters, folded) = fold_levels(round, &values, folds, level_betas);
+                let (halves, quarters, mut folded) =
+                    fold_levels(round, &values, folds, level_betas);
+                if let Some(t) = round.rolls_in {
+                    let at = self.deep.value_column(t);
+                    let row = &rows[self.deep.deep_rows()[t]];
+                    let rolled = Ext3::new([row[at], row[at + 1], row[at + 2]]);
+                    folded += betas[i].pow(1 << round.log_arity) * rolled;
+                }
                 let fold_row = &mut rows[round.fold_row()];
-                fold_row[INVERSES..WIDTH].copy_from_slice(&inverses);
-                for (at, v) in (HALVES..).step_by(3).zip(halves.iter().chain(&quarters)) {
+                fold_row[d + INVERSES..d + OWN].copy_from_slice(&inverses);
+                for (at, v) in (d + HALVES..)
+                    .step_by(3)
+                    .zip(halves.iter().chain(&quarters))
+                {
                     fold_row[at..at + 3].copy_from_slice(&v.coeffs());
                 }
-                for (at, v) in (BETAS..).step_by(3).zip(level_betas) {
+                for (at, v) in (d + BETAS..).step_by(3).zip(level_betas) {
                     fold_row[at..at + 3].copy_from_slice(&v.coeffs());
                 }
-                fold_row[WEIGHTS + self.slot(block, i)] = Felt::ONE;
+                fold_row[d + WEIGHTS + self.slot(block, i)] = Felt::ONE;
                 for row in &mut rows[round.fold_row() + 1..] {
-                    row[VALUE..VALUE + 3].copy_from_slice(&folded.coeffs());
+                    row[value..value + 3].copy_from_slice(&folded.coeffs());
                 }
             }
             let powers = self.final_point(position).powers(self.final_len);
-            rows[self.final_row][POWERS..POWERS + self.final_len - 1].copy_from_slice(&powers[1..]);
+            let powers_at = d + POWERS;
+            rows[self.final_row][powers_at..powers_at + self.final_len - 1]
+                .copy_from_slice(&powers[1..]);
         }
-        Ok(RowBlocks::from_rows(WIDTH, &table))
+        Ok(RowBlocks::from_rows(width, &table))
     }
 
     /// The point on round `round`'s rows from its fold row to its path's end, for
@@ -482,7 +552,7 @@ impl Air for QueriesAir {
     }
 
     fn width(&self) -> usize {
-        WIDTH
+        self.deep.width() + OWN
     }
 
     fn log_rows(&self) -> usize {
@@ -534,6 +604,13 @@ impl Air for QueriesAir {
         for round in &self.rounds {
             columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));
         }
+        let deep_rows = self.deep.deep_rows();
+        for round in &self.rounds {
+            if let Some(t) = round.rolls_in {
+                let carried = deep_rows[t]..round.fold_row();
+                columns.push(openings.block_column(|r| u64::from(carried.contains(&r))));
+            }
+        }
         columns.into()
     }
 
@@ -541,26 +618,30 @@ impl Air for QueriesAir {
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
         let own = self.deep.periodic_columns_len();
         let deep_inputs = self.deep.num_public_inputs();
+        let d = self.deep.width();
         let inner = Frame {
-            current: &f.current[..DEEP_WIDTH],
-            next: &f.next[..DEEP_WIDTH],
+            current: &f.current[..d],
+            next: &f.next[..d],
             periodic: &f.periodic[..own],
             public_inputs: &f.public_inputs[..deep_inputs],
         };
         self.deep.eval(&inner, b);
 
-        let (cur, next, p) = (f.current, f.next, &f.periodic[own..]);
+        // This AIR's columns, from the DEEP AIR's last on.
+        let (cur, next, p) = (&f.current[d..], &f.next[d..], &f.periodic[own..]);
+        let value_at = self.deep.value_column(0);
         let zero = B::Expr::from(Felt::ZERO);
         let one = [B::Expr::from(Felt::ONE), zero, zero];
         let rounds = self.rounds.len();
         let public = |k: usize| ext(f.public_inputs, deep_inputs + 3 * k);
-        let value = ext(cur, VALUE);
+        let value = ext(f.current, value_at);
         let coset = |s: usize| ext(cur, COSET + 3 * s);
 
         // The coset: bound to each leaf row's input cells, carried down the leaf.
         for j in 0..3 {
             for i in 0..RATE {
-                b.every_row(p[COSET_ROW + j] * (cur[COSET + RATE * j + i] - cur[INPUT + i]));
+                let input = f.current[INPUT + i];
+                b.every_row(p[COSET_ROW + j] * (cur[COSET + RATE * j + i] - input));
             }
         }
         for c in COSET..HALVES {
@@ -617,6 +698,22 @@ impl Air for QueriesAir {
         }
         // The binary folds: outputs (lo + hi)/2 + β·(lo − hi)/(2x·ω^i), the third's on the
         // next row.
+        // A shorter height's value rolled in after the round that folds to its size:
+        // β^a times it, on that round's fold row, carried there from its DEEP row.
+        let mut rolled = [zero; 3];
+        let mut carries = FOLD + rounds;
+        for (i, round) in self.rounds.iter().enumerate() {
+            if let Some(t) = round.rolls_in {
+                let at = self.deep.value_column(t);
+                let coefficient = pow(public(i), 1 << round.log_arity, one);
+                let term = Ext3::mul_over(coefficient, ext(f.current, at));
+                rolled = add(rolled, scale(term, p[FOLD + i]));
+                for c in 0..3 {
+                    b.transition(p[carries] * (f.next[at + c] - f.current[at + c]));
+                }
+                carries += 1;
+            }
+        }
         let fold = |b: &mut B, level: usize, inputs: usize, outputs: &[B::Expr], i: usize| {
             let half = ARITY >> (level + 1);
             let (lo, hi) = (ext(cur, inputs + 3 * i), ext(cur, inputs + 3 * (i + half)));
@@ -629,7 +726,7 @@ impl Air for QueriesAir {
             for c in 0..3 {
                 let constraint = level_gates[level] * (outputs[c] - mean[c]) - spread[c];
                 if level + 1 == LOG_ARITY {
-                    b.transition(constraint);
+                    b.transition(constraint - rolled[c]);
                 } else {
                     b.every_row(constraint);
                 }
@@ -652,7 +749,7 @@ impl Air for QueriesAir {
             }
         }
         if used[2] {
-            fold(b, 2, QUARTERS, &next[VALUE..VALUE + 3], 0);
+            fold(b, 2, QUARTERS, &f.next[value_at..value_at + 3], 0);
         }
 
         // The value carried to the next fold, and the last one on the final polynomial.
@@ -662,7 +759,7 @@ impl Air for QueriesAir {
             on_final = add(on_final, scale(public(rounds + power), column));
         }
         for c in 0..3 {
-            b.transition(p[CARRY_VALUE] * (next[VALUE + c] - value[c]));
+            b.transition(p[CARRY_VALUE] * (f.next[value_at + c] - value[c]));
             b.every_row(p[FINAL] * (value[c] - on_final[c]));
         }
 
@@ -670,7 +767,7 @@ impl Air for QueriesAir {
         // a round's slot is its tree's end remainder less 2^a times the tree's before, and
         // the weights are one-hot at it.
         let ends = cur[ENDS];
-        b.every_row(f.periodic[PATH_END] * (ends - cur[REST]));
+        b.every_row(f.periodic[PATH_END] * (ends - f.current[REST]));
         b.transition(p[CARRY_ENDS] * (next[ENDS] - ends));
         for s in 0..ARITY {
             b.every_row(fold_row * weight(s) * (weight(s) - one[0]));
@@ -690,7 +787,7 @@ impl Air for QueriesAir {
         let point = cur[POINT];
         b.every_row(p[POINT_END] * point - p[END_SHIFT]);
         b.transition(
-            p[POINT_MOVES] * (point - next[POINT]) - next[POINT] * next[BIT] * p[POINT_STEP],
+            p[POINT_MOVES] * (point - next[POINT]) - next[POINT] * f.next[BIT] * p[POINT_STEP],
         );
         // The inverses: 1/(2x) at the coset's entry, then each the next one's 2·inverse².
         let two = B::Expr::from(Felt::new(2));
@@ -713,7 +810,7 @@ impl Air for QueriesAir {
                 Some(last) => b.transition(
                     p[FOLD + last] * (two * next[POWERS] * inverse(LOG_ARITY) - one[0]),
                 ),
-                None => b.every_row(p[FINAL] * (y - cur[DEEP_POINT])),
+                None => b.every_row(p[FINAL] * (y - f.current[self.deep.point_column()])),
             }
             for power in 2..self.final_len {
                 let product = cur[POWERS + power - 2] * y;

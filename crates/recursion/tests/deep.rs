@@ -227,6 +227,11 @@ fn each_rule_of_the_sums_is_its_own_constraint() {
             (first, constraint(1)),
         ),
         (
+            "a quotient leaf's sum not starting at the trace sum",
+            Box::new(|t| shift(t, quotient_start, SUM, delta)),
+            (quotient_start, height_rule(0)),
+        ),
+        (
             "the quotient's powers from another start",
             Box::new(|t| {
                 let a = get(t, keep, TRACE_SUM);
@@ -562,7 +567,6 @@ fn a_tables_proofs_trees_give_each_heights_value() {
     let (deep_rows, quotient_end) = after_leaves(trace_rows, &summed(1), &depths, log_lde);
     let block_rows = (quotient_end + 1).next_power_of_two();
     assert_eq!(table.height(), 8 * block_rows);
-    assert_eq!(trace_ends.len(), 3);
     // The DEEP columns follow the openings' (4 more over mixed trees): the point 15 on,
     // the tallest height's value 16 on, a shorter height's trace sum and value 6 a height
     // from 19 on.
@@ -604,8 +608,9 @@ fn a_tables_proofs_trees_give_each_heights_value() {
         }
     }
 
-    // Forgeries on block 1's rows of the 2^3 height (the last): its value, its point (with
-    // its inverses and value recomputed from it), and its claim b.
+    // Forgeries on block 1's rows: the 2^3 height's (the last) value, its point (with its
+    // inverses recomputed from it) and its claim b; the point's squaring; the 2^4 height's
+    // kept trace sum.
     let openings = ConstraintInfo::of(air.openings())
         .unwrap()
         .constraints
@@ -640,6 +645,38 @@ fn a_tables_proofs_trees_give_each_heights_value() {
             constraint: rule(3, 1)
         }),
         "a point"
+    );
+    // The point scaled from the row after the tallest height's DEEP row on: the square
+    // there (the point's third rule) refuses it.
+    let mut forged = table.clone();
+    let first_square = block_rows + deep_rows[0];
+    for r in first_square + 1..2 * block_rows {
+        let x = forged.row(r)[point];
+        forged.set(r, point, x * Felt::new(3));
+    }
+    assert_eq!(
+        check_trace(&air, &forged, &public),
+        Err(AirError::Unsatisfied {
+            row: first_square,
+            constraint: rule(3, 2)
+        }),
+        "a point not squared"
+    );
+    // The 2^4 height's kept trace sum moved all down the block: its capture (rule 3 of
+    // the height's) refuses it on the row after its trace leaf.
+    let mut forged = table.clone();
+    let kept = base + 19;
+    for r in block_rows..2 * block_rows {
+        let v = get(&forged, r, kept);
+        set(&mut forged, r, kept, v + Ext3::ONE);
+    }
+    assert_eq!(
+        check_trace(&air, &forged, &public),
+        Err(AirError::Unsatisfied {
+            row: block_rows + trace_ends[1],
+            constraint: rule(1, 3)
+        }),
+        "a kept trace sum"
     );
     let mut claims = claims;
     claims.sums[2].at_zw += Ext3::ONE;

@@ -60,8 +60,8 @@ pub use statement::{
     verify_statement,
 };
 pub use tables::{
-    TableAir, TableStatement, TablesError, TablesProof, prove_tables, tables_transcript,
-    tables_transcript_layout, verify_tables,
+    TableAir, TableStatement, TablesError, TablesProof, TablesReplay, prove_tables, replay_tables,
+    tables_transcript, tables_transcript_layout, verify_tables,
 };
 pub use tables_format::{RecordedTable, TablesRecord};
 pub use verifier::{Replay, TranscriptLayout, replay, transcript_layout, verify};

@@ -569,6 +569,40 @@ pub fn verify_tables(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, TablesError> {
+    replay_tables(context, tables, proof, params, policy).map(|replay| replay.circuit)
+}
+
+/// What [`verify_tables`] derives on the way: what a layer verifying a tables proof
+/// recomputes.
+#[derive(Clone, Debug)]
+pub struct TablesReplay {
+    /// The tables' circuit, which the policy judged.
+    pub circuit: TablesCircuit,
+    /// The shapes of the trace's and the quotient's trees.
+    pub trees: [MixedShape; 2],
+    /// γ, the DEEP functions' challenge.
+    pub gamma: Ext3,
+    /// Each height's DEEP coefficients, tallest first: its tables' columns, concatenated.
+    pub deeps: Vec<DeepCoefficients>,
+    /// The query positions in the tallest LDE (distinct and increasing).
+    pub positions: Vec<usize>,
+    /// Each FRI round's folding challenge β.
+    pub betas: Vec<Ext3>,
+    /// Each FRI layer's opened rows (`ballast_fri::verify_queries`'s).
+    pub fri_rows: Vec<Vec<Felt>>,
+}
+
+/// [`verify_tables`], returning what the verifier derived on the way.
+///
+/// # Errors
+/// As [`verify_tables`].
+pub fn replay_tables(
+    context: &[u8],
+    tables: &[TableStatement<'_>],
+    proof: &TablesProof,
+    params: &StarkParams,
+    policy: &VerifyPolicy,
+) -> Result<TablesReplay, TablesError> {
     let shapes = Shapes::of(tables, params)?;
     let circuit = shapes.circuit(params);
     policy.check_tables(&circuit)?;
@@ -662,14 +696,22 @@ pub fn verify_tables(
                 .collect()
         })
         .collect();
-    verify_queries(
+    let fri_rows = verify_queries(
         &fri,
         &positions,
         &values[0],
         &values[1..],
         &proof.queries.fri,
     )?;
-    Ok(circuit)
+    Ok(TablesReplay {
+        circuit,
+        trees: [trace, quotient],
+        gamma,
+        deeps,
+        positions,
+        betas: fri.betas().to_vec(),
+        fri_rows,
+    })
 }
 
 /// Refuses claims of other counts than the tables' shapes fix.

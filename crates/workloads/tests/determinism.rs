@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "7f048f27b1e0713354e5c1f303639bc6400a0b4a1ff25996b34ad769380ad8d1"
+        "c8dcf9bd945d2d2158471585996a91234252fce7e8d4eadb8b34ff0f4262aee7"
     );
 }
