@@ -9,11 +9,12 @@
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::label as fri_label;
-use ballast_merkle::Digest;
+use ballast_merkle::{Digest, MixedShape};
 use ballast_poseidon2::{FeltDigest, digest_from_bytes};
 use ballast_stark::{
-    MerkleHash, OodValues, Replay, SegmentProof, SegmentStatement, StarkParams, VerifierError,
-    VerifyPolicy, air_geometry, label, replay, statement_data,
+    MerkleHash, OodValues, QueryOpenings, Replay, SegmentProof, SegmentStatement, StarkParams,
+    TablesProof, TablesReplay, VerifierError, VerifyPolicy, air_geometry, label, replay,
+    statement_data,
 };
 use ballast_transcript::Message;
 
@@ -350,17 +351,17 @@ impl<'a> Absorbed<'a> {
             .ok_or(LinkError::NoMessage { label })
     }
 
-    /// The values of the list labelled `label`, whose payload leads with its length.
-    pub fn list(&self, label: &'static str) -> Result<&'a [Felt], LinkError> {
-        match self.payload(label, 0)?.split_first() {
+    /// The values of the `k`-th list labelled `label`, whose payload leads with its length.
+    pub fn list(&self, label: &'static str, k: usize) -> Result<&'a [Felt], LinkError> {
+        match self.payload(label, k)?.split_first() {
             Some((len, values)) if len.as_u64() == values.len() as u64 => Ok(values),
             _ => Err(LinkError::ListLength { label }),
         }
     }
 
-    /// The extension values of the list labelled `label`, 3 coordinates each.
-    pub fn exts(&self, label: &'static str) -> Result<Vec<Ext3>, LinkError> {
-        let values = self.list(label)?;
+    /// The extension values of the `k`-th list labelled `label`, 3 coordinates each.
+    pub fn exts(&self, label: &'static str, k: usize) -> Result<Vec<Ext3>, LinkError> {
+        let values = self.list(label, k)?;
         if values.len() % 3 != 0 {
             return Err(LinkError::ListLength { label });
         }
@@ -369,12 +370,13 @@ impl<'a> Absorbed<'a> {
             .collect())
     }
 
-    /// The out-of-domain values the transcript absorbed.
-    pub fn ood(&self) -> Result<OodValues, LinkError> {
+    /// The out-of-domain values the transcript absorbed for its `k`-th table (a segment's
+    /// one, or a tables proof's, tallest first).
+    pub fn ood(&self, k: usize) -> Result<OodValues, LinkError> {
         Ok(OodValues {
-            trace_z: self.exts(label::OOD_TRACE_Z)?,
-            trace_zw: self.exts(label::OOD_TRACE_ZW)?,
-            quotient_z: self.exts(label::OOD_QUOTIENT_Z)?,
+            trace_z: self.exts(label::OOD_TRACE_Z, k)?,
+            trace_zw: self.exts(label::OOD_TRACE_ZW, k)?,
+            quotient_z: self.exts(label::OOD_QUOTIENT_Z, k)?,
         })
     }
 }
@@ -401,31 +403,68 @@ impl ChildQueries {
     /// what its verifier derived (`replay`).
     fn of(shape: &ChildShape, proof: &SegmentProof, replay: Replay) -> Result<Self, OpeningsError> {
         let q = &proof.queries;
-        let queries = QueriesAir::new(shape, &replay.draws)?;
-        let roots = [&proof.trace_root, &proof.quotient_root]
-            .into_iter()
-            .chain(&proof.fri_roots)
-            .map(felt_digest)
-            .collect::<Result<Vec<_>, _>>()?;
-        let openings = queries.deep().openings();
-        let mut opened = vec![
+        let air = QueriesAir::new(shape, &replay.draws)?;
+        let roots = roots_of(&proof.trace_root, &proof.quotient_root, &proof.fri_roots)?;
+        let openings = air.deep().openings();
+        let opened = vec![
             openings.open(0, &roots[0], &q.trace_rows, &q.trace_nodes)?,
             openings.open(1, &roots[1], &q.quotient_rows, &q.quotient_nodes)?,
         ];
-        let layers = openings.trees().len() - 2;
-        expect_len("FRI layers", layers, replay.fri_rows.len())?;
-        for (i, (rows, layer)) in replay.fri_rows.iter().zip(&q.fri).enumerate() {
-            opened.push(openings.open(2 + i, &roots[2 + i], rows, &layer.nodes)?);
-        }
-        let claims = DeepClaims::of(replay.gamma, std::slice::from_ref(&replay.deep));
-        Ok(Self {
-            air: queries,
-            opened,
-            roots,
-            claims,
+        Self {
+            claims: DeepClaims::of(replay.gamma, std::slice::from_ref(&replay.deep)),
             betas: replay.betas,
             final_poly: proof.final_poly.clone(),
-        })
+            air,
+            opened,
+            roots,
+        }
+        .with_fri(&replay.fri_rows, q)
+    }
+
+    /// The query phase of `proof`, a Poseidon2 proof of tables made at blowup
+    /// 2^`log_blowup` (a layer's, for a layer over it), from what its verifier derived
+    /// (`replay`).
+    pub(crate) fn of_tables(
+        proof: &TablesProof,
+        replay: TablesReplay,
+        log_blowup: usize,
+    ) -> Result<Self, OpeningsError> {
+        let q = &proof.queries;
+        let [trace, quotient] = &replay.trees;
+        let log_final = proof.final_poly.len().trailing_zeros() as usize;
+        let air = QueriesAir::mixed(trace, quotient, log_blowup, log_final, &replay.draws)?;
+        let roots = roots_of(&proof.trace_root, &proof.quotient_root, &proof.fri_roots)?;
+        let openings = air.deep().openings();
+        let open = |tree: usize, shape: &MixedShape, rows: &[Felt], nodes: &[Digest]| {
+            let rows = split_rows(shape, rows, replay.positions.len())?;
+            openings.open_mixed(tree, &roots[tree], shape, &replay.positions, &rows, nodes)
+        };
+        let opened = vec![
+            open(0, trace, &q.trace_rows, &q.trace_nodes)?,
+            open(1, quotient, &q.quotient_rows, &q.quotient_nodes)?,
+        ];
+        Self {
+            claims: DeepClaims::of(replay.gamma, &replay.deeps),
+            betas: replay.betas,
+            final_poly: proof.final_poly.clone(),
+            air,
+            opened,
+            roots,
+        }
+        .with_fri(&replay.fri_rows, q)
+    }
+
+    /// With each FRI layer's openings: its `rows` (`ballast_fri::verify_queries`'s) and
+    /// nodes (the proof's `q`).
+    fn with_fri(mut self, rows: &[Vec<Felt>], q: &QueryOpenings) -> Result<Self, OpeningsError> {
+        let openings = self.air.deep().openings();
+        let layers = openings.trees().len() - 2;
+        expect_len("FRI layers", layers, rows.len())?;
+        for (i, (rows, layer)) in rows.iter().zip(&q.fri).enumerate() {
+            let opened = openings.open(2 + i, &self.roots[2 + i], rows, &layer.nodes)?;
+            self.opened.push(opened);
+        }
+        Ok(self)
     }
 
     /// The AIR's trace.
@@ -450,6 +489,45 @@ impl ChildQueries {
 /// A Poseidon2 root's elements. A root its verifier accepted is one: openings hashed to it.
 fn felt_digest(root: &Digest) -> Result<FeltDigest, OpeningsError> {
     digest_from_bytes(root).ok_or(OpeningsError::Rejected)
+}
+
+/// A proof's roots, as the query AIR takes them: the trace's, the quotient's, then each FRI
+/// layer's.
+fn roots_of(
+    trace: &Digest,
+    quotient: &Digest,
+    layers: &[Digest],
+) -> Result<Vec<FeltDigest>, OpeningsError> {
+    [trace, quotient]
+        .into_iter()
+        .chain(layers)
+        .map(felt_digest)
+        .collect()
+}
+
+/// `rows`, each of `positions` positions' rows of the tables of `shape` one after another,
+/// as one row a table a position.
+fn split_rows<'a>(
+    shape: &MixedShape,
+    rows: &'a [Felt],
+    positions: usize,
+) -> Result<Vec<&'a [Felt]>, OpeningsError> {
+    let widths = shape.tables().iter().map(|t| t.width);
+    expect_len(
+        "opened elements",
+        positions * widths.clone().sum::<usize>(),
+        rows.len(),
+    )?;
+    let mut rest = rows;
+    let mut split = Vec::with_capacity(positions * shape.tables().len());
+    for _ in 0..positions {
+        for width in widths.clone() {
+            let (row, after) = rest.split_at(width);
+            split.push(row);
+            rest = after;
+        }
+    }
+    Ok(split)
 }
 
 #[cfg(test)]

@@ -121,6 +121,8 @@ pub struct ClaimedSums {
 /// concatenated) and the child's rows there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Height {
+    /// Its tables: one for a segment.
+    tables: usize,
     trace_width: usize,
     quotient_width: usize,
     log_rows: usize,
@@ -230,6 +232,7 @@ impl DeepAir {
             })
         };
         let height = Height {
+            tables: 1,
             trace_width,
             quotient_width,
             log_rows,
@@ -281,7 +284,9 @@ impl DeepAir {
             .map(|((trace_width, quotient_width), log_lde)| {
                 let log_rows = log_lde.saturating_sub(log_blowup);
                 check_lde(log_rows, log_lde)?;
+                let tables = trace.tables().iter();
                 Ok(Height {
+                    tables: tables.filter(|t| t.log_height == log_lde).count(),
                     trace_width,
                     quotient_width,
                     log_rows,
@@ -520,9 +525,9 @@ impl DeepAir {
         self.openings.width() + col::POINT
     }
 
-    /// log2 of the child's rows (its tallest table's).
-    pub(crate) fn child_log_rows(&self) -> usize {
-        self.heights[0].log_rows
+    /// Each height's tables and log2 of its rows, tallest first.
+    pub(crate) fn heights(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.heights.iter().map(|h| (h.tables, h.log_rows))
     }
 
     /// Where the claims (γ, z, a, b) start in the public inputs: after the openings'.

@@ -15,11 +15,11 @@ use ballast_field::{Ext3, Felt};
 use ballast_fri::label as fri_label;
 use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest};
 use ballast_stark::{
-    MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement, StarkParams,
-    TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord, TablesReplay,
-    TranscriptLayout, VerifierError, VerifyPolicy, deep_coefficients, label, prove_tables,
-    replay_tables, statement_data, tables_transcript, tables_transcript_layout, transcript_layout,
-    verify_tables,
+    MerkleHash, OodValues, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement,
+    StarkParams, TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
+    TablesReplay, TranscriptLayout, VerifierError, VerifyPolicy, deep_coefficients, label,
+    prove_tables, replay_tables, statement_data, tables_transcript, tables_transcript_layout,
+    transcript_layout, verify_tables,
 };
 use ballast_transcript::Message;
 
@@ -98,14 +98,14 @@ pub enum LayerError {
 
 /// `items`, one for each of [`LAYER_AIRS`] in its order, in the order the layer's proof
 /// takes their tables, of 2^`log_rows` rows: tallest first, a stable sort.
-fn tallest_first<T>(items: [T; 3], log_rows: [usize; 3]) -> Vec<T> {
+pub(crate) fn tallest_first<T>(items: [T; 3], log_rows: [usize; 3]) -> Vec<T> {
     let mut items: Vec<(usize, T)> = log_rows.into_iter().zip(items).collect();
     items.sort_by_key(|(log_rows, _)| Reverse(*log_rows));
     items.into_iter().map(|(_, item)| item).collect()
 }
 
 /// The heights of the layer's tables, log2, in the order of [`LAYER_AIRS`].
-fn air_heights(
+pub(crate) fn air_heights(
     transcript: &TranscriptAir,
     identity: &IdentityAir,
     queries: &QueriesAir,
@@ -407,7 +407,7 @@ impl Frame {
 
         // The identity AIR on the claims the transcript absorbed, and the query AIR's
         // inputs.
-        let ood = Absorbed { messages, data }.ood()?;
+        let ood = Absorbed { messages, data }.ood(0)?;
         let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
         let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
         let claims = OodClaims::of(child, statement.public_inputs, alpha, z, ood);
@@ -524,11 +524,24 @@ pub(crate) fn query_inputs(
         .collect::<Result<Vec<_>, _>>()?;
     let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
     let (gamma, z) = (ext(READ_GAMMA), ext(READ_Z));
-    let ood = absorbed.ood()?;
-    let deep = deep_coefficients(&ood, z, queries.deep().child_log_rows(), gamma);
-    let claims = DeepClaims::of(gamma, &[deep]);
+    // Each height's DEEP function: its tables' claims, concatenated.
+    let mut tables = 0..0;
+    let mut deeps = Vec::new();
+    for (count, log_rows) in queries.deep().heights() {
+        tables = tables.end..tables.end + count;
+        let oods = (tables.clone())
+            .map(|k| absorbed.ood(k))
+            .collect::<Result<Vec<_>, _>>()?;
+        deeps.push(deep_coefficients(
+            &OodValues::concat(&oods),
+            z,
+            log_rows,
+            gamma,
+        ));
+    }
+    let claims = DeepClaims::of(gamma, &deeps);
     let betas: Vec<Ext3> = (0..rounds).map(|k| ext(READ_BETAS + 3 * k)).collect();
-    let final_poly = absorbed.exts(fri_label::FINAL_POLY)?;
+    let final_poly = absorbed.exts(fri_label::FINAL_POLY, 0)?;
     let inputs = queries.public_inputs(&roots, &claims, &betas, &final_poly);
     Ok(inputs.map_err(ChildError::from)?)
 }

@@ -20,7 +20,9 @@ use ballast_air::{
     Instruction, Leaf, Operand, PeriodicColumn, check_trace,
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_recursion::{ChildSegment, IdentityAir, IdentityError, OodClaims, TranscriptAir};
+use ballast_recursion::{
+    ChildLayer, ChildSegment, IdentityAir, IdentityError, OodClaims, TranscriptAir,
+};
 use ballast_stark::{CpuBackend, OodValues, PhaseTimes, SegmentProof, Workload, prove};
 use ballast_workloads::Poseidon2Chain;
 
@@ -482,6 +484,7 @@ fn each_of_a_layers_tables_has_its_identity() {
 
     let query_inputs = child.query_inputs(&layer.inputs).unwrap();
     let identity_inputs = child.identity.public_inputs();
+    let over = ChildLayer::of(&child, &layer, &layer_params, &any_security()).unwrap();
     let heights = [
         child.transcript.log_rows(),
         child.identity.log_rows(),
@@ -506,6 +509,11 @@ fn each_of_a_layers_tables_has_its_identity() {
             }
         };
         let honest = identity(layer.tables.ood[at].clone()).expect("the identity takes it");
+        assert_eq!(
+            over.identities[at].public_inputs(),
+            honest.public_inputs(),
+            "ChildLayer's identity of table {k}"
+        );
         let mut table = honest.trace().unwrap();
         let inputs = honest.public_inputs();
         assert_eq!(check_trace(&honest, &table, &inputs), Ok(()), "table {k}");

@@ -4,7 +4,8 @@
 //! in another's place, the child's parameters other than the proof's, too few bits or a
 //! Keccak-256 child are refused by name; a last layer may commit with Keccak-256. A layer's
 //! bytes read back to its proof and parameters; every section changed, another child's layer
-//! or a proof's bytes are refused.
+//! or a proof's bytes are refused. A layer over a layer (`ChildLayer`: the layer's
+//! transcript, its three tables' identities and its query phase) proves as five tables.
 
 // The layer proves its AIRs itself, so this file leaves `common::layer_proves` unused.
 #[allow(dead_code)]
@@ -13,15 +14,15 @@ mod common;
 use common::{any_security, fibonacci, layer_params, params, poseidon2_chain, proven, statement};
 
 use ballast_air::Air;
-use ballast_field::{Ext3, Felt};
+use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_fri::label::LAYER_ROOT;
 use ballast_recursion::{
-    ChildError, ChildSegment, LayerError, LayerProof, LayerRole, LinkError,
-    MAX_LAST_LOG_FINAL_POLY_LEN, read_layer, verify_layer,
+    ChildError, ChildLayer, ChildSegment, LAYER_CONTEXT, LayerError, LayerProof, LayerRole,
+    LinkError, MAX_LAST_LOG_FINAL_POLY_LEN, read_layer, verify_layer,
 };
 use ballast_stark::{
     MAGIC, MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, StarkParams,
-    TablesError, TablesRecord, VerifyPolicy, Workload,
+    TableStatement, TablesError, TablesRecord, VerifyPolicy, Workload, prove_tables, verify_tables,
 };
 
 /// A child's first segment proven with [`params`], the layer's proof of it (with
@@ -364,4 +365,62 @@ fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
         read(&segment),
         Err(LayerError::Format(ProofFormatError::BadMagic))
     ));
+}
+
+#[test]
+fn a_layer_over_a_layer_proves_its_five_tables_as_one() {
+    // A layer over a Poseidon2-chain child's layer: its verifier's transcript, the
+    // identities of its three tables and its query phase (its mixed trees, FRI rolling each
+    // shorter height in), proven as one proof of their five tables with the layer's
+    // parameters, and verified; a changed identity claim has no proof that verifies.
+    let layer = Layer::of(poseidon2_chain());
+    let over = ChildLayer::of(&layer.child, &layer.proof, &layer_params(), &any_security())
+        .expect("a layer over it takes it");
+    assert_eq!(over.identities.len(), 3);
+    let inputs = over.transcript.public_inputs();
+    let query_inputs = over.query_inputs(&inputs).unwrap();
+    let identity_inputs: Vec<Vec<Felt>> =
+        over.identities.iter().map(|i| i.public_inputs()).collect();
+    let mut tables: Vec<(TableStatement, RowBlocks)> = vec![(
+        TableStatement {
+            air: &over.transcript,
+            public_inputs: &inputs,
+        },
+        over.transcript.trace().unwrap(),
+    )];
+    for (identity, public_inputs) in over.identities.iter().zip(&identity_inputs) {
+        let statement = TableStatement {
+            air: identity,
+            public_inputs,
+        };
+        tables.push((statement, identity.trace().unwrap()));
+    }
+    tables.push((
+        TableStatement {
+            air: &over.queries.air,
+            public_inputs: &query_inputs,
+        },
+        over.queries.trace().unwrap(),
+    ));
+    tables.sort_by_key(|(_, trace)| std::cmp::Reverse(trace.height()));
+    let (statements, traces): (Vec<TableStatement>, Vec<RowBlocks>) = tables.into_iter().unzip();
+    let params = layer_params();
+    let proof = prove_tables(LAYER_CONTEXT, &statements, traces, &params).expect("it proves");
+    assert!(verify_tables(LAYER_CONTEXT, &statements, &proof, &params, &any_security()).is_ok());
+
+    // An identity's claims changed: the proof does not verify with them.
+    let mut claims = over.identities[1].public_inputs();
+    let last = claims.len() - 1;
+    claims[last] += Felt::ONE;
+    let changed: Vec<TableStatement> = (statements.iter())
+        .map(|s| TableStatement {
+            air: s.air,
+            public_inputs: if std::ptr::eq(s.public_inputs, identity_inputs[1].as_slice()) {
+                &claims
+            } else {
+                s.public_inputs
+            },
+        })
+        .collect();
+    assert!(verify_tables(LAYER_CONTEXT, &changed, &proof, &params, &any_security()).is_err());
 }

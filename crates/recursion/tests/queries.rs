@@ -18,12 +18,12 @@ use common::{
 
 use ballast_air::{AirError, ConstraintInfo, check_trace};
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_merkle::{MerkleTree, MixedShape};
+use ballast_merkle::MerkleTree;
 use ballast_ntt::LdePlan;
-use ballast_poseidon2::{FeltDigest, RATE, digest_from_bytes, leaf_start, node_start};
+use ballast_poseidon2::{RATE, digest_from_bytes, leaf_start, node_start};
 use ballast_recursion::{
-    ChildError, ChildQueries, ChildSegment, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims, Opened,
-    OpeningsError, QueriesAir,
+    ChildError, ChildLayer, ChildQueries, ChildSegment, ChildShape, DEEP_WIDTH, DeepAir,
+    DeepClaims, OpeningsError, QueriesAir,
 };
 use ballast_stark::{
     MerkleHash, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy, Workload,
@@ -993,101 +993,24 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
 }
 
 /// A layer's proof of a Poseidon2-chain child (its three tables, committed with Poseidon2 at
-/// blowup 8), as a layer over it takes it: the query AIR of the tables proof's mixed trees
-/// and FRI (each shorter height rolled in), its witness and public inputs.
-struct LayerQueries {
-    air: QueriesAir,
-    opened: Vec<Opened>,
-    roots: Vec<FeltDigest>,
-    claims: DeepClaims,
-    betas: Vec<Ext3>,
-    final_poly: Vec<Ext3>,
-}
-
-impl LayerQueries {
-    fn of_a_layer() -> Self {
-        let workload = poseidon2_chain();
-        let (proof, public) = proven(&workload, &params());
-        let child = ChildSegment::of(
-            &workload.air(0),
-            &proof,
-            &statement(&public),
-            &params(),
-            &any_security(),
-        )
-        .expect("the layer takes the child");
-        let layer_params = layer_params();
-        let layer = child.prove(&layer_params).expect("the layer proves");
-        let replay = child
-            .replay_layer(&layer, &layer_params, &any_security())
-            .expect("the layer verifies");
-        let tables = &layer.tables;
-        let [trace, quotient] = &replay.trees;
-        let log_final = layer_params.log_final_poly_len;
-        let positions = &replay.positions;
-        let air = QueriesAir::mixed(
-            trace,
-            quotient,
-            layer_params.log_blowup,
-            log_final,
-            positions,
-        )
-        .expect("the layer's shape");
-        let root = |digest| digest_from_bytes(digest).expect("a Poseidon2 root");
-        let mut roots = vec![root(&tables.trace_root), root(&tables.quotient_root)];
-        roots.extend(tables.fri_roots.iter().map(root));
-        // Each position's rows, table after table, as the proof carries them.
-        let split = |shape: &MixedShape, rows: &[Felt]| -> Vec<Vec<Felt>> {
-            let widths: Vec<usize> = shape.tables().iter().map(|t| t.width).collect();
-            let mut rest = rows;
-            let mut split = Vec::new();
-            for _ in positions {
-                for &w in &widths {
-                    let (row, after) = rest.split_at(w);
-                    split.push(row.to_vec());
-                    rest = after;
-                }
-            }
-            split
-        };
-        let open = |tree: usize, shape: &MixedShape, rows: &[Felt], nodes| {
-            let rows = split(shape, rows);
-            let rows: Vec<&[Felt]> = rows.iter().map(Vec::as_slice).collect();
-            (air.deep().openings())
-                .open_mixed(tree, &roots[tree], shape, positions, &rows, nodes)
-                .expect("the layer's openings verify")
-        };
-        let q = &tables.queries;
-        let mut opened = vec![
-            open(0, trace, &q.trace_rows, &q.trace_nodes),
-            open(1, quotient, &q.quotient_rows, &q.quotient_nodes),
-        ];
-        for (i, (rows, layer)) in replay.fri_rows.iter().zip(&q.fri).enumerate() {
-            let layer_opened = air
-                .deep()
-                .openings()
-                .open(2 + i, &roots[2 + i], rows, &layer.nodes);
-            opened.push(layer_opened.expect("FRI's openings verify"));
-        }
-        Self {
-            claims: DeepClaims::of(replay.gamma, &replay.deeps),
-            betas: replay.betas.clone(),
-            final_poly: tables.final_poly.clone(),
-            air,
-            opened,
-            roots,
-        }
-    }
-
-    fn table(&self, claims: &DeepClaims) -> RowBlocks {
-        self.air.trace(&self.opened, claims, &self.betas).unwrap()
-    }
-
-    fn public(&self, claims: &DeepClaims) -> Vec<Felt> {
-        (self.air)
-            .public_inputs(&self.roots, claims, &self.betas, &self.final_poly)
-            .unwrap()
-    }
+/// blowup 8), as a layer over it takes it, and the transcript AIR's public inputs.
+fn a_layer() -> (ChildLayer, Vec<Felt>) {
+    let workload = poseidon2_chain();
+    let (proof, public) = proven(&workload, &params());
+    let child = ChildSegment::of(
+        &workload.air(0),
+        &proof,
+        &statement(&public),
+        &params(),
+        &any_security(),
+    )
+    .expect("the layer takes the child");
+    let layer_params = layer_params();
+    let layer = child.prove(&layer_params).expect("the layer proves");
+    let over = ChildLayer::of(&child, &layer, &layer_params, &any_security())
+        .expect("a layer over it takes it");
+    let inputs = over.transcript.public_inputs();
+    (over, inputs)
 }
 
 #[test]
@@ -1095,30 +1018,30 @@ fn a_layers_query_phase_rolls_each_shorter_height_in_and_proves() {
     // A layer's tables proof, verified by a layer over it: its three tables of 2 heights or
     // more, each height's DEEP value at its own point, and FRI's folds with each shorter
     // height rolled in after the round that folds to its size, down to the final
-    // polynomial. It satisfies the AIR and proves; a shorter height's claim changed moves
-    // its value, which the next round's coset does not hold.
-    let layer = LayerQueries::of_a_layer();
-    let heights = layer.claims.sums.len();
+    // polynomial. It satisfies the AIR and proves, and its public inputs are the ones the
+    // layer's transcript AIR's give; a shorter height's claim changed moves its value,
+    // which the next round's coset does not hold.
+    let (layer, inputs) = a_layer();
+    let q = &layer.queries;
+    let heights = q.claims.sums.len();
     assert!(heights >= 2, "a layer's tables are of several heights");
-    let table = layer.table(&layer.claims);
-    let public = layer.public(&layer.claims);
-    assert_eq!(check_trace(&layer.air, &table, &public), Ok(()));
-    assert!(has_layer_degrees(&layer.air));
-    assert_eq!(
-        layer_proves(&layer.air, &mut table.clone(), &public),
-        Ok(())
-    );
+    let table = q.trace().unwrap();
+    let public = q.public_inputs().unwrap();
+    assert_eq!(layer.query_inputs(&inputs).unwrap(), public);
+    assert_eq!(check_trace(&q.air, &table, &public), Ok(()));
+    assert!(has_layer_degrees(&q.air));
+    assert_eq!(layer_proves(&q.air, &mut table.clone(), &public), Ok(()));
 
     // Refused by a fold's rule, not the DEEP AIR's: the value follows the claim.
-    let deep_rules = ConstraintInfo::of(layer.air.deep())
-        .unwrap()
-        .constraints
-        .len();
+    let deep_rules = ConstraintInfo::of(q.air.deep()).unwrap().constraints.len();
     for t in 1..heights {
-        let mut claims = layer.claims.clone();
+        let mut claims = q.claims.clone();
         claims.sums[t].at_z += Ext3::ONE;
-        let forged = layer.table(&claims);
-        let refused = check_trace(&layer.air, &forged, &layer.public(&claims));
+        let forged = q.air.trace(&q.opened, &claims, &q.betas).unwrap();
+        let other = (q.air)
+            .public_inputs(&q.roots, &claims, &q.betas, &q.final_poly)
+            .unwrap();
+        let refused = check_trace(&q.air, &forged, &other);
         assert!(
             matches!(refused, Err(AirError::Unsatisfied { constraint, .. }) if constraint >= deep_rules),
             "height {t}'s value moved: {refused:?}"

@@ -580,12 +580,18 @@ pub struct TablesReplay {
     pub circuit: TablesCircuit,
     /// The shapes of the trace's and the quotient's trees.
     pub trees: [MixedShape; 2],
+    /// α, the constraints' combination challenge.
+    pub alpha: Ext3,
+    /// z, the out-of-domain point.
+    pub z: Ext3,
     /// γ, the DEEP functions' challenge.
     pub gamma: Ext3,
     /// Each height's DEEP coefficients, tallest first: its tables' columns, concatenated.
     pub deeps: Vec<DeepCoefficients>,
     /// The query positions in the tallest LDE (distinct and increasing).
     pub positions: Vec<usize>,
+    /// The same positions as drawn: in the transcript's order, a repeated one repeated.
+    pub draws: Vec<usize>,
     /// Each FRI round's folding challenge β.
     pub betas: Vec<Ext3>,
     /// Each FRI layer's opened rows (`ballast_fri::verify_queries`'s).
@@ -706,9 +712,12 @@ pub fn replay_tables(
     Ok(TablesReplay {
         circuit,
         trees: [trace, quotient],
+        alpha,
+        z,
         gamma,
         deeps,
         positions,
+        draws,
         betas: fri.betas().to_vec(),
         fri_rows,
     })
