@@ -66,6 +66,26 @@ impl MixedShape {
         self.tables[0].log_height
     }
 
+    /// `rows`, the rows an opening of `positions` positions carries (each position's, one
+    /// table's after another), as one slice a table a position; `None` unless they are
+    /// exactly that many elements.
+    pub fn split_rows<'r>(&self, rows: &'r [Felt], positions: usize) -> Option<Vec<&'r [Felt]>> {
+        let widths = self.tables.iter().map(|t| t.width);
+        if rows.len() != positions * widths.clone().sum::<usize>() {
+            return None;
+        }
+        let mut rest = rows;
+        let mut split = Vec::with_capacity(positions * self.tables.len());
+        for _ in 0..positions {
+            for width in widths.clone() {
+                let (row, after) = rest.split_at(width);
+                split.push(row);
+                rest = after;
+            }
+        }
+        Some(split)
+    }
+
     /// The row of `table` that an opening of `position` (a row of the tallest tables) carries:
     /// `position mod` that table's height.
     pub fn row_of(&self, table: usize, position: usize) -> usize {

@@ -251,11 +251,21 @@ impl Links<'_> {
                 got: placed,
             });
         }
+        // Each FRI layer's root, each table's claims (a segment's one, a layer's each
+        // table's), every other message once.
         let layers = self.queries.deep().openings().trees().len() - 2;
+        let tables: usize = self.queries.deep().heights().map(|(count, _)| count).sum();
+        let claims = [
+            label::OOD_TRACE_Z,
+            label::OOD_TRACE_ZW,
+            label::OOD_QUOTIENT_Z,
+        ];
         let count = |label: &str| self.messages.iter().filter(|m| m.label == label).count();
         let unlinked = self.messages.iter().find(|m| {
             let once = if m.label == fri_label::LAYER_ROOT {
                 layers
+            } else if claims.contains(&m.label.as_str()) {
+                tables
             } else {
                 1
             };
@@ -381,7 +391,8 @@ impl<'a> Absorbed<'a> {
     }
 }
 
-/// A child segment's query phase: the AIR and what its trace and public inputs are made of.
+/// A child's query phase (a segment's or a layer's): the AIR and what its trace and public
+/// inputs are made of.
 #[derive(Clone, Debug)]
 pub struct ChildQueries {
     /// The AIR of the child's queries.
@@ -421,22 +432,22 @@ impl ChildQueries {
         .with_fri(&replay.fri_rows, q)
     }
 
-    /// The query phase of `proof`, a Poseidon2 proof of tables made at blowup
-    /// 2^`log_blowup` (a layer's, for a layer over it), from what its verifier derived
-    /// (`replay`).
+    /// The query phase of `proof`, a Poseidon2 proof of tables made with `params` (a
+    /// layer's, for a layer over it), from what its verifier derived (`replay`).
     pub(crate) fn of_tables(
         proof: &TablesProof,
         replay: TablesReplay,
-        log_blowup: usize,
+        params: &StarkParams,
     ) -> Result<Self, OpeningsError> {
         let q = &proof.queries;
         let [trace, quotient] = &replay.trees;
-        let log_final = proof.final_poly.len().trailing_zeros() as usize;
+        let (log_blowup, log_final) = (params.log_blowup, params.log_final_poly_len);
         let air = QueriesAir::mixed(trace, quotient, log_blowup, log_final, &replay.draws)?;
         let roots = roots_of(&proof.trace_root, &proof.quotient_root, &proof.fri_roots)?;
         let openings = air.deep().openings();
         let open = |tree: usize, shape: &MixedShape, rows: &[Felt], nodes: &[Digest]| {
-            let rows = split_rows(shape, rows, replay.positions.len())?;
+            let rows = (shape.split_rows(rows, replay.positions.len()))
+                .ok_or(OpeningsError::OtherTables { tree })?;
             openings.open_mixed(tree, &roots[tree], shape, &replay.positions, &rows, nodes)
         };
         let opened = vec![
@@ -470,8 +481,8 @@ impl ChildQueries {
     /// The AIR's trace.
     ///
     /// # Errors
-    /// None for one [`ChildSegment::of`] built; what [`QueriesAir::trace`] refuses after the
-    /// fields are changed.
+    /// None for one [`ChildSegment::of`] or [`ChildLayer::of`](crate::ChildLayer::of) built;
+    /// what [`QueriesAir::trace`] refuses after the fields are changed.
     pub fn trace(&self) -> Result<RowBlocks, OpeningsError> {
         self.air.trace(&self.opened, &self.claims, &self.betas)
     }
@@ -503,31 +514,6 @@ fn roots_of(
         .chain(layers)
         .map(felt_digest)
         .collect()
-}
-
-/// `rows`, each of `positions` positions' rows of the tables of `shape` one after another,
-/// as one row a table a position.
-fn split_rows<'a>(
-    shape: &MixedShape,
-    rows: &'a [Felt],
-    positions: usize,
-) -> Result<Vec<&'a [Felt]>, OpeningsError> {
-    let widths = shape.tables().iter().map(|t| t.width);
-    expect_len(
-        "opened elements",
-        positions * widths.clone().sum::<usize>(),
-        rows.len(),
-    )?;
-    let mut rest = rows;
-    let mut split = Vec::with_capacity(positions * shape.tables().len());
-    for _ in 0..positions {
-        for width in widths.clone() {
-            let (row, after) = rest.split_at(width);
-            split.push(row);
-            rest = after;
-        }
-    }
-    Ok(split)
 }
 
 #[cfg(test)]

@@ -282,7 +282,11 @@ impl DeepAir {
         let heights = (widths(&trees[0]).into_iter().zip(widths(&trees[1])))
             .zip(log_ldes)
             .map(|((trace_width, quotient_width), log_lde)| {
-                let log_rows = log_lde.saturating_sub(log_blowup);
+                let log_rows =
+                    (log_lde.checked_sub(log_blowup)).ok_or(OpeningsError::BelowBlowup {
+                        log_lde,
+                        log_blowup,
+                    })?;
                 check_lde(log_rows, log_lde)?;
                 let tables = trace.tables().iter();
                 Ok(Height {
@@ -508,15 +512,15 @@ impl DeepAir {
     }
 
     /// The block rows where each height's DEEP value is bound, tallest first.
-    pub(crate) fn deep_rows(&self) -> Vec<usize> {
+    pub fn deep_rows(&self) -> Vec<usize> {
         let schedule = self.schedule();
         (0..self.heights.len())
             .map(|t| schedule.deep_row(t))
             .collect()
     }
 
-    /// The column of height `t`'s DEEP value (bound on its DEEP row).
-    pub(crate) fn value_column(&self, t: usize) -> usize {
+    /// The column of height `t`'s DEEP value (bound on its DEEP row), tallest first.
+    pub fn value_column(&self, t: usize) -> usize {
         self.openings.width() + Self::height_columns(t).1
     }
 

@@ -284,7 +284,7 @@ impl ChildSegment {
     /// `run` on the layer's tables, in its proof's order, with the transcript AIR's public
     /// `inputs`, the identity AIR's and the query AIR's `query_inputs` (built from those:
     /// [`query_inputs`](Self::query_inputs)).
-    fn tables<T, E: Into<LayerError>>(
+    pub(crate) fn tables<T, E: Into<LayerError>>(
         &self,
         inputs: &[Felt],
         query_inputs: &[Felt],

@@ -1,20 +1,23 @@
 //! A layer's proof turned into what a layer over it proves about it: its verifier's
 //! transcript ([`TranscriptAir`]), each of its tables' out-of-domain identity ([`IdentityAir`],
 //! one a table) and its query phase over its mixed trees, FRI rolling each shorter height in
-//! ([`QueriesAir::mixed`](crate::QueriesAir::mixed)), with their witnesses; and the query
-//! AIR's public inputs built from the transcript AIR's ([`ChildLayer::query_inputs`]), as
-//! for a segment. What a layer over it still lacks: the links of the transcript AIR's inputs
-//! to the child layer's statement and shape, the identities' inputs built from them, and its
-//! proof of these tables (`docs/recursion.md`).
+//! ([`QueriesAir::mixed`](crate::QueriesAir::mixed)), with their witnesses; the links of
+//! the transcript AIR's public inputs ([`ChildLayer::check_links`]) and the query AIR's
+//! built from them ([`ChildLayer::query_inputs`]), as for a segment. What a layer over it
+//! still lacks: the identities' inputs built from the transcript AIR's, and its verifier and
+//! record (`docs/recursion.md`).
 
 use ballast_field::Felt;
-use ballast_stark::{MerkleHash, StarkParams, TranscriptLayout, VerifyPolicy};
+use ballast_stark::{
+    MerkleHash, StarkParams, TranscriptLayout, VerifyPolicy, tables_statement_data,
+};
 use ballast_transcript::Message;
 
-use crate::layer::{air_heights, query_inputs, tallest_first};
+use crate::child::Links;
+use crate::layer::{LAYER_CONTEXT, air_heights, query_inputs, tallest_first};
 use crate::{
-    ChildError, ChildQueries, ChildSegment, IdentityAir, LayerError, LayerProof, OodClaims,
-    TranscriptAir,
+    ChildError, ChildQueries, ChildSegment, IdentityAir, LayerError, LayerProof, LinkError,
+    OodClaims, TranscriptAir,
 };
 
 /// A layer's proof of a child segment, ready for a layer over it to prove: the AIRs of its
@@ -31,6 +34,9 @@ pub struct ChildLayer {
     /// Where each message of its verifier's transcript has its payload among the
     /// transcript AIR's data.
     pub messages: Vec<Message>,
+    /// The data its verifier's transcript absorbs from the layer's statement, parameters and
+    /// tables (`ballast_stark::tables_statement_data`): what a layer over it proves about.
+    pub statement_data: Vec<Felt>,
 }
 
 impl ChildLayer {
@@ -81,14 +87,36 @@ impl ChildLayer {
             })
             .collect::<Result<Vec<_>, _>>()
             .map_err(ChildError::from)?;
-        let queries = ChildQueries::of_tables(&layer.tables, replay, params.log_blowup)
-            .map_err(ChildError::from)?;
+        let queries =
+            ChildQueries::of_tables(&layer.tables, replay, params).map_err(ChildError::from)?;
+        let statement_data = child.tables(&layer.inputs, &query_inputs, |tables| {
+            tables_statement_data(LAYER_CONTEXT, tables, params)
+        })?;
         Ok(Self {
             transcript,
             identities,
             queries,
             messages,
+            statement_data,
         })
+    }
+
+    /// What a layer over it checks of the transcript AIR's public `inputs` besides the
+    /// proof, as for a segment ([`ChildSegment::check_links`]): as many reads as the
+    /// layer's verifier draws, the data its layout places, each a message the AIRs over it
+    /// take (each table's claims among them), the statement's data first, the work words'
+    /// grinding bits and the work copy's data.
+    ///
+    /// # Errors
+    /// Inputs of another length than the shape gives, or the first value that differs.
+    pub fn check_links(&self, inputs: &[Felt]) -> Result<(), LinkError> {
+        Links {
+            transcript: &self.transcript,
+            queries: &self.queries.air,
+            messages: &self.messages,
+            statement_data: &self.statement_data,
+        }
+        .check(inputs)
     }
 
     /// The query AIR's public inputs that the transcript AIR's public `inputs` give, as a

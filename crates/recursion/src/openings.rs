@@ -154,6 +154,14 @@ pub enum OpeningsError {
         /// log2 of its LDE's points.
         log_lde: usize,
     },
+    /// A table's LDE of fewer points than the blowup: no table has fewer than one row.
+    #[error("a table's LDE of 2^{log_lde} points is below the blowup 2^{log_blowup}")]
+    BelowBlowup {
+        /// log2 of its points.
+        log_lde: usize,
+        /// log2 of the blowup.
+        log_blowup: usize,
+    },
     /// An LDE taller than the field's two-adic subgroup: it has no such domain.
     #[error("an LDE of 2^{log_lde} points is beyond the field's two-adic subgroup")]
     LdeTooTall {

@@ -1,6 +1,7 @@
-//! A child segment's query phase as an AIR: the [`DeepAir`] (the trace's and the quotient's
-//! openings, the DEEP value f(x) at each queried position) followed, in each position's
-//! block, by FRI's rounds. Each round's tree is opened like the others, its leaf the coset
+//! A child's query phase as an AIR (a segment's, or a tables proof's:
+//! [`QueriesAir::mixed`]): the [`DeepAir`] (the trace's and the quotient's openings, the
+//! DEEP value f(x) at each queried position, one a height for a tables proof) followed, in
+//! each position's block, by FRI's rounds. Each round's tree is opened like the others, its leaf the coset
 //! that holds the position (3·arity elements). The coset must hold the value so far at the
 //! position's slot, and folds into the value the next round's coset must hold; the last
 //! value must be the final polynomial's at the position's point. The folds are
@@ -10,7 +11,10 @@
 //! input cells and carried to the leaf's last row, the fold row), the values of the first
 //! two binary folds (4, then 2) and the three folds' challenges. A round of 4 (or 2) enters
 //! at the second (or third) fold, its coset copied into that fold's inputs. The third fold
-//! gives the next row's value, carried from there to the next fold row.
+//! gives the next row's value, carried from there to the next fold row. A tables proof's
+//! FRI rolls each shorter height's DEEP function in after the round that folds to its size:
+//! that fold's output is β^a times the height's value more (a the round's arity), the
+//! value carried from its DEEP row to the fold row.
 //!
 //! The position's slot in a round's coset is read off its path's remainders: a round's
 //! layer of 2^(h+a) values has cosets of 2^a in a tree of height h, and its slot is
@@ -143,8 +147,8 @@ impl Round {
     }
 }
 
-/// A child segment's query phase at its query positions: an [`Air`] of [`WIDTH`] columns
-/// whose public inputs are the trace's, the quotient's and each FRI layer's root, the
+/// A child's query phase at its query positions: an [`Air`] of [`WIDTH`] columns for a
+/// segment (the DEEP AIR's columns and 65 more for a tables proof) whose public inputs are the trace's, the quotient's and each FRI layer's root, the
 /// positions' digest, the DEEP claims, each round's β and the final polynomial's
 /// coefficients (3 coordinates each).
 #[derive(Clone, Debug)]
@@ -219,9 +223,6 @@ impl QueriesAir {
         if log_final + log_blowup > shortest || log_final > MAX_LOG_FINAL_POLY_LEN {
             return Err(OpeningsError::FinalPolynomial { log_len: log_final });
         }
-        if log_ldes.windows(2).any(|w| w[0] <= w[1]) {
-            return Err(OpeningsError::OtherTables { tree: 0 });
-        }
         // Each layer's tree: cosets of 2^a values (3 coordinates each), 2^a fewer leaves
         // than the layer before has values.
         let mut log_len = log_ldes[0];
@@ -269,6 +270,14 @@ impl QueriesAir {
     /// are sound only inside this AIR, which binds their paths' ends: prove this AIR.
     pub fn deep(&self) -> &DeepAir {
         &self.deep
+    }
+
+    /// Where each shorter height rolls in: (its height, tallest first; the round, first
+    /// first; the block row of that round's fold).
+    pub fn roll_ins(&self) -> Vec<(usize, usize, usize)> {
+        (self.rounds.iter().enumerate())
+            .filter_map(|(i, round)| round.rolls_in.map(|t| (t, i, round.fold_row())))
+            .collect()
     }
 
     /// FRI's rounds: how many β the public inputs hold, after the DEEP AIR's.
@@ -326,6 +335,7 @@ impl QueriesAir {
             row[..d].copy_from_slice(&deep.row(r));
         }
         let last = openings.positions().len() - 1;
+        let deep_rows = self.deep.deep_rows();
         for (block, cells) in table.chunks_exact_mut(block_rows * width).enumerate() {
             let k = block.min(last);
             let mut rows: Vec<&mut [Felt]> = cells.chunks_exact_mut(width).collect();
@@ -359,7 +369,7 @@ impl QueriesAir {
                     fold_levels(round, &values, folds, level_betas);
                 if let Some(t) = round.rolls_in {
                     let at = self.deep.value_column(t);
-                    let row = &rows[self.deep.deep_rows()[t]];
+                    let row = &rows[deep_rows[t]];
                     let rolled = Ext3::new([row[at], row[at + 1], row[at + 2]]);
                     folded += betas[i].pow(1 << round.log_arity) * rolled;
                 }
@@ -501,7 +511,8 @@ fn fold_levels(
 // The periodic columns after the DEEP AIR's, in `periodic_columns`'s order: a FRI leaf's
 // rows 0, 1 and 2; its rows followed by another of the leaf; the rows that carry the value;
 // the rows that carry the end remainder; the final row; the point's columns; then one a
-// round, its fold row.
+// round, its fold row; then one a round that rolls a height in, the rows that carry its
+// value from its DEEP row to that fold.
 const COSET_ROW: usize = 0;
 const COSET_NEXT: usize = 3;
 const CARRY_VALUE: usize = 4;
@@ -696,8 +707,6 @@ impl Air for QueriesAir {
                 }
             }
         }
-        // The binary folds: outputs (lo + hi)/2 + β·(lo − hi)/(2x·ω^i), the third's on the
-        // next row.
         // A shorter height's value rolled in after the round that folds to its size:
         // β^a times it, on that round's fold row, carried there from its DEEP row.
         let mut rolled = [zero; 3];
@@ -714,6 +723,8 @@ impl Air for QueriesAir {
                 carries += 1;
             }
         }
+        // The binary folds: outputs (lo + hi)/2 + β·(lo − hi)/(2x·ω^i), the third's on the
+        // next row (with the value rolled in).
         let fold = |b: &mut B, level: usize, inputs: usize, outputs: &[B::Expr], i: usize| {
             let half = ARITY >> (level + 1);
             let (lo, hi) = (ext(cur, inputs + 3 * i), ext(cur, inputs + 3 * (i + half)));

@@ -690,3 +690,21 @@ fn a_tables_proofs_trees_give_each_heights_value() {
         "a claim"
     );
 }
+
+#[test]
+fn a_table_below_the_blowup_is_refused() {
+    // A shorter table's LDE of 2^1 points at blowup 4 would have half a row.
+    let shape = |widths: [usize; 2]| {
+        let tables = [(6, widths[0]), (1, widths[1])]
+            .map(|(log_height, width)| ballast_merkle::TableShape { log_height, width });
+        ballast_merkle::MixedShape::new(tables.to_vec()).unwrap()
+    };
+    assert_eq!(
+        DeepAir::mixed(&shape([3, 2]), &shape([3, 3]), 2, &[1]).unwrap_err(),
+        OpeningsError::BelowBlowup {
+            log_lde: 1,
+            log_blowup: 2
+        }
+    );
+    assert!(DeepAir::mixed(&shape([3, 2]), &shape([3, 3]), 1, &[1]).is_ok());
+}

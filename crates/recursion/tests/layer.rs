@@ -372,12 +372,25 @@ fn a_layer_over_a_layer_proves_its_five_tables_as_one() {
     // A layer over a Poseidon2-chain child's layer: its verifier's transcript, the
     // identities of its three tables and its query phase (its mixed trees, FRI rolling each
     // shorter height in), proven as one proof of their five tables with the layer's
-    // parameters, and verified; a changed identity claim has no proof that verifies.
+    // parameters, and verified; the proof does not verify for a changed identity claim.
     let layer = Layer::of(poseidon2_chain());
     let over = ChildLayer::of(&layer.child, &layer.proof, &layer_params(), &any_security())
         .expect("a layer over it takes it");
     assert_eq!(over.identities.len(), 3);
     let inputs = over.transcript.public_inputs();
+    // The transcript AIR's inputs link to the layer's statement, parameters and tables: a
+    // datum of the bound prefix (a child table's public input) changed is refused by name.
+    assert_eq!(over.check_links(&inputs), Ok(()));
+    let mut changed = inputs.clone();
+    let bound = over.transcript.reads() + over.statement_data.len() - 1;
+    changed[bound] += Felt::ONE;
+    assert_eq!(
+        over.check_links(&changed),
+        Err(LinkError::Differs {
+            air: "transcript",
+            what: "statement"
+        })
+    );
     let query_inputs = over.query_inputs(&inputs).unwrap();
     let identity_inputs: Vec<Vec<Felt>> =
         over.identities.iter().map(|i| i.public_inputs()).collect();

@@ -1032,8 +1032,53 @@ fn a_layers_query_phase_rolls_each_shorter_height_in_and_proves() {
     assert!(has_layer_degrees(&q.air));
     assert_eq!(layer_proves(&q.air, &mut table.clone(), &public), Ok(()));
 
-    // Refused by a fold's rule, not the DEEP AIR's: the value follows the claim.
+    // Block 1's roll-ins: a value changed after its DEEP row is refused by its carry there;
+    // the fold's output without the roll-in term (a prover that leaves it out) is refused
+    // by that fold. Each by the query AIR's rules, not the DEEP AIR's.
     let deep_rules = ConstraintInfo::of(q.air.deep()).unwrap().constraints.len();
+    let draws = q.opened[0].paths.len();
+    let block_rows = table.height() / draws.next_power_of_two();
+    let start = block_rows;
+    let deep = q.air.deep();
+    let refused_at = |forged: &RowBlocks| match check_trace(&q.air, forged, &public) {
+        Err(AirError::Unsatisfied { row, constraint }) if constraint >= deep_rules => Some(row),
+        _ => None,
+    };
+    let roll_ins = q.air.roll_ins();
+    assert_eq!(
+        roll_ins.len(),
+        heights - 1,
+        "each shorter height rolls in once"
+    );
+    for (t, round, fold_row) in roll_ins {
+        let (at, deep_row) = (deep.value_column(t), start + deep.deep_rows()[t]);
+        let mut forged = table.clone();
+        for r in deep_row + 1..=start + fold_row {
+            let v = get(&forged, r, at);
+            set(&mut forged, r, at, v + Ext3::ONE);
+        }
+        assert_eq!(
+            refused_at(&forged),
+            Some(deep_row),
+            "height {t}'s value carried"
+        );
+
+        let arity = q.opened[2 + round].rows.len() / draws / 3;
+        let rolled = q.betas[round].pow(arity as u64) * get(&table, deep_row, at);
+        let value = deep.value_column(0);
+        let mut forged = table.clone();
+        for r in start + fold_row + 1..start + block_rows {
+            let v = get(&forged, r, value);
+            set(&mut forged, r, value, v - rolled);
+        }
+        assert_eq!(
+            refused_at(&forged),
+            Some(start + fold_row),
+            "height {t} not rolled in"
+        );
+    }
+
+    // Refused by a fold's rule, not the DEEP AIR's: the value follows the claim.
     for t in 1..heights {
         let mut claims = q.claims.clone();
         claims.sums[t].at_z += Ext3::ONE;

@@ -17,7 +17,7 @@ use ballast_fri::{
     FriCommitment, FriError, FriVerifierInput, HostLayers, QueryPlan, commit_phase,
     roll_in_arities, verify_queries,
 };
-use ballast_merkle::{Digest, MixedShape, MixedTree, TableShape, verify_mixed};
+use ballast_merkle::{Digest, MerkleHash, MixedShape, MixedTree, TableShape, verify_mixed};
 use ballast_ntt::{LdePlan, bit_reverse, from_cosets};
 use thiserror::Error;
 
@@ -333,6 +333,30 @@ fn bind(
         .map(|(t, info)| (t.air.key(info), t.public_inputs))
         .collect();
     bind_tables(context, &bound, params)
+}
+
+/// The data a Poseidon2 tables proof's transcript absorbs before the trace's root, from
+/// `context`, `tables` and `params` alone (the version, the kind, the statement, every
+/// parameter, each table's key and public inputs): what a recursive verifier holds a child
+/// layer's transcript to, as `statement_data` a segment's.
+///
+/// # Errors
+/// Tables out of order, another number of public inputs than an AIR reads, or parameters
+/// an AIR cannot be proven with.
+pub fn tables_statement_data(
+    context: &[u8],
+    tables: &[TableStatement<'_>],
+    params: &StarkParams,
+) -> Result<Vec<Felt>, TablesError> {
+    let params = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..*params
+    };
+    let shapes = Shapes::of(tables, &params)?;
+    // A Poseidon2 transcript always has its data.
+    Ok(bind(context, tables, &shapes, &params)
+        .data()
+        .unwrap_or_default())
 }
 
 /// How many of a tables proof's lowest tree levels are not kept: an opening rebuilds the 2^6
@@ -849,18 +873,12 @@ fn split_rows<'r>(
     positions: usize,
     what: &'static str,
 ) -> Result<Vec<&'r [Felt]>, TablesError> {
-    let widths: Vec<usize> = shape.tables().iter().map(|t| t.width).collect();
-    expect(what, positions * widths.iter().sum::<usize>(), rows.len())?;
-    let mut out = Vec::with_capacity(positions * widths.len());
-    let mut rest = rows;
-    for _ in 0..positions {
-        for &w in &widths {
-            let (row, tail) = rest.split_at(w);
-            out.push(row);
-            rest = tail;
-        }
-    }
-    Ok(out)
+    let width: usize = shape.tables().iter().map(|t| t.width).sum();
+    shape.split_rows(rows, positions).ok_or(TablesError::Shape {
+        what,
+        expected: positions * width,
+        got: rows.len(),
+    })
 }
 
 /// `expected` == `got`, or [`TablesError::Shape`] naming `what`.
