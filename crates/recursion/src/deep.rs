@@ -247,7 +247,8 @@ impl DeepAir {
     ///
     /// # Errors
     /// What [`OpeningsAir::with_trees`] refuses, quotient tables of other heights than the
-    /// trace's, no blowup, or an LDE taller than the field's two-adic subgroup.
+    /// trace's, no blowup, a table's LDE below the blowup, or an LDE taller than the field's
+    /// two-adic subgroup.
     pub fn mixed(
         trace: &MixedShape,
         quotient: &MixedShape,
@@ -369,6 +370,18 @@ impl DeepAir {
         let absorbing: Vec<bool> = (0..block_rows).map(|r| schedule.absorbs(r)).collect();
         let [start, moves, step, squares] = self.point_rules(&schedule);
         let width = self.width();
+        let shift_inverse = LdePlan::SHIFT.inverse();
+        // Each height's quotient leaf's first power γ^W, next-row weight γ^(W+C), and zω.
+        let constants: Vec<(Ext3, Ext3, Ext3)> = (self.heights.iter())
+            .map(|h| {
+                let gamma = claims.gamma;
+                (
+                    gamma.pow(h.trace_width as u64),
+                    gamma.pow((h.trace_width + h.quotient_width) as u64),
+                    claims.z * Felt::two_adic_root(h.log_rows),
+                )
+            })
+            .collect();
         let mut table = Vec::with_capacity(rows * width);
         for block in 0..rows / block_rows {
             let first = block * block_rows;
@@ -382,7 +395,7 @@ impl DeepAir {
                     let bit = openings.row(first + r + 1)[BIT];
                     points[r + 1] = points[r] * (Felt::ONE + bit * step.values[r]);
                 } else if r + 1 < block_rows && squares.values[r] == Felt::ONE {
-                    points[r + 1] = points[r].square() * LdePlan::SHIFT.inverse();
+                    points[r + 1] = points[r].square() * shift_inverse;
                 }
             }
             // The sums before each row and each leaf row's power, height by height; each
@@ -412,10 +425,9 @@ impl DeepAir {
                     after[rows.end] = Some(sum);
                     sum
                 };
-            for (t, height) in self.heights.iter().enumerate() {
+            for (t, &(quotient_power, next_row, zw)) in constants.iter().enumerate() {
                 let trace_leaf = schedule.trace_leaves[t].clone();
                 kept[t] = leaf(&mut sums, &mut powers, trace_leaf, Ext3::ZERO, Ext3::ONE);
-                let quotient_power = claims.gamma.pow(height.trace_width as u64);
                 let quotient_leaf = schedule.quotient_leaves[t].clone();
                 let both = leaf(
                     &mut sums,
@@ -426,15 +438,11 @@ impl DeepAir {
                 );
                 let row = schedule.deep_row(t);
                 let x = Ext3::from(points[row]);
-                let zw = claims.z * Felt::two_adic_root(height.log_rows);
                 let (Some(inverse_z), Some(inverse_zw)) =
                     ((x - claims.z).try_inverse(), (x - zw).try_inverse())
                 else {
                     return Err(OpeningsError::OnTheDomain);
                 };
-                let next_row = claims
-                    .gamma
-                    .pow((height.trace_width + height.quotient_width) as u64);
                 let ClaimedSums { at_z, at_zw } = claims.sums[t];
                 let value = (both - at_z) * inverse_z + next_row * (kept[t] - at_zw) * inverse_zw;
                 deep_rows[row] = Some((inverse_z, inverse_zw));
@@ -505,12 +513,6 @@ impl DeepAir {
         ]
     }
 
-    /// The block row where the tallest height's DEEP value is bound: the first after its
-    /// quotient leaf.
-    pub(crate) fn deep_row(&self) -> usize {
-        self.schedule().deep_row(0)
-    }
-
     /// The block rows where each height's DEEP value is bound, tallest first.
     pub fn deep_rows(&self) -> Vec<usize> {
         let schedule = self.schedule();
@@ -534,7 +536,8 @@ impl DeepAir {
         self.heights.iter().map(|h| (h.tables, h.log_rows))
     }
 
-    /// Where the claims (γ, z, a, b) start in the public inputs: after the openings'.
+    /// Where the claims (γ, z, each height's a and b) start in the public inputs: after the
+    /// openings'.
     pub(crate) fn claims(&self) -> usize {
         self.openings.num_public_inputs()
     }

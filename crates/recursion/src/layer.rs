@@ -17,9 +17,8 @@ use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest};
 use ballast_stark::{
     MerkleHash, OodValues, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement,
     StarkParams, TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
-    TablesReplay, TranscriptLayout, VerifierError, VerifyPolicy, deep_coefficients, label,
-    prove_tables, replay_tables, statement_data, tables_transcript, tables_transcript_layout,
-    transcript_layout, verify_tables,
+    TranscriptLayout, VerifierError, VerifyPolicy, deep_coefficients, label, prove_tables,
+    statement_data, tables_transcript, tables_transcript_layout, transcript_layout, verify_tables,
 };
 use ballast_transcript::Message;
 
@@ -244,23 +243,6 @@ impl ChildSegment {
         let query_inputs = self.query_inputs(&layer.inputs)?;
         self.tables(&layer.inputs, &query_inputs, |tables| {
             tables_transcript(LAYER_CONTEXT, tables, &layer.tables, params)
-        })
-    }
-
-    /// What `layer`'s verifier derives, its layer's proof made with `params` under
-    /// `policy` ([`replay_tables`]): what a layer verifying this one takes its witness from.
-    ///
-    /// # Errors
-    /// Inputs that do not give the query AIR's, or a proof its verifier refuses.
-    pub fn replay_layer(
-        &self,
-        layer: &LayerProof,
-        params: &StarkParams,
-        policy: &VerifyPolicy,
-    ) -> Result<TablesReplay, LayerError> {
-        let query_inputs = self.query_inputs(&layer.inputs)?;
-        self.tables(&layer.inputs, &query_inputs, |tables| {
-            replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)
         })
     }
 

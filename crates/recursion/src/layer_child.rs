@@ -9,7 +9,8 @@
 
 use ballast_field::Felt;
 use ballast_stark::{
-    MerkleHash, StarkParams, TranscriptLayout, VerifyPolicy, tables_statement_data,
+    MerkleHash, StarkParams, TablesError, TranscriptLayout, VerifyPolicy, replay_tables,
+    tables_statement_data, tables_transcript,
 };
 use ballast_transcript::Message;
 
@@ -55,15 +56,21 @@ impl ChildLayer {
         if params.hash != MerkleHash::Poseidon2 {
             return Err(ChildError::NotPoseidon2.into());
         }
-        let replay = child.replay_layer(layer, params, policy)?;
-        let TranscriptLayout { steps, messages } = child
-            .layer_transcript(layer, params)?
-            .ok_or(ChildError::NotPoseidon2)?;
+        // The layer's verifier run on its tables: what it derives, its transcript and the
+        // data that transcript binds first.
+        let query_inputs = child.query_inputs(&layer.inputs)?;
+        let (replay, layout, statement_data) =
+            child.tables(&layer.inputs, &query_inputs, |tables| {
+                let replay = replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
+                let layout = tables_transcript(LAYER_CONTEXT, tables, &layer.tables, params)?;
+                let data = tables_statement_data(LAYER_CONTEXT, tables, params)?;
+                Ok::<_, TablesError>((replay, layout, data))
+            })?;
+        let TranscriptLayout { steps, messages } = layout.ok_or(ChildError::NotPoseidon2)?;
         let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
 
         // Each table's identity: its AIR and public inputs, with the one α and z.
         let identity_inputs = child.identity.public_inputs();
-        let query_inputs = child.query_inputs(&layer.inputs)?;
         let (alpha, z) = (replay.alpha, replay.z);
         let heights = air_heights(&child.transcript, &child.identity, &child.queries.air);
         let identities = (tallest_first([0, 1, 2], heights).into_iter())
@@ -89,9 +96,6 @@ impl ChildLayer {
             .map_err(ChildError::from)?;
         let queries =
             ChildQueries::of_tables(&layer.tables, replay, params).map_err(ChildError::from)?;
-        let statement_data = child.tables(&layer.inputs, &query_inputs, |tables| {
-            tables_statement_data(LAYER_CONTEXT, tables, params)
-        })?;
         Ok(Self {
             transcript,
             identities,

@@ -1,8 +1,8 @@
 //! A child's query phase as an AIR (a segment's, or a tables proof's:
 //! [`QueriesAir::mixed`]): the [`DeepAir`] (the trace's and the quotient's openings, the
 //! DEEP value f(x) at each queried position, one a height for a tables proof) followed, in
-//! each position's block, by FRI's rounds. Each round's tree is opened like the others, its leaf the coset
-//! that holds the position (3·arity elements). The coset must hold the value so far at the
+//! each position's block, by FRI's rounds. Each round's tree is opened like the others, its
+//! leaf the coset that holds the position (3·arity elements). The coset must hold the value so far at the
 //! position's slot, and folds into the value the next round's coset must hold; the last
 //! value must be the final polynomial's at the position's point. The folds are
 //! `ballast_fri::fold_coset`'s: binary folds with β, β², β⁴, pairing slots i and i + half.
@@ -148,9 +148,9 @@ impl Round {
 }
 
 /// A child's query phase at its query positions: an [`Air`] of [`WIDTH`] columns for a
-/// segment (the DEEP AIR's columns and 65 more for a tables proof) whose public inputs are the trace's, the quotient's and each FRI layer's root, the
-/// positions' digest, the DEEP claims, each round's β and the final polynomial's
-/// coefficients (3 coordinates each).
+/// segment (the DEEP AIR's columns and 65 more for a tables proof) whose public inputs are
+/// the trace's, the quotient's and each FRI layer's root, the positions' digest, the DEEP
+/// claims, each round's β and the final polynomial's coefficients (3 coordinates each).
 #[derive(Clone, Debug)]
 pub struct QueriesAir {
     deep: DeepAir,
@@ -254,7 +254,9 @@ impl QueriesAir {
                     .map(|t| t + 1),
             })
             .collect();
-        let final_row = rounds.last().map_or(deep.deep_row(), |r| r.fold_row() + 1);
+        let final_row = rounds
+            .last()
+            .map_or(deep.deep_rows()[0], |r| r.fold_row() + 1);
         Ok(Self {
             deep,
             rounds,
@@ -346,10 +348,10 @@ impl QueriesAir {
                 row[d + ENDS] = Felt::new(end as u64);
             }
             for (i, (round, opened)) in self.rounds.iter().zip(&opened[2..]).enumerate() {
-                let width = 3 << round.log_arity;
-                let coset = &opened.rows[k * width..(k + 1) * width];
+                let coset_width = 3 << round.log_arity;
+                let coset = &opened.rows[k * coset_width..(k + 1) * coset_width];
                 for row in &mut rows[round.leaf_start..=round.fold_row()] {
-                    row[d + COSET..d + COSET + width].copy_from_slice(coset);
+                    row[d + COSET..d + COSET + coset_width].copy_from_slice(coset);
                 }
                 let values: Vec<Ext3> = coset
                     .chunks_exact(3)
@@ -592,12 +594,10 @@ impl Air for QueriesAir {
             openings
                 .block_column(|r| u64::from(in_leaf(r).is_some_and(|round| r < round.fold_row()))),
         );
-        let deep_row = self.deep.deep_row();
-        columns.push(
-            openings.block_column(|r| {
-                u64::from((deep_row..self.final_row).contains(&r) && !is_fold(r))
-            }),
-        );
+        let deep_rows = self.deep.deep_rows();
+        columns.push(openings.block_column(|r| {
+            u64::from((deep_rows[0]..self.final_row).contains(&r) && !is_fold(r))
+        }));
         let carrying = self.carrying_ends();
         columns.push(openings.block_column(|r| u64::from(carrying.contains(&r) && !is_fold(r))));
         columns.push(openings.block_column(|r| u64::from(r == self.final_row)));
@@ -615,7 +615,6 @@ impl Air for QueriesAir {
         for round in &self.rounds {
             columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));
         }
-        let deep_rows = self.deep.deep_rows();
         for round in &self.rounds {
             if let Some(t) = round.rolls_in {
                 let carried = deep_rows[t]..round.fold_row();

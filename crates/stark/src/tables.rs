@@ -6,8 +6,9 @@
 //! [`TablesCircuit`](crate::TablesCircuit)'s; its bytes are a
 //! [`TablesRecord`](crate::TablesRecord)'s. Tables of one
 //! height share a leaf and a FRI input: one DEEP function, as if their columns,
-//! concatenated, were one table's. Tables take their AIRs as [`TableAir`]s, which every [`Air`] is: tables of different
-//! AIRs share a proof, each AIR's code compiled once, as for its segments.
+//! concatenated, were one table's. Tables take their AIRs as [`TableAir`]s, which every
+//! [`Air`] is: tables of different AIRs share a proof, each AIR's code compiled once, as for
+//! its segments.
 
 use std::ops::Range;
 
@@ -873,12 +874,13 @@ fn split_rows<'r>(
     positions: usize,
     what: &'static str,
 ) -> Result<Vec<&'r [Felt]>, TablesError> {
-    let width: usize = shape.tables().iter().map(|t| t.width).sum();
-    shape.split_rows(rows, positions).ok_or(TablesError::Shape {
-        what,
-        expected: positions * width,
-        got: rows.len(),
-    })
+    shape
+        .split_rows(rows, positions)
+        .ok_or_else(|| TablesError::Shape {
+            what,
+            expected: positions * shape.tables().iter().map(|t| t.width).sum::<usize>(),
+            got: rows.len(),
+        })
 }
 
 /// `expected` == `got`, or [`TablesError::Shape`] naming `what`.
