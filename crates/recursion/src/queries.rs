@@ -832,6 +832,8 @@ impl Air for QueriesAir {
 
 #[cfg(test)]
 mod tests {
+    use ballast_merkle::TableShape;
+
     use super::*;
 
     #[test]
@@ -848,5 +850,17 @@ mod tests {
             let len = air.deep.periodic_columns_len() + FOLD + air.rounds.len();
             assert_eq!(len, air.periodic_columns().len());
         }
+        // A tables proof's: LDEs of 2^9 (two tables), 2^6 and 2^4 points at blowup 4, the
+        // shorter two rolled in, a carry column each.
+        let shape = |widths: [usize; 4]| {
+            let tables = [9, 9, 6, 4].into_iter().zip(widths);
+            let tables = tables.map(|(log_height, width)| TableShape { log_height, width });
+            MixedShape::new(tables.collect()).unwrap()
+        };
+        let air = QueriesAir::mixed(&shape([3, 2, 10, 5]), &shape([3, 3, 6, 3]), 2, 1, &[3, 100])
+            .unwrap();
+        assert_eq!(air.roll_ins().len(), 2);
+        let len = air.deep.periodic_columns_len() + FOLD + air.rounds.len() + 2;
+        assert_eq!(len, air.periodic_columns().len());
     }
 }
