@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "6917369f1ddfead8917f8c309ab3442a13c1641f3cc6315c828d5fa987fdb724"
+        "737fee7b4db9365babc20715b822680f969a75bc7111a33d7e90c24702e78842"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "28a725c8f469495232cbea7658d8e0aff34d8fed21357927b908a4f37ebbcfc3"
+        "908f31b3e1f879b104db0d35531a9ecbc4932493457948abe8012f2bc634a949"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "fa4f96c745714f7418b7cb47e057d0d5223fd16b75c8a14dd5f74b669dedf100"
+        "1ff2b6f7ea6ba7108bd5aa0c9336c3032881e67498ea6d845fc67a5f2abc868e"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "cc6616fd083a02a15991f7320e74d5c3223986a436f02120dba3c2ee1f0952a4"
+        "ddfc8286749542095c3bd62366139a0561eaa520de588a4299265c8343916891"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "c8dcf9bd945d2d2158471585996a91234252fce7e8d4eadb8b34ff0f4262aee7"
+        "d0c9226462367e39676b47764a33bba0138c9651caa314627a8b6f5dc3c7b0cf"
     );
 }
