@@ -28,14 +28,15 @@ use crate::child::{
 use crate::identity::{IdentityError, program_log_rows};
 use crate::queries::ChildShape;
 use crate::{
-    ChildError, ChildSegment, DeepClaims, IdentityAir, LinkError, OodClaims, QueriesAir,
-    TranscriptAir,
+    ChildError, ChildQueries, ChildSegment, DeepClaims, IdentityAir, LinkError, OodClaims,
+    QueriesAir, TranscriptAir,
 };
 
 /// The context the layer's proof binds as its statement.
 pub const LAYER_CONTEXT: &[u8] = b"ballast layer";
 
-/// The layer's AIRs. Its proof takes their tables in this order sorted by height, tallest
+/// The layer's AIRs, with one identity for each of its child's tables (a segment's one, a
+/// layer's each). Its proof takes their tables in this order sorted by height, tallest
 /// first; tables of one height keep this order.
 pub const LAYER_AIRS: [&str; 3] = ["transcript", "identity", "query"];
 
@@ -95,95 +96,64 @@ pub enum LayerError {
     Params(#[from] ParamsError),
 }
 
-/// `items`, one for each of [`LAYER_AIRS`] in its order, in the order the layer's proof
-/// takes their tables, of 2^`log_rows` rows: tallest first, a stable sort.
-pub(crate) fn tallest_first<T>(items: [T; 3], log_rows: [usize; 3]) -> Vec<T> {
-    let mut items: Vec<(usize, T)> = log_rows.into_iter().zip(items).collect();
+/// `items`, one for each of a layer's AIRs in the order of [`LAYER_AIRS`] (one identity for
+/// each of its child's tables), in the order the layer's proof takes their tables, of
+/// 2^`log_rows` rows: tallest first, a stable sort.
+pub(crate) fn tallest_first<T>(items: impl IntoIterator<Item = T>, log_rows: &[usize]) -> Vec<T> {
+    let mut items: Vec<(usize, T)> = log_rows.iter().copied().zip(items).collect();
     items.sort_by_key(|(log_rows, _)| Reverse(*log_rows));
     items.into_iter().map(|(_, item)| item).collect()
 }
 
-/// The heights of the layer's tables, log2, in the order of [`LAYER_AIRS`].
-pub(crate) fn air_heights(
-    transcript: &TranscriptAir,
-    identity: &IdentityAir,
-    queries: &QueriesAir,
-) -> [usize; 3] {
-    [
-        transcript.log_rows(),
-        identity.log_rows(),
-        queries.log_rows(),
-    ]
+/// A layer's AIRs: its child's transcript, one identity for each of its child's tables (a
+/// segment's one, a layer's each) and its child's query phase.
+#[derive(Clone, Copy)]
+pub(crate) struct LayerAirs<'a> {
+    pub transcript: &'a TranscriptAir,
+    pub identities: &'a [IdentityAir],
+    pub queries: &'a QueriesAir,
 }
 
-/// The layer's tables, in its proof's order: the AIRs with their public `inputs`, each in
-/// the order of [`LAYER_AIRS`].
-fn layer_tables<'a>(
-    transcript: &'a TranscriptAir,
-    identity: &'a IdentityAir,
-    queries: &'a QueriesAir,
-    inputs: [&'a [Felt]; 3],
-) -> Vec<TableStatement<'a>> {
-    let airs: [&dyn TableAir; 3] = [transcript, identity, queries];
-    let statements = std::array::from_fn(|k| TableStatement {
-        air: airs[k],
-        public_inputs: inputs[k],
-    });
-    tallest_first(statements, air_heights(transcript, identity, queries))
-}
-
-/// The layer's AIRs (of [`LAYER_AIRS`]) whose public inputs its verifier builds from the
-/// transcript AIR's, so that a layer's record leaves them out, and what a record that holds
-/// some is refused as.
-const DERIVED: [(usize, &str); 2] = [
-    (1, "the identity table's recorded public inputs"),
-    (2, "the query table's recorded public inputs"),
-];
-
-/// Where AIR `k` of [`LAYER_AIRS`] has its table among the layer's tables of these heights.
-fn table_of(heights: [usize; 3], k: usize) -> usize {
-    tallest_first([0, 1, 2], heights)
-        .iter()
-        .position(|&t| t == k)
-        .expect("three tables")
-}
-
-impl ChildSegment {
-    /// Proves its three AIRs, once the transcript AIR's public inputs link, as one proof of
-    /// their tables with `params`, on the host (the tables prover has no device path).
-    ///
-    /// # Errors
-    /// A trace its AIR does not take or the prover refuses (none for a `ChildSegment::of`
-    /// built).
-    pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
-        let inputs = self.transcript.public_inputs();
-        self.check_links(&inputs)?;
-        // The inputs built from the transcript's are the ones its witness (the replay) took.
-        let query_inputs = self.query_inputs(&inputs)?;
-        if self.queries.public_inputs().map_err(ChildError::from)? != query_inputs {
-            let (air, what) = ("query", "public inputs");
-            return Err(LinkError::Differs { air, what }.into());
-        }
-        let traces = [
-            self.transcript.trace().map_err(ChildError::from)?,
-            self.identity.trace().map_err(ChildError::from)?,
-            self.queries.trace().map_err(ChildError::from)?,
-        ];
-        let heights = air_heights(&self.transcript, &self.identity, &self.queries.air);
-        let traces = tallest_first(traces, heights);
-        let tables = self.tables(&inputs, &query_inputs, |tables| {
-            prove_tables(LAYER_CONTEXT, tables, traces, params)
-        })?;
-        Ok(LayerProof { inputs, tables })
+impl<'a> LayerAirs<'a> {
+    /// The heights (log2) of its tables, in the order of [`LAYER_AIRS`].
+    pub fn heights(&self) -> Vec<usize> {
+        let identities = self.identities.iter().map(IdentityAir::log_rows);
+        (std::iter::once(self.transcript.log_rows()))
+            .chain(identities)
+            .chain([self.queries.log_rows()])
+            .collect()
     }
 
-    /// The parameters of its layer at `log_blowup` and `pow_bits` in `role`: the fewest
-    /// queries that give the layer's proof `target` bits in `regime`, and the hash and final
+    /// Its AIRs in the order of [`LAYER_AIRS`].
+    fn airs(&self) -> Vec<&'a dyn TableAir> {
+        let identities = self.identities.iter().map(|i| i as &dyn TableAir);
+        (std::iter::once(self.transcript as &dyn TableAir))
+            .chain(identities)
+            .chain([self.queries as &dyn TableAir])
+            .collect()
+    }
+
+    /// Its tables in its proof's order, with the transcript AIR's public `inputs`, each
+    /// identity's `identity_inputs` and the query AIR's `query_inputs`.
+    pub fn tables(
+        &self,
+        inputs: &'a [Felt],
+        identity_inputs: &'a [Vec<Felt>],
+        query_inputs: &'a [Felt],
+    ) -> Vec<TableStatement<'a>> {
+        let identity_inputs = identity_inputs.iter().map(Vec::as_slice);
+        let inputs = (std::iter::once(inputs))
+            .chain(identity_inputs)
+            .chain([query_inputs]);
+        let statements = (self.airs().into_iter().zip(inputs))
+            .map(|(air, public_inputs)| TableStatement { air, public_inputs });
+        tallest_first(statements, &self.heights())
+    }
+
+    /// The parameters of the layer at `log_blowup` and `pow_bits` in `role`: the fewest
+    /// queries that give its proof `target` bits in `regime`, and the hash and final
     /// polynomial of the role.
-    ///
-    /// # Errors
-    /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
-    pub fn layer_params(
+    pub fn params(
         &self,
         log_blowup: usize,
         pow_bits: u32,
@@ -191,10 +161,9 @@ impl ChildSegment {
         regime: Regime,
         role: LayerRole,
     ) -> Result<StarkParams, ParamsError> {
-        let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
-        let heights = air_heights(transcript, identity, queries);
-        let airs: Vec<&dyn TableAir> = tallest_first([transcript, identity, queries], heights);
-        let shortest = heights.into_iter().min().expect("three tables");
+        let heights = self.heights();
+        let airs = tallest_first(self.airs(), &heights);
+        let shortest = heights.into_iter().min().expect("a transcript table");
         let (hash, log_final_poly_len) = match role {
             LayerRole::Inner => (
                 MerkleHash::Poseidon2,
@@ -215,6 +184,128 @@ impl ChildSegment {
             num_queries: circuit.tables[0].params.num_queries,
             ..params
         })
+    }
+
+    /// The record of `proof`, the layer's proof of its `tables` (in its proof's order, with
+    /// their public inputs) made with `params`: a [`TablesRecord`] of them, holding the
+    /// transcript AIR's public inputs alone ([`layer_of_record`] reads it back).
+    pub fn record(
+        &self,
+        tables: &[TableStatement<'_>],
+        proof: &TablesProof,
+        params: &StarkParams,
+    ) -> Result<TablesRecord, LayerError> {
+        let mut record = TablesRecord::new(tables, params, proof.clone())?;
+        let heights = self.heights();
+        for k in 1..heights.len() {
+            record.tables[table_of(&heights, k)].public_inputs.clear();
+        }
+        Ok(record)
+    }
+}
+
+/// Where AIR `k` of a layer's AIRs (in the order of [`LAYER_AIRS`]) has its table among the
+/// layer's tables of these heights.
+pub(crate) fn table_of(heights: &[usize], k: usize) -> usize {
+    tallest_first(0..heights.len(), heights)
+        .iter()
+        .position(|&t| t == k)
+        .expect("an AIR of the layer")
+}
+
+/// The layer's proof that `record` holds ([`LayerAirs::record`]), with the parameters it was
+/// made with, for a layer whose tables have these heights (log2, in the order of
+/// [`LAYER_AIRS`]): the tables of those heights in the proof's order, the transcript AIR's
+/// public inputs recorded and no other's (its verifier builds them from those).
+///
+/// # Errors
+/// Another number of tables, a table of another height, or a table other than the
+/// transcript AIR's with public inputs.
+pub(crate) fn layer_of_record(
+    heights: &[usize],
+    record: &TablesRecord,
+) -> Result<(LayerProof, StarkParams), LayerError> {
+    let shape_error = |what, expected, got| TablesError::Shape {
+        what,
+        expected,
+        got,
+    };
+    if record.tables.len() != heights.len() {
+        return Err(shape_error("the layer's tables", heights.len(), record.tables.len()).into());
+    }
+    let order = tallest_first(0..heights.len(), heights);
+    for (&k, table) in order.iter().zip(&record.tables) {
+        if table.log_rows != heights[k] {
+            return Err(shape_error("a table's rows (log2)", heights[k], table.log_rows).into());
+        }
+    }
+    for (&k, table) in order.iter().zip(&record.tables) {
+        let what = match k {
+            0 => continue,
+            k if k + 1 == heights.len() => "the query table's recorded public inputs",
+            _ => "the identity table's recorded public inputs",
+        };
+        if !table.public_inputs.is_empty() {
+            return Err(shape_error(what, 0, table.public_inputs.len()).into());
+        }
+    }
+    let layer = LayerProof {
+        inputs: record.tables[table_of(heights, 0)].public_inputs.clone(),
+        tables: record.proof.clone(),
+    };
+    Ok((layer, record.params))
+}
+
+impl ChildSegment {
+    /// Its three AIRs, which its layer proves.
+    pub(crate) fn layer_airs(&self) -> LayerAirs<'_> {
+        LayerAirs {
+            transcript: &self.transcript,
+            identities: std::slice::from_ref(&self.identity),
+            queries: &self.queries.air,
+        }
+    }
+
+    /// Proves its three AIRs, once the transcript AIR's public inputs link, as one proof of
+    /// their tables with `params`, on the host (the tables prover has no device path).
+    ///
+    /// # Errors
+    /// A trace its AIR does not take or the prover refuses (none for a `ChildSegment::of`
+    /// built).
+    pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
+        let inputs = self.transcript.public_inputs();
+        self.check_links(&inputs)?;
+        // The inputs built from the transcript's are the ones its witness (the replay) took.
+        let query_inputs = self.query_inputs(&inputs)?;
+        check_query_inputs(&self.queries, &query_inputs)?;
+        let airs = self.layer_airs();
+        let traces = [
+            self.transcript.trace().map_err(ChildError::from)?,
+            self.identity.trace().map_err(ChildError::from)?,
+            self.queries.trace().map_err(ChildError::from)?,
+        ];
+        let traces = tallest_first(traces, &airs.heights());
+        let identity_inputs = [self.identity.public_inputs()];
+        let tables = airs.tables(&inputs, &identity_inputs, &query_inputs);
+        let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
+        Ok(LayerProof { inputs, tables })
+    }
+
+    /// The parameters of its layer at `log_blowup` and `pow_bits` in `role`: the fewest
+    /// queries that give the layer's proof `target` bits in `regime`, and the hash and final
+    /// polynomial of the role.
+    ///
+    /// # Errors
+    /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
+    pub fn layer_params(
+        &self,
+        log_blowup: usize,
+        pow_bits: u32,
+        target: u32,
+        regime: Regime,
+        role: LayerRole,
+    ) -> Result<StarkParams, ParamsError> {
+        (self.layer_airs()).params(log_blowup, pow_bits, target, regime, role)
     }
 
     /// The query AIR's public inputs that the transcript AIR's `inputs` give (once they
@@ -272,10 +363,8 @@ impl ChildSegment {
         query_inputs: &[Felt],
         run: impl FnOnce(&[TableStatement<'_>]) -> Result<T, E>,
     ) -> Result<T, LayerError> {
-        let (transcript, identity, queries) = (&self.transcript, &self.identity, &self.queries.air);
-        let identity_inputs = identity.public_inputs();
-        let all_inputs = [inputs, &identity_inputs, query_inputs];
-        run(&layer_tables(transcript, identity, queries, all_inputs)).map_err(Into::into)
+        let identity_inputs = [self.identity.public_inputs()];
+        run(&(self.layer_airs()).tables(inputs, &identity_inputs, query_inputs)).map_err(Into::into)
     }
 
     /// The record of `layer`, its layer's proof made with `params`: a [`TablesRecord`] of
@@ -292,22 +381,30 @@ impl ChildSegment {
         params: &StarkParams,
     ) -> Result<TablesRecord, LayerError> {
         let query_inputs = self.query_inputs(&layer.inputs)?;
-        let mut record = self.tables(&layer.inputs, &query_inputs, |tables| {
-            TablesRecord::new(tables, params, layer.tables.clone())
-        })?;
-        let heights = air_heights(&self.transcript, &self.identity, &self.queries.air);
-        for (k, _) in DERIVED {
-            record.tables[table_of(heights, k)].public_inputs.clear();
-        }
-        Ok(record)
+        self.tables(&layer.inputs, &query_inputs, |tables| {
+            (self.layer_airs()).record(tables, &layer.tables, params)
+        })
     }
+}
+
+/// That the query AIR's witness takes `query_inputs`, the ones built from the transcript
+/// AIR's: a prover whose witness differs would make a proof its verifier refuses.
+pub(crate) fn check_query_inputs(
+    queries: &ChildQueries,
+    query_inputs: &[Felt],
+) -> Result<(), LayerError> {
+    if queries.public_inputs().map_err(ChildError::from)? != query_inputs {
+        let (air, what) = ("query", "public inputs");
+        return Err(LinkError::Differs { air, what }.into());
+    }
+    Ok(())
 }
 
 /// What a layer's verifier builds from the child alone, before it reads the layer's
 /// inputs: the transcript AIR and the messages of the transcript's layout for the child's
 /// shape, that shape, and the child's constraint program.
-struct Frame {
-    transcript: TranscriptAir,
+pub(crate) struct Frame {
+    pub transcript: TranscriptAir,
     messages: Vec<Message>,
     shape: ChildShape,
     program: ConstraintProgram,
@@ -315,7 +412,7 @@ struct Frame {
 
 impl Frame {
     /// The frame of a child of `child`'s AIR, `statement` and `child_params`.
-    fn of<A: Air>(
+    pub fn of<A: Air>(
         child: &A,
         statement: &SegmentStatement<'_>,
         child_params: &StarkParams,
@@ -340,16 +437,45 @@ impl Frame {
     /// The heights (log2) of the layer's tables, in the order of [`LAYER_AIRS`]: the
     /// child's alone, for the query AIR's height depends on how many draws there are
     /// (`num_queries`), not on their values.
-    fn child_heights(&self, num_queries: usize) -> Result<[usize; 3], LayerError> {
+    fn child_heights(&self, num_queries: usize) -> Result<Vec<usize>, LayerError> {
         let identity = program_log_rows(&self.program);
         let queries =
             QueriesAir::new(&self.shape, &vec![0; num_queries]).map_err(ChildError::from)?;
-        Ok([self.transcript.log_rows(), identity, queries.log_rows()])
+        Ok(vec![
+            self.transcript.log_rows(),
+            identity,
+            queries.log_rows(),
+        ])
+    }
+
+    /// The identity and query AIRs of every layer over a child of `child`'s AIR with
+    /// `num_queries` queries, with their values zero (the claims, the positions): their
+    /// definitions, and so the layer's tables' shapes, keys and transcript layout, are those
+    /// of every such layer; only their public inputs differ.
+    pub fn zero_airs<A: Air>(
+        &self,
+        child: &A,
+        num_queries: usize,
+    ) -> Result<(IdentityAir, QueriesAir), LayerError> {
+        let zeros = |n| vec![Ext3::ZERO; n];
+        let ood = OodValues {
+            trace_z: zeros(self.shape.trace_width),
+            trace_zw: zeros(self.shape.trace_width),
+            quotient_z: zeros(self.shape.quotient_width),
+        };
+        let public_inputs = vec![Felt::ZERO; child.num_public_inputs()];
+        let claims = OodClaims::of(child, &public_inputs, Ext3::ZERO, Ext3::ZERO, ood);
+        let identity = IdentityAir::with_program(child, self.program.clone(), claims);
+        let queries = QueriesAir::new(&self.shape, &vec![0; num_queries]);
+        Ok((
+            identity.map_err(ChildError::from)?,
+            queries.map_err(ChildError::from)?,
+        ))
     }
 
     /// The identity and query AIRs, and the query AIR's public inputs, that the transcript
     /// AIR's public `inputs` give, once they link.
-    fn airs<A: Air>(
+    pub fn airs<A: Air>(
         &self,
         child: &A,
         statement: &SegmentStatement<'_>,
@@ -414,9 +540,13 @@ impl Frame {
             .map_err(ChildError::from)?;
         let (identity, queries, query_inputs) =
             self.airs(child, statement, child_params, &layer.inputs)?;
-        let identity_inputs = identity.public_inputs();
-        let all_inputs = [&layer.inputs[..], &identity_inputs, &query_inputs];
-        let tables = layer_tables(&self.transcript, &identity, &queries, all_inputs);
+        let airs = LayerAirs {
+            transcript: &self.transcript,
+            identities: std::slice::from_ref(&identity),
+            queries: &queries,
+        };
+        let identity_inputs = [identity.public_inputs()];
+        let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
         Ok(verify_tables(
             LAYER_CONTEXT,
             &tables,
@@ -432,35 +562,7 @@ impl Frame {
         child_params: &StarkParams,
         record: &TablesRecord,
     ) -> Result<(LayerProof, StarkParams), LayerError> {
-        let heights = self.child_heights(child_params.num_queries)?;
-        let shape_error = |what, expected, got| TablesError::Shape {
-            what,
-            expected,
-            got,
-        };
-        if record.tables.len() != LAYER_AIRS.len() {
-            return Err(
-                shape_error("the layer's tables", LAYER_AIRS.len(), record.tables.len()).into(),
-            );
-        }
-        for (&k, table) in tallest_first([0, 1, 2], heights).iter().zip(&record.tables) {
-            if table.log_rows != heights[k] {
-                return Err(
-                    shape_error("a table's rows (log2)", heights[k], table.log_rows).into(),
-                );
-            }
-        }
-        for (k, what) in DERIVED {
-            let recorded = record.tables[table_of(heights, k)].public_inputs.len();
-            if recorded != 0 {
-                return Err(shape_error(what, 0, recorded).into());
-            }
-        }
-        let layer = LayerProof {
-            inputs: record.tables[table_of(heights, 0)].public_inputs.clone(),
-            tables: record.proof.clone(),
-        };
-        Ok((layer, record.params))
+        layer_of_record(&self.child_heights(child_params.num_queries)?, record)
     }
 }
 

@@ -1,24 +1,35 @@
-//! A layer's proof turned into what a layer over it proves about it: its verifier's
-//! transcript ([`TranscriptAir`]), each of its tables' out-of-domain identity ([`IdentityAir`],
-//! one a table) and its query phase over its mixed trees, FRI rolling each shorter height in
-//! ([`QueriesAir::mixed`](crate::QueriesAir::mixed)), with their witnesses; the links of
-//! the transcript AIR's public inputs ([`ChildLayer::check_links`]) and the query AIR's
-//! built from them ([`ChildLayer::query_inputs`]), as for a segment. What a layer over it
-//! still lacks: the identities' inputs built from the transcript AIR's, and its verifier and
-//! record (`docs/recursion.md`).
+//! A layer's proof as the child of a layer over it. [`ChildLayer`] holds what that layer
+//! proves: the layer's verifier's transcript ([`TranscriptAir`]), each of its tables'
+//! out-of-domain identity ([`IdentityAir`], one a table) and its query phase over its mixed
+//! trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their witnesses.
+//! [`verify_layer_over_layer`] checks that layer's proof from the segment's AIR, statement
+//! and parameters and the inner layer's parameters alone: it reads the inner layer's
+//! transcript table's public inputs from what the transcript AIR's inputs say its
+//! transcript absorbed, links them to the segment as [`verify_layer`](crate::verify_layer)
+//! does, builds the inner layer's other inputs from them and holds the absorbed statement to
+//! all of them, then builds the outer layer's identities and query inputs from the same
+//! inputs (`docs/recursion.md`).
 
-use ballast_field::Felt;
+use ballast_air::{Air, ConstraintProgram};
+use ballast_field::{Ext3, Felt};
+use ballast_merkle::MixedShape;
 use ballast_stark::{
-    MerkleHash, StarkParams, TablesError, TranscriptLayout, VerifyPolicy, replay_tables,
-    tables_statement_data, tables_transcript,
+    MerkleHash, ParamsError, Regime, SegmentStatement, StarkParams, TablesCircuit, TablesError,
+    TablesRecord, TranscriptLayout, VerifyPolicy, label, prove_tables, replay_tables,
+    tables_statement_data, tables_transcript, tables_transcript_layout, tables_trees,
+    verify_tables,
 };
 use ballast_transcript::Message;
 
-use crate::child::Links;
-use crate::layer::{LAYER_CONTEXT, air_heights, query_inputs, tallest_first};
+use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
+use crate::identity::{IdentityError, program_log_rows};
+use crate::layer::{
+    Frame, LAYER_CONTEXT, LayerAirs, check_query_inputs, layer_of_record, query_inputs, table_of,
+    tallest_first,
+};
 use crate::{
-    ChildError, ChildQueries, ChildSegment, IdentityAir, LayerError, LayerProof, LinkError,
-    OodClaims, TranscriptAir,
+    ChildError, ChildQueries, ChildSegment, IdentityAir, LayerError, LayerProof, LayerRole,
+    LinkError, OodClaims, QueriesAir, TranscriptAir,
 };
 
 /// A layer's proof of a child segment, ready for a layer over it to prove: the AIRs of its
@@ -28,7 +39,7 @@ pub struct ChildLayer {
     /// Its verifier's transcript's AIR.
     pub transcript: TranscriptAir,
     /// Each of its tables' out-of-domain identity's AIR, in its proof's order (tallest
-    /// first).
+    /// first), on the claims the transcript AIR's public inputs give.
     pub identities: Vec<IdentityAir>,
     /// Its query phase.
     pub queries: ChildQueries,
@@ -68,32 +79,12 @@ impl ChildLayer {
             })?;
         let TranscriptLayout { steps, messages } = layout.ok_or(ChildError::NotPoseidon2)?;
         let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
-
-        // Each table's identity: its AIR and public inputs, with the one α and z.
-        let identity_inputs = child.identity.public_inputs();
-        let (alpha, z) = (replay.alpha, replay.z);
-        let heights = air_heights(&child.transcript, &child.identity, &child.queries.air);
-        let identities = (tallest_first([0, 1, 2], heights).into_iter())
-            .zip(&layer.tables.ood)
-            .map(|(k, ood)| {
-                let ood = ood.clone();
-                match k {
-                    0 => IdentityAir::new(
-                        &child.transcript,
-                        OodClaims::of(&child.transcript, &layer.inputs, alpha, z, ood),
-                    ),
-                    1 => IdentityAir::new(
-                        &child.identity,
-                        OodClaims::of(&child.identity, &identity_inputs, alpha, z, ood),
-                    ),
-                    _ => IdentityAir::new(
-                        &child.queries.air,
-                        OodClaims::of(&child.queries.air, &query_inputs, alpha, z, ood),
-                    ),
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(ChildError::from)?;
+        let identities = identities(
+            &child.layer_airs(),
+            &transcript,
+            &messages,
+            &transcript.public_inputs(),
+        )?;
         let queries =
             ChildQueries::of_tables(&layer.tables, replay, params).map_err(ChildError::from)?;
         Ok(Self {
@@ -103,6 +94,15 @@ impl ChildLayer {
             messages,
             statement_data,
         })
+    }
+
+    /// Its AIRs, which a layer over it proves.
+    fn layer_airs(&self) -> LayerAirs<'_> {
+        LayerAirs {
+            transcript: &self.transcript,
+            identities: &self.identities,
+            queries: &self.queries.air,
+        }
     }
 
     /// What a layer over it checks of the transcript AIR's public `inputs` besides the
@@ -133,4 +133,353 @@ impl ChildLayer {
     pub fn query_inputs(&self, inputs: &[Felt]) -> Result<Vec<Felt>, LayerError> {
         query_inputs(&self.queries.air, &self.transcript, &self.messages, inputs)
     }
+
+    /// Proves its AIRs (the transcript AIR, an identity a table of the layer, the query
+    /// AIR), once the transcript AIR's public inputs link, as one proof of their tables with
+    /// `params`, on the host.
+    ///
+    /// # Errors
+    /// A trace its AIR does not take or the prover refuses (none for a `ChildLayer::of`
+    /// built).
+    pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
+        let inputs = self.transcript.public_inputs();
+        self.check_links(&inputs)?;
+        let query_inputs = self.query_inputs(&inputs)?;
+        check_query_inputs(&self.queries, &query_inputs)?;
+        let mut traces = vec![self.transcript.trace().map_err(ChildError::from)?];
+        for identity in &self.identities {
+            traces.push(identity.trace().map_err(ChildError::from)?);
+        }
+        traces.push(self.queries.trace().map_err(ChildError::from)?);
+        let airs = self.layer_airs();
+        let traces = tallest_first(traces, &airs.heights());
+        let identity_inputs = self.identity_inputs();
+        let tables = airs.tables(&inputs, &identity_inputs, &query_inputs);
+        let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
+        Ok(LayerProof { inputs, tables })
+    }
+
+    /// The parameters of the layer over it at `log_blowup` and `pow_bits` in `role`, as
+    /// [`ChildSegment::layer_params`] gives a segment's layer's.
+    ///
+    /// # Errors
+    /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
+    pub fn layer_params(
+        &self,
+        log_blowup: usize,
+        pow_bits: u32,
+        target: u32,
+        regime: Regime,
+        role: LayerRole,
+    ) -> Result<StarkParams, ParamsError> {
+        (self.layer_airs()).params(log_blowup, pow_bits, target, regime, role)
+    }
+
+    /// The record of `layer`, the proof of the layer over it made with `params`: a
+    /// [`TablesRecord`] of its tables in the proof's order, holding the transcript AIR's
+    /// public inputs alone ([`read_layer_over_layer`] reads it back).
+    ///
+    /// # Errors
+    /// Parameters its AIRs cannot be proven with, or inputs that do not give the query
+    /// AIR's.
+    pub fn layer_record(
+        &self,
+        layer: &LayerProof,
+        params: &StarkParams,
+    ) -> Result<TablesRecord, LayerError> {
+        let query_inputs = self.query_inputs(&layer.inputs)?;
+        let identity_inputs = self.identity_inputs();
+        let airs = self.layer_airs();
+        let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
+        airs.record(&tables, &layer.tables, params)
+    }
+
+    /// Each identity AIR's public inputs.
+    fn identity_inputs(&self) -> Vec<Vec<Felt>> {
+        (self.identities.iter())
+            .map(IdentityAir::public_inputs)
+            .collect()
+    }
+}
+
+/// The identity AIR of each of `inner`'s tables (a layer's AIRs), in its proof's order, on
+/// the claims that the transcript AIR's public `inputs` of its verifier (laid out by
+/// `messages`) give: each table's public inputs and out-of-domain values as that
+/// transcript absorbed them, at the α and z it read. The one construction of a layer over a
+/// layer's prover and its verifier.
+fn identities(
+    inner: &LayerAirs<'_>,
+    transcript: &TranscriptAir,
+    messages: &[Message],
+    inputs: &[Felt],
+) -> Result<Vec<IdentityAir>, LayerError> {
+    let (reads, data) = inputs.split_at(transcript.reads().min(inputs.len()));
+    if reads.len() < READ_Z + 3 {
+        let what = "the transcript AIR's reads, at least";
+        let (expected, got) = (READ_Z + 3, reads.len());
+        return Err(LinkError::Length {
+            what,
+            expected,
+            got,
+        }
+        .into());
+    }
+    let absorbed = Absorbed { messages, data };
+    let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
+    let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
+    let heights = inner.heights();
+    let query = heights.len() - 1;
+    (tallest_first(0..heights.len(), &heights)
+        .into_iter()
+        .enumerate())
+    .map(|(t, k)| {
+        let public_inputs = absorbed.list(label::PUBLIC_INPUTS, t)?;
+        let ood = absorbed.ood(t)?;
+        let identity = match k {
+            0 => {
+                let air = inner.transcript;
+                IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+            }
+            k if k == query => {
+                let air = inner.queries;
+                IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+            }
+            k => {
+                let air = &inner.identities[k - 1];
+                IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+            }
+        };
+        Ok(identity.map_err(ChildError::from)?)
+    })
+    .collect()
+}
+
+/// What the verifier of a layer over a layer builds from the segment and the inner layer's
+/// parameters alone, before it reads the layer's inputs.
+struct LayerFrame {
+    /// The inner layer's frame of the segment.
+    segment: Frame,
+    /// The inner layer's tables' heights, in the order of its AIRs.
+    inner_heights: Vec<usize>,
+    /// The transcript AIR of the inner layer's verifier, and its layout's messages.
+    transcript: TranscriptAir,
+    messages: Vec<Message>,
+    /// The inner layer's trace and quotient trees.
+    trees: [MixedShape; 2],
+    /// The layer's tables' heights, in the order of its AIRs.
+    heights: Vec<usize>,
+}
+
+impl LayerFrame {
+    /// The frame of an inner layer made with `inner_params` over a segment of `child`'s
+    /// AIR, `statement` and `child_params`.
+    fn of<A: Air>(
+        child: &A,
+        statement: &SegmentStatement<'_>,
+        child_params: &StarkParams,
+        inner_params: &StarkParams,
+    ) -> Result<Self, LayerError> {
+        if inner_params.hash != MerkleHash::Poseidon2 {
+            return Err(ChildError::NotPoseidon2.into());
+        }
+        let segment = Frame::of(child, statement, child_params)?;
+        // The inner layer's AIRs, their values zero: its layout, trees and heights are
+        // every inner layer's of this segment's shape.
+        let (identity, queries) = segment.zero_airs(child, child_params.num_queries)?;
+        let inner = LayerAirs {
+            transcript: &segment.transcript,
+            identities: std::slice::from_ref(&identity),
+            queries: &queries,
+        };
+        let inputs = vec![Felt::ZERO; segment.transcript.num_public_inputs()];
+        let identity_inputs = [identity.public_inputs()];
+        let query_inputs = vec![Felt::ZERO; queries.num_public_inputs()];
+        let tables = inner.tables(&inputs, &identity_inputs, &query_inputs);
+        let TranscriptLayout { steps, messages } =
+            tables_transcript_layout(LAYER_CONTEXT, &tables, inner_params)?
+                .ok_or(ChildError::NotPoseidon2)?;
+        let transcript =
+            TranscriptAir::new(&steps, inner_params.pow_bits).map_err(ChildError::from)?;
+        let trees = tables_trees(&tables, inner_params)?;
+        let draws = vec![Felt::ZERO; inner_params.num_queries];
+        let outer_queries = mixed_queries(&trees, inner_params, &draws)?;
+
+        // One identity a table of the inner layer, in its proof's order.
+        let inner_heights = inner.heights();
+        let programs = [
+            ConstraintProgram::of(inner.transcript),
+            ConstraintProgram::of(&identity),
+            ConstraintProgram::of(inner.queries),
+        ];
+        let mut heights = vec![transcript.log_rows()];
+        for program in tallest_first(programs, &inner_heights) {
+            let program = program.map_err(|e| ChildError::from(IdentityError::from(e)))?;
+            heights.push(program_log_rows(&program));
+        }
+        heights.push(outer_queries.log_rows());
+        Ok(Self {
+            segment,
+            inner_heights,
+            transcript,
+            messages,
+            trees,
+            heights,
+        })
+    }
+
+    /// [`verify_layer_over_layer`] with this frame.
+    #[allow(clippy::too_many_arguments)]
+    fn verify<A: Air>(
+        &self,
+        child: &A,
+        statement: &SegmentStatement<'_>,
+        child_params: &StarkParams,
+        inner_params: &StarkParams,
+        layer: &LayerProof,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<TablesCircuit, LayerError> {
+        policy
+            .check_params(child, child_params)
+            .map_err(ChildError::from)?;
+        let inputs = &layer.inputs[..];
+        if inputs.len() != self.transcript.num_public_inputs() {
+            return Err(LinkError::Length {
+                what: "the transcript AIR's public inputs",
+                expected: self.transcript.num_public_inputs(),
+                got: inputs.len(),
+            }
+            .into());
+        }
+        let (reads, data) = inputs.split_at(self.transcript.reads());
+        let absorbed = Absorbed {
+            messages: &self.messages,
+            data,
+        };
+
+        // The inner layer's tables: its transcript table's public inputs as absorbed,
+        // linked to the segment; the others' built from them.
+        let inner_inputs = absorbed.list(label::PUBLIC_INPUTS, table_of(&self.inner_heights, 0))?;
+        let (identity, queries, inner_query_inputs) =
+            (self.segment).airs(child, statement, child_params, inner_inputs)?;
+        let inner = LayerAirs {
+            transcript: &self.segment.transcript,
+            identities: std::slice::from_ref(&identity),
+            queries: &queries,
+        };
+        let identity_inputs = [identity.public_inputs()];
+        let inner_tables = inner.tables(inner_inputs, &identity_inputs, &inner_query_inputs);
+        let inner_airs: Vec<_> = inner_tables.iter().map(|t| t.air).collect();
+        policy
+            .check_tables(&TablesCircuit::of(&inner_airs, inner_params)?)
+            .map_err(ChildError::from)?;
+
+        // The inner layer's verifier's transcript: its statement's data are those tables'
+        // (every public input of each), its draws the query AIR's positions.
+        let statement_data = tables_statement_data(LAYER_CONTEXT, &inner_tables, inner_params)?;
+        let draws = &reads[reads.len().saturating_sub(inner_params.num_queries)..];
+        let outer_queries = mixed_queries(&self.trees, inner_params, draws)?;
+        Links {
+            transcript: &self.transcript,
+            queries: &outer_queries,
+            messages: &self.messages,
+            statement_data: &statement_data,
+        }
+        .check(inputs)?;
+
+        // The layer's identities and query AIR's inputs, from the same inputs.
+        let identities = identities(&inner, &self.transcript, &self.messages, inputs)?;
+        let query_inputs = query_inputs(&outer_queries, &self.transcript, &self.messages, inputs)?;
+        let airs = LayerAirs {
+            transcript: &self.transcript,
+            identities: &identities,
+            queries: &outer_queries,
+        };
+        let identity_inputs: Vec<Vec<Felt>> = (identities.iter())
+            .map(IdentityAir::public_inputs)
+            .collect();
+        let tables = airs.tables(inputs, &identity_inputs, &query_inputs);
+        Ok(verify_tables(
+            LAYER_CONTEXT,
+            &tables,
+            &layer.tables,
+            params,
+            policy,
+        )?)
+    }
+}
+
+/// The query AIR of a tables proof with `trees` made with `params`, at the positions
+/// `draws` name in its tallest LDE.
+fn mixed_queries(
+    trees: &[MixedShape; 2],
+    params: &StarkParams,
+    draws: &[Felt],
+) -> Result<QueriesAir, LayerError> {
+    let [trace, quotient] = trees;
+    let positions = positions_of(draws, trace.height());
+    let (log_blowup, log_final) = (params.log_blowup, params.log_final_poly_len);
+    Ok(
+        QueriesAir::mixed(trace, quotient, log_blowup, log_final, &positions)
+            .map_err(ChildError::from)?,
+    )
+}
+
+/// Checks that `layer` proves that a layer's proof made with `inner_params` verifies, whose
+/// child is a proof of `child` for `statement` made with `child_params`: the inner layer's
+/// transcript table's public inputs, as the transcript AIR's inputs say its verifier's
+/// transcript absorbed them, link to the segment ([`verify_layer`](crate::verify_layer)'s
+/// links); the inner layer's other tables' inputs built from them are the ones absorbed
+/// (with every other datum of the inner layer's statement: the transcript AIR's links, as
+/// for a segment); the layer's identities (one an inner table) and query AIR's inputs are
+/// built from its transcript AIR's; and the layer's proof of its tables verifies with
+/// `params`. `policy` applies to the segment's parameters, the inner layer's and the
+/// layer's.
+///
+/// Returns the layer's circuit, whose figure the policy judged.
+///
+/// # Errors
+/// A segment or an inner layer that makes no shape the layer takes, parameters the policy
+/// refuses, inputs that do not link (at either level), or a proof that does not verify.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_layer_over_layer<A: Air>(
+    child: &A,
+    statement: &SegmentStatement<'_>,
+    child_params: &StarkParams,
+    inner_params: &StarkParams,
+    layer: &LayerProof,
+    params: &StarkParams,
+    policy: &VerifyPolicy,
+) -> Result<TablesCircuit, LayerError> {
+    LayerFrame::of(child, statement, child_params, inner_params)?.verify(
+        child,
+        statement,
+        child_params,
+        inner_params,
+        layer,
+        params,
+        policy,
+    )
+}
+
+/// Reads the proof of a layer over a layer made with `inner_params` over a proof of
+/// `child` for `statement` made with `child_params` from `bytes`, a [`TablesRecord`]'s
+/// ([`ChildLayer::layer_record`]), with the parameters it was made with; verify it with
+/// [`verify_layer_over_layer`]. The segment and the inner layer's parameters fix each
+/// table's height; the transcript table's public inputs are recorded, the others' are not.
+///
+/// # Errors
+/// Bytes that are no tables proof, a segment or inner layer that makes no layer, tables
+/// other than those of the heights they give, or a table other than the transcript's with
+/// public inputs.
+pub fn read_layer_over_layer<A: Air>(
+    child: &A,
+    statement: &SegmentStatement<'_>,
+    child_params: &StarkParams,
+    inner_params: &StarkParams,
+    bytes: &[u8],
+) -> Result<(LayerProof, StarkParams), LayerError> {
+    let record = TablesRecord::from_bytes(bytes)?;
+    let frame = LayerFrame::of(child, statement, child_params, inner_params)?;
+    layer_of_record(&frame.heights, &record)
 }

@@ -5,7 +5,10 @@
 //! Keccak-256 child are refused by name; a last layer may commit with Keccak-256. A layer's
 //! bytes read back to its proof and parameters; every section changed, another child's layer
 //! or a proof's bytes are refused. A layer over a layer (`ChildLayer`: the layer's
-//! transcript, its three tables' identities and its query phase) proves as five tables.
+//! transcript, its three tables' identities and its query phase) proves as five tables and
+//! verifies from the segment and the inner layer's parameters alone; another statement, an
+//! inner table's public input or claim changed where the inner transcript absorbed it, or
+//! other inner parameters are refused, and its bytes read back.
 
 // The layer proves its AIRs itself, so this file leaves `common::layer_proves` unused.
 #[allow(dead_code)]
@@ -14,16 +17,18 @@ mod common;
 use common::{any_security, fibonacci, layer_params, params, poseidon2_chain, proven, statement};
 
 use ballast_air::Air;
-use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_field::{Ext3, Felt};
 use ballast_fri::label::LAYER_ROOT;
 use ballast_recursion::{
-    ChildError, ChildLayer, ChildSegment, LAYER_CONTEXT, LayerError, LayerProof, LayerRole,
-    LinkError, MAX_LAST_LOG_FINAL_POLY_LEN, read_layer, verify_layer,
+    ChildError, ChildLayer, ChildSegment, LayerError, LayerProof, LayerRole, LinkError,
+    MAX_LAST_LOG_FINAL_POLY_LEN, read_layer, read_layer_over_layer, verify_layer,
+    verify_layer_over_layer,
 };
 use ballast_stark::{
     MAGIC, MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, StarkParams,
-    TableStatement, TablesError, TablesRecord, VerifyPolicy, Workload, prove_tables, verify_tables,
+    TablesError, TablesRecord, VerifyPolicy, Workload, label,
 };
+use ballast_workloads::Poseidon2Chain;
 
 /// A child's first segment proven with [`params`], the layer's proof of it (with
 /// [`layer_params`]), and the child's layout, for tampering.
@@ -367,73 +372,235 @@ fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
     ));
 }
 
+/// A layer over a Poseidon2-chain child's layer (both with [`layer_params`]): the child's
+/// layer, the `ChildLayer` over it and its proof.
+struct Over {
+    layer: Layer<Poseidon2Chain>,
+    over: ChildLayer,
+    proof: LayerProof,
+}
+
+impl Over {
+    fn new() -> Self {
+        let layer = Layer::of(poseidon2_chain());
+        let over = ChildLayer::of(&layer.child, &layer.proof, &layer_params(), &any_security())
+            .expect("a layer over it takes it");
+        let proof = over
+            .prove(&layer_params())
+            .expect("the layer over it proves");
+        Self { layer, over, proof }
+    }
+
+    /// [`verify_layer_over_layer`] of `proof` for the segment's statement of `public`, the
+    /// inner layer made with `inner_params`.
+    fn verify_with(
+        &self,
+        public: &[Felt],
+        inner_params: &StarkParams,
+        proof: &LayerProof,
+    ) -> Result<(), LayerError> {
+        verify_layer_over_layer(
+            &self.layer.workload.air(0),
+            &statement(public),
+            &params(),
+            inner_params,
+            proof,
+            &layer_params(),
+            &any_security(),
+        )
+        .map(drop)
+    }
+
+    fn verify(&self, proof: &LayerProof) -> Result<(), LayerError> {
+        self.verify_with(&self.layer.public, &layer_params(), proof)
+    }
+
+    /// Where the transcript AIR's inputs hold the values of the inner layer's table whose
+    /// public inputs are `inputs`, as absorbed (after the list's length).
+    fn public_inputs_at(&self, inputs: &[Felt]) -> usize {
+        let data = &self.proof.inputs[self.over.transcript.reads()..];
+        let message = (self.over.messages.iter())
+            .filter(|m| m.label == label::PUBLIC_INPUTS)
+            .find(|m| &data[m.data.clone()][1..] == inputs)
+            .expect("the table's public inputs are absorbed");
+        self.over.transcript.reads() + message.data.start + 1
+    }
+}
+
 #[test]
-fn a_layer_over_a_layer_proves_its_five_tables_as_one() {
-    // A layer over a Poseidon2-chain child's layer: its verifier's transcript, the
-    // identities of its three tables and its query phase (its mixed trees, FRI rolling each
-    // shorter height in), proven as one proof of their five tables with the layer's
-    // parameters, and verified; the proof does not verify for a changed identity claim.
-    let layer = Layer::of(poseidon2_chain());
-    let over = ChildLayer::of(&layer.child, &layer.proof, &layer_params(), &any_security())
-        .expect("a layer over it takes it");
-    assert_eq!(over.identities.len(), 3);
-    let inputs = over.transcript.public_inputs();
-    // The transcript AIR's inputs link to the layer's statement, parameters and tables: a
-    // datum of the bound prefix (a child table's public input) changed is refused by name.
-    assert_eq!(over.check_links(&inputs), Ok(()));
+fn a_layer_over_a_layer_verifies_from_the_segment_alone() {
+    // Its verifier's transcript, the identities of the inner layer's three tables and its
+    // query phase (its mixed trees, FRI rolling each shorter height in), proven as one
+    // proof of their five tables, verified from the segment's AIR, statement and
+    // parameters and the inner layer's parameters: neither proof.
+    let o = Over::new();
+    assert_eq!(o.over.identities.len(), 3);
+    assert_eq!(o.proof.tables.ood.len(), 5);
+    let verified = o.verify(&o.proof);
+    assert!(verified.is_ok(), "{verified:?}");
+    let inputs = &o.proof.inputs;
+    // The transcript AIR's inputs link to the inner layer's statement, parameters and
+    // tables: a datum of the bound prefix (an inner table's public input) changed is
+    // refused by name.
+    assert_eq!(o.over.check_links(inputs), Ok(()));
     let mut changed = inputs.clone();
-    let bound = over.transcript.reads() + over.statement_data.len() - 1;
+    let bound = o.over.transcript.reads() + o.over.statement_data.len() - 1;
     changed[bound] += Felt::ONE;
     assert_eq!(
-        over.check_links(&changed),
+        o.over.check_links(&changed),
         Err(LinkError::Differs {
             air: "transcript",
             what: "statement"
         })
     );
-    let query_inputs = over.query_inputs(&inputs).unwrap();
-    let identity_inputs: Vec<Vec<Felt>> =
-        over.identities.iter().map(|i| i.public_inputs()).collect();
-    let mut tables: Vec<(TableStatement, RowBlocks)> = vec![(
-        TableStatement {
-            air: &over.transcript,
-            public_inputs: &inputs,
-        },
-        over.transcript.trace().unwrap(),
-    )];
-    for (identity, public_inputs) in over.identities.iter().zip(&identity_inputs) {
-        let statement = TableStatement {
-            air: identity,
-            public_inputs,
-        };
-        tables.push((statement, identity.trace().unwrap()));
-    }
-    tables.push((
-        TableStatement {
-            air: &over.queries.air,
-            public_inputs: &query_inputs,
-        },
-        over.queries.trace().unwrap(),
-    ));
-    tables.sort_by_key(|(_, trace)| std::cmp::Reverse(trace.height()));
-    let (statements, traces): (Vec<TableStatement>, Vec<RowBlocks>) = tables.into_iter().unzip();
-    let params = layer_params();
-    let proof = prove_tables(LAYER_CONTEXT, &statements, traces, &params).expect("it proves");
-    assert!(verify_tables(LAYER_CONTEXT, &statements, &proof, &params, &any_security()).is_ok());
+}
 
-    // An identity's claims changed: the proof does not verify with them.
-    let mut claims = over.identities[1].public_inputs();
-    let last = claims.len() - 1;
-    claims[last] += Felt::ONE;
-    let changed: Vec<TableStatement> = (statements.iter())
-        .map(|s| TableStatement {
-            air: s.air,
-            public_inputs: if std::ptr::eq(s.public_inputs, identity_inputs[1].as_slice()) {
-                &claims
-            } else {
-                s.public_inputs
-            },
-        })
+#[test]
+fn a_layer_over_a_layer_of_another_statement_or_inner_inputs_is_refused() {
+    let o = Over::new();
+    let refused_as_other_statement = |r: Result<(), LayerError>| {
+        matches!(
+            r,
+            Err(LayerError::Links(LinkError::Differs {
+                air: "transcript",
+                what: "statement"
+            }))
+        )
+    };
+    // Another segment statement: the inner layer's transcript table's inputs do not link to
+    // it.
+    let mut other = o.layer.public.clone();
+    other[0] += Felt::ONE;
+    assert!(refused_as_other_statement(o.verify_with(
+        &other,
+        &layer_params(),
+        &o.proof
+    )));
+    // An inner table's public input changed where the inner layer's transcript absorbed
+    // it: its transcript table's (the segment's statement, then a draw of the segment's
+    // verifier, which the inner identity and query tables' inputs built from it no longer
+    // match), its identity table's and its query table's.
+    let inner = &o.layer;
+    let transcript_inputs = inner.child.transcript.public_inputs();
+    let identity_inputs = inner.child.identity.public_inputs();
+    let query_inputs = inner.child.query_inputs(&transcript_inputs).unwrap();
+    let reads = inner.child.transcript.reads();
+    for (table, k) in [
+        (&transcript_inputs, reads),
+        (&transcript_inputs, reads - 1),
+        (&identity_inputs, 0),
+        (&identity_inputs, identity_inputs.len() - 1),
+        (&query_inputs, query_inputs.len() - 1),
+    ] {
+        let mut proof = o.proof.clone();
+        proof.inputs[o.public_inputs_at(table) + k] += Felt::ONE;
+        assert!(
+            refused_as_other_statement(o.verify(&proof)),
+            "input {k} of {} changed",
+            table.len()
+        );
+    }
+    // An inner table's claim changed where its transcript absorbed it: the inputs link,
+    // and the identity built from them moves with it, but the layer's proof is of the
+    // honest one.
+    let mut proof = o.proof.clone();
+    let data = o.over.transcript.reads();
+    let claim = (o.over.messages.iter())
+        .find(|m| m.label == label::OOD_TRACE_Z)
+        .unwrap();
+    proof.inputs[data + claim.data.end - 1] += Felt::ONE;
+    assert!(matches!(o.verify(&proof), Err(LayerError::Tables(_))));
+    // The inner layer's parameters other than its proof's: the transcript's layout moves.
+    let more_queries = StarkParams {
+        num_queries: layer_params().num_queries + 1,
+        ..layer_params()
+    };
+    assert!(matches!(
+        o.verify_with(&o.layer.public, &more_queries, &o.proof),
+        Err(LayerError::Links(LinkError::Length { .. }))
+    ));
+    let keccak = StarkParams {
+        hash: MerkleHash::Keccak256,
+        ..layer_params()
+    };
+    assert!(matches!(
+        o.verify_with(&o.layer.public, &keccak, &o.proof),
+        Err(LayerError::Child(ChildError::NotPoseidon2))
+    ));
+    // A policy that pins the segment's parameters: the inner layer's, other ones, are
+    // refused as the inner layer's before its proof is read.
+    let pinned = VerifyPolicy {
+        params: Some(params()),
+        ..any_security()
+    };
+    assert!(matches!(
+        verify_layer_over_layer(
+            &o.layer.workload.air(0),
+            &statement(&o.layer.public),
+            &params(),
+            &layer_params(),
+            &o.proof,
+            &layer_params(),
+            &pinned,
+        ),
+        Err(LayerError::Child(ChildError::Invalid(_)))
+    ));
+    // The layer's proof changed: the inner layer's layer proof in its place.
+    let swapped = LayerProof {
+        tables: o.layer.proof.tables.clone(),
+        ..o.proof.clone()
+    };
+    assert!(matches!(o.verify(&swapped), Err(LayerError::Tables(_))));
+}
+
+#[test]
+fn a_layer_over_a_layer_reads_back_from_its_bytes() {
+    let o = Over::new();
+    let air = o.layer.workload.air(0);
+    let statement = statement(&o.layer.public);
+    let bytes = o
+        .over
+        .layer_record(&o.proof, &layer_params())
+        .unwrap()
+        .to_bytes();
+    let read =
+        |bytes: &[u8]| read_layer_over_layer(&air, &statement, &params(), &layer_params(), bytes);
+    let (proof, read_params) = read(&bytes).unwrap();
+    assert_eq!((&proof, read_params), (&o.proof, layer_params()));
+    // Only the transcript table's public inputs are recorded: a record that holds any
+    // other's is refused by name.
+    let record = TablesRecord::from_bytes(&bytes).unwrap();
+    let derived: Vec<usize> = (0..record.tables.len())
+        .filter(|&t| record.tables[t].public_inputs.is_empty())
         .collect();
-    assert!(verify_tables(LAYER_CONTEXT, &changed, &proof, &params, &any_security()).is_err());
+    assert_eq!(
+        derived.len(),
+        4,
+        "the identities' and query's inputs are left out"
+    );
+    for t in derived {
+        let mut holding = record.clone();
+        holding.tables[t].public_inputs.push(Felt::ONE);
+        assert!(matches!(
+            read(&holding.to_bytes()),
+            Err(LayerError::Tables(TablesError::Shape {
+                expected: 0,
+                got: 1,
+                ..
+            }))
+        ));
+    }
+    // The inner layer's record in its place: three tables, not five.
+    let inner = (o.layer.child)
+        .layer_record(&o.layer.proof, &layer_params())
+        .unwrap()
+        .to_bytes();
+    assert!(matches!(
+        read(&inner),
+        Err(LayerError::Tables(TablesError::Shape {
+            what: "the layer's tables",
+            expected: 5,
+            got: 3
+        }))
+    ));
 }

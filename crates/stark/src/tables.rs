@@ -296,12 +296,16 @@ impl Shapes {
             .collect()
     }
 
-    fn mixed(&self, width: impl Fn(&Geometry) -> usize) -> MixedShape {
-        let tables = self.geometries.iter().map(|g| TableShape {
-            log_height: g.log_lde(),
-            width: width(g),
-        });
-        MixedShape::new(tables.collect()).expect("tallest first")
+    /// The shapes of the trace's and the quotient's trees.
+    fn trees(&self) -> [MixedShape; 2] {
+        let mixed = |width: fn(&Geometry) -> usize| {
+            let tables = self.geometries.iter().map(|g| TableShape {
+                log_height: g.log_lde(),
+                width: width(g),
+            });
+            MixedShape::new(tables.collect()).expect("tallest first")
+        };
+        [mixed(|g| g.width), mixed(Geometry::quotient_width)]
     }
 
     fn arities(&self, params: &StarkParams) -> Vec<usize> {
@@ -358,6 +362,19 @@ pub fn tables_statement_data(
     Ok(bind(context, tables, &shapes, &params)
         .data()
         .unwrap_or_default())
+}
+
+/// The shapes of the trace's and the quotient's trees of any proof of `tables` made with
+/// `params`: what a layer verifying such a proof opens, from the tables alone.
+///
+/// # Errors
+/// Tables out of order, another number of public inputs than an AIR reads, or parameters
+/// an AIR cannot be proven with.
+pub fn tables_trees(
+    tables: &[TableStatement<'_>],
+    params: &StarkParams,
+) -> Result<[MixedShape; 2], TablesError> {
+    Ok(Shapes::of(tables, params)?.trees())
 }
 
 /// How many of a tables proof's lowest tree levels are not kept: an opening rebuilds the 2^6
@@ -671,8 +688,7 @@ pub fn replay_tables(
     }
 
     // 7 ----- the rows against the roots, each table's DEEP value where the queries reach it
-    let trace = shapes.mixed(|g| g.width);
-    let quotient = shapes.mixed(Geometry::quotient_width);
+    let [trace, quotient] = shapes.trees();
     let trace_rows = split_rows(
         &proof.queries.trace_rows,
         &trace,
