@@ -17,7 +17,7 @@ use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest};
 use ballast_stark::{
     MerkleHash, OodValues, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement,
     StarkParams, TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
-    TranscriptLayout, VerifierError, VerifyPolicy, deep_coefficients, label, prove_tables,
+    TranscriptLayout, VerifierError, VerifyPolicy, height_deep_coefficients, label, prove_tables,
     statement_data, tables_transcript, tables_transcript_layout, transcript_layout, verify_tables,
 };
 use ballast_transcript::Message;
@@ -609,20 +609,11 @@ pub(crate) fn query_inputs(
     let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
     let (gamma, z) = (ext(READ_GAMMA), ext(READ_Z));
     // Each height's DEEP function: its tables' claims, concatenated.
-    let mut tables = 0..0;
-    let mut deeps = Vec::new();
-    for (count, log_rows) in queries.deep().heights() {
-        tables = tables.end..tables.end + count;
-        let oods = (tables.clone())
-            .map(|k| absorbed.ood(k))
-            .collect::<Result<Vec<_>, _>>()?;
-        deeps.push(deep_coefficients(
-            &OodValues::concat(&oods),
-            z,
-            log_rows,
-            gamma,
-        ));
-    }
+    let tables: usize = queries.deep().heights().map(|(count, _)| count).sum();
+    let oods = (0..tables)
+        .map(|k| absorbed.ood(k))
+        .collect::<Result<Vec<_>, _>>()?;
+    let deeps = height_deep_coefficients(&oods, queries.deep().heights(), z, gamma);
     let claims = DeepClaims::of(gamma, &deeps);
     let betas: Vec<Ext3> = (0..rounds).map(|k| ext(READ_BETAS + 3 * k)).collect();
     let final_poly = absorbed.exts(fri_label::FINAL_POLY, 0)?;

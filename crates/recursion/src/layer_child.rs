@@ -16,8 +16,7 @@ use ballast_merkle::MixedShape;
 use ballast_stark::{
     MerkleHash, ParamsError, Regime, SegmentStatement, StarkParams, TablesCircuit, TablesError,
     TablesRecord, TranscriptLayout, VerifyPolicy, label, prove_tables, replay_tables,
-    tables_statement_data, tables_transcript, tables_transcript_layout, tables_trees,
-    verify_tables,
+    tables_statement_data, tables_transcript_layout, tables_trees, verify_tables,
 };
 use ballast_transcript::Message;
 
@@ -70,14 +69,14 @@ impl ChildLayer {
         // The layer's verifier run on its tables: what it derives, its transcript and the
         // data that transcript binds first.
         let query_inputs = child.query_inputs(&layer.inputs)?;
-        let (replay, layout, statement_data) =
+        let (mut replay, statement_data) =
             child.tables(&layer.inputs, &query_inputs, |tables| {
                 let replay = replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
-                let layout = tables_transcript(LAYER_CONTEXT, tables, &layer.tables, params)?;
                 let data = tables_statement_data(LAYER_CONTEXT, tables, params)?;
-                Ok::<_, TablesError>((replay, layout, data))
+                Ok::<_, TablesError>((replay, data))
             })?;
-        let TranscriptLayout { steps, messages } = layout.ok_or(ChildError::NotPoseidon2)?;
+        let TranscriptLayout { steps, messages } =
+            replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
         let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
         let identities = identities(
             &child.layer_airs(),

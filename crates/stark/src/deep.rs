@@ -52,6 +52,26 @@ pub fn deep_coefficients(
     }
 }
 
+/// The DEEP constants of each height of a tables proof whose tables' out-of-domain values
+/// are `ood` (tallest first), `heights` giving each height's table count and log2 rows
+/// (tallest first, the counts summing to `ood`'s length): one function a height, that of one
+/// table whose columns are the height's tables', concatenated in order
+/// ([`OodValues::concat`]), so that its powers of γ run along the mixed trees' rows.
+pub fn height_deep_coefficients(
+    ood: &[OodValues],
+    heights: impl IntoIterator<Item = (usize, usize)>,
+    z: Ext3,
+    gamma: Ext3,
+) -> Vec<DeepCoefficients> {
+    let mut tables = 0..0;
+    (heights.into_iter())
+        .map(|(count, log_rows)| {
+            tables = tables.end..tables.end + count;
+            deep_coefficients(&OodValues::concat(&ood[tables.clone()]), z, log_rows, gamma)
+        })
+        .collect()
+}
+
 /// f on the whole LDE domain g·H' (natural order), on the host. Each task combines a run of
 /// blocks, each block's rows at once ([`dot_block_rows`]), so the tables are read in place.
 pub(crate) fn evaluate_all(

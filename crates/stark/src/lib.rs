@@ -38,7 +38,7 @@ pub use ballast_merkle::MerkleHash;
 pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
 pub use compressed::CompressedRecord;
-pub use deep::deep_coefficients;
+pub use deep::{deep_coefficients, height_deep_coefficients};
 pub use error::{BundleError, ProofFormatError, ProverError, VerifierError};
 pub use layout::{
     COMPRESSED_MAGIC, LayoutRow, MAGIC, TABLES_MAGIC, compressed_layout, layout, tables_layout,

@@ -23,7 +23,7 @@ use ballast_ntt::{LdePlan, bit_reverse, from_cosets};
 use thiserror::Error;
 
 use crate::backend::quotient_columns;
-use crate::deep::{DeepSum, deep_coefficients};
+use crate::deep::{DeepSum, height_deep_coefficients};
 use crate::ood::raw_at;
 use crate::periodic::{PeriodicPolys, periodic_at};
 use crate::proof::segment_geometry;
@@ -283,17 +283,11 @@ impl Shapes {
             .collect()
     }
 
-    /// Each height's DEEP coefficients: those of one table whose columns are the height's
-    /// tables', concatenated in order ([`OodValues::concat`]), so that its powers of γ
-    /// run along the mixed trees' rows.
+    /// Each height's DEEP coefficients ([`height_deep_coefficients`]).
     fn deep_coefficients(&self, ood: &[OodValues], z: Ext3, gamma: Ext3) -> Vec<DeepCoefficients> {
-        let groups = self.groups().into_iter();
-        groups
-            .map(|group| {
-                let log_rows = self.geometries[group.start].log_rows;
-                deep_coefficients(&OodValues::concat(&ood[group]), z, log_rows, gamma)
-            })
-            .collect()
+        let heights = (self.groups().into_iter())
+            .map(|group| (group.len(), self.geometries[group.start].log_rows));
+        height_deep_coefficients(ood, heights, z, gamma)
     }
 
     /// The shapes of the trace's and the quotient's trees.
@@ -638,6 +632,9 @@ pub struct TablesReplay {
     pub betas: Vec<Ext3>,
     /// Each FRI layer's opened rows (`ballast_fri::verify_queries`'s).
     pub fri_rows: Vec<Vec<Felt>>,
+    /// Its transcript's permutations and messages ([`tables_transcript`]'s; `None` for
+    /// Keccak-256).
+    pub transcript: Option<TranscriptLayout>,
 }
 
 /// [`verify_tables`], returning what the verifier derived on the way.
@@ -657,7 +654,7 @@ pub fn replay_tables(
     let count = tables.len();
     check_claims(&shapes, proof)?;
     let (
-        _,
+        transcript,
         Challenges {
             alpha,
             z,
@@ -761,6 +758,7 @@ pub fn replay_tables(
         draws,
         betas: fri.betas().to_vec(),
         fri_rows,
+        transcript: TranscriptLayout::of(&transcript),
     })
 }
 
@@ -845,10 +843,7 @@ pub fn tables_transcript(
     let shapes = Shapes::of(tables, params)?;
     check_claims(&shapes, proof)?;
     let (transcript, _) = run_transcript(context, tables, &shapes, params, proof)?;
-    Ok(transcript
-        .steps()
-        .zip(transcript.messages())
-        .map(|(steps, messages)| TranscriptLayout { steps, messages }))
+    Ok(TranscriptLayout::of(&transcript))
 }
 
 /// The permutations and messages of the Poseidon2 transcript of any proof of `tables` for
@@ -1038,7 +1033,8 @@ pub(crate) mod tests {
             .fold(Ext3::ZERO, |sum, (&v, c)| sum + c * v);
         assert_eq!(pair.at_z, a);
         // A height of one table is that table's function.
-        let single = deep_coefficients(&ood[0], z, shapes.geometries[0].log_rows, gamma);
+        let single =
+            crate::deep::deep_coefficients(&ood[0], z, shapes.geometries[0].log_rows, gamma);
         assert_eq!(deeps[0], single);
     }
 

@@ -288,6 +288,15 @@ pub struct TranscriptLayout {
     pub messages: Vec<Message>,
 }
 
+impl TranscriptLayout {
+    /// The layout `transcript` made so far (`None` for Keccak-256).
+    pub(crate) fn of(transcript: &Transcript) -> Option<Self> {
+        (transcript.steps())
+            .zip(transcript.messages())
+            .map(|(steps, messages)| Self { steps, messages })
+    }
+}
+
 /// The permutations and messages of the Poseidon2 transcript of any proof of `air` for
 /// `statement` made with `params`: what the protocol's order and the proof's shape fix,
 /// each absorbed value taken as zero (`None` for Keccak-256). A proof's own
@@ -316,10 +325,7 @@ pub fn transcript_layout<A: Air>(
         ..SegmentProof::default()
     };
     let (transcript, _) = run_transcript(air, &info, statement, params, &proof)?;
-    Ok(transcript
-        .steps()
-        .zip(transcript.messages())
-        .map(|(steps, messages)| TranscriptLayout { steps, messages }))
+    Ok(TranscriptLayout::of(&transcript))
 }
 
 /// Refuses public inputs of another count than `air` takes.
