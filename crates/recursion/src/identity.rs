@@ -29,6 +29,14 @@
 //! at z and its public inputs, each held by the public columns on the rows that read it. So
 //! the AIR's definition, and its key, is the child's shape; a layer's verifier builds its
 //! inputs from what the transcript AIR read and absorbed and the child's statement.
+//!
+//! Several children's identities at one α and z (a layer's tables, for a layer over it)
+//! share one table ([`IdentityAir::joint`]): each program runs in its own rows, back to
+//! back, each followed by its check row, where its identity holds with its own n, ω and
+//! quotient values (the table's last row for the last); after each other check row, a
+//! periodic flag restarts the power at 1 and the sums at 0. The registers are shared: a
+//! program reads a register only after writing it. With one child it is the AIR above,
+//! constraint for constraint.
 
 use std::borrow::Cow;
 
@@ -55,6 +63,10 @@ pub enum IdentityError {
     /// This error occurs when z is in the child's trace domain, where its zerofiers vanish.
     #[error("the out-of-domain point is in the child's trace domain")]
     OnTheDomain,
+    /// This error occurs when identities joined in one table are none, are already joined,
+    /// or were drawn at another α or z than the first.
+    #[error("identities joined in one table must be of one child each, at one α and z")]
+    Joint,
     /// This error occurs when a claim has another count of values than the child AIR reads.
     #[error("{what}: {got} values, the child AIR has {expected}")]
     Shape {
@@ -111,22 +123,38 @@ impl OodClaims {
     }
 }
 
-/// The out-of-domain identity of one child proof: an [`Air`] of 3·R + 27 columns (R the child
-/// program's registers) and 2^k rows (one an instruction, at least one more), whose public
-/// inputs are α, z and the quotient's values at z, then the claims its instructions read
-/// ([`public_inputs`](Self::public_inputs)).
+/// The out-of-domain identity of one child proof, or of several at one α and z (a layer's
+/// tables, [`joint`](Self::joint)): an [`Air`] of 3·R + 27 columns (R the most registers a
+/// child program has) and 2^k rows (one an instruction, one more a child), whose public
+/// inputs are α and z, then for each child the quotient's values at z and the claims its
+/// instructions read ([`public_inputs`](Self::public_inputs)).
 #[derive(Clone, Debug)]
 pub struct IdentityAir {
-    program: ConstraintProgram,
-    claims: OodClaims,
-    /// log2 of the child's rows.
-    child_log_rows: usize,
+    /// Each child's program, claims, log2 rows and rows here.
+    parts: Vec<Part>,
+    /// The most registers a program has: the register file's.
+    registers: usize,
     log_rows: usize,
     /// Its periodic columns, written once and lent to each of a verifier's four reads (the
     /// AIR's constraint info, its key twice, its values at z).
     periodic: Vec<PeriodicColumn>,
     /// Its public columns, written once likewise.
     public: Vec<PublicColumn>,
+}
+
+/// One child's identity within an [`IdentityAir`]: its program runs from `start`, and its
+/// identity is checked on `check`, the row after its last instruction (the table's last row
+/// for the last child).
+#[derive(Clone, Debug)]
+struct Part {
+    program: ConstraintProgram,
+    claims: OodClaims,
+    /// log2 of the child's rows.
+    child_log_rows: usize,
+    start: usize,
+    check: usize,
+    /// Where its block of public inputs starts: its quotient's values, then its claims.
+    inputs: usize,
 }
 
 // Columns after the registers (each an extension value, 3 coordinates).
@@ -157,12 +185,10 @@ const MUL: usize = 8;
 const NEG: usize = 9;
 /// An assertion on each domain ([`Domain::index`] order).
 const ASSERT: usize = 10;
-/// Periodic columns after the selectors.
+/// Periodic columns after the selectors, before a check flag for each child but the last
+/// (1 on its check row); the public columns follow them in `Frame::periodic`: the claim
+/// added to operand a, then b (3 coordinates each).
 const PERIODIC: usize = ASSERT + Domain::COUNT;
-// The public columns follow them in `Frame::periodic`.
-/// The claim added to operand a, then b (3 coordinates each).
-const CLAIM_A: usize = PERIODIC;
-const CLAIM_B: usize = PERIODIC + 3;
 
 impl IdentityAir {
     /// The identity of a proof of `air` whose out-of-domain values are `claims`.
@@ -221,29 +247,86 @@ impl IdentityAir {
                 asserted += 1;
             }
         }
-        let mut identity = Self {
-            log_rows: program_log_rows(&program),
+        let part = Part {
             program,
             claims,
             child_log_rows: air.log_rows(),
+            start: 0,
+            check: 0,
+            inputs: 0,
+        };
+        Ok(Self::of_parts(vec![part]))
+    }
+
+    /// The identities of several children's proofs at one α and z, `identities` (each
+    /// of one child, in order), in one table: each child's program runs in its own rows,
+    /// back to back, each followed by the row that checks its identity, with its sums and
+    /// power restarted after it; the registers are shared (a program reads a register only
+    /// after writing it). A layer over a layer checks its child's tables' identities so,
+    /// in one table whatever their count.
+    ///
+    /// # Errors
+    /// No identity, one that is itself several children's, or claims at another α or z than
+    /// the first's.
+    pub fn joint(identities: Vec<IdentityAir>) -> Result<Self, IdentityError> {
+        let first = identities.first().ok_or(IdentityError::Joint)?;
+        let (alpha, z) = (first.parts[0].claims.alpha, first.parts[0].claims.z);
+        let mut parts = Vec::with_capacity(identities.len());
+        for identity in identities {
+            let [part] = <[Part; 1]>::try_from(identity.parts).map_err(|_| IdentityError::Joint)?;
+            if (part.claims.alpha, part.claims.z) != (alpha, z) {
+                return Err(IdentityError::Joint);
+            }
+            parts.push(part);
+        }
+        Ok(Self::of_parts(parts))
+    }
+
+    /// The AIR of `parts`, placed (their rows and public inputs) and written.
+    fn of_parts(mut parts: Vec<Part>) -> Self {
+        let lengths: Vec<usize> = (parts.iter())
+            .map(|p| p.program.instructions().len())
+            .collect();
+        let log_rows = identity_log_rows(&lengths);
+        let rows = 1usize << log_rows;
+        let (mut start, mut inputs) = (0, Z + 3);
+        let count = parts.len();
+        for (j, part) in parts.iter_mut().enumerate() {
+            part.start = start;
+            part.check = if j + 1 == count {
+                rows - 1
+            } else {
+                start + lengths[j]
+            };
+            part.inputs = inputs;
+            start = part.check + 1;
+            inputs += part.input_count();
+        }
+        let registers = (parts.iter())
+            .map(|p| p.program.registers())
+            .max()
+            .unwrap_or(0);
+        let mut identity = Self {
+            parts,
+            registers,
+            log_rows,
             periodic: Vec::new(),
             public: Vec::new(),
         };
         identity.periodic = identity.write_periodic();
         identity.public = identity.write_public();
-        Ok(identity)
+        identity
     }
 
     /// Its periodic columns' values: for each instruction row, the register each operand
     /// reads and the result's (its grid row and column), each operand's constant, the opcode
-    /// and the assertion's domain.
+    /// and the assertion's domain; then each child's check flag but the last's.
     fn write_periodic(&self) -> Vec<PeriodicColumn> {
         let grid = self.grid();
-        let rows = 1usize << self.log_rows;
         let steps = self.steps();
-        let column = |value: &dyn Fn(&Step) -> Felt| PeriodicColumn {
-            values: (0..rows)
-                .map(|row| steps.get(row).map_or(Felt::ZERO, value))
+        let column = |value: &dyn Fn(usize, &Step) -> Felt| PeriodicColumn {
+            values: (steps.iter())
+                .map(|s| s.as_ref().map_or(Felt::ZERO, |(j, s)| value(*j, s)))
                 .collect(),
         };
         let flag = |on: bool| if on { Felt::ONE } else { Felt::ZERO };
@@ -258,53 +341,195 @@ impl IdentityAir {
         let mut columns = Vec::with_capacity(3 * grid.selectors() + PERIODIC);
         for pick in picks {
             for h in 0..grid.row_flags() {
-                columns.push(column(&|s| {
+                columns.push(column(&|_, s| {
                     flag(pick(s).is_some_and(|r| r / grid.columns == h))
                 }));
             }
             for c in 0..grid.columns {
-                columns.push(column(&|s| {
+                columns.push(column(&|_, s| {
                     flag(pick(s).is_some_and(|r| r % grid.columns == c))
                 }));
             }
         }
         for pick in [|s: &Step| s.a, |s: &Step| s.b] {
             for c in 0..3 {
-                columns.push(column(&|s| match pick(s) {
-                    Some(Operand::Constant(k)) if c == 0 => self.program.constants()[k as usize],
+                columns.push(column(&|j, s| match pick(s) {
+                    Some(Operand::Constant(k)) if c == 0 => {
+                        self.parts[j].program.constants()[k as usize]
+                    }
                     _ => Felt::ZERO,
                 }));
             }
         }
         for op in [Op::Add, Op::Sub, Op::Mul, Op::Neg] {
-            columns.push(column(&|s| flag(s.op == Some(op))));
+            columns.push(column(&|_, s| flag(s.op == Some(op))));
         }
         for domain in Domain::ALL {
-            columns.push(column(&|s| flag(s.assert == Some(domain))));
+            columns.push(column(&|_, s| flag(s.assert == Some(domain))));
+        }
+        let rows = 1usize << self.log_rows;
+        for part in self.restarted() {
+            columns.push(PeriodicColumn {
+                values: (0..rows).map(|row| flag(row == part.check)).collect(),
+            });
         }
         columns
     }
 
     /// Its public columns: for each operand and coordinate, on each row whose operand is a
-    /// leaf, the public input of that coordinate of its claim (a child's public input is a
-    /// base-field value: its first coordinate alone).
+    /// leaf, the public input of that coordinate of its child's claim (a child's public
+    /// input is a base-field value: its first coordinate alone).
     fn write_public(&self) -> Vec<PublicColumn> {
         let steps = self.steps();
         let mut columns = Vec::with_capacity(6);
         for pick in [|s: &Step| s.a, |s: &Step| s.b] {
             for c in 0..3 {
                 let cells = (steps.iter().enumerate())
-                    .filter_map(|(row, s)| match pick(s) {
-                        Some(Operand::Leaf(leaf)) => self
-                            .claim_input(leaf, c)
-                            .map(|input| PublicCell { row, input }),
-                        _ => None,
+                    .filter_map(|(row, s)| {
+                        match s.as_ref().and_then(|(j, s)| Some((j, pick(s)?))) {
+                            Some((&j, Operand::Leaf(leaf))) => self.parts[j]
+                                .claim_input(leaf, c)
+                                .map(|input| PublicCell { row, input }),
+                            _ => None,
+                        }
                     })
                     .collect();
                 columns.push(PublicColumn { cells });
             }
         }
         columns
+    }
+
+    /// Each row's child and instruction, as its selectors see it (none on a check or idle
+    /// row).
+    fn steps(&self) -> Vec<Option<(usize, Step)>> {
+        let mut steps = vec![None; 1 << self.log_rows];
+        for (j, part) in self.parts.iter().enumerate() {
+            for (k, &i) in part.program.instructions().iter().enumerate() {
+                steps[part.start + k] = Some((j, Step::of(i)));
+            }
+        }
+        steps
+    }
+
+    /// The children whose sums and power restart after their check row: all but the last.
+    fn restarted(&self) -> &[Part] {
+        &self.parts[..self.parts.len() - 1]
+    }
+
+    /// Each child's claims, in the order joined (one for [`new`](Self::new)'s).
+    pub fn claims(&self) -> Vec<&OodClaims> {
+        self.parts.iter().map(|p| &p.claims).collect()
+    }
+
+    /// The public inputs: α and z, then for each child each quotient value at z, each trace
+    /// value at z, then at zω, each periodic value at z (3 coordinates each), then its
+    /// public inputs.
+    pub fn public_inputs(&self) -> Vec<Felt> {
+        let c = &self.parts[0].claims;
+        let mut inputs: Vec<Felt> = [c.alpha, c.z].iter().flat_map(|v| v.coeffs()).collect();
+        for part in &self.parts {
+            let c = &part.claims;
+            let ext = (c.quotient_z.iter())
+                .chain(&c.trace_z)
+                .chain(&c.trace_zw)
+                .chain(&c.periodic_z);
+            inputs.extend(ext.flat_map(|v| v.coeffs()));
+            inputs.extend(&c.public_inputs);
+        }
+        inputs
+    }
+
+    /// The trace: each child's program run on its claims, a row an instruction.
+    ///
+    /// # Errors
+    /// A z in a child's trace domain, which its transcript never draws.
+    pub fn trace(&self) -> Result<RowBlocks, IdentityError> {
+        let inverses = (self.parts.iter())
+            .map(|p| {
+                (p.claims.z.pow(1 << p.child_log_rows) - Ext3::ONE)
+                    .try_inverse()
+                    .ok_or(IdentityError::OnTheDomain)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let width = self.width();
+        let rows = 1usize << self.log_rows;
+        let alpha = self.parts[0].claims.alpha;
+        let mut table = Vec::with_capacity(rows * width);
+        let mut file = vec![Ext3::ZERO; self.registers];
+        let mut power = Ext3::ONE;
+        let mut sums = [Ext3::ZERO; Domain::COUNT];
+        let steps = self.steps();
+        let mut part = 0;
+        for (row, step) in steps.iter().enumerate() {
+            let (a, b) = step.as_ref().map_or((Ext3::ZERO, Ext3::ZERO), |(j, s)| {
+                let read = |operand| self.parts[*j].read(&file, operand);
+                (read(s.a), read(s.b))
+            });
+            let result = (step.as_ref())
+                .and_then(|(_, s)| s.op)
+                .map_or(Ext3::ZERO, |op| op.apply(a, b));
+            for v in file
+                .iter()
+                .chain(&[a, b, result, power])
+                .chain(&sums)
+                .chain(&[inverses[part]])
+            {
+                table.extend(v.coeffs());
+            }
+            match step {
+                Some((
+                    _,
+                    Step {
+                        write: Some(dst), ..
+                    },
+                )) => file[*dst] = result,
+                Some((
+                    _,
+                    Step {
+                        assert: Some(domain),
+                        ..
+                    },
+                )) => {
+                    sums[domain.index()] += power * a;
+                    power *= alpha;
+                }
+                _ => {}
+            }
+            if row == self.parts[part].check && part + 1 < self.parts.len() {
+                (power, sums, part) = (Ext3::ONE, [Ext3::ZERO; Domain::COUNT], part + 1);
+            }
+        }
+        Ok(RowBlocks::from_rows(width, &table))
+    }
+
+    /// The grid its registers' selectors address.
+    fn grid(&self) -> Grid {
+        Grid::of(self.registers)
+    }
+
+    /// Offset of the columns after the registers.
+    fn own(&self) -> usize {
+        3 * self.registers
+    }
+
+    /// Where the public columns start among the periodic ones the constraints read.
+    fn claim_columns(&self) -> usize {
+        PERIODIC + self.restarted().len()
+    }
+}
+
+impl Part {
+    /// How many public inputs its block holds: its quotient's values and its claims.
+    fn input_count(&self) -> usize {
+        let c = &self.claims;
+        let values = c.quotient_z.len() + c.trace_z.len() + c.trace_zw.len() + c.periodic_z.len();
+        3 * values + c.public_inputs.len()
+    }
+
+    /// Where its claims start in the public inputs: after its quotient's values.
+    fn claims_start(&self) -> usize {
+        self.inputs + 3 * self.claims.quotient_z.len()
     }
 
     /// Which public input holds coordinate `c` of `leaf`'s claim; none for a child's public
@@ -321,88 +546,6 @@ impl IdentityAir {
             Leaf::Periodic(i) => Some(periodic_z + 3 * i as usize + c),
             Leaf::Public(i) => (c == 0).then_some(public + i as usize),
         }
-    }
-
-    /// Each row's instruction, as its selectors see it.
-    fn steps(&self) -> Vec<Step> {
-        let instructions = self.program.instructions().iter();
-        instructions.map(|&i| Step::of(i)).collect()
-    }
-
-    /// Where the claims start in the public inputs: after α, z and the quotient's values.
-    fn claims_start(&self) -> usize {
-        Z + 3 + 3 * self.claims.quotient_z.len()
-    }
-
-    /// The claims it checks.
-    pub fn claims(&self) -> &OodClaims {
-        &self.claims
-    }
-
-    /// The public inputs: α, z, each quotient value at z, each trace value at z, then at zω,
-    /// each periodic value at z (3 coordinates each), then the child's public inputs.
-    pub fn public_inputs(&self) -> Vec<Felt> {
-        let c = &self.claims;
-        let ext = [c.alpha, c.z].into_iter();
-        let ext = ext.chain(c.quotient_z.iter().copied());
-        let ext = ext.chain(
-            c.trace_z
-                .iter()
-                .chain(&c.trace_zw)
-                .chain(&c.periodic_z)
-                .copied(),
-        );
-        ext.flat_map(|v| v.coeffs())
-            .chain(c.public_inputs.iter().copied())
-            .collect()
-    }
-
-    /// The trace: the program run on the claims, a row an instruction.
-    ///
-    /// # Errors
-    /// A z in the child's trace domain, which its transcript never draws.
-    pub fn trace(&self) -> Result<RowBlocks, IdentityError> {
-        let vanishing_inverse = (self.claims.z.pow(1 << self.child_log_rows) - Ext3::ONE)
-            .try_inverse()
-            .ok_or(IdentityError::OnTheDomain)?;
-        let registers = self.program.registers();
-        let width = self.width();
-        let rows = 1usize << self.log_rows;
-        let mut table = Vec::with_capacity(rows * width);
-        let mut file = vec![Ext3::ZERO; registers];
-        let mut power = Ext3::ONE;
-        let mut sums = [Ext3::ZERO; Domain::COUNT];
-        for row in 0..rows {
-            let step = self.program.instructions().get(row).map(|&i| Step::of(i));
-            let (a, b) = step.map_or((Ext3::ZERO, Ext3::ZERO), |s| {
-                (self.read(&file, s.a), self.read(&file, s.b))
-            });
-            let result = step
-                .and_then(|s| s.op)
-                .map_or(Ext3::ZERO, |op| op.apply(a, b));
-            for v in file
-                .iter()
-                .chain(&[a, b, result, power])
-                .chain(&sums)
-                .chain(&[vanishing_inverse])
-            {
-                table.extend(v.coeffs());
-            }
-            match step {
-                Some(Step {
-                    write: Some(dst), ..
-                }) => file[dst] = result,
-                Some(Step {
-                    assert: Some(domain),
-                    ..
-                }) => {
-                    sums[domain.index()] += power * a;
-                    power *= self.claims.alpha;
-                }
-                _ => {}
-            }
-        }
-        Ok(RowBlocks::from_rows(width, &table))
     }
 
     /// An operand's value: its register's, or its immediate.
@@ -426,16 +569,6 @@ impl IdentityAir {
                 Leaf::Public(i) => Ext3::from(c.public_inputs[i as usize]),
             },
         }
-    }
-
-    /// The grid its registers' selectors address.
-    fn grid(&self) -> Grid {
-        Grid::of(self.program.registers())
-    }
-
-    /// Offset of the columns after the registers.
-    fn own(&self) -> usize {
-        3 * self.program.registers()
     }
 }
 
@@ -556,9 +689,7 @@ impl Air for IdentityAir {
     }
 
     fn num_public_inputs(&self) -> usize {
-        let c = &self.claims;
-        let values = c.trace_z.len() + c.trace_zw.len() + c.periodic_z.len();
-        self.claims_start() + 3 * values + c.public_inputs.len()
+        Z + 3 + self.parts.iter().map(Part::input_count).sum::<usize>()
     }
 
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
@@ -571,7 +702,7 @@ impl Air for IdentityAir {
 
     #[inline(always)]
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
-        let registers = self.program.registers();
+        let registers = self.registers;
         let own = self.own();
         let (cur, next) = (f.current, f.next);
         let grid = self.grid();
@@ -599,8 +730,9 @@ impl Air for IdentityAir {
             })
         };
         let (a, bb) = (ext(cur, own + OPERAND_A), ext(cur, own + OPERAND_B));
-        let operand_a = selected(read_a, CONSTANT_A, CLAIM_A);
-        let operand_b = selected(read_b, CONSTANT_B, CLAIM_B);
+        let claims = self.claim_columns();
+        let operand_a = selected(read_a, CONSTANT_A, claims);
+        let operand_b = selected(read_b, CONSTANT_B, claims + 3);
         let result = ext(cur, own + RESULT);
         let expected = sub(
             add(
@@ -614,6 +746,11 @@ impl Air for IdentityAir {
         let stepped = Ext3::mul_over(power, alpha);
         let term = Ext3::mul_over(power, a);
         let writes: Vec<B::Expr> = (0..registers).map(|r| selector(write_grid, r)).collect();
+        // The check rows after which the power and the sums restart (none for one child).
+        let checks: Vec<B::Expr> = (0..self.restarted().len())
+            .map(|j| p[PERIODIC + j])
+            .collect();
+        let restart = checks.iter().copied().reduce(|acc, c| acc + c);
         for c in 0..3 {
             b.every_row(cur[own + OPERAND_A + c] - operand_a[c]);
             b.every_row(cur[own + OPERAND_B + c] - operand_b[c]);
@@ -622,61 +759,75 @@ impl Air for IdentityAir {
                 let held = register(r)[c];
                 b.transition(next[3 * r + c] - held - w * (result[c] - held));
             }
-            b.transition(next[own + POWER + c] - power[c] - asserts * (stepped[c] - power[c]));
+            let stepped = next[own + POWER + c] - power[c] - asserts * (stepped[c] - power[c]);
+            b.transition(restart.map_or(stepped, |r| stepped - r * (one[c] - power[c])));
             b.first_row(power[c] - one[c]);
             for d in 0..Domain::COUNT {
                 let sum = cur[own + SUMS + 3 * d + c];
-                b.transition(next[own + SUMS + 3 * d + c] - sum - p[ASSERT + d] * term[c]);
+                let added = next[own + SUMS + 3 * d + c] - sum - p[ASSERT + d] * term[c];
+                b.transition(restart.map_or(added, |r| added + r * sum));
                 b.first_row(sum);
             }
         }
 
-        // The identity, multiplied through by Z·(z − 1)·(z − ω^(n−1)).
-        let n = 1u64 << self.child_log_rows;
-        let z_n = crate::ext::pow(z, n, one);
-        let vanishing = sub(z_n, one);
-        let to_first = sub(z, one);
-        let omega_last = Felt::two_adic_root(self.child_log_rows).inverse();
-        let to_last = sub(z, constant(Ext3::from(omega_last)));
-        // Each chunk's three coordinate values (3 elements each) follow α and z.
-        let quotient = f.public_inputs[Z + 3..self.claims_start()]
-            .chunks_exact(9)
-            .rev()
-            .fold([zero; 3], |acc, values| {
-                let chunk = (0..3).fold([zero; 3], |s, c| {
-                    add(
-                        s,
-                        Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
-                    )
-                });
-                add(Ext3::mul_over(acc, z_n), chunk)
-            });
-        let sum = |d: Domain| ext(cur, own + SUMS + 3 * d.index());
+        // Each child's identity, multiplied through by Z·(z − 1)·(z − ω^(n−1)), and 1/Z's
+        // check: on the last row for the last child, on its check row for each other.
         let mul = Ext3::mul_over::<B::Expr>;
-        let lhs = [
-            mul(sum(Domain::EveryRow), mul(to_first, to_last)),
-            mul(
-                sum(Domain::Transition),
-                mul(mul(to_last, to_last), to_first),
-            ),
-            mul(sum(Domain::FirstRow), mul(vanishing, to_last)),
-            mul(sum(Domain::LastRow), mul(vanishing, to_first)),
-        ]
-        .into_iter()
-        .fold([zero; 3], add);
-        let rhs = mul(quotient, mul(vanishing, mul(to_first, to_last)));
-        let inverted = mul(ext(cur, own + VANISHING_INVERSE), vanishing);
+        let sum = |d: Domain| ext(cur, own + SUMS + 3 * d.index());
+        let identity = |part: &Part| {
+            let n = 1u64 << part.child_log_rows;
+            let z_n = crate::ext::pow(z, n, one);
+            let vanishing = sub(z_n, one);
+            let to_first = sub(z, one);
+            let omega_last = Felt::two_adic_root(part.child_log_rows).inverse();
+            let to_last = sub(z, constant(Ext3::from(omega_last)));
+            // Each chunk's three coordinate values (3 elements each) lead its block.
+            let quotient = f.public_inputs[part.inputs..part.claims_start()]
+                .chunks_exact(9)
+                .rev()
+                .fold([zero; 3], |acc, values| {
+                    let chunk = (0..3).fold([zero; 3], |s, c| {
+                        add(
+                            s,
+                            Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
+                        )
+                    });
+                    add(Ext3::mul_over(acc, z_n), chunk)
+                });
+            let lhs = [
+                mul(sum(Domain::EveryRow), mul(to_first, to_last)),
+                mul(
+                    sum(Domain::Transition),
+                    mul(mul(to_last, to_last), to_first),
+                ),
+                mul(sum(Domain::FirstRow), mul(vanishing, to_last)),
+                mul(sum(Domain::LastRow), mul(vanishing, to_first)),
+            ]
+            .into_iter()
+            .fold([zero; 3], add);
+            let rhs = mul(quotient, mul(vanishing, mul(to_first, to_last)));
+            let inverted = mul(ext(cur, own + VANISHING_INVERSE), vanishing);
+            (lhs, rhs, inverted)
+        };
+        let (lhs, rhs, inverted) = identity(self.parts.last().expect("a child"));
         for c in 0..3 {
             b.last_row(lhs[c] - rhs[c]);
             b.last_row(inverted[c] - one[c]);
         }
+        for (part, &check) in self.restarted().iter().zip(&checks) {
+            let (lhs, rhs, inverted) = identity(part);
+            for c in 0..3 {
+                b.every_row(check * (lhs[c] - rhs[c]));
+                b.every_row(check * (inverted[c] - one[c]));
+            }
+        }
     }
 }
 
-/// log2 of the rows that run `program`, whatever the claims: an instruction a row and an
-/// idle row, at least 2^2.
-pub(crate) fn program_log_rows(program: &ConstraintProgram) -> usize {
-    (program.instructions().len() + 1)
+/// log2 of the rows that run programs of these instruction counts, whatever the claims:
+/// an instruction a row and a check row a program, at least 2^2.
+pub(crate) fn identity_log_rows(lengths: &[usize]) -> usize {
+    (lengths.iter().sum::<usize>() + lengths.len())
         .next_power_of_two()
         .max(4)
         .trailing_zeros() as usize

@@ -25,7 +25,7 @@ use ballast_transcript::Message;
 use crate::child::{
     Absorbed, Links, READ_ALPHA, READ_BETAS, READ_GAMMA, READ_Z, child_shape, positions_of,
 };
-use crate::identity::{IdentityError, program_log_rows};
+use crate::identity::{IdentityError, identity_log_rows};
 use crate::queries::ChildShape;
 use crate::{
     ChildError, ChildQueries, ChildSegment, DeepClaims, IdentityAir, LinkError, OodClaims,
@@ -35,9 +35,9 @@ use crate::{
 /// The context the layer's proof binds as its statement.
 pub const LAYER_CONTEXT: &[u8] = b"ballast layer";
 
-/// The layer's AIRs, with one identity for each of its child's tables (a segment's one, a
-/// layer's each). Its proof takes their tables in this order sorted by height, tallest
-/// first; tables of one height keep this order.
+/// The layer's AIRs (its identity AIR checks each of its child's tables' identities: a
+/// segment's one, a layer's three). Its proof takes their tables in this order sorted by
+/// height, tallest first; tables of one height keep this order.
 pub const LAYER_AIRS: [&str; 3] = ["transcript", "identity", "query"];
 
 /// Where a layer sits in the recursion, which fixes its hash and its final polynomial.
@@ -96,55 +96,50 @@ pub enum LayerError {
     Params(#[from] ParamsError),
 }
 
-/// `items`, one for each of a layer's AIRs in the order of [`LAYER_AIRS`] (one identity for
-/// each of its child's tables), in the order the layer's proof takes their tables, of
-/// 2^`log_rows` rows: tallest first, a stable sort.
+/// `items` (one for each of a layer's AIRs in the order of [`LAYER_AIRS`], or of a
+/// layer's child's tables' AIRs) in the order a proof takes their tables, of 2^`log_rows`
+/// rows: tallest first, a stable sort.
 pub(crate) fn tallest_first<T>(items: impl IntoIterator<Item = T>, log_rows: &[usize]) -> Vec<T> {
+    let items: Vec<T> = items.into_iter().collect();
+    assert_eq!(items.len(), log_rows.len(), "a height an item");
     let mut items: Vec<(usize, T)> = log_rows.iter().copied().zip(items).collect();
     items.sort_by_key(|(log_rows, _)| Reverse(*log_rows));
     items.into_iter().map(|(_, item)| item).collect()
 }
 
-/// A layer's AIRs: its child's transcript, one identity for each of its child's tables (a
-/// segment's one, a layer's each) and its child's query phase.
+/// A layer's AIRs: its child's transcript, its child's tables' identities (one table) and
+/// its child's query phase.
 #[derive(Clone, Copy)]
 pub(crate) struct LayerAirs<'a> {
     pub transcript: &'a TranscriptAir,
-    pub identities: &'a [IdentityAir],
+    pub identity: &'a IdentityAir,
     pub queries: &'a QueriesAir,
 }
 
 impl<'a> LayerAirs<'a> {
     /// The heights (log2) of its tables, in the order of [`LAYER_AIRS`].
-    pub fn heights(&self) -> Vec<usize> {
-        let identities = self.identities.iter().map(IdentityAir::log_rows);
-        (std::iter::once(self.transcript.log_rows()))
-            .chain(identities)
-            .chain([self.queries.log_rows()])
-            .collect()
+    pub fn heights(&self) -> [usize; 3] {
+        [
+            self.transcript.log_rows(),
+            self.identity.log_rows(),
+            self.queries.log_rows(),
+        ]
     }
 
     /// Its AIRs in the order of [`LAYER_AIRS`].
-    fn airs(&self) -> Vec<&'a dyn TableAir> {
-        let identities = self.identities.iter().map(|i| i as &dyn TableAir);
-        (std::iter::once(self.transcript as &dyn TableAir))
-            .chain(identities)
-            .chain([self.queries as &dyn TableAir])
-            .collect()
+    fn airs(&self) -> [&'a dyn TableAir; 3] {
+        [self.transcript, self.identity, self.queries]
     }
 
-    /// Its tables in its proof's order, with the transcript AIR's public `inputs`, each
-    /// identity's `identity_inputs` and the query AIR's `query_inputs`.
+    /// Its tables in its proof's order, with the transcript AIR's public `inputs`, the
+    /// identity AIR's `identity_inputs` and the query AIR's `query_inputs`.
     pub fn tables(
         &self,
         inputs: &'a [Felt],
-        identity_inputs: &'a [Vec<Felt>],
+        identity_inputs: &'a [Felt],
         query_inputs: &'a [Felt],
     ) -> Vec<TableStatement<'a>> {
-        let identity_inputs = identity_inputs.iter().map(Vec::as_slice);
-        let inputs = (std::iter::once(inputs))
-            .chain(identity_inputs)
-            .chain([query_inputs]);
+        let inputs = [inputs, identity_inputs, query_inputs];
         let statements = (self.airs().into_iter().zip(inputs))
             .map(|(air, public_inputs)| TableStatement { air, public_inputs });
         tallest_first(statements, &self.heights())
@@ -163,7 +158,7 @@ impl<'a> LayerAirs<'a> {
     ) -> Result<StarkParams, ParamsError> {
         let heights = self.heights();
         let airs = tallest_first(self.airs(), &heights);
-        let shortest = heights.into_iter().min().expect("a transcript table");
+        let shortest = heights.into_iter().min().expect("three tables");
         let (hash, log_final_poly_len) = match role {
             LayerRole::Inner => (
                 MerkleHash::Poseidon2,
@@ -196,16 +191,24 @@ impl<'a> LayerAirs<'a> {
         params: &StarkParams,
     ) -> Result<TablesRecord, LayerError> {
         let mut record = TablesRecord::new(tables, params, proof.clone())?;
-        let heights = self.heights();
-        for k in 1..heights.len() {
-            record.tables[table_of(&heights, k)].public_inputs.clear();
+        for (k, _) in DERIVED {
+            record.tables[table_of(&self.heights(), k)]
+                .public_inputs
+                .clear();
         }
         Ok(record)
     }
 }
 
-/// Where AIR `k` of a layer's AIRs (in the order of [`LAYER_AIRS`]) has its table among the
-/// layer's tables of these heights.
+/// The layer's AIRs (of [`LAYER_AIRS`]) whose public inputs its verifier builds from the
+/// transcript AIR's, so that a layer's record leaves them out, and what a record that holds
+/// some is refused as.
+const DERIVED: [(usize, &str); 2] = [
+    (1, "the identity table's recorded public inputs"),
+    (2, "the query table's recorded public inputs"),
+];
+
+/// Where AIR `k` of [`LAYER_AIRS`] has its table among the layer's tables of these heights.
 pub(crate) fn table_of(heights: &[usize], k: usize) -> usize {
     tallest_first(0..heights.len(), heights)
         .iter()
@@ -215,14 +218,14 @@ pub(crate) fn table_of(heights: &[usize], k: usize) -> usize {
 
 /// The layer's proof that `record` holds ([`LayerAirs::record`]), with the parameters it was
 /// made with, for a layer whose tables have these heights (log2, in the order of
-/// [`LAYER_AIRS`]): the tables of those heights in the proof's order, the transcript AIR's
-/// public inputs recorded and no other's (its verifier builds them from those).
+/// [`LAYER_AIRS`]): the three tables of those heights in the proof's order, the transcript
+/// AIR's public inputs recorded and no other's (its verifier builds them from those).
 ///
 /// # Errors
-/// Another number of tables, a table of another height, or a table other than the
-/// transcript AIR's with public inputs.
+/// Another number of tables, a table of another height, or an identity or query table with
+/// public inputs.
 pub(crate) fn layer_of_record(
-    heights: &[usize],
+    heights: [usize; 3],
     record: &TablesRecord,
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let shape_error = |what, expected, got| TablesError::Shape {
@@ -230,27 +233,27 @@ pub(crate) fn layer_of_record(
         expected,
         got,
     };
-    if record.tables.len() != heights.len() {
-        return Err(shape_error("the layer's tables", heights.len(), record.tables.len()).into());
+    if record.tables.len() != LAYER_AIRS.len() {
+        return Err(
+            shape_error("the layer's tables", LAYER_AIRS.len(), record.tables.len()).into(),
+        );
     }
-    let order = tallest_first(0..heights.len(), heights);
-    for (&k, table) in order.iter().zip(&record.tables) {
+    for (&k, table) in tallest_first([0, 1, 2], &heights)
+        .iter()
+        .zip(&record.tables)
+    {
         if table.log_rows != heights[k] {
             return Err(shape_error("a table's rows (log2)", heights[k], table.log_rows).into());
         }
     }
-    for (&k, table) in order.iter().zip(&record.tables) {
-        let what = match k {
-            0 => continue,
-            k if k + 1 == heights.len() => "the query table's recorded public inputs",
-            _ => "the identity table's recorded public inputs",
-        };
-        if !table.public_inputs.is_empty() {
-            return Err(shape_error(what, 0, table.public_inputs.len()).into());
+    for (k, what) in DERIVED {
+        let recorded = record.tables[table_of(&heights, k)].public_inputs.len();
+        if recorded != 0 {
+            return Err(shape_error(what, 0, recorded).into());
         }
     }
     let layer = LayerProof {
-        inputs: record.tables[table_of(heights, 0)].public_inputs.clone(),
+        inputs: record.tables[table_of(&heights, 0)].public_inputs.clone(),
         tables: record.proof.clone(),
     };
     Ok((layer, record.params))
@@ -261,7 +264,7 @@ impl ChildSegment {
     pub(crate) fn layer_airs(&self) -> LayerAirs<'_> {
         LayerAirs {
             transcript: &self.transcript,
-            identities: std::slice::from_ref(&self.identity),
+            identity: &self.identity,
             queries: &self.queries.air,
         }
     }
@@ -285,7 +288,7 @@ impl ChildSegment {
             self.queries.trace().map_err(ChildError::from)?,
         ];
         let traces = tallest_first(traces, &airs.heights());
-        let identity_inputs = [self.identity.public_inputs()];
+        let identity_inputs = self.identity.public_inputs();
         let tables = airs.tables(&inputs, &identity_inputs, &query_inputs);
         let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
         Ok(LayerProof { inputs, tables })
@@ -363,7 +366,7 @@ impl ChildSegment {
         query_inputs: &[Felt],
         run: impl FnOnce(&[TableStatement<'_>]) -> Result<T, E>,
     ) -> Result<T, LayerError> {
-        let identity_inputs = [self.identity.public_inputs()];
+        let identity_inputs = self.identity.public_inputs();
         run(&(self.layer_airs()).tables(inputs, &identity_inputs, query_inputs)).map_err(Into::into)
     }
 
@@ -437,15 +440,11 @@ impl Frame {
     /// The heights (log2) of the layer's tables, in the order of [`LAYER_AIRS`]: the
     /// child's alone, for the query AIR's height depends on how many draws there are
     /// (`num_queries`), not on their values.
-    fn child_heights(&self, num_queries: usize) -> Result<Vec<usize>, LayerError> {
-        let identity = program_log_rows(&self.program);
+    fn child_heights(&self, num_queries: usize) -> Result<[usize; 3], LayerError> {
+        let identity = identity_log_rows(&[self.program.instructions().len()]);
         let queries =
             QueriesAir::new(&self.shape, &vec![0; num_queries]).map_err(ChildError::from)?;
-        Ok(vec![
-            self.transcript.log_rows(),
-            identity,
-            queries.log_rows(),
-        ])
+        Ok([self.transcript.log_rows(), identity, queries.log_rows()])
     }
 
     /// The identity and query AIRs of every layer over a child of `child`'s AIR with
@@ -542,10 +541,10 @@ impl Frame {
             self.airs(child, statement, child_params, &layer.inputs)?;
         let airs = LayerAirs {
             transcript: &self.transcript,
-            identities: std::slice::from_ref(&identity),
+            identity: &identity,
             queries: &queries,
         };
-        let identity_inputs = [identity.public_inputs()];
+        let identity_inputs = identity.public_inputs();
         let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
         Ok(verify_tables(
             LAYER_CONTEXT,
@@ -562,7 +561,7 @@ impl Frame {
         child_params: &StarkParams,
         record: &TablesRecord,
     ) -> Result<(LayerProof, StarkParams), LayerError> {
-        layer_of_record(&self.child_heights(child_params.num_queries)?, record)
+        layer_of_record(self.child_heights(child_params.num_queries)?, record)
     }
 }
 

@@ -1,7 +1,8 @@
 //! A layer's proof as the child of a layer over it. [`ChildLayer`] holds what that layer
-//! proves: the layer's verifier's transcript ([`TranscriptAir`]), each of its tables'
-//! out-of-domain identity ([`IdentityAir`], one a table) and its query phase over its mixed
-//! trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their witnesses.
+//! proves: the layer's verifier's transcript ([`TranscriptAir`]), its tables' out-of-domain
+//! identities ([`IdentityAir::joint`], in one table) and its query phase over its mixed
+//! trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their witnesses:
+//! three tables, as a layer over a segment has.
 //! [`verify_layer_over_layer`] checks that layer's proof from the segment's AIR, statement
 //! and parameters and the inner layer's parameters alone: it reads the inner layer's
 //! transcript table's public inputs from what the transcript AIR's inputs say its
@@ -10,7 +11,7 @@
 //! all of them, then builds the outer layer's identities and query inputs from the same
 //! inputs (`docs/recursion.md`).
 
-use ballast_air::{Air, ConstraintProgram};
+use ballast_air::{Air, ConstraintProgram, ProgramError};
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::MixedShape;
 use ballast_stark::{
@@ -21,7 +22,7 @@ use ballast_stark::{
 use ballast_transcript::Message;
 
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
-use crate::identity::{IdentityError, program_log_rows};
+use crate::identity::{IdentityError, identity_log_rows};
 use crate::layer::{
     Frame, LAYER_CONTEXT, LayerAirs, check_query_inputs, layer_of_record, query_inputs, table_of,
     tallest_first,
@@ -32,14 +33,14 @@ use crate::{
 };
 
 /// A layer's proof of a child segment, ready for a layer over it to prove: the AIRs of its
-/// verifier's transcript, of each of its tables' identities and of its query phase.
+/// verifier's transcript, of its tables' identities and of its query phase.
 #[derive(Clone, Debug)]
 pub struct ChildLayer {
     /// Its verifier's transcript's AIR.
     pub transcript: TranscriptAir,
-    /// Each of its tables' out-of-domain identity's AIR, in its proof's order (tallest
-    /// first), on the claims the transcript AIR's public inputs give.
-    pub identities: Vec<IdentityAir>,
+    /// Its tables' out-of-domain identities' AIR, one table of them in its proof's order
+    /// (tallest first), on the claims the transcript AIR's public inputs give.
+    pub identity: IdentityAir,
     /// Its query phase.
     pub queries: ChildQueries,
     /// Where each message of its verifier's transcript has its payload among the
@@ -78,7 +79,7 @@ impl ChildLayer {
         let TranscriptLayout { steps, messages } =
             replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
         let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
-        let identities = identities(
+        let identity = joint_identity(
             &child.layer_airs(),
             &transcript,
             &messages,
@@ -88,7 +89,7 @@ impl ChildLayer {
             ChildQueries::of_tables(&layer.tables, replay, params).map_err(ChildError::from)?;
         Ok(Self {
             transcript,
-            identities,
+            identity,
             queries,
             messages,
             statement_data,
@@ -99,7 +100,7 @@ impl ChildLayer {
     fn layer_airs(&self) -> LayerAirs<'_> {
         LayerAirs {
             transcript: &self.transcript,
-            identities: &self.identities,
+            identity: &self.identity,
             queries: &self.queries.air,
         }
     }
@@ -133,9 +134,8 @@ impl ChildLayer {
         query_inputs(&self.queries.air, &self.transcript, &self.messages, inputs)
     }
 
-    /// Proves its AIRs (the transcript AIR, an identity a table of the layer, the query
-    /// AIR), once the transcript AIR's public inputs link, as one proof of their tables with
-    /// `params`, on the host.
+    /// Proves its three AIRs, once the transcript AIR's public inputs link, as one proof of
+    /// their tables with `params`, on the host.
     ///
     /// # Errors
     /// A trace its AIR does not take or the prover refuses (none for a `ChildLayer::of`
@@ -145,14 +145,14 @@ impl ChildLayer {
         self.check_links(&inputs)?;
         let query_inputs = self.query_inputs(&inputs)?;
         check_query_inputs(&self.queries, &query_inputs)?;
-        let mut traces = vec![self.transcript.trace().map_err(ChildError::from)?];
-        for identity in &self.identities {
-            traces.push(identity.trace().map_err(ChildError::from)?);
-        }
-        traces.push(self.queries.trace().map_err(ChildError::from)?);
+        let traces = [
+            self.transcript.trace().map_err(ChildError::from)?,
+            self.identity.trace().map_err(ChildError::from)?,
+            self.queries.trace().map_err(ChildError::from)?,
+        ];
         let airs = self.layer_airs();
         let traces = tallest_first(traces, &airs.heights());
-        let identity_inputs = self.identity_inputs();
+        let identity_inputs = self.identity.public_inputs();
         let tables = airs.tables(&inputs, &identity_inputs, &query_inputs);
         let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
         Ok(LayerProof { inputs, tables })
@@ -187,31 +187,24 @@ impl ChildLayer {
         params: &StarkParams,
     ) -> Result<TablesRecord, LayerError> {
         let query_inputs = self.query_inputs(&layer.inputs)?;
-        let identity_inputs = self.identity_inputs();
+        let identity_inputs = self.identity.public_inputs();
         let airs = self.layer_airs();
         let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
         airs.record(&tables, &layer.tables, params)
     }
-
-    /// Each identity AIR's public inputs.
-    fn identity_inputs(&self) -> Vec<Vec<Felt>> {
-        (self.identities.iter())
-            .map(IdentityAir::public_inputs)
-            .collect()
-    }
 }
 
-/// The identity AIR of each of `inner`'s tables (a layer's AIRs), in its proof's order, on
-/// the claims that the transcript AIR's public `inputs` of its verifier (laid out by
-/// `messages`) give: each table's public inputs and out-of-domain values as that
-/// transcript absorbed them, at the α and z it read. The one construction of a layer over a
-/// layer's prover and its verifier.
-fn identities(
+/// The identities of `inner`'s tables (a layer's AIRs) in one table ([`IdentityAir::joint`],
+/// in its proof's order), on the claims that the transcript AIR's public `inputs` of its
+/// verifier (laid out by `messages`) give: each table's public inputs and out-of-domain
+/// values as that transcript absorbed them, at the α and z it read. The one construction of
+/// a layer over a layer's prover and its verifier.
+fn joint_identity(
     inner: &LayerAirs<'_>,
     transcript: &TranscriptAir,
     messages: &[Message],
     inputs: &[Felt],
-) -> Result<Vec<IdentityAir>, LayerError> {
+) -> Result<IdentityAir, LayerError> {
     let (reads, data) = inputs.split_at(transcript.reads().min(inputs.len()));
     if reads.len() < READ_Z + 3 {
         let what = "the transcript AIR's reads, at least";
@@ -226,9 +219,7 @@ fn identities(
     let absorbed = Absorbed { messages, data };
     let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
     let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
-    let heights = inner.heights();
-    let query = heights.len() - 1;
-    (tallest_first(0..heights.len(), &heights)
+    let identities = (tallest_first([0, 1, 2], &inner.heights())
         .into_iter()
         .enumerate())
     .map(|(t, k)| {
@@ -239,18 +230,19 @@ fn identities(
                 let air = inner.transcript;
                 IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
             }
-            k if k == query => {
-                let air = inner.queries;
+            1 => {
+                let air = inner.identity;
                 IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
             }
-            k => {
-                let air = &inner.identities[k - 1];
+            _ => {
+                let air = inner.queries;
                 IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
             }
         };
         Ok(identity.map_err(ChildError::from)?)
     })
-    .collect()
+    .collect::<Result<Vec<_>, LayerError>>()?;
+    Ok(IdentityAir::joint(identities).map_err(ChildError::from)?)
 }
 
 /// What the verifier of a layer over a layer builds from the segment and the inner layer's
@@ -259,14 +251,14 @@ struct LayerFrame {
     /// The inner layer's frame of the segment.
     segment: Frame,
     /// The inner layer's tables' heights, in the order of its AIRs.
-    inner_heights: Vec<usize>,
+    inner_heights: [usize; 3],
     /// The transcript AIR of the inner layer's verifier, and its layout's messages.
     transcript: TranscriptAir,
     messages: Vec<Message>,
     /// The inner layer's trace and quotient trees.
     trees: [MixedShape; 2],
     /// The layer's tables' heights, in the order of its AIRs.
-    heights: Vec<usize>,
+    heights: [usize; 3],
 }
 
 impl LayerFrame {
@@ -287,11 +279,11 @@ impl LayerFrame {
         let (identity, queries) = segment.zero_airs(child, child_params.num_queries)?;
         let inner = LayerAirs {
             transcript: &segment.transcript,
-            identities: std::slice::from_ref(&identity),
+            identity: &identity,
             queries: &queries,
         };
         let inputs = vec![Felt::ZERO; segment.transcript.num_public_inputs()];
-        let identity_inputs = [identity.public_inputs()];
+        let identity_inputs = identity.public_inputs();
         let query_inputs = vec![Felt::ZERO; queries.num_public_inputs()];
         let tables = inner.tables(&inputs, &identity_inputs, &query_inputs);
         let TranscriptLayout { steps, messages } =
@@ -303,19 +295,22 @@ impl LayerFrame {
         let draws = vec![Felt::ZERO; inner_params.num_queries];
         let outer_queries = mixed_queries(&trees, inner_params, &draws)?;
 
-        // One identity a table of the inner layer, in its proof's order.
+        // The identities of the inner layer's tables, in one table.
         let inner_heights = inner.heights();
         let programs = [
             ConstraintProgram::of(inner.transcript),
             ConstraintProgram::of(&identity),
             ConstraintProgram::of(inner.queries),
         ];
-        let mut heights = vec![transcript.log_rows()];
-        for program in tallest_first(programs, &inner_heights) {
-            let program = program.map_err(|e| ChildError::from(IdentityError::from(e)))?;
-            heights.push(program_log_rows(&program));
-        }
-        heights.push(outer_queries.log_rows());
+        let lengths = (programs.into_iter())
+            .map(|program| Ok(program?.instructions().len()))
+            .collect::<Result<Vec<_>, ProgramError>>()
+            .map_err(|e| ChildError::from(IdentityError::from(e)))?;
+        let heights = [
+            transcript.log_rows(),
+            identity_log_rows(&lengths),
+            outer_queries.log_rows(),
+        ];
         Ok(Self {
             segment,
             inner_heights,
@@ -363,10 +358,10 @@ impl LayerFrame {
             (self.segment).airs(child, statement, child_params, inner_inputs)?;
         let inner = LayerAirs {
             transcript: &self.segment.transcript,
-            identities: std::slice::from_ref(&identity),
+            identity: &identity,
             queries: &queries,
         };
-        let identity_inputs = [identity.public_inputs()];
+        let identity_inputs = identity.public_inputs();
         let inner_tables = inner.tables(inner_inputs, &identity_inputs, &inner_query_inputs);
         let inner_airs: Vec<_> = inner_tables.iter().map(|t| t.air).collect();
         policy
@@ -386,17 +381,15 @@ impl LayerFrame {
         }
         .check(inputs)?;
 
-        // The layer's identities and query AIR's inputs, from the same inputs.
-        let identities = identities(&inner, &self.transcript, &self.messages, inputs)?;
+        // The layer's identity and query AIR's inputs, from the same inputs.
+        let identity = joint_identity(&inner, &self.transcript, &self.messages, inputs)?;
         let query_inputs = query_inputs(&outer_queries, &self.transcript, &self.messages, inputs)?;
         let airs = LayerAirs {
             transcript: &self.transcript,
-            identities: &identities,
+            identity: &identity,
             queries: &outer_queries,
         };
-        let identity_inputs: Vec<Vec<Felt>> = (identities.iter())
-            .map(IdentityAir::public_inputs)
-            .collect();
+        let identity_inputs = identity.public_inputs();
         let tables = airs.tables(inputs, &identity_inputs, &query_inputs);
         Ok(verify_tables(
             LAYER_CONTEXT,
@@ -480,5 +473,5 @@ pub fn read_layer_over_layer<A: Air>(
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let record = TablesRecord::from_bytes(bytes)?;
     let frame = LayerFrame::of(child, statement, child_params, inner_params)?;
-    layer_of_record(&frame.heights, &record)
+    layer_of_record(frame.heights, &record)
 }

@@ -337,7 +337,7 @@ fn claims_other_than_the_childs_have_no_trace() {
     let layout = Layout::of(honest);
     let last = honest.trace().unwrap().height() - 1;
     let changed_claims = |change: &dyn Fn(&mut OodClaims)| {
-        let mut claims = honest.claims().clone();
+        let mut claims = honest.claims()[0].clone();
         change(&mut claims);
         IdentityAir::new(&poseidon2_chain().air(0), claims).unwrap()
     };
@@ -361,7 +361,7 @@ fn claims_other_than_the_childs_have_no_trace() {
     }
     // A periodic value at z (the Poseidon2 chain has no periodic columns).
     let stepped = Child::stepped();
-    let mut claims = stepped.air.claims().clone();
+    let mut claims = stepped.air.claims()[0].clone();
     claims.periodic_z[0] += Ext3::ONE;
     let air = IdentityAir::new(&Stepped, claims).unwrap();
     let table = air.trace().unwrap();
@@ -389,7 +389,7 @@ fn claims_other_than_the_childs_have_no_trace() {
         }
         Instruction::Neg(_, a) | Instruction::Assert { value: a, .. } => reads_claim(a),
     });
-    let first_claim = 6 + 3 * honest.claims().quotient_z.len();
+    let first_claim = 6 + 3 * honest.claims()[0].quotient_z.len();
     for c in 0..3 {
         let mut public = honest.public_inputs();
         public[first_claim + c] += Felt::ONE;
@@ -446,7 +446,7 @@ fn claims_of_another_shape_are_named() {
             "quotient values at z",
         ),
     ] {
-        let mut claims = child.air.claims().clone();
+        let mut claims = child.air.claims()[0].clone();
         change(&mut claims);
         match IdentityAir::new(&air, claims) {
             Err(IdentityError::Shape { what: got, .. }) => assert_eq!(got, what),
@@ -456,11 +456,14 @@ fn claims_of_another_shape_are_named() {
 }
 
 #[test]
-fn each_of_a_layers_tables_has_its_identity() {
+fn a_layers_tables_have_their_identities_in_one_table() {
     // A layer over a child, committed with Poseidon2, as a layer over it sees it: one α and
     // one z (drawn with the tallest table's sizes), read from the layer's transcript, and each
     // table's claims, which satisfy the identity built from that table's own AIR (its
-    // zerofiers its own height's), and prove; a claim changed has no trace.
+    // zerofiers its own height's). Joined in one table (each program in its own rows, each
+    // followed by its check row), they are `ChildLayer`'s identity, which proves; a claim
+    // of one table changed is refused on that table's check row, and identities at another
+    // z are not joined.
     let workload = poseidon2_chain();
     let (proof, public) = proven(&workload, &params());
     let air = workload.air(0);
@@ -493,43 +496,72 @@ fn each_of_a_layers_tables_has_its_identity() {
     // The proof's order: tallest first, ties in the layer's order (a stable sort).
     let mut order = [0, 1, 2];
     order.sort_by_key(|&k| std::cmp::Reverse(heights[k]));
-    for (at, &k) in order.iter().enumerate() {
-        let identity = |ood: OodValues| match k {
-            0 => {
-                let claims = OodClaims::of(&child.transcript, &layer.inputs, alpha, z, ood);
-                IdentityAir::new(&child.transcript, claims)
-            }
-            1 => {
-                let claims = OodClaims::of(&child.identity, &identity_inputs, alpha, z, ood);
-                IdentityAir::new(&child.identity, claims)
-            }
-            _ => {
-                let claims = OodClaims::of(&child.queries.air, &query_inputs, alpha, z, ood);
-                IdentityAir::new(&child.queries.air, claims)
-            }
-        };
-        let honest = identity(layer.tables.ood[at].clone()).expect("the identity takes it");
-        assert_eq!(
-            over.identities[at].public_inputs(),
-            honest.public_inputs(),
-            "ChildLayer's identity of table {k}"
-        );
-        let mut table = honest.trace().unwrap();
-        let inputs = honest.public_inputs();
-        assert_eq!(check_trace(&honest, &table, &inputs), Ok(()), "table {k}");
-        assert_eq!(
-            layer_proves(&honest, &mut table, &inputs),
-            Ok(()),
-            "table {k}"
-        );
+    let identity = |k: usize, ood: OodValues, z: Ext3| match k {
+        0 => {
+            let claims = OodClaims::of(&child.transcript, &layer.inputs, alpha, z, ood);
+            IdentityAir::new(&child.transcript, claims)
+        }
+        1 => {
+            let claims = OodClaims::of(&child.identity, &identity_inputs, alpha, z, ood);
+            IdentityAir::new(&child.identity, claims)
+        }
+        _ => {
+            let claims = OodClaims::of(&child.queries.air, &query_inputs, alpha, z, ood);
+            IdentityAir::new(&child.queries.air, claims)
+        }
+    };
+    let honest: Vec<IdentityAir> = (order.iter().enumerate())
+        .map(|(at, &k)| identity(k, layer.tables.ood[at].clone(), z).unwrap())
+        .collect();
+    for (identity, k) in honest.iter().zip(order) {
+        let table = identity.trace().unwrap();
+        let inputs = identity.public_inputs();
+        assert_eq!(check_trace(identity, &table, &inputs), Ok(()), "table {k}");
+    }
+    let joint = IdentityAir::joint(honest.clone()).unwrap();
+    assert_eq!(
+        over.identity.public_inputs(),
+        joint.public_inputs(),
+        "ChildLayer's identity"
+    );
+    // Each table's program: its AIR's constraints, compiled.
+    let programs = [
+        ConstraintProgram::of(&child.transcript),
+        ConstraintProgram::of(&child.identity),
+        ConstraintProgram::of(&child.queries.air),
+    ];
+    let lengths: Vec<usize> = (order.iter())
+        .map(|&k| programs[k].as_ref().unwrap().instructions().len())
+        .collect();
+    let rows = (lengths.iter().sum::<usize>() + 3).next_power_of_two();
+    assert_eq!(joint.log_rows(), rows.trailing_zeros() as usize);
+    let mut table = joint.trace().unwrap();
+    let inputs = joint.public_inputs();
+    assert_eq!(check_trace(&joint, &table, &inputs), Ok(()));
+    assert_eq!(layer_proves(&joint, &mut table, &inputs), Ok(()));
 
+    // One table's claim changed: refused where that table's identity is checked (the row
+    // after its program; the last row for the last table).
+    let checks = [lengths[0], lengths[0] + 1 + lengths[1], rows - 1];
+    for (at, &k) in order.iter().enumerate() {
         let mut ood = layer.tables.ood[at].clone();
         ood.trace_z[0] += Ext3::ONE;
-        let changed = identity(ood).unwrap();
+        let mut parts = honest.clone();
+        parts[at] = identity(k, ood, z).unwrap();
+        let changed = IdentityAir::joint(parts).unwrap();
         let table = changed.trace().unwrap();
-        assert!(
-            failure(&changed, &table, &changed.public_inputs()).is_some(),
-            "table {k}: a changed claim"
-        );
+        let refused = failure(&changed, &table, &changed.public_inputs());
+        assert_eq!(refused.map(|(row, _)| row), Some(checks[at]), "table {k}");
     }
+    // Identities at another z (or already joined) are not joined.
+    let mut parts = honest.clone();
+    parts[1] = identity(order[1], layer.tables.ood[1].clone(), z + Ext3::ONE).unwrap();
+    assert!(matches!(
+        IdentityAir::joint(parts),
+        Err(IdentityError::Joint)
+    ));
+    assert!(matches!(
+        IdentityAir::joint(vec![joint, honest[0].clone()]),
+        Err(IdentityError::Joint)
+    ));
 }

@@ -5,10 +5,11 @@
 //! Keccak-256 child are refused by name; a last layer may commit with Keccak-256. A layer's
 //! bytes read back to its proof and parameters; every section changed, another child's layer
 //! or a proof's bytes are refused. A layer over a layer (`ChildLayer`: the layer's
-//! transcript, its three tables' identities and its query phase) proves as five tables and
-//! verifies from the segment and the inner layer's parameters alone; another statement, an
-//! inner table's public input or claim changed where the inner transcript absorbed it, or
-//! other inner parameters are refused, and its bytes read back.
+//! transcript, its three tables' identities in one table and its query phase) proves as
+//! three tables and verifies from the segment and the inner layer's parameters alone;
+//! another statement, an inner table's public input or claim changed where the inner
+//! transcript absorbed it, other inner parameters or another child's inner layer are
+//! refused, and its bytes read back, every section's ends flipped refused.
 
 // The layer proves its AIRs itself, so this file leaves `common::layer_proves` unused.
 #[allow(dead_code)]
@@ -29,6 +30,8 @@ use ballast_stark::{
     TablesError, TablesRecord, VerifyPolicy, Workload, label,
 };
 use ballast_workloads::Poseidon2Chain;
+
+use std::sync::LazyLock;
 
 /// A child's first segment proven with [`params`], the layer's proof of it (with
 /// [`layer_params`]), and the child's layout, for tampering.
@@ -380,6 +383,9 @@ struct Over {
     proof: LayerProof,
 }
 
+/// The layer over a layer the tests share (three proofs to make).
+static OVER: LazyLock<Over> = LazyLock::new(Over::new);
+
 impl Over {
     fn new() -> Self {
         let layer = Layer::of(poseidon2_chain());
@@ -429,13 +435,13 @@ impl Over {
 
 #[test]
 fn a_layer_over_a_layer_verifies_from_the_segment_alone() {
-    // Its verifier's transcript, the identities of the inner layer's three tables and its
-    // query phase (its mixed trees, FRI rolling each shorter height in), proven as one
-    // proof of their five tables, verified from the segment's AIR, statement and
-    // parameters and the inner layer's parameters: neither proof.
-    let o = Over::new();
-    assert_eq!(o.over.identities.len(), 3);
-    assert_eq!(o.proof.tables.ood.len(), 5);
+    // Its verifier's transcript, the identities of the inner layer's three tables (in one
+    // table) and its query phase (its mixed trees, FRI rolling each shorter height in),
+    // proven as one proof of their three tables, verified from the segment's AIR, statement
+    // and parameters and the inner layer's parameters: neither proof.
+    let o = &*OVER;
+    assert_eq!(o.over.identity.claims().len(), 3);
+    assert_eq!(o.proof.tables.ood.len(), 3);
     let verified = o.verify(&o.proof);
     assert!(verified.is_ok(), "{verified:?}");
     let inputs = &o.proof.inputs;
@@ -457,7 +463,7 @@ fn a_layer_over_a_layer_verifies_from_the_segment_alone() {
 
 #[test]
 fn a_layer_over_a_layer_of_another_statement_or_inner_inputs_is_refused() {
-    let o = Over::new();
+    let o = &*OVER;
     let refused_as_other_statement = |r: Result<(), LayerError>| {
         matches!(
             r,
@@ -478,8 +484,8 @@ fn a_layer_over_a_layer_of_another_statement_or_inner_inputs_is_refused() {
     )));
     // An inner table's public input changed where the inner layer's transcript absorbed
     // it: its transcript table's (the segment's statement, then a draw of the segment's
-    // verifier, which the inner identity and query tables' inputs built from it no longer
-    // match), its identity table's and its query table's.
+    // verifier, which moves the inner query table's inputs built from it: the positions'
+    // digest), its identity table's and its query table's.
     let inner = &o.layer;
     let transcript_inputs = inner.child.transcript.public_inputs();
     let identity_inputs = inner.child.identity.public_inputs();
@@ -509,6 +515,7 @@ fn a_layer_over_a_layer_of_another_statement_or_inner_inputs_is_refused() {
         .find(|m| m.label == label::OOD_TRACE_Z)
         .unwrap();
     proof.inputs[data + claim.data.end - 1] += Felt::ONE;
+    assert_eq!(o.over.check_links(&proof.inputs), Ok(()));
     assert!(matches!(o.verify(&proof), Err(LayerError::Tables(_))));
     // The inner layer's parameters other than its proof's: the transcript's layout moves.
     let more_queries = StarkParams {
@@ -551,11 +558,26 @@ fn a_layer_over_a_layer_of_another_statement_or_inner_inputs_is_refused() {
         ..o.proof.clone()
     };
     assert!(matches!(o.verify(&swapped), Err(LayerError::Tables(_))));
+    // Checked as a layer over another child's inner layer (a Fibonacci segment's): refused.
+    let fibonacci = fibonacci(5);
+    let (_, public) = proven(&fibonacci, &params());
+    assert!(
+        verify_layer_over_layer(
+            &fibonacci.air(0),
+            &statement(&public),
+            &params(),
+            &layer_params(),
+            &o.proof,
+            &layer_params(),
+            &any_security(),
+        )
+        .is_err()
+    );
 }
 
 #[test]
 fn a_layer_over_a_layer_reads_back_from_its_bytes() {
-    let o = Over::new();
+    let o = &*OVER;
     let air = o.layer.workload.air(0);
     let statement = statement(&o.layer.public);
     let bytes = o
@@ -565,32 +587,62 @@ fn a_layer_over_a_layer_reads_back_from_its_bytes() {
         .to_bytes();
     let read =
         |bytes: &[u8]| read_layer_over_layer(&air, &statement, &params(), &layer_params(), bytes);
+    let verified = |bytes: &[u8]| {
+        let (proof, read_params) = read(bytes)?;
+        verify_layer_over_layer(
+            &air,
+            &statement,
+            &params(),
+            &layer_params(),
+            &proof,
+            &read_params,
+            &any_security(),
+        )
+    };
     let (proof, read_params) = read(&bytes).unwrap();
     assert_eq!((&proof, read_params), (&o.proof, layer_params()));
-    // Only the transcript table's public inputs are recorded: a record that holds any
-    // other's is refused by name.
+    assert!(verified(&bytes).is_ok());
     let record = TablesRecord::from_bytes(&bytes).unwrap();
+    for section in record.sections().iter().filter(|s| !s.range.is_empty()) {
+        for at in [section.range.start, section.range.end - 1] {
+            let mut changed = bytes.clone();
+            changed[at] ^= 1;
+            assert!(
+                verified(&changed).is_err(),
+                "{} (table {:?}, layer {:?}) byte {at} changed",
+                section.name,
+                section.table,
+                section.layer
+            );
+        }
+    }
+    // Only the transcript table's public inputs are recorded: a record that holds the
+    // identity or the query table's is refused by name.
     let derived: Vec<usize> = (0..record.tables.len())
         .filter(|&t| record.tables[t].public_inputs.is_empty())
         .collect();
-    assert_eq!(
-        derived.len(),
-        4,
-        "the identities' and query's inputs are left out"
-    );
+    let mut refused = Vec::new();
     for t in derived {
         let mut holding = record.clone();
         holding.tables[t].public_inputs.push(Felt::ONE);
-        assert!(matches!(
-            read(&holding.to_bytes()),
+        match read(&holding.to_bytes()) {
             Err(LayerError::Tables(TablesError::Shape {
+                what,
                 expected: 0,
                 got: 1,
-                ..
-            }))
-        ));
+            })) => refused.push(what),
+            other => panic!("table {t}: {other:?}"),
+        }
     }
-    // The inner layer's record in its place: three tables, not five.
+    refused.sort_unstable();
+    assert_eq!(
+        refused,
+        [
+            "the identity table's recorded public inputs",
+            "the query table's recorded public inputs"
+        ]
+    );
+    // The inner layer's record in its place: tables of other heights.
     let inner = (o.layer.child)
         .layer_record(&o.layer.proof, &layer_params())
         .unwrap()
@@ -598,9 +650,8 @@ fn a_layer_over_a_layer_reads_back_from_its_bytes() {
     assert!(matches!(
         read(&inner),
         Err(LayerError::Tables(TablesError::Shape {
-            what: "the layer's tables",
-            expected: 5,
-            got: 3
+            what: "a table's rows (log2)",
+            ..
         }))
     ));
 }
