@@ -414,7 +414,7 @@ impl IdentityAir {
 
     /// The children whose sums and power restart after their check row: all but the last.
     fn restarted(&self) -> &[Part] {
-        &self.parts[..self.parts.len() - 1]
+        self.parts.split_last().map_or(&[], |(_, rest)| rest)
     }
 
     /// Each child's claims, in the order joined (one for [`new`](Self::new)'s).

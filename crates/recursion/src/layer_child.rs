@@ -302,7 +302,7 @@ impl LayerFrame {
             ConstraintProgram::of(&identity),
             ConstraintProgram::of(inner.queries),
         ];
-        let lengths = (programs.into_iter())
+        let lengths = (tallest_first(programs, &inner_heights).into_iter())
             .map(|program| Ok(program?.instructions().len()))
             .collect::<Result<Vec<_>, ProgramError>>()
             .map_err(|e| ChildError::from(IdentityError::from(e)))?;
@@ -423,7 +423,7 @@ fn mixed_queries(
 /// transcript absorbed them, link to the segment ([`verify_layer`](crate::verify_layer)'s
 /// links); the inner layer's other tables' inputs built from them are the ones absorbed
 /// (with every other datum of the inner layer's statement: the transcript AIR's links, as
-/// for a segment); the layer's identities (one an inner table) and query AIR's inputs are
+/// for a segment); the layer's joint identity (of the inner tables) and query AIR's inputs are
 /// built from its transcript AIR's; and the layer's proof of its tables verifies with
 /// `params`. `policy` applies to the segment's parameters, the inner layer's and the
 /// layer's.

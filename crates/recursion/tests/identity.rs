@@ -543,6 +543,27 @@ fn a_layers_tables_have_their_identities_in_one_table() {
     // One table's claim changed: refused where that table's identity is checked (the row
     // after its program; the last row for the last table).
     let checks = [lengths[0], lengths[0] + 1 + lengths[1], rows - 1];
+    // The restart is bound: the power or a sum not restarted after a check row, or 1/Z other
+    // than that table's on its check row, is refused on that check row.
+    let own = joint.width() - 27;
+    let (power, sums, vanishing_inverse) = (own + 9, own + 12, own + 24);
+    let honest_table = joint.trace().unwrap();
+    for (row, column, refused_at) in [
+        (checks[0] + 1, power, checks[0]),
+        (checks[1] + 1, power + 2, checks[1]),
+        (checks[0] + 1, sums, checks[0]),
+        (checks[1] + 1, sums + 3 * Domain::LastRow.index(), checks[1]),
+        (checks[0], vanishing_inverse, checks[0]),
+        (checks[1], vanishing_inverse + 1, checks[1]),
+    ] {
+        let forged = nudged(&honest_table, row, column);
+        let refused = failure(&joint, &forged, &inputs);
+        assert_eq!(
+            refused.map(|(row, _)| row),
+            Some(refused_at),
+            "column {column} changed on row {row}"
+        );
+    }
     for (at, &k) in order.iter().enumerate() {
         let mut ood = layer.tables.ood[at].clone();
         ood.trace_z[0] += Ext3::ONE;
