@@ -145,6 +145,33 @@ impl<'a> LayerAirs<'a> {
         tallest_first(statements, &self.heights())
     }
 
+    /// Proves its tables as one proof with `params`, on the host (the tables prover has no
+    /// device path): the transcript AIR's public `inputs`, the query AIR's `query_inputs`
+    /// built from them, which its witness `queries` must take (a prover whose witness
+    /// differs would make a proof its verifier refuses).
+    pub fn prove(
+        &self,
+        queries: &ChildQueries,
+        inputs: Vec<Felt>,
+        query_inputs: &[Felt],
+        params: &StarkParams,
+    ) -> Result<LayerProof, LayerError> {
+        if queries.public_inputs().map_err(ChildError::from)? != query_inputs {
+            let (air, what) = ("query", "public inputs");
+            return Err(LinkError::Differs { air, what }.into());
+        }
+        let traces = [
+            self.transcript.trace().map_err(ChildError::from)?,
+            self.identity.trace().map_err(ChildError::from)?,
+            queries.trace().map_err(ChildError::from)?,
+        ];
+        let traces = tallest_first(traces, &self.heights());
+        let identity_inputs = self.identity.public_inputs();
+        let tables = self.tables(&inputs, &identity_inputs, query_inputs);
+        let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
+        Ok(LayerProof { inputs, tables })
+    }
+
     /// The parameters of the layer at `log_blowup` and `pow_bits` in `role`: the fewest
     /// queries that give its proof `target` bits in `regime`, and the hash and final
     /// polynomial of the role.
@@ -280,18 +307,7 @@ impl ChildSegment {
         self.check_links(&inputs)?;
         // The inputs built from the transcript's are the ones its witness (the replay) took.
         let query_inputs = self.query_inputs(&inputs)?;
-        check_query_inputs(&self.queries, &query_inputs)?;
-        let airs = self.layer_airs();
-        let traces = [
-            self.transcript.trace().map_err(ChildError::from)?,
-            self.identity.trace().map_err(ChildError::from)?,
-            self.queries.trace().map_err(ChildError::from)?,
-        ];
-        let traces = tallest_first(traces, &airs.heights());
-        let identity_inputs = self.identity.public_inputs();
-        let tables = airs.tables(&inputs, &identity_inputs, &query_inputs);
-        let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
-        Ok(LayerProof { inputs, tables })
+        (self.layer_airs()).prove(&self.queries, inputs, &query_inputs, params)
     }
 
     /// The parameters of its layer at `log_blowup` and `pow_bits` in `role`: the fewest
@@ -388,19 +404,6 @@ impl ChildSegment {
             (self.layer_airs()).record(tables, &layer.tables, params)
         })
     }
-}
-
-/// That the query AIR's witness takes `query_inputs`, the ones built from the transcript
-/// AIR's: a prover whose witness differs would make a proof its verifier refuses.
-pub(crate) fn check_query_inputs(
-    queries: &ChildQueries,
-    query_inputs: &[Felt],
-) -> Result<(), LayerError> {
-    if queries.public_inputs().map_err(ChildError::from)? != query_inputs {
-        let (air, what) = ("query", "public inputs");
-        return Err(LinkError::Differs { air, what }.into());
-    }
-    Ok(())
 }
 
 /// What a layer's verifier builds from the child alone, before it reads the layer's

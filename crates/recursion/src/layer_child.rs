@@ -16,16 +16,15 @@ use ballast_field::{Ext3, Felt};
 use ballast_merkle::MixedShape;
 use ballast_stark::{
     MerkleHash, ParamsError, Regime, SegmentStatement, StarkParams, TablesCircuit, TablesError,
-    TablesRecord, TranscriptLayout, VerifyPolicy, label, prove_tables, replay_tables,
-    tables_statement_data, tables_transcript_layout, tables_trees, verify_tables,
+    TablesRecord, TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
+    tables_transcript_layout, tables_trees, verify_tables,
 };
 use ballast_transcript::Message;
 
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
 use crate::identity::{IdentityError, identity_log_rows};
 use crate::layer::{
-    Frame, LAYER_CONTEXT, LayerAirs, check_query_inputs, layer_of_record, query_inputs, table_of,
-    tallest_first,
+    Frame, LAYER_CONTEXT, LayerAirs, layer_of_record, query_inputs, table_of, tallest_first,
 };
 use crate::{
     ChildError, ChildQueries, ChildSegment, IdentityAir, LayerError, LayerProof, LayerRole,
@@ -144,18 +143,7 @@ impl ChildLayer {
         let inputs = self.transcript.public_inputs();
         self.check_links(&inputs)?;
         let query_inputs = self.query_inputs(&inputs)?;
-        check_query_inputs(&self.queries, &query_inputs)?;
-        let traces = [
-            self.transcript.trace().map_err(ChildError::from)?,
-            self.identity.trace().map_err(ChildError::from)?,
-            self.queries.trace().map_err(ChildError::from)?,
-        ];
-        let airs = self.layer_airs();
-        let traces = tallest_first(traces, &airs.heights());
-        let identity_inputs = self.identity.public_inputs();
-        let tables = airs.tables(&inputs, &identity_inputs, &query_inputs);
-        let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
-        Ok(LayerProof { inputs, tables })
+        (self.layer_airs()).prove(&self.queries, inputs, &query_inputs, params)
     }
 
     /// The parameters of the layer over it at `log_blowup` and `pow_bits` in `role`, as
@@ -219,29 +207,28 @@ fn joint_identity(
     let absorbed = Absorbed { messages, data };
     let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
     let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
-    let identities = (tallest_first([0, 1, 2], &inner.heights())
-        .into_iter()
-        .enumerate())
-    .map(|(t, k)| {
-        let public_inputs = absorbed.list(label::PUBLIC_INPUTS, t)?;
-        let ood = absorbed.ood(t)?;
-        let identity = match k {
-            0 => {
-                let air = inner.transcript;
-                IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
-            }
-            1 => {
-                let air = inner.identity;
-                IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
-            }
-            _ => {
-                let air = inner.queries;
-                IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
-            }
-        };
-        Ok(identity.map_err(ChildError::from)?)
-    })
-    .collect::<Result<Vec<_>, LayerError>>()?;
+    let order = tallest_first([0, 1, 2], &inner.heights());
+    let identities = (order.into_iter().enumerate())
+        .map(|(t, k)| {
+            let public_inputs = absorbed.list(label::PUBLIC_INPUTS, t)?;
+            let ood = absorbed.ood(t)?;
+            let identity = match k {
+                0 => {
+                    let air = inner.transcript;
+                    IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                }
+                1 => {
+                    let air = inner.identity;
+                    IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                }
+                _ => {
+                    let air = inner.queries;
+                    IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                }
+            };
+            Ok(identity.map_err(ChildError::from)?)
+        })
+        .collect::<Result<Vec<_>, LayerError>>()?;
     Ok(IdentityAir::joint(identities).map_err(ChildError::from)?)
 }
 
