@@ -441,6 +441,32 @@ pub fn verify_layer_over_layer<A: Air>(
     )
 }
 
+/// [`read_layer_over_layer`] of `record`, then [`verify_layer_over_layer`] of what it reads,
+/// building the frame once.
+///
+/// # Errors
+/// As [`read_layer_over_layer`] and [`verify_layer_over_layer`].
+pub fn verify_record_over_layer<A: Air>(
+    child: &A,
+    statement: &SegmentStatement<'_>,
+    child_params: &StarkParams,
+    inner_params: &StarkParams,
+    record: &TablesRecord,
+    policy: &VerifyPolicy,
+) -> Result<TablesCircuit, LayerError> {
+    let frame = LayerFrame::of(child, statement, child_params, inner_params)?;
+    let (layer, params) = layer_of_record(frame.heights, record)?;
+    frame.verify(
+        child,
+        statement,
+        child_params,
+        inner_params,
+        &layer,
+        &params,
+        policy,
+    )
+}
+
 /// Reads the proof of a layer over a layer made with `inner_params` over a proof of
 /// `child` for `statement` made with `child_params` from `bytes`, a [`TablesRecord`]'s
 /// ([`ChildLayer::layer_record`]), with the parameters it was made with; verify it with

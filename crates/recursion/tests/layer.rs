@@ -23,7 +23,7 @@ use ballast_fri::label::LAYER_ROOT;
 use ballast_recursion::{
     ChildError, ChildLayer, ChildSegment, LayerError, LayerProof, LayerRole, LinkError,
     MAX_LAST_LOG_FINAL_POLY_LEN, read_layer, read_layer_over_layer, verify_layer,
-    verify_layer_over_layer,
+    verify_layer_over_layer, verify_record_over_layer,
 };
 use ballast_stark::{
     MAGIC, MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, StarkParams,
@@ -588,14 +588,12 @@ fn a_layer_over_a_layer_reads_back_from_its_bytes() {
     let read =
         |bytes: &[u8]| read_layer_over_layer(&air, &statement, &params(), &layer_params(), bytes);
     let verified = |bytes: &[u8]| {
-        let (proof, read_params) = read(bytes)?;
-        verify_layer_over_layer(
+        verify_record_over_layer(
             &air,
             &statement,
             &params(),
             &layer_params(),
-            &proof,
-            &read_params,
+            &TablesRecord::from_bytes(bytes)?,
             &any_security(),
         )
     };
