@@ -413,7 +413,7 @@ fn mixed_queries(
 /// for a segment); the layer's joint identity (of the inner tables) and query AIR's inputs are
 /// built from its transcript AIR's; and the layer's proof of its tables verifies with
 /// `params`. `policy` applies to the segment's parameters, the inner layer's and the
-/// layer's.
+/// layer's (so one that pins parameters or a hash takes only three levels of those).
 ///
 /// Returns the layer's circuit, whose figure the policy judged.
 ///

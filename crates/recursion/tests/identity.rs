@@ -17,7 +17,7 @@ use std::borrow::Cow;
 
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
-    Instruction, Leaf, Operand, PeriodicColumn, check_trace,
+    Instruction, Leaf, Operand, PeriodicColumn, SymbolicAir, check_trace,
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_recursion::{
@@ -496,7 +496,7 @@ fn a_layers_tables_have_their_identities_in_one_table() {
     // The proof's order: tallest first, ties in the layer's order (a stable sort).
     let mut order = [0, 1, 2];
     order.sort_by_key(|&k| std::cmp::Reverse(heights[k]));
-    let identity = |k: usize, ood: OodValues, z: Ext3| match k {
+    let identity = |k: usize, ood: OodValues, alpha: Ext3, z: Ext3| match k {
         0 => {
             let claims = OodClaims::of(&child.transcript, &layer.inputs, alpha, z, ood);
             IdentityAir::new(&child.transcript, claims)
@@ -511,7 +511,7 @@ fn a_layers_tables_have_their_identities_in_one_table() {
         }
     };
     let honest: Vec<IdentityAir> = (order.iter().enumerate())
-        .map(|(at, &k)| identity(k, layer.tables.ood[at].clone(), z).unwrap())
+        .map(|(at, &k)| identity(k, layer.tables.ood[at].clone(), alpha, z).unwrap())
         .collect();
     for (identity, k) in honest.iter().zip(order) {
         let table = identity.trace().unwrap();
@@ -568,17 +568,36 @@ fn a_layers_tables_have_their_identities_in_one_table() {
         let mut ood = layer.tables.ood[at].clone();
         ood.trace_z[0] += Ext3::ONE;
         let mut parts = honest.clone();
-        parts[at] = identity(k, ood, z).unwrap();
+        parts[at] = identity(k, ood, alpha, z).unwrap();
         let changed = IdentityAir::joint(parts).unwrap();
         let table = changed.trace().unwrap();
         let refused = failure(&changed, &table, &changed.public_inputs());
         assert_eq!(refused.map(|(row, _)| row), Some(checks[at]), "table {k}");
     }
-    // Identities at another z (or already joined) are not joined.
-    let mut parts = honest.clone();
-    parts[1] = identity(order[1], layer.tables.ood[1].clone(), z + Ext3::ONE).unwrap();
+    // One identity joined is itself: the same AIR, constraint for constraint.
+    let alone = IdentityAir::joint(vec![honest[0].clone()]).unwrap();
+    assert_eq!(
+        SymbolicAir::of(&alone).encode(),
+        SymbolicAir::of(&honest[0]).encode()
+    );
+    assert_eq!(alone.periodic_columns(), honest[0].periodic_columns());
+    assert_eq!(alone.public_columns(), honest[0].public_columns());
+    assert_eq!(alone.public_inputs(), honest[0].public_inputs());
+    // Identities at another z or α, none, or one already joined are not joined.
+    let ood = || layer.tables.ood[1].clone();
+    for other in [
+        identity(order[1], ood(), alpha, z + Ext3::ONE).unwrap(),
+        identity(order[1], ood(), alpha + Ext3::ONE, z).unwrap(),
+    ] {
+        let mut parts = honest.clone();
+        parts[1] = other;
+        assert!(matches!(
+            IdentityAir::joint(parts),
+            Err(IdentityError::Joint)
+        ));
+    }
     assert!(matches!(
-        IdentityAir::joint(parts),
+        IdentityAir::joint(Vec::new()),
         Err(IdentityError::Joint)
     ));
     assert!(matches!(
