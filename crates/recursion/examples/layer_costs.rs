@@ -2,10 +2,10 @@
 //! with Poseidon2 trees at 128 bits provable (JBR), then a layer's proof of it (one proof of
 //! its three AIRs' tables) at blowups 8 to 32 as a layer another verifies (Poseidon2), then
 //! at 8 to 64 as the last (Keccak-256), each with the fewest queries that give it 128 bits
-//! provable (`ChildSegment::layer_params`, [`LAYERS`]). Prints the tables' shapes, then a
+//! provable (`Child::layer_params`, [`LAYERS`]). Prints the tables' shapes, then a
 //! Markdown table, a row a proof as it is made: each proof's time, the layer's verifier's
 //! time (`verify_layer`, the median of 5) and each proof's bytes in the proof format (the
-//! layer's: `ChildSegment::layer_record`, a `TablesRecord`), in all and by what they are
+//! layer's: `Child::layer_record`, a `TablesRecord`), in all and by what they are
 //! spent on.
 //!
 //! `cargo run --release -p ballast-recursion --example layer_costs [-- LOG_ROWS]`
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use ballast_air::Air;
 use ballast_field::Felt;
-use ballast_recursion::{ChildSegment, LAYER_AIRS, LayerRole, verify_layer};
+use ballast_recursion::{Child, LAYER_AIRS, LayerRole, verify_layer};
 use ballast_stark::{
     CpuBackend, MerkleHash, PhaseTimes, Proof, Regime, Section, SegmentPosition, SegmentProof,
     SegmentStatement, StarkParams, TablesRecord, VerifyPolicy, Workload, prove,
@@ -96,7 +96,7 @@ fn run(log_rows: usize) -> Result<(), Box<dyn std::error::Error>> {
     });
     let child = child?;
     let (segment, replay_time) =
-        timed(|| ChildSegment::of(&air, &child, &statement, &child_params, &policy));
+        timed(|| Child::of_segment(&air, &child, &statement, &child_params, &policy));
     let segment = segment?;
 
     let (transcript, identity, queries) =

@@ -1,10 +1,10 @@
-//! A child segment proof turned into what a recursive layer proves about it: its verifier
-//! replayed (`ballast_stark::replay`), then the [`TranscriptAir`] of its transcript, the
-//! [`IdentityAir`] of its out-of-domain identity and the [`QueriesAir`] of its query positions
-//! with the witness and inputs it takes, from the proof's claims and openings and what the
-//! replay derived; the links a layer's verifier checks of the transcript AIR's public inputs
-//! ([`ChildSegment::check_links`]); and the query AIR's inputs built from them
-//! ([`ChildSegment::query_inputs`]).
+//! A child proof turned into what a recursive layer proves about it ([`Child`]): its
+//! verifier replayed (`ballast_stark::replay` for a segment), then the [`TranscriptAir`] of
+//! its transcript, the [`IdentityAir`] of its out-of-domain identity and the [`QueriesAir`]
+//! of its query positions with the witness and inputs it takes, from the proof's claims and
+//! openings and what the replay derived; the links a layer's verifier checks of the
+//! transcript AIR's public inputs ([`Child::check_links`]); and the query AIR's inputs built
+//! from them ([`Child::query_inputs`]).
 
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -99,32 +99,36 @@ pub enum LinkError {
     },
 }
 
-/// A child segment proof, ready for a layer to prove: the AIRs of its transcript, of its
-/// out-of-domain identity and of its query phase.
+/// A child proof, ready for a layer to prove: the AIRs of its verifier's transcript, of its
+/// out-of-domain identities and of its query phase. The child is a segment's proof
+/// ([`Child::of_segment`]) or a layer's over a child of either kind ([`Child::of_layer`]);
+/// the verifiers are those of a layer over a segment and over a segment's layer.
 #[derive(Clone, Debug)]
-pub struct ChildSegment {
-    /// Its transcript's AIR, whose trace is [`TranscriptAir::trace`].
+pub struct Child {
+    /// Its verifier's transcript's AIR, whose trace is [`TranscriptAir::trace`].
     pub transcript: TranscriptAir,
-    /// Its out-of-domain identity's AIR, whose trace is [`IdentityAir::trace`].
+    /// Its out-of-domain identities' AIR, whose trace is [`IdentityAir::trace`]: a
+    /// segment's one, or a layer's tables' in one table ([`IdentityAir::joint`]).
     pub identity: IdentityAir,
     /// Its query phase.
     pub queries: ChildQueries,
     /// Where each message of its transcript has its payload among the transcript AIR's
     /// data (`ballast_transcript::Message`): a layout of the child's shape.
     pub messages: Vec<Message>,
-    /// The data its transcript absorbs from its statement, AIR and parameters alone
-    /// (`ballast_stark::statement_data`): what the layer proves about.
+    /// The data its transcript absorbs from its statement, AIRs and parameters alone
+    /// (`ballast_stark::statement_data` of a segment, `tables_statement_data` of a
+    /// layer): what the layer proves about.
     pub statement_data: Vec<Felt>,
 }
 
-impl ChildSegment {
-    /// `proof`, a proof of `air` for `statement` made with `params`, once its verifier
-    /// accepts it under `policy`.
+impl Child {
+    /// `proof`, a segment's proof of `air` for `statement` made with `params`, once its
+    /// verifier accepts it under `policy`.
     ///
     /// # Errors
     /// A child committed with Keccak-256, one that does not verify, or one whose shape the
     /// layer's AIRs do not take.
-    pub fn of<A: Air>(
+    pub fn of_segment<A: Air>(
         air: &A,
         proof: &SegmentProof,
         statement: &SegmentStatement<'_>,
@@ -185,7 +189,7 @@ pub(crate) struct Links<'a> {
 }
 
 impl Links<'_> {
-    /// [`ChildSegment::check_links`].
+    /// [`Child::check_links`].
     pub fn check(&self, inputs: &[Felt]) -> Result<(), LinkError> {
         let queries = &self.queries;
         let rounds = queries.rounds();
@@ -481,7 +485,7 @@ impl ChildQueries {
     /// The AIR's trace.
     ///
     /// # Errors
-    /// None for one [`ChildSegment::of`] or [`ChildLayer::of`](crate::ChildLayer::of) built;
+    /// None for one [`Child::of_segment`] or [`Child::of_layer`] built;
     /// what [`QueriesAir::trace`] refuses after the fields are changed.
     pub fn trace(&self) -> Result<RowBlocks, OpeningsError> {
         self.air.trace(&self.opened, &self.claims, &self.betas)

@@ -12,7 +12,7 @@ use ballast_stark::{
     SegmentStatement, TablesCircuit, VerifierError, VerifyPolicy, Workload, statement_context,
 };
 
-use crate::{ChildError, ChildSegment, LayerError, LayerRole, verify_record};
+use crate::{Child, ChildError, LayerError, LayerRole, verify_record};
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
 /// blowup 64, whose queries are worth about 3 bits each, and 28 bits of grinding, which
@@ -71,7 +71,7 @@ fn child_statement<'a, W: Workload>(
 /// Compresses `proof`, a whole proof of one segment made with Poseidon2 trees that its
 /// verifier accepts under `policy`: the last layer's proof at blowup 2^`log_blowup` and
 /// `pow_bits` grinding bits, with the fewest queries that give it `target` bits in `regime`
-/// ([`ChildSegment::layer_params`]), committed with Keccak-256.
+/// ([`Child::layer_params`]), committed with Keccak-256.
 ///
 /// # Errors
 /// A part, a statement of several segments, a Keccak-256 proof, one whose workload or start
@@ -116,7 +116,7 @@ pub fn compress<W: Workload>(
     let public_inputs = proof.workload.public_inputs(0, &ends[0], &ends[1]);
     let statement = child_statement(&proof.workload, &context, &public_inputs);
     let air = proof.workload.air(0);
-    let child = ChildSegment::of(&air, &proof.segments[0], &statement, &proof.params, policy)
+    let child = Child::of_segment(&air, &proof.segments[0], &statement, &proof.params, policy)
         .map_err(LayerError::from)?;
     let params = child
         .layer_params(

@@ -1,11 +1,11 @@
-//! A layer's proof of one child segment proof: the three AIRs of a [`ChildSegment`] proven
+//! A layer's proof of one child proof: the three AIRs of a [`Child`] proven
 //! as one proof of their tables (`ballast_stark::prove_tables`), and its verifier, which
 //! takes the child's AIR, statement and parameters but not the child's proof. It builds the
 //! AIRs from the child's shape and from what the transcript AIR's public inputs say the
 //! child's transcript read and absorbed: the transcript AIR from the transcript's layout for
 //! that shape (`ballast_stark::transcript_layout`), the query AIR at the positions the draws
 //! give; then it checks the transcript AIR's public inputs (the links of
-//! [`ChildSegment::check_links`]), builds the identity AIR's and the query AIR's inputs from
+//! [`Child::check_links`]), builds the identity AIR's and the query AIR's inputs from
 //! them, and checks the proof.
 
 use std::cmp::Reverse;
@@ -28,8 +28,8 @@ use crate::child::{
 use crate::identity::{IdentityError, identity_log_rows};
 use crate::queries::ChildShape;
 use crate::{
-    ChildError, ChildQueries, ChildSegment, DeepClaims, IdentityAir, LinkError, OodClaims,
-    QueriesAir, TranscriptAir,
+    Child, ChildError, ChildQueries, DeepClaims, IdentityAir, LinkError, OodClaims, QueriesAir,
+    TranscriptAir,
 };
 
 /// The context the layer's proof binds as its statement.
@@ -65,7 +65,7 @@ pub const MAX_LAST_LOG_FINAL_POLY_LEN: usize = 8;
 pub struct LayerProof {
     /// The transcript AIR's public inputs: what the child's transcript read and absorbed.
     /// The identity and query AIRs' are built from them ([`OodClaims::of`],
-    /// [`ChildSegment::query_inputs`]).
+    /// [`Child::query_inputs`]).
     pub inputs: Vec<Felt>,
     /// The proof of the AIRs' tables.
     pub tables: TablesProof,
@@ -286,8 +286,8 @@ pub(crate) fn layer_of_record(
     Ok((layer, record.params))
 }
 
-impl ChildSegment {
-    /// Its three AIRs, which its layer proves.
+impl Child {
+    /// Its three AIRs, which a layer over it proves.
     pub(crate) fn layer_airs(&self) -> LayerAirs<'_> {
         LayerAirs {
             transcript: &self.transcript,
@@ -300,7 +300,7 @@ impl ChildSegment {
     /// their tables with `params`, on the host (the tables prover has no device path).
     ///
     /// # Errors
-    /// A trace its AIR does not take or the prover refuses (none for a `ChildSegment::of`
+    /// A trace its AIR does not take or the prover refuses (none for a `Child::of_segment`
     /// built).
     pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
         let inputs = self.transcript.public_inputs();
@@ -329,7 +329,7 @@ impl ChildSegment {
 
     /// The query AIR's public inputs that the transcript AIR's `inputs` give (once they
     /// link): the roots and the final polynomial it absorbed, the positions' digest of the
-    /// query AIR's positions (its draws' low bits when [`ChildSegment::of`] took it), γ, z
+    /// query AIR's positions (its draws' low bits when [`Child::of_segment`] took it), γ, z
     /// and the DEEP sums of the claims it absorbed, and each β it read.
     ///
     /// # Errors
@@ -625,7 +625,7 @@ pub(crate) fn query_inputs(
 
 /// Checks that `layer` proves that a proof of `child` for `statement`, made with
 /// `child_params`, verifies: the transcript AIR's public inputs link (the links of
-/// [`ChildSegment::check_links`]), the layer's AIRs and the others' inputs are built from
+/// [`Child::check_links`]), the layer's AIRs and the others' inputs are built from
 /// them and the child's shape, and the layer's proof of their tables verifies with
 /// `params`. `policy` applies to the child's parameters and the layer's (so one that pins
 /// parameters takes only a child and a layer of those).
@@ -690,7 +690,7 @@ pub fn read_layer<A: Air>(
 }
 
 /// The layer's proof of a child of `child`'s AIR, `statement` and `child_params` that
-/// `record` holds ([`ChildSegment::layer_record`]), with the parameters it was made with;
+/// `record` holds ([`Child::layer_record`]), with the parameters it was made with;
 /// verify it with [`verify_layer`]. The record holds the tables in the proof's order,
 /// tallest first; the child alone fixes each AIR's height, so the transcript table's public
 /// inputs go back to its AIR (the identity and query tables' are not recorded: the verifier

@@ -1,5 +1,5 @@
-//! A layer's proof as the child of a layer over it. [`ChildLayer`] holds what that layer
-//! proves: the layer's verifier's transcript ([`TranscriptAir`]), its tables' out-of-domain
+//! A layer's proof as the child of a layer over it. [`Child::of_layer`] holds what that
+//! layer proves: the layer's verifier's transcript ([`TranscriptAir`]), its tables' out-of-domain
 //! identities ([`IdentityAir::joint`], in one table) and its query phase over its mixed
 //! trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their witnesses:
 //! three tables, as a layer over a segment has.
@@ -15,8 +15,8 @@ use ballast_air::{Air, ConstraintProgram, ProgramError};
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::MixedShape;
 use ballast_stark::{
-    MerkleHash, ParamsError, Regime, SegmentStatement, StarkParams, TablesCircuit, TablesError,
-    TablesRecord, TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
+    MerkleHash, SegmentStatement, StarkParams, TablesCircuit, TablesError, TablesRecord,
+    TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
     tables_transcript_layout, tables_trees, verify_tables,
 };
 use ballast_transcript::Message;
@@ -27,38 +27,22 @@ use crate::layer::{
     Frame, LAYER_CONTEXT, LayerAirs, layer_of_record, query_inputs, table_of, tallest_first,
 };
 use crate::{
-    ChildError, ChildQueries, ChildSegment, IdentityAir, LayerError, LayerProof, LayerRole,
-    LinkError, OodClaims, QueriesAir, TranscriptAir,
+    Child, ChildError, ChildQueries, IdentityAir, LayerError, LayerProof, LinkError, OodClaims,
+    QueriesAir, TranscriptAir,
 };
 
-/// A layer's proof of a child segment, ready for a layer over it to prove: the AIRs of its
-/// verifier's transcript, of its tables' identities and of its query phase.
-#[derive(Clone, Debug)]
-pub struct ChildLayer {
-    /// Its verifier's transcript's AIR.
-    pub transcript: TranscriptAir,
-    /// Its tables' out-of-domain identities' AIR, one table of them in its proof's order
-    /// (tallest first), on the claims the transcript AIR's public inputs give.
-    pub identity: IdentityAir,
-    /// Its query phase.
-    pub queries: ChildQueries,
-    /// Where each message of its verifier's transcript has its payload among the
-    /// transcript AIR's data.
-    pub messages: Vec<Message>,
-    /// The data its verifier's transcript absorbs from the layer's statement, parameters and
-    /// tables (`ballast_stark::tables_statement_data`): what a layer over it proves about.
-    pub statement_data: Vec<Felt>,
-}
-
-impl ChildLayer {
-    /// `layer`, the layer's proof of `child` made with `params`, once its verifier accepts it
-    /// under `policy`.
+impl Child {
+    /// `layer`, the layer's proof of `inner` made with `params`, once its verifier accepts
+    /// it under `policy`: the child of a layer over it, whose AIRs are its verifier's
+    /// transcript, its tables' out-of-domain identities in one table (tallest first, on the
+    /// claims the transcript AIR's public inputs give) and its query phase over its mixed
+    /// trees.
     ///
     /// # Errors
     /// A layer committed with Keccak-256, one that does not verify, or one whose shape the
     /// AIRs over it do not take.
-    pub fn of(
-        child: &ChildSegment,
+    pub fn of_layer(
+        inner: &Child,
         layer: &LayerProof,
         params: &StarkParams,
         policy: &VerifyPolicy,
@@ -68,9 +52,9 @@ impl ChildLayer {
         }
         // The layer's verifier run on its tables: what it derives, its transcript and the
         // data that transcript binds first.
-        let query_inputs = child.query_inputs(&layer.inputs)?;
+        let query_inputs = inner.query_inputs(&layer.inputs)?;
         let (mut replay, statement_data) =
-            child.tables(&layer.inputs, &query_inputs, |tables| {
+            inner.tables(&layer.inputs, &query_inputs, |tables| {
                 let replay = replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
                 let data = tables_statement_data(LAYER_CONTEXT, tables, params)?;
                 Ok::<_, TablesError>((replay, data))
@@ -79,7 +63,7 @@ impl ChildLayer {
             replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
         let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
         let identity = joint_identity(
-            &child.layer_airs(),
+            &inner.layer_airs(),
             &transcript,
             &messages,
             &transcript.public_inputs(),
@@ -93,92 +77,6 @@ impl ChildLayer {
             messages,
             statement_data,
         })
-    }
-
-    /// Its AIRs, which a layer over it proves.
-    fn layer_airs(&self) -> LayerAirs<'_> {
-        LayerAirs {
-            transcript: &self.transcript,
-            identity: &self.identity,
-            queries: &self.queries.air,
-        }
-    }
-
-    /// What a layer over it checks of the transcript AIR's public `inputs` besides the
-    /// proof, as for a segment ([`ChildSegment::check_links`]): as many reads as the
-    /// layer's verifier draws, the data its layout places, each a message the AIRs over it
-    /// take (each table's claims among them), the statement's data first, the work words'
-    /// grinding bits and the work copy's data.
-    ///
-    /// # Errors
-    /// Inputs of another length than the shape gives, or the first value that differs.
-    pub fn check_links(&self, inputs: &[Felt]) -> Result<(), LinkError> {
-        Links {
-            transcript: &self.transcript,
-            queries: &self.queries.air,
-            messages: &self.messages,
-            statement_data: &self.statement_data,
-        }
-        .check(inputs)
-    }
-
-    /// The query AIR's public inputs that the transcript AIR's public `inputs` give, as a
-    /// layer's prover and verifier build them: the roots and claims it absorbed (each
-    /// height's DEEP claims from its tables' claims, concatenated), the challenges it read.
-    ///
-    /// # Errors
-    /// Inputs too short for the reads, a message the layout lacks, or a root or list of
-    /// another length than the query AIR takes.
-    pub fn query_inputs(&self, inputs: &[Felt]) -> Result<Vec<Felt>, LayerError> {
-        query_inputs(&self.queries.air, &self.transcript, &self.messages, inputs)
-    }
-
-    /// Proves its three AIRs, once the transcript AIR's public inputs link, as one proof of
-    /// their tables with `params`, on the host.
-    ///
-    /// # Errors
-    /// A trace its AIR does not take or the prover refuses (none for a `ChildLayer::of`
-    /// built).
-    pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
-        let inputs = self.transcript.public_inputs();
-        self.check_links(&inputs)?;
-        let query_inputs = self.query_inputs(&inputs)?;
-        (self.layer_airs()).prove(&self.queries, inputs, &query_inputs, params)
-    }
-
-    /// The parameters of the layer over it at `log_blowup` and `pow_bits` in `role`, as
-    /// [`ChildSegment::layer_params`] gives a segment's layer's.
-    ///
-    /// # Errors
-    /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
-    pub fn layer_params(
-        &self,
-        log_blowup: usize,
-        pow_bits: u32,
-        target: u32,
-        regime: Regime,
-        role: LayerRole,
-    ) -> Result<StarkParams, ParamsError> {
-        (self.layer_airs()).params(log_blowup, pow_bits, target, regime, role)
-    }
-
-    /// The record of `layer`, the proof of the layer over it made with `params`: a
-    /// [`TablesRecord`] of its tables in the proof's order, holding the transcript AIR's
-    /// public inputs alone ([`read_layer_over_layer`] reads it back).
-    ///
-    /// # Errors
-    /// Parameters its AIRs cannot be proven with, or inputs that do not give the query
-    /// AIR's.
-    pub fn layer_record(
-        &self,
-        layer: &LayerProof,
-        params: &StarkParams,
-    ) -> Result<TablesRecord, LayerError> {
-        let query_inputs = self.query_inputs(&layer.inputs)?;
-        let identity_inputs = self.identity.public_inputs();
-        let airs = self.layer_airs();
-        let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
-        airs.record(&tables, &layer.tables, params)
     }
 }
 
@@ -244,8 +142,9 @@ struct LayerFrame {
     messages: Vec<Message>,
     /// The inner layer's trace and quotient trees.
     trees: [MixedShape; 2],
-    /// The layer's tables' heights, in the order of its AIRs.
-    heights: [usize; 3],
+    /// The inner layer's identity and query AIRs, their values zero: the shape of the
+    /// programs the layer's joint identity runs.
+    zero: (IdentityAir, QueriesAir),
 }
 
 impl LayerFrame {
@@ -279,33 +178,36 @@ impl LayerFrame {
         let transcript =
             TranscriptAir::new(&steps, inner_params.pow_bits).map_err(ChildError::from)?;
         let trees = tables_trees(&tables, inner_params)?;
-        let draws = vec![Felt::ZERO; inner_params.num_queries];
-        let outer_queries = mixed_queries(&trees, inner_params, &draws)?;
-
-        // The identities of the inner layer's tables, in one table.
         let inner_heights = inner.heights();
-        let programs = [
-            ConstraintProgram::of(inner.transcript),
-            ConstraintProgram::of(&identity),
-            ConstraintProgram::of(inner.queries),
-        ];
-        let lengths = (tallest_first(programs, &inner_heights).into_iter())
-            .map(|program| Ok(program?.instructions().len()))
-            .collect::<Result<Vec<_>, ProgramError>>()
-            .map_err(|e| ChildError::from(IdentityError::from(e)))?;
-        let heights = [
-            transcript.log_rows(),
-            identity_log_rows(&lengths),
-            outer_queries.log_rows(),
-        ];
         Ok(Self {
             segment,
             inner_heights,
             transcript,
             messages,
             trees,
-            heights,
+            zero: (identity, queries),
         })
+    }
+
+    /// The layer's tables' heights, in the order of its AIRs: what reading its record
+    /// needs, before any input is known (the joint identity's from its programs' lengths).
+    fn heights(&self, inner_params: &StarkParams) -> Result<[usize; 3], LayerError> {
+        let (identity, queries) = &self.zero;
+        let programs = [
+            ConstraintProgram::of(&self.segment.transcript),
+            ConstraintProgram::of(identity),
+            ConstraintProgram::of(queries),
+        ];
+        let lengths = (tallest_first(programs, &self.inner_heights).into_iter())
+            .map(|program| Ok(program?.instructions().len()))
+            .collect::<Result<Vec<_>, ProgramError>>()
+            .map_err(|e| ChildError::from(IdentityError::from(e)))?;
+        let draws = vec![Felt::ZERO; inner_params.num_queries];
+        Ok([
+            self.transcript.log_rows(),
+            identity_log_rows(&lengths),
+            mixed_queries(&self.trees, inner_params, &draws)?.log_rows(),
+        ])
     }
 
     /// [`verify_layer_over_layer`] with this frame.
@@ -455,7 +357,7 @@ pub fn verify_record_over_layer<A: Air>(
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
     let frame = LayerFrame::of(child, statement, child_params, inner_params)?;
-    let (layer, params) = layer_of_record(frame.heights, record)?;
+    let (layer, params) = layer_of_record(frame.heights(inner_params)?, record)?;
     frame.verify(
         child,
         statement,
@@ -469,7 +371,7 @@ pub fn verify_record_over_layer<A: Air>(
 
 /// Reads the proof of a layer over a layer made with `inner_params` over a proof of
 /// `child` for `statement` made with `child_params` from `bytes`, a [`TablesRecord`]'s
-/// ([`ChildLayer::layer_record`]), with the parameters it was made with; verify it with
+/// ([`Child::layer_record`] of a [`Child::of_layer`]), with the parameters it was made with; verify it with
 /// [`verify_layer_over_layer`]. The segment and the inner layer's parameters fix each
 /// table's height; the transcript table's public inputs are recorded, the others' are not.
 ///
@@ -486,5 +388,5 @@ pub fn read_layer_over_layer<A: Air>(
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let record = TablesRecord::from_bytes(bytes)?;
     let frame = LayerFrame::of(child, statement, child_params, inner_params)?;
-    layer_of_record(frame.heights, &record)
+    layer_of_record(frame.heights(inner_params)?, &record)
 }

@@ -18,7 +18,7 @@ use ballast_poseidon2::air::Sbox;
 /// layer is proven at: its bytes are its queries times its width).
 pub const SBOX: Sbox = Sbox::Whole;
 
-pub use child::{ChildError, ChildQueries, ChildSegment, LinkError};
+pub use child::{Child, ChildError, ChildQueries, LinkError};
 pub use compress::{
     CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, compress, last_is_weaker,
     verify_compressed, weaker,
@@ -29,9 +29,7 @@ pub use layer::{
     LAYER_AIRS, LAYER_CONTEXT, LayerError, LayerProof, LayerRole, MAX_LAST_LOG_FINAL_POLY_LEN,
     read_layer, record_layer, verify_layer, verify_record,
 };
-pub use layer_child::{
-    ChildLayer, read_layer_over_layer, verify_layer_over_layer, verify_record_over_layer,
-};
+pub use layer_child::{read_layer_over_layer, verify_layer_over_layer, verify_record_over_layer};
 pub use openings::{
     Join, Opened, OpeningsAir, OpeningsError, Tree, TreeShape, WIDTH as OPENINGS_WIDTH,
 };

@@ -11,7 +11,7 @@
 //! then the work copies' (the data pending when a copy forked, then its nonce), then each
 //! work word (cell 0 of a work copy's read), which the layer's verifier holds to the
 //! grinding bits itself ([`TranscriptAir::check_words`]). These are only as bound as the
-//! layer's verifier makes them (`ChildSegment::check_links`). The rest
+//! layer's verifier makes them (`Child::check_links`). The rest
 //! of what was added (each message's kind and label, a challenge's count, the domain) is
 //! the framing the protocol's order fixes: periodic columns, with the schedule's flags and,
 //! for each rate cell, a flag on the rows that read it. The inputs enter by public columns

@@ -20,26 +20,24 @@ use ballast_air::{
     Instruction, Leaf, Operand, PeriodicColumn, SymbolicAir, check_trace,
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
-use ballast_recursion::{
-    ChildLayer, ChildSegment, IdentityAir, IdentityError, OodClaims, TranscriptAir,
-};
+use ballast_recursion::{Child, IdentityAir, IdentityError, OodClaims, TranscriptAir};
 use ballast_stark::{CpuBackend, OodValues, PhaseTimes, SegmentProof, Workload, prove};
 use ballast_workloads::Poseidon2Chain;
 
 /// A child's first segment, its identity AIR and its constraint program.
-struct Child {
+struct Segment {
     air: IdentityAir,
     program: ConstraintProgram,
 }
 
-impl Child {
+impl Segment {
     fn of<W: Workload>(workload: &W) -> Self {
         let (proof, public) = proven(workload, &params());
         Self::proven(&workload.air(0), &proof, &public)
     }
 
     fn proven<A: Air>(air: &A, proof: &SegmentProof, public: &[Felt]) -> Self {
-        let segment = ChildSegment::of(air, proof, &statement(public), &params(), &any_security())
+        let segment = Child::of_segment(air, proof, &statement(public), &params(), &any_security())
             .expect("the layer takes the child");
         Self {
             air: segment.identity,
@@ -201,9 +199,9 @@ fn nudged(table: &RowBlocks, row: usize, column: usize) -> RowBlocks {
 #[test]
 fn a_childs_claims_satisfy_its_identity_and_it_proves() {
     for child in [
-        Child::stepped(),
-        Child::of(&fibonacci(5)),
-        Child::of(&poseidon2_chain()),
+        Segment::stepped(),
+        Segment::of(&fibonacci(5)),
+        Segment::of(&poseidon2_chain()),
     ] {
         let air = &child.air;
         let layout = Layout::of(air);
@@ -236,7 +234,7 @@ fn a_childs_claims_satisfy_its_identity_and_it_proves() {
 
 #[test]
 fn each_rule_is_its_own_constraint() {
-    let child = Child::of(&poseidon2_chain());
+    let child = Segment::of(&poseidon2_chain());
     let air = &child.air;
     let layout = Layout::of(air);
     let table = air.trace().unwrap();
@@ -332,7 +330,7 @@ fn each_rule_is_its_own_constraint() {
 
 #[test]
 fn claims_other_than_the_childs_have_no_trace() {
-    let child = Child::of(&poseidon2_chain());
+    let child = Segment::of(&poseidon2_chain());
     let honest = &child.air;
     let layout = Layout::of(honest);
     let last = honest.trace().unwrap().height() - 1;
@@ -360,7 +358,7 @@ fn claims_other_than_the_childs_have_no_trace() {
         );
     }
     // A periodic value at z (the Poseidon2 chain has no periodic columns).
-    let stepped = Child::stepped();
+    let stepped = Segment::stepped();
     let mut claims = stepped.air.claims()[0].clone();
     claims.periodic_z[0] += Ext3::ONE;
     let air = IdentityAir::new(&Stepped, claims).unwrap();
@@ -420,13 +418,13 @@ fn the_air_is_the_childs_shape() {
         seed: [5, 6, 7, 8].map(Felt::new),
         ..poseidon2_chain()
     };
-    let [a, b] = [poseidon2_chain(), other].map(|w| Child::of(&w).air);
+    let [a, b] = [poseidon2_chain(), other].map(|w| Segment::of(&w).air);
     assert_one_definition(&a, &b, [a.public_inputs(), b.public_inputs()]);
 }
 
 #[test]
 fn claims_of_another_shape_are_named() {
-    let child = Child::of(&fibonacci(5));
+    let child = Segment::of(&fibonacci(5));
     let workload = fibonacci(5);
     let air = workload.air(0);
     for (change, what) in [
@@ -461,13 +459,13 @@ fn a_layers_tables_have_their_identities_in_one_table() {
     // one z (drawn with the tallest table's sizes), read from the layer's transcript, and each
     // table's claims, which satisfy the identity built from that table's own AIR (its
     // zerofiers its own height's). Joined in one table (each program in its own rows, each
-    // followed by its check row), they are `ChildLayer`'s identity, which proves; a claim
+    // followed by its check row), they are `Child::of_layer`'s identity, which proves; a claim
     // of one table changed is refused on that table's check row, and identities at another
     // z are not joined.
     let workload = poseidon2_chain();
     let (proof, public) = proven(&workload, &params());
     let air = workload.air(0);
-    let child = ChildSegment::of(
+    let child = Child::of_segment(
         &air,
         &proof,
         &statement(&public),
@@ -487,7 +485,7 @@ fn a_layers_tables_have_their_identities_in_one_table() {
 
     let query_inputs = child.query_inputs(&layer.inputs).unwrap();
     let identity_inputs = child.identity.public_inputs();
-    let over = ChildLayer::of(&child, &layer, &layer_params, &any_security()).unwrap();
+    let over = Child::of_layer(&child, &layer, &layer_params, &any_security()).unwrap();
     let heights = [
         child.transcript.log_rows(),
         child.identity.log_rows(),
@@ -522,7 +520,7 @@ fn a_layers_tables_have_their_identities_in_one_table() {
     assert_eq!(
         over.identity.public_inputs(),
         joint.public_inputs(),
-        "ChildLayer's identity"
+        "the layer child's identity"
     );
     // Each table's program: its AIR's constraints, compiled.
     let programs = [

@@ -4,7 +4,7 @@
 //! in another's place, the child's parameters other than the proof's, too few bits or a
 //! Keccak-256 child are refused by name; a last layer may commit with Keccak-256. A layer's
 //! bytes read back to its proof and parameters; every section changed, another child's layer
-//! or a proof's bytes are refused. A layer over a layer (`ChildLayer`: the layer's
+//! or a proof's bytes are refused. A layer over a layer (`Child::of_layer`: the layer's
 //! transcript, its three tables' identities in one table and its query phase) proves as
 //! three tables and verifies from the segment and the inner layer's parameters alone;
 //! another statement, an inner table's public input or claim changed where the inner
@@ -21,9 +21,9 @@ use ballast_air::Air;
 use ballast_field::{Ext3, Felt};
 use ballast_fri::label::LAYER_ROOT;
 use ballast_recursion::{
-    ChildError, ChildLayer, ChildSegment, LayerError, LayerProof, LayerRole, LinkError,
-    MAX_LAST_LOG_FINAL_POLY_LEN, read_layer, read_layer_over_layer, verify_layer,
-    verify_layer_over_layer, verify_record_over_layer,
+    Child, ChildError, LayerError, LayerProof, LayerRole, LinkError, MAX_LAST_LOG_FINAL_POLY_LEN,
+    read_layer, read_layer_over_layer, verify_layer, verify_layer_over_layer,
+    verify_record_over_layer,
 };
 use ballast_stark::{
     MAGIC, MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, StarkParams,
@@ -38,14 +38,14 @@ use std::sync::LazyLock;
 struct Layer<W: Workload> {
     workload: W,
     public: Vec<Felt>,
-    child: ChildSegment,
+    child: Child,
     proof: LayerProof,
 }
 
 impl<W: Workload> Layer<W> {
     fn of(workload: W) -> Self {
         let (proof, public) = proven(&workload, &params());
-        let child = ChildSegment::of(
+        let child = Child::of_segment(
             &workload.air(0),
             &proof,
             &statement(&public),
@@ -376,10 +376,10 @@ fn a_layer_reads_back_from_its_bytes_and_changed_bytes_are_refused() {
 }
 
 /// A layer over a Poseidon2-chain child's layer (both with [`layer_params`]): the child's
-/// layer, the `ChildLayer` over it and its proof.
+/// layer, the `Child` it is to a layer over it and that layer's proof.
 struct Over {
     layer: Layer<Poseidon2Chain>,
-    over: ChildLayer,
+    over: Child,
     proof: LayerProof,
 }
 
@@ -389,7 +389,7 @@ static OVER: LazyLock<Over> = LazyLock::new(Over::new);
 impl Over {
     fn new() -> Self {
         let layer = Layer::of(poseidon2_chain());
-        let over = ChildLayer::of(&layer.child, &layer.proof, &layer_params(), &any_security())
+        let over = Child::of_layer(&layer.child, &layer.proof, &layer_params(), &any_security())
             .expect("a layer over it takes it");
         let proof = over
             .prove(&layer_params())

@@ -22,8 +22,8 @@ use ballast_merkle::MerkleTree;
 use ballast_ntt::LdePlan;
 use ballast_poseidon2::{RATE, digest_from_bytes, leaf_start, node_start};
 use ballast_recursion::{
-    ChildError, ChildLayer, ChildQueries, ChildSegment, ChildShape, DEEP_WIDTH, DeepAir,
-    DeepClaims, OpeningsError, QueriesAir,
+    Child, ChildError, ChildQueries, ChildShape, DEEP_WIDTH, DeepAir, DeepClaims, OpeningsError,
+    QueriesAir,
 };
 use ballast_stark::{
     MerkleHash, SegmentProof, SegmentStatement, StarkParams, VerifierError, VerifyPolicy, Workload,
@@ -31,19 +31,19 @@ use ballast_stark::{
 
 /// A child's first segment proven with a final polynomial of 2^`log_final` coefficients,
 /// taken into its query AIR, with its shape.
-struct Child {
+struct Proven {
     q: ChildQueries,
     shape: ChildShape,
 }
 
-impl Child {
+impl Proven {
     fn of<W: Workload>(workload: &W, log_final: usize) -> Self {
         let params = StarkParams {
             log_final_poly_len: log_final,
             ..params()
         };
         let (proof, public) = proven(workload, &params);
-        let q = ChildSegment::of(
+        let q = Child::of_segment(
             &workload.air(0),
             &proof,
             &statement(&public),
@@ -127,7 +127,7 @@ impl Child {
 /// The child the rule tests forge: rounds of 8 then 4, a final polynomial of 2
 /// coefficients; its honest table and inputs, its rules, and block k = 1's two fold rows.
 struct EightThenFour {
-    child: Child,
+    child: Proven,
     honest: RowBlocks,
     public: Vec<Felt>,
     rules: Rules,
@@ -137,7 +137,7 @@ struct EightThenFour {
 }
 
 fn eight_then_four() -> EightThenFour {
-    let child = Child::of(&fibonacci(6), 1);
+    let child = Proven::of(&fibonacci(6), 1);
     let k = 1;
     EightThenFour {
         honest: child.table(),
@@ -262,7 +262,7 @@ fn a_layer_opened_at_another_leaf_is_refused_by_the_slot() {
     // the position's slot and folding to the honest next value, opened in block 0 with l''s
     // bits, point and inverses: its leaf, path, coset, folds and point all hold, and only
     // the slot refuses the path's end (p − l')/2^h, which is no small integer.
-    let child = Child::of(&fibonacci(6), 1);
+    let child = Proven::of(&fibonacci(6), 1);
     let rules = Rules::of(&child);
     let mut table = child.table();
     let mut public = child.public();
@@ -403,12 +403,12 @@ fn every_round_folds_as_the_verifier_and_the_air_proves() {
     // Rounds of 8; of 4; of 8, 8 and 2; of 8 then 4; of 8 then 2; and none, with final
     // polynomials of 4, 4, 1, 2, 4 and 16 coefficients.
     let children = [
-        (Child::of(&fibonacci(5), 2), vec![3]),
-        (Child::of(&poseidon2_chain(), 2), vec![2]),
-        (Child::of(&fibonacci(7), 0), vec![3, 3, 1]),
-        (Child::of(&fibonacci(6), 1), vec![3, 2]),
-        (Child::of(&fibonacci(6), 2), vec![3, 1]),
-        (Child::of(&poseidon2_chain(), 4), vec![]),
+        (Proven::of(&fibonacci(5), 2), vec![3]),
+        (Proven::of(&poseidon2_chain(), 2), vec![2]),
+        (Proven::of(&fibonacci(7), 0), vec![3, 3, 1]),
+        (Proven::of(&fibonacci(6), 1), vec![3, 2]),
+        (Proven::of(&fibonacci(6), 2), vec![3, 1]),
+        (Proven::of(&poseidon2_chain(), 4), vec![]),
     ];
     for (child, arities) in children {
         assert_eq!(child.log_arities(), arities);
@@ -421,7 +421,7 @@ fn every_round_folds_as_the_verifier_and_the_air_proves() {
 }
 
 /// The first failing (row, constraint), or none.
-fn failure(child: &Child, table: &RowBlocks, public: &[Felt]) -> Option<(usize, usize)> {
+fn failure(child: &Proven, table: &RowBlocks, public: &[Felt]) -> Option<(usize, usize)> {
     match check_trace(&child.q.air, table, public) {
         Ok(()) => None,
         Err(AirError::Unsatisfied { row, constraint }) => Some((row, constraint)),
@@ -455,7 +455,7 @@ struct Rules {
 
 impl Rules {
     /// The rules of `child`'s query AIR, after its DEEP AIR's.
-    fn of(child: &Child) -> Self {
+    fn of(child: &Proven) -> Self {
         Rules {
             deep: ConstraintInfo::of(child.q.air.deep())
                 .unwrap()
@@ -743,7 +743,7 @@ fn each_fold_constant_is_built_from_the_path_bits() {
     // one before times y. Powers 2 to 7 moved by a null vector of the final value's three
     // coordinates keep the value on the polynomial: only the powers' rules (the AIR's last
     // six) refuse them.
-    let child = Child::of(&fibonacci(6), 3);
+    let child = Proven::of(&fibonacci(6), 3);
     let honest = child.table();
     let public = child.public();
     let final_row = child.fold_row(k, 0) + 1;
@@ -768,7 +768,7 @@ fn each_fold_constant_is_built_from_the_path_bits() {
     );
     // With no round, the final point is the DEEP point: powers 1 to 15 moved the same way
     // are refused by that rule, the one before the powers'.
-    let child = Child::of(&poseidon2_chain(), 4);
+    let child = Proven::of(&poseidon2_chain(), 4);
     let mut table = child.table();
     let deep_row = child.segments()[1].0 + child.segments()[1].1 + child.block_rows();
     assert_eq!(table.row(deep_row)[COSET], table.row(deep_row)[DEEP_POINT]);
@@ -817,7 +817,7 @@ fn refold(table: &mut RowBlocks, row: usize, to: usize) {
 #[test]
 fn a_round_of_two_is_copied_into_the_last_fold() {
     // Rounds of 8, 8 and 2: the last round's coset enters at the third fold.
-    let child = Child::of(&fibonacci(7), 0);
+    let child = Proven::of(&fibonacci(7), 0);
     let honest = child.table();
     let public = child.public();
     let deep = ConstraintInfo::of(child.q.air.deep())
@@ -876,7 +876,7 @@ fn bad_shapes_are_refused_by_name() {
         QueriesAir::new(&tall, &[1]).unwrap_err(),
         OpeningsError::LdeTooTall { log_lde: 33 }
     );
-    let child = Child::of(&fibonacci(5), 2);
+    let child = Proven::of(&fibonacci(5), 2);
     assert_eq!(
         child
             .q
@@ -940,7 +940,7 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
     };
     let (proof, public) = proven(&workload, &keccak);
     let refused = |proof: &SegmentProof, params: &StarkParams| {
-        ChildSegment::of(&air, proof, &statement(&public), params, &any_security()).unwrap_err()
+        Child::of_segment(&air, proof, &statement(&public), params, &any_security()).unwrap_err()
     };
     assert_eq!(refused(&proof, &keccak), ChildError::NotPoseidon2);
     let params = params();
@@ -952,7 +952,7 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
         ..VerifyPolicy::default()
     };
     assert!(matches!(
-        ChildSegment::of(&air, &proof, &statement(&public), &params, &floor),
+        Child::of_segment(&air, &proof, &statement(&public), &params, &floor),
         Err(ChildError::Invalid(VerifierError::InsufficientSecurity {
             required: 128,
             ..
@@ -964,7 +964,7 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
         ..statement(&public)
     };
     assert!(matches!(
-        ChildSegment::of(&air, &proof, &other, &params, &any_security()),
+        Child::of_segment(&air, &proof, &other, &params, &any_security()),
         Err(ChildError::Invalid(_))
     ));
     proof.final_poly[0] += Ext3::ONE;
@@ -980,7 +980,7 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
     let wide = fibonacci(6);
     let (proof, public) = proven(&wide, &long_final);
     assert_eq!(
-        ChildSegment::of(
+        Child::of_segment(
             &wide.air(0),
             &proof,
             &statement(&public),
@@ -994,10 +994,10 @@ fn a_child_the_layer_cannot_take_is_refused_by_name() {
 
 /// A layer's proof of a Poseidon2-chain child (its three tables, committed with Poseidon2 at
 /// blowup 8), as a layer over it takes it, and the transcript AIR's public inputs.
-fn a_layer() -> (ChildLayer, Vec<Felt>) {
+fn a_layer() -> (Child, Vec<Felt>) {
     let workload = poseidon2_chain();
     let (proof, public) = proven(&workload, &params());
-    let child = ChildSegment::of(
+    let child = Child::of_segment(
         &workload.air(0),
         &proof,
         &statement(&public),
@@ -1007,7 +1007,7 @@ fn a_layer() -> (ChildLayer, Vec<Felt>) {
     .expect("the layer takes the child");
     let layer_params = layer_params();
     let layer = child.prove(&layer_params).expect("the layer proves");
-    let over = ChildLayer::of(&child, &layer, &layer_params, &any_security())
+    let over = Child::of_layer(&child, &layer, &layer_params, &any_security())
         .expect("a layer over it takes it");
     let inputs = over.transcript.public_inputs();
     (over, inputs)

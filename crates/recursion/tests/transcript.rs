@@ -20,22 +20,22 @@ use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_poseidon2::RATE;
 use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_recursion::{
-    ChildSegment, LayerError, LinkError, TRANSCRIPT_SAVED, TranscriptAir, TranscriptError,
+    Child, LayerError, LinkError, TRANSCRIPT_SAVED, TranscriptAir, TranscriptError,
 };
 use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, label, replay};
 use ballast_transcript::{StepKind, Transcript, TranscriptStep};
 use ballast_workloads::Poseidon2Chain;
 
 /// A child's first segment proven with `pow_bits` of grinding, and its verifier's replay.
-struct Child {
+struct Proven {
     log_rows: usize,
     params: StarkParams,
     replay: Replay,
     steps: Vec<TranscriptStep>,
-    segment: ChildSegment,
+    segment: Child,
 }
 
-impl Child {
+impl Proven {
     fn of<W: Workload>(workload: &W, pow_bits: u32) -> Self {
         let params = StarkParams {
             pow_bits,
@@ -46,8 +46,9 @@ impl Child {
         let replay = replay(&air, &proof, &statement(&public), &params, &any_security())
             .expect("the child verifies");
         let steps = replay.transcript.clone().expect("a Poseidon2 transcript");
-        let segment = ChildSegment::of(&air, &proof, &statement(&public), &params, &any_security())
-            .expect("the layer takes the child");
+        let segment =
+            Child::of_segment(&air, &proof, &statement(&public), &params, &any_security())
+                .expect("the layer takes the child");
         assert_eq!(segment.transcript.trace(), air_of(&steps, pow_bits).trace());
         Self {
             log_rows: workload.log_rows(),
@@ -146,8 +147,8 @@ impl Rules {
 #[test]
 fn a_childs_transcript_proves_and_reads_its_challenges() {
     for child in [
-        Child::of(&fibonacci(5), 0),
-        Child::of(&poseidon2_chain(), 8),
+        Proven::of(&fibonacci(5), 0),
+        Proven::of(&poseidon2_chain(), 8),
     ] {
         let air = child.air();
         let mut table = air.trace().unwrap();
@@ -208,7 +209,7 @@ fn a_layers_transcript_proves_as_a_childs_does() {
     // Poseidon2), for a layer over it: every permutation satisfies the AIR, which proves;
     // its reads are α, z, γ, each β, then the draws, whose low bits are the layer's
     // positions; and the AIR built from the layer's shape alone is this one's definition.
-    let child = Child::of(&poseidon2_chain(), 8);
+    let child = Proven::of(&poseidon2_chain(), 8);
     let params = StarkParams {
         pow_bits: 4,
         ..layer_params()
@@ -261,7 +262,7 @@ fn a_layers_transcript_proves_as_a_childs_does() {
 #[test]
 fn the_query_airs_inputs_are_what_the_transcript_read_and_absorbed() {
     // A child of two FRI rounds.
-    let child = Child::of(&fibonacci(8), 0);
+    let child = Proven::of(&fibonacci(8), 0);
     let segment = &child.segment;
     let honest = segment.transcript.public_inputs();
     assert_eq!(segment.check_links(&honest), Ok(()));
@@ -357,7 +358,7 @@ fn the_query_airs_inputs_are_what_the_transcript_read_and_absorbed() {
 
 #[test]
 fn the_transcripts_inputs_link_to_the_statement_and_the_layout() {
-    let child = Child::of(&fibonacci(8), 0);
+    let child = Proven::of(&fibonacci(8), 0);
     let segment = &child.segment;
     let honest = segment.transcript.public_inputs();
     assert_eq!(segment.check_links(&honest), Ok(()));
@@ -420,7 +421,7 @@ fn the_transcripts_inputs_link_to_the_statement_and_the_layout() {
 fn the_work_copy_takes_the_transcripts_data_and_its_nonce() {
     // The copy's data: the transcript's data pending when it forked (the final
     // polynomial's last), then the nonce, which the transcript absorbs next.
-    let child = Child::of(&poseidon2_chain(), 8);
+    let child = Proven::of(&poseidon2_chain(), 8);
     let segment = &child.segment;
     let honest = segment.transcript.public_inputs();
     assert_eq!(segment.check_links(&honest), Ok(()));
@@ -457,13 +458,13 @@ fn the_air_is_the_childs_shape() {
         seed: [5, 6, 7, 8].map(Felt::new),
         ..poseidon2_chain()
     };
-    let [a, b] = [poseidon2_chain(), other].map(|w| Child::of(&w, 8).air());
+    let [a, b] = [poseidon2_chain(), other].map(|w| Proven::of(&w, 8).air());
     assert_one_definition(&a, &b, [a.public_inputs(), b.public_inputs()]);
 }
 
 #[test]
 fn a_work_word_short_of_the_bits_has_no_trace() {
-    let child = Child::of(&poseidon2_chain(), 8);
+    let child = Proven::of(&poseidon2_chain(), 8);
     let word_step = child.work().end - 1;
     let word = child.steps[word_step].step.read[0].as_u64();
     let bits = word.leading_zeros() + 1;
@@ -478,7 +479,7 @@ fn a_work_word_short_of_the_bits_has_no_trace() {
 
 #[test]
 fn each_rule_is_its_own_constraint() {
-    let child = Child::of(&poseidon2_chain(), 8);
+    let child = Proven::of(&poseidon2_chain(), 8);
     let air = child.air();
     let honest = air.trace().unwrap();
     let rules = Rules::of(&air, &child.steps);
@@ -591,7 +592,7 @@ fn each_rule_is_its_own_constraint() {
 
 #[test]
 fn a_work_word_short_of_the_bits_is_refused_by_the_links() {
-    let child = Child::of(&poseidon2_chain(), 8);
+    let child = Proven::of(&poseidon2_chain(), 8);
     let segment = &child.segment;
     let honest = segment.transcript.public_inputs();
     let words = segment.transcript.word_inputs();
@@ -678,7 +679,7 @@ fn a_work_word_of_two_permutations_continues_from_the_first() {
 
 #[test]
 fn bad_shapes_are_named() {
-    let child = Child::of(&fibonacci(5), 0);
+    let child = Proven::of(&fibonacci(5), 0);
     assert_eq!(
         TranscriptAir::new(&[], 0).unwrap_err(),
         TranscriptError::NoSteps
