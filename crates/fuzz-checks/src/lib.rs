@@ -227,7 +227,7 @@ pub fn seed_tables_records() -> &'static [Vec<u8>] {
         let tables: Vec<TableStatement<'_>> = airs
             .iter()
             .zip(&public)
-            .map(|(air, public_inputs)| TableStatement { air, public_inputs })
+            .map(|(air, public_inputs)| TableStatement::new(air, public_inputs))
             .collect();
         MerkleHash::ALL
             .iter()

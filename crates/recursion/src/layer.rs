@@ -132,7 +132,8 @@ impl<'a> LayerAirs<'a> {
     }
 
     /// Its tables in its proof's order, with the transcript AIR's public `inputs`, the
-    /// identity AIR's `identity_inputs` and the query AIR's `query_inputs`.
+    /// identity AIR's `identity_inputs` and the query AIR's `query_inputs`, those two
+    /// derived from the first ([`DERIVED`]).
     pub fn tables(
         &self,
         inputs: &'a [Felt],
@@ -140,8 +141,14 @@ impl<'a> LayerAirs<'a> {
         query_inputs: &'a [Felt],
     ) -> Vec<TableStatement<'a>> {
         let inputs = [inputs, identity_inputs, query_inputs];
-        let statements = (self.airs().into_iter().zip(inputs))
-            .map(|(air, public_inputs)| TableStatement { air, public_inputs });
+        let statements =
+            (self.airs().into_iter().zip(inputs).enumerate()).map(|(k, (air, public_inputs))| {
+                TableStatement {
+                    air,
+                    public_inputs,
+                    derived: DERIVED.iter().any(|&(d, _)| d == k),
+                }
+            });
         tallest_first(statements, &self.heights())
     }
 
@@ -228,15 +235,24 @@ impl<'a> LayerAirs<'a> {
 }
 
 /// The layer's AIRs (of [`LAYER_AIRS`]) whose public inputs its verifier builds from the
-/// transcript AIR's, so that a layer's record leaves them out, and what a record that holds
-/// some is refused as.
+/// transcript AIR's, so that its tables' transcript does not absorb them
+/// (`TableStatement::derived`) and a layer's record leaves them out, and what a record
+/// that holds some is refused as.
 const DERIVED: [(usize, &str); 2] = [
     (1, "the identity table's recorded public inputs"),
     (2, "the query table's recorded public inputs"),
 ];
 
+/// Which `public-inputs` list of a layer's tables' transcript holds its transcript AIR's
+/// inputs: the only one, as every other table is [`DERIVED`].
+pub(crate) const TRANSCRIPT_INPUTS_LIST: usize = 0;
+const _: () = assert!(
+    DERIVED.len() == LAYER_AIRS.len() - 1 && DERIVED[0].0 != 0 && DERIVED[1].0 != 0,
+    "the transcript AIR is the one underived table"
+);
+
 /// Where AIR `k` of [`LAYER_AIRS`] has its table among the layer's tables of these heights.
-pub(crate) fn table_of(heights: &[usize], k: usize) -> usize {
+fn table_of(heights: &[usize], k: usize) -> usize {
     tallest_first(0..heights.len(), heights)
         .iter()
         .position(|&t| t == k)

@@ -7,9 +7,9 @@
 //! and parameters and the inner layer's parameters alone: it reads the inner layer's
 //! transcript table's public inputs from what the transcript AIR's inputs say its
 //! transcript absorbed, links them to the segment as [`verify_layer`](crate::verify_layer)
-//! does, builds the inner layer's other inputs from them and holds the absorbed statement to
-//! all of them, then builds the outer layer's identities and query inputs from the same
-//! inputs (`docs/recursion.md`).
+//! does, builds the inner layer's other inputs from them (derived, not absorbed) and holds
+//! the absorbed statement to the keys and those inputs, then builds the outer layer's
+//! identities and query inputs from the same inputs (`docs/recursion.md`).
 
 use ballast_air::{Air, ConstraintProgram, ProgramError};
 use ballast_field::{Ext3, Felt};
@@ -24,7 +24,8 @@ use ballast_transcript::Message;
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
 use crate::identity::{IdentityError, identity_log_rows};
 use crate::layer::{
-    Frame, LAYER_CONTEXT, LayerAirs, layer_of_record, query_inputs, table_of, tallest_first,
+    Frame, LAYER_CONTEXT, LayerAirs, TRANSCRIPT_INPUTS_LIST, layer_of_record, query_inputs,
+    tallest_first,
 };
 use crate::{
     Child, ChildError, ChildQueries, IdentityAir, LayerError, LayerProof, LinkError, OodClaims,
@@ -62,8 +63,10 @@ impl Child {
         let TranscriptLayout { steps, messages } =
             replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
         let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
+        let identity_inputs = inner.identity.public_inputs();
         let identity = joint_identity(
             &inner.layer_airs(),
+            [&layer.inputs, &identity_inputs, &query_inputs],
             &transcript,
             &messages,
             &transcript.public_inputs(),
@@ -81,12 +84,14 @@ impl Child {
 }
 
 /// The identities of `inner`'s tables (a layer's AIRs) in one table ([`IdentityAir::joint`],
-/// in its proof's order), on the claims that the transcript AIR's public `inputs` of its
-/// verifier (laid out by `messages`) give: each table's public inputs and out-of-domain
-/// values as that transcript absorbed them, at the α and z it read. The one construction of
-/// a layer over a layer's prover and its verifier.
+/// in its proof's order), on each table's `public_inputs` (in the order of its AIRs: the
+/// transcript table's as absorbed, the others built from them) and the claims that the
+/// transcript AIR's public `inputs` of its verifier (laid out by `messages`) give: each
+/// table's out-of-domain values as that transcript absorbed them, at the α and z it read.
+/// The one construction of a layer over a layer's prover and its verifier.
 fn joint_identity(
     inner: &LayerAirs<'_>,
+    public_inputs: [&[Felt]; 3],
     transcript: &TranscriptAir,
     messages: &[Message],
     inputs: &[Felt],
@@ -108,7 +113,7 @@ fn joint_identity(
     let order = tallest_first([0, 1, 2], &inner.heights());
     let identities = (order.into_iter().enumerate())
         .map(|(t, k)| {
-            let public_inputs = absorbed.list(label::PUBLIC_INPUTS, t)?;
+            let public_inputs = public_inputs[k];
             let ood = absorbed.ood(t)?;
             let identity = match k {
                 0 => {
@@ -240,9 +245,10 @@ impl LayerFrame {
             data,
         };
 
-        // The inner layer's tables: its transcript table's public inputs as absorbed,
-        // linked to the segment; the others' built from them.
-        let inner_inputs = absorbed.list(label::PUBLIC_INPUTS, table_of(&self.inner_heights, 0))?;
+        // The inner layer's tables: its transcript table's public inputs as absorbed (the
+        // one list its transcript absorbs: the others are derived), linked to the segment;
+        // the others' built from them.
+        let inner_inputs = absorbed.list(label::PUBLIC_INPUTS, TRANSCRIPT_INPUTS_LIST)?;
         let (identity, queries, inner_query_inputs) =
             (self.segment).airs(child, statement, child_params, inner_inputs)?;
         let inner = LayerAirs {
@@ -258,7 +264,8 @@ impl LayerFrame {
             .map_err(ChildError::from)?;
 
         // The inner layer's verifier's transcript: its statement's data are those tables'
-        // (every public input of each), its draws the query AIR's positions.
+        // (each key, the transcript table's public inputs), its draws the query AIR's
+        // positions.
         let statement_data = tables_statement_data(LAYER_CONTEXT, &inner_tables, inner_params)?;
         let draws = &reads[reads.len().saturating_sub(inner_params.num_queries)..];
         let outer_queries = mixed_queries(&self.trees, inner_params, draws)?;
@@ -271,7 +278,13 @@ impl LayerFrame {
         .check(inputs)?;
 
         // The layer's identity and query AIR's inputs, from the same inputs.
-        let identity = joint_identity(&inner, &self.transcript, &self.messages, inputs)?;
+        let identity = joint_identity(
+            &inner,
+            [inner_inputs, &identity_inputs, &inner_query_inputs],
+            &self.transcript,
+            &self.messages,
+            inputs,
+        )?;
         let query_inputs = query_inputs(&outer_queries, &self.transcript, &self.messages, inputs)?;
         let airs = LayerAirs {
             transcript: &self.transcript,
@@ -310,10 +323,11 @@ fn mixed_queries(
 /// child is a proof of `child` for `statement` made with `child_params`: the inner layer's
 /// transcript table's public inputs, as the transcript AIR's inputs say its verifier's
 /// transcript absorbed them, link to the segment ([`verify_layer`](crate::verify_layer)'s
-/// links); the inner layer's other tables' inputs built from them are the ones absorbed
-/// (with every other datum of the inner layer's statement: the transcript AIR's links, as
-/// for a segment); the layer's joint identity (of the inner tables) and query AIR's inputs are
-/// built from its transcript AIR's; and the layer's proof of its tables verifies with
+/// links), and the inner layer's statement as absorbed (its keys, those inputs, every
+/// other datum) is the one they give (the transcript AIR's links, as for a segment); the
+/// inner layer's other tables' inputs are built from them (derived, never absorbed); the
+/// layer's joint identity (of the inner tables) and query AIR's inputs are built from its
+/// transcript AIR's; and the layer's proof of its tables verifies with
 /// `params`. `policy` applies to the segment's parameters, the inner layer's and the
 /// layer's (so one that pins parameters or a hash takes only three levels of those).
 ///

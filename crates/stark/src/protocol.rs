@@ -16,7 +16,7 @@ use crate::quotient::Composition;
 use crate::{MerkleHash, OodValues, ParamsError, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 11;
+pub const PROTOCOL_VERSION: u16 = 12;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -65,10 +65,11 @@ pub(crate) fn bind<A: Air>(
 /// A transcript bound to everything a proof of several tables is about, before any
 /// challenge: protocol version, the proof's kind (which keeps it apart from every segment's
 /// transcript from the second message on), the statement, every parameter, the number of
-/// tables, and each table's AIR key and public inputs, tallest first.
+/// tables, and each table's AIR key and public inputs (`None` for a derived table's:
+/// `TableStatement::derived`), tallest first.
 pub(crate) fn bind_tables(
     context: &[u8],
-    tables: &[(Digest, &[Felt])],
+    tables: &[(Digest, Option<&[Felt]>)],
     params: &StarkParams,
 ) -> Transcript {
     let mut t = Transcript::new(params.hash, DOMAIN);
@@ -79,7 +80,9 @@ pub(crate) fn bind_tables(
     t.absorb_u64("table-count", tables.len() as u64);
     for (key, public_inputs) in tables {
         t.absorb("air-key", key);
-        t.absorb_felts(label::PUBLIC_INPUTS, public_inputs);
+        if let Some(public_inputs) = public_inputs {
+            t.absorb_felts(label::PUBLIC_INPUTS, public_inputs);
+        }
     }
     t
 }

@@ -154,6 +154,24 @@ pub struct TableStatement<'a> {
     pub air: &'a dyn TableAir,
     /// Its public inputs.
     pub public_inputs: &'a [Felt],
+    /// Whether its public inputs are derived: a function, fixed by the verifier, of the
+    /// underived tables' public inputs and of what the verifier holds besides the proof
+    /// (bound by the transcript, or checked against what it absorbed), which the verifier
+    /// computes rather than reads. The transcript absorbs every table's key but only the
+    /// underived tables' public inputs: binding those binds these (`docs/protocol.md` §6
+    /// item 19). A verifier must not take a derived table's inputs from the prover.
+    pub derived: bool,
+}
+
+impl<'a> TableStatement<'a> {
+    /// A table whose public inputs the transcript absorbs.
+    pub fn new(air: &'a dyn TableAir, public_inputs: &'a [Felt]) -> Self {
+        Self {
+            air,
+            public_inputs,
+            derived: false,
+        }
+    }
 }
 
 /// A proof that every table satisfies its AIR.
@@ -326,18 +344,18 @@ fn bind(
     shapes: &Shapes,
     params: &StarkParams,
 ) -> ballast_transcript::Transcript {
-    let bound: Vec<(Digest, &[Felt])> = tables
+    let bound: Vec<(Digest, Option<&[Felt]>)> = tables
         .iter()
         .zip(&shapes.infos)
-        .map(|(t, info)| (t.air.key(info), t.public_inputs))
+        .map(|(t, info)| (t.air.key(info), (!t.derived).then_some(t.public_inputs)))
         .collect();
     bind_tables(context, &bound, params)
 }
 
 /// The data a Poseidon2 tables proof's transcript absorbs before the trace's root, from
 /// `context`, `tables` and `params` alone (the version, the kind, the statement, every
-/// parameter, each table's key and public inputs): what a recursive verifier holds a child
-/// layer's transcript to, as `statement_data` a segment's.
+/// parameter, each table's key and each underived table's public inputs): what a recursive
+/// verifier holds a child layer's transcript to, as `statement_data` a segment's.
 ///
 /// # Errors
 /// Tables out of order, another number of public inputs than an AIR reads, or parameters
@@ -594,7 +612,8 @@ fn joined_columns(tables: &[Vec<Vec<Felt>>]) -> Vec<&[Felt]> {
 /// Checks that `proof` shows each table's trace exists and satisfies its AIR with its public
 /// inputs, for the statement `context`, with `params`, which must satisfy `policy` (its
 /// floor judged on the tables' figure, [`TablesCircuit`](crate::TablesCircuit)). Returns
-/// that circuit.
+/// that circuit. A derived table's inputs must be the verifier's own, built from what it
+/// holds ([`TableStatement::derived`]), never read from the prover.
 ///
 /// # Errors
 /// Parameters the policy refuses, or the first check that fails.
@@ -952,10 +971,7 @@ pub(crate) mod tests {
     ) -> Vec<TableStatement<'a>> {
         airs.iter()
             .zip(public)
-            .map(|(air, p)| TableStatement {
-                air,
-                public_inputs: p,
-            })
+            .map(|(air, p)| TableStatement::new(air, p))
             .collect()
     }
 
@@ -1062,6 +1078,38 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_derived_tables_inputs_are_read_but_not_absorbed() {
+        let params = params(MerkleHash::Poseidon2);
+        let airs = airs();
+        let (traces, public) = traces(&airs);
+        let absorbed = statements(&airs, &public);
+        let mut tables = absorbed.clone();
+        tables[1].derived = true;
+        let shapes = Shapes::of(&tables, &params).unwrap();
+        let lists = |tables: &[TableStatement<'_>]| {
+            let messages = bind(CONTEXT, tables, &shapes, &params).messages().unwrap();
+            let lists = messages
+                .iter()
+                .filter(|m| m.label == crate::label::PUBLIC_INPUTS);
+            lists.count()
+        };
+        assert_eq!((lists(&absorbed), lists(&tables)), (4, 3));
+        let proof = prove_tables(CONTEXT, &tables, traces, &params).unwrap();
+        verify_tables(CONTEXT, &tables, &proof, &params, &lenient()).unwrap();
+        // Its constraints still read them: others, at the same challenges, are refused.
+        let mut other = public.clone();
+        other[1][1] += Felt::ONE;
+        let mut changed = statements(&airs, &other);
+        changed[1].derived = true;
+        assert_eq!(
+            verify_tables(CONTEXT, &changed, &proof, &params, &lenient()).map(drop),
+            Err(TablesError::OodMismatch { table: 1 })
+        );
+        // A verifier that absorbs them draws other challenges.
+        assert!(verify_tables(CONTEXT, &absorbed, &proof, &params, &lenient()).is_err());
+    }
+
+    #[test]
     fn a_tables_transcript_is_not_a_segments() {
         let air = CounterAir { log_rows: 3 };
         let (_, public) = counter_trace(3, 1);
@@ -1073,7 +1121,8 @@ pub(crate) mod tests {
             public_inputs: &public,
         };
         let mut one = crate::protocol::bind(&air, &info, &segment, &params);
-        let mut tables = bind_tables(CONTEXT, &[(air_key(&air, &info), &public)], &params);
+        let key = air_key(&air, &info);
+        let mut tables = bind_tables(CONTEXT, &[(key, Some(&public[..]))], &params);
         // They part at the second message, the tables' kind where a segment's statement is.
         let labels = |t: &ballast_transcript::Transcript| -> Vec<String> {
             t.messages().unwrap().into_iter().map(|m| m.label).collect()

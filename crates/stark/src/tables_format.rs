@@ -102,7 +102,9 @@ impl TablesRecord {
 
     /// Checks that its proof shows each of `airs`' tables, with the public inputs recorded,
     /// for the statement `context` ([`verify_tables`]), once each AIR's shape with the
-    /// recorded parameters is the one recorded.
+    /// recorded parameters is the one recorded. Every table is taken as underived
+    /// (`TableStatement::derived`), so a record whose tables' inputs are derived (a
+    /// layer's) is verified by its own reader, which builds them.
     ///
     /// # Errors
     /// Another number of tables or another shape, or as [`verify_tables`].
@@ -127,10 +129,7 @@ impl TablesRecord {
         let statements: Vec<TableStatement<'_>> = airs
             .iter()
             .zip(&self.tables)
-            .map(|(&air, t)| TableStatement {
-                air,
-                public_inputs: &t.public_inputs,
-            })
+            .map(|(&air, t)| TableStatement::new(air, &t.public_inputs))
             .collect();
         verify_tables(context, &statements, &self.proof, &self.params, policy).map(drop)
     }

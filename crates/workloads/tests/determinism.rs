@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "737fee7b4db9365babc20715b822680f969a75bc7111a33d7e90c24702e78842"
+        "3217b56f6389fda8606bc48d768e4816b2e0643fa1e5d2dcc07657de90b1544b"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "908f31b3e1f879b104db0d35531a9ecbc4932493457948abe8012f2bc634a949"
+        "1692b616bfd5b03b9ca84f3dbbc03133ffb7b5f3ccb5f69abc3e1b3a4d5f1dc7"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "1ff2b6f7ea6ba7108bd5aa0c9336c3032881e67498ea6d845fc67a5f2abc868e"
+        "7696eba571e33edaa73d15d4117e7d5872f9c30c9214e99e12bb20ad3f624ca5"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "ddfc8286749542095c3bd62366139a0561eaa520de588a4299265c8343916891"
+        "6a4a11c3934908b00efe56ee5c0f8b10d552983aacda0ddeaaf8f774057e376a"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "d0c9226462367e39676b47764a33bba0138c9651caa314627a8b6f5dc3c7b0cf"
+        "79d456b971f0a778048a8afa86fb507255ec20f6d083dcce21d3fe00a1f7c3ad"
     );
 }
