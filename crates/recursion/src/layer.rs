@@ -631,7 +631,13 @@ pub(crate) fn query_inputs(
     let oods = (0..tables)
         .map(|k| absorbed.ood(k))
         .collect::<Result<Vec<_>, _>>()?;
-    let deeps = height_deep_coefficients(&oods, queries.deep().heights(), z, gamma);
+    let mut rest = &oods[..];
+    let heights = (queries.deep().heights()).map(|(count, log_rows)| {
+        let (these, later) = rest.split_at(count);
+        rest = later;
+        (these, log_rows)
+    });
+    let deeps = height_deep_coefficients(heights, z, gamma);
     let claims = DeepClaims::of(gamma, &deeps);
     let betas: Vec<Ext3> = (0..rounds).map(|k| ext(READ_BETAS + 3 * k)).collect();
     let final_poly = absorbed.exts(fri_label::FINAL_POLY, 0)?;

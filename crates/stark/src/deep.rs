@@ -52,23 +52,17 @@ pub fn deep_coefficients(
     }
 }
 
-/// The DEEP constants of each height of a tables proof whose tables' out-of-domain values
-/// are `ood` (tallest first), `heights` giving each height's table count and log2 rows
-/// (tallest first, the counts summing to `ood`'s length): one function a height, that of one
-/// table whose columns are the height's tables', concatenated in order
+/// The DEEP constants of each height of a tables proof, `heights` giving each height's
+/// tables' out-of-domain values (in order) and its log2 rows, tallest first: one function a
+/// height, that of one table whose columns are the height's tables', concatenated in order
 /// ([`OodValues::concat`]), so that its powers of γ run along the mixed trees' rows.
-pub fn height_deep_coefficients(
-    ood: &[OodValues],
-    heights: impl IntoIterator<Item = (usize, usize)>,
+pub fn height_deep_coefficients<'a>(
+    heights: impl IntoIterator<Item = (&'a [OodValues], usize)>,
     z: Ext3,
     gamma: Ext3,
 ) -> Vec<DeepCoefficients> {
-    let mut tables = 0..0;
     (heights.into_iter())
-        .map(|(count, log_rows)| {
-            tables = tables.end..tables.end + count;
-            deep_coefficients(&OodValues::concat(&ood[tables.clone()]), z, log_rows, gamma)
-        })
+        .map(|(ood, log_rows)| deep_coefficients(&OodValues::concat(ood), z, log_rows, gamma))
         .collect()
 }
 

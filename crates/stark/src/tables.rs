@@ -301,11 +301,12 @@ impl Shapes {
             .collect()
     }
 
-    /// Each height's DEEP coefficients ([`height_deep_coefficients`]).
+    /// Each height's DEEP coefficients ([`height_deep_coefficients`]), from every table's
+    /// claims (as many as tables).
     fn deep_coefficients(&self, ood: &[OodValues], z: Ext3, gamma: Ext3) -> Vec<DeepCoefficients> {
         let heights = (self.groups().into_iter())
-            .map(|group| (group.len(), self.geometries[group.start].log_rows));
-        height_deep_coefficients(ood, heights, z, gamma)
+            .map(|group| (&ood[group.clone()], self.geometries[group.start].log_rows));
+        height_deep_coefficients(heights, z, gamma)
     }
 
     /// The shapes of the trace's and the quotient's trees.
