@@ -1,5 +1,5 @@
-//! A layer's proof of one child proof: the three AIRs of a [`Child`] proven
-//! as one proof of their tables (`ballast_stark::prove_tables`), and its verifier, which
+//! A layer's proof of one child proof: the three AIRs of a [`Child`] proven as one proof of
+//! their tables (`ballast_stark::prove_tables`), and the verifier of a segment's layer, which
 //! takes the child's AIR, statement and parameters but not the child's proof. It builds the
 //! AIRs from the child's shape and from what the transcript AIR's public inputs say the
 //! child's transcript read and absorbed: the transcript AIR from the transcript's layout for

@@ -1,8 +1,8 @@
 //! A layer's proof as the child of a layer over it. [`Child::of_layer`] holds what that
-//! layer proves: the layer's verifier's transcript ([`TranscriptAir`]), its tables' out-of-domain
-//! identities ([`IdentityAir::joint`], in one table) and its query phase over its mixed
-//! trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their witnesses:
-//! three tables, as a layer over a segment has.
+//! layer proves: the layer's verifier's transcript ([`TranscriptAir`]), its tables'
+//! out-of-domain identities ([`IdentityAir::joint`], in one table) and its query phase over
+//! its mixed trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their
+//! witnesses: three tables, as a layer over a segment has.
 //! [`verify_layer_over_layer`] checks that layer's proof from the segment's AIR, statement
 //! and parameters and the inner layer's parameters alone: it reads the inner layer's
 //! transcript table's public inputs from what the transcript AIR's inputs say its
@@ -327,9 +327,9 @@ fn mixed_queries(
 /// other datum) is the one they give (the transcript AIR's links, as for a segment); the
 /// inner layer's other tables' inputs are built from them (derived, never absorbed); the
 /// layer's joint identity (of the inner tables) and query AIR's inputs are built from its
-/// transcript AIR's; and the layer's proof of its tables verifies with
-/// `params`. `policy` applies to the segment's parameters, the inner layer's and the
-/// layer's (so one that pins parameters or a hash takes only three levels of those).
+/// transcript AIR's; and the layer's proof of its tables verifies with `params`. `policy`
+/// applies to the segment's parameters, the inner layer's and the layer's (so one that
+/// pins parameters or a hash takes only three levels of those).
 ///
 /// Returns the layer's circuit, whose figure the policy judged.
 ///
@@ -385,8 +385,8 @@ pub fn verify_record_over_layer<A: Air>(
 
 /// Reads the proof of a layer over a layer made with `inner_params` over a proof of
 /// `child` for `statement` made with `child_params` from `bytes`, a [`TablesRecord`]'s
-/// ([`Child::layer_record`] of a [`Child::of_layer`]), with the parameters it was made with; verify it with
-/// [`verify_layer_over_layer`]. The segment and the inner layer's parameters fix each
+/// ([`Child::layer_record`] of a [`Child::of_layer`]), with the parameters it was made
+/// with; verify it with [`verify_layer_over_layer`]. The segment and the inner layer's parameters fix each
 /// table's height; the transcript table's public inputs are recorded, the others' are not.
 ///
 /// # Errors
