@@ -102,7 +102,8 @@ pub enum LinkError {
 /// A child proof, ready for a layer to prove: the AIRs of its verifier's transcript, of its
 /// out-of-domain identities and of its query phase. The child is a segment's proof
 /// ([`Child::of_segment`]) or a layer's over a child of either kind ([`Child::of_layer`]);
-/// the verifiers are those of a layer over a segment and over a segment's layer.
+/// the verifiers are [`verify_layer`](crate::verify_layer) over a segment and
+/// [`verify_layer_over_layers`](crate::verify_layer_over_layers) over a stack of layers.
 #[derive(Clone, Debug)]
 pub struct Child {
     /// Its verifier's transcript's AIR, whose trace is [`TranscriptAir::trace`].

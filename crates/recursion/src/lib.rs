@@ -29,7 +29,9 @@ pub use layer::{
     LAYER_AIRS, LAYER_CONTEXT, LayerError, LayerProof, LayerRole, MAX_LAST_LOG_FINAL_POLY_LEN,
     read_layer, record_layer, verify_layer, verify_record,
 };
-pub use layer_child::{read_layer_over_layer, verify_layer_over_layer, verify_record_over_layer};
+pub use layer_child::{
+    read_layer_over_layers, verify_layer_over_layers, verify_record_over_layers,
+};
 pub use openings::{
     Join, Opened, OpeningsAir, OpeningsError, Tree, TreeShape, WIDTH as OPENINGS_WIDTH,
 };

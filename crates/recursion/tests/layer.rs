@@ -22,8 +22,8 @@ use ballast_field::{Ext3, Felt};
 use ballast_fri::label::LAYER_ROOT;
 use ballast_recursion::{
     Child, ChildError, LayerError, LayerProof, LayerRole, LinkError, MAX_LAST_LOG_FINAL_POLY_LEN,
-    read_layer, read_layer_over_layer, verify_layer, verify_layer_over_layer,
-    verify_record_over_layer,
+    read_layer, read_layer_over_layers, verify_layer, verify_layer_over_layers,
+    verify_record_over_layers,
 };
 use ballast_stark::{
     MAGIC, MerkleHash, ParamsError, ProofFormatError, ProverError, Regime, StarkParams,
@@ -397,7 +397,7 @@ impl Over {
         Self { layer, over, proof }
     }
 
-    /// [`verify_layer_over_layer`] of `proof` for the segment's statement of `public`, the
+    /// [`verify_layer_over_layers`] of `proof` for the segment's statement of `public`, the
     /// inner layer made with `inner_params`.
     fn verify_with(
         &self,
@@ -405,11 +405,11 @@ impl Over {
         inner_params: &StarkParams,
         proof: &LayerProof,
     ) -> Result<(), LayerError> {
-        verify_layer_over_layer(
+        verify_layer_over_layers(
             &self.layer.workload.air(0),
             &statement(public),
             &params(),
-            inner_params,
+            &[*inner_params],
             proof,
             &layer_params(),
             &any_security(),
@@ -544,11 +544,11 @@ fn a_layer_over_a_layer_of_another_statement_or_inner_inputs_is_refused() {
         ..any_security()
     };
     assert!(matches!(
-        verify_layer_over_layer(
+        verify_layer_over_layers(
             &o.layer.workload.air(0),
             &statement(&o.layer.public),
             &params(),
-            &layer_params(),
+            &[layer_params()],
             &o.proof,
             &layer_params(),
             &pinned,
@@ -565,11 +565,11 @@ fn a_layer_over_a_layer_of_another_statement_or_inner_inputs_is_refused() {
     let fibonacci = fibonacci(5);
     let (_, public) = proven(&fibonacci, &params());
     assert!(
-        verify_layer_over_layer(
+        verify_layer_over_layers(
             &fibonacci.air(0),
             &statement(&public),
             &params(),
-            &layer_params(),
+            &[layer_params()],
             &o.proof,
             &layer_params(),
             &any_security(),
@@ -588,14 +588,14 @@ fn a_layer_over_a_layer_reads_back_from_its_bytes() {
         .layer_record(&o.proof, &layer_params())
         .unwrap()
         .to_bytes();
-    let read =
-        |bytes: &[u8]| read_layer_over_layer(&air, &statement, &params(), &layer_params(), bytes);
+    let inner = [layer_params()];
+    let read = |bytes: &[u8]| read_layer_over_layers(&air, &statement, &params(), &inner, bytes);
     let verified = |bytes: &[u8]| {
-        verify_record_over_layer(
+        verify_record_over_layers(
             &air,
             &statement,
             &params(),
-            &layer_params(),
+            &inner,
             &TablesRecord::from_bytes(bytes)?,
             &any_security(),
         )
@@ -652,6 +652,90 @@ fn a_layer_over_a_layer_reads_back_from_its_bytes() {
         read(&inner),
         Err(LayerError::Tables(TablesError::Shape {
             what: "a table's rows (log2)",
+            ..
+        }))
+    ));
+}
+
+#[test]
+fn a_third_layer_verifies_from_the_segment_alone() {
+    // A layer over the layer over a layer: the stack's frames built level by level from
+    // the segment and the two inner layers' parameters, neither inner proof read.
+    let o = &*OVER;
+    let third = Child::of_layer(&o.over, &o.proof, &layer_params(), &any_security())
+        .expect("a layer over it takes it");
+    let proof = third
+        .prove(&layer_params())
+        .expect("the third layer proves");
+    let air = o.layer.workload.air(0);
+    let statement = statement(&o.layer.public);
+    let verify = |inner: &[StarkParams], proof: &LayerProof| {
+        let (layer, policy) = (layer_params(), any_security());
+        verify_layer_over_layers(&air, &statement, &params(), inner, proof, &layer, &policy)
+    };
+    let two = [layer_params(), layer_params()];
+    assert!(verify(&two, &proof).is_ok());
+    // Its record reads back with the heights the stack gives, and verifies.
+    let bytes = third
+        .layer_record(&proof, &layer_params())
+        .unwrap()
+        .to_bytes();
+    let (read, read_params) =
+        read_layer_over_layers(&air, &statement, &params(), &two, &bytes).unwrap();
+    assert_eq!((&read, read_params), (&proof, layer_params()));
+    let record = TablesRecord::from_bytes(&bytes).unwrap();
+    let policy = any_security();
+    assert!(verify_record_over_layers(&air, &statement, &params(), &two, &record, &policy).is_ok());
+    // Another statement: the innermost layer's inputs, two levels down, do not link.
+    let mut other = o.layer.public.clone();
+    other[0] += Felt::ONE;
+    let other = common::statement(&other);
+    let refused = verify_layer_over_layers(
+        &air,
+        &other,
+        &params(),
+        &two,
+        &proof,
+        &layer_params(),
+        &any_security(),
+    );
+    assert!(
+        matches!(
+            refused,
+            Err(LayerError::Links(LinkError::Differs {
+                air: "transcript",
+                what: "statement"
+            }))
+        ),
+        "{refused:?}"
+    );
+    // A datum of the middle layer's statement changed where the third absorbed it: it links
+    // at the top (it is what was absorbed), and is refused by name one level down.
+    let list = (third.messages.iter())
+        .find(|m| m.label == label::PUBLIC_INPUTS)
+        .unwrap();
+    let at = third.transcript.reads() + list.data.start + 1 + o.over.transcript.reads();
+    let mut changed = proof.clone();
+    changed.inputs[at] += Felt::ONE;
+    let refused = verify(&two, &changed);
+    assert!(
+        matches!(
+            refused,
+            Err(LayerError::Links(LinkError::Differs {
+                air: "transcript",
+                what: "statement"
+            }))
+        ),
+        "{refused:?}"
+    );
+    // Checked as a stack of another depth: refused (the layouts' lengths differ); no inner
+    // layer at all is refused by name.
+    assert!(verify(&[layer_params()], &proof).is_err());
+    assert!(verify(&[layer_params(); 3], &proof).is_err());
+    assert!(matches!(
+        verify(&[], &proof),
+        Err(LayerError::Links(LinkError::Length {
+            what: "the inner layers' parameters, at least",
             ..
         }))
     ));
