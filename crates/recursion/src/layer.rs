@@ -94,6 +94,10 @@ pub enum LayerError {
     /// Parameters the layer's AIRs cannot be proven with, or a target out of their reach.
     #[error("the layer's parameters: {0}")]
     Params(#[from] ParamsError),
+    /// A layer over layers checked with no inner layer's parameters (a segment's layer is
+    /// `verify_layer`'s).
+    #[error("a layer over layers needs at least one inner layer's parameters")]
+    NoInnerLayer,
 }
 
 /// `items` (one for each of a layer's AIRs in the order of [`LAYER_AIRS`], or of a

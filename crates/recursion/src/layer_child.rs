@@ -183,19 +183,8 @@ impl Level {
     ) -> Result<(IdentityAir, QueriesAir), LayerError> {
         match self {
             Self::Segment(frame) => frame.zero_airs(segment.air, segment.params.num_queries),
-            Self::Layer(frame) => frame.zero_airs(segment),
+            Self::Layer(frame) => frame.zero_airs(),
         }
-    }
-
-    /// The heights (log2) of the layer's tables over this level's child, in the order of
-    /// its AIRs: what reading its record needs, before any input is known.
-    fn heights<A: Air>(&self, segment: &Segment<'_, A>) -> Result<[usize; 3], LayerError> {
-        let (identity, queries) = self.zero_airs(segment)?;
-        Ok([
-            self.transcript().log_rows(),
-            identity.log_rows(),
-            queries.log_rows(),
-        ])
     }
 
     /// The identity and query AIRs of the layer over this level's child, and the query
@@ -214,36 +203,6 @@ impl Level {
             Self::Layer(frame) => frame.airs(segment, inputs, policy),
         }
     }
-
-    /// Checks that `layer`, the proof of the layer over this level's child made with
-    /// `params`, verifies under `policy`, which applies to the segment's parameters and to
-    /// every layer's.
-    fn verify<A: Air>(
-        &self,
-        segment: &Segment<'_, A>,
-        layer: &LayerProof,
-        params: &StarkParams,
-        policy: &VerifyPolicy,
-    ) -> Result<TablesCircuit, LayerError> {
-        policy
-            .check_params(segment.air, segment.params)
-            .map_err(ChildError::from)?;
-        let (identity, queries, query_inputs) = self.airs(segment, &layer.inputs, policy)?;
-        let airs = LayerAirs {
-            transcript: self.transcript(),
-            identity: &identity,
-            queries: &queries,
-        };
-        let identity_inputs = identity.public_inputs();
-        let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
-        Ok(verify_tables(
-            LAYER_CONTEXT,
-            &tables,
-            &layer.tables,
-            params,
-            policy,
-        )?)
-    }
 }
 
 /// The frame of a layer's proof as a child: the level below it, the parameters it is made
@@ -258,6 +217,8 @@ struct LayerFrame {
     messages: Vec<Message>,
     /// Its trace and quotient trees.
     trees: [MixedShape; 2],
+    /// Its identity and query AIRs, their values zero ([`Level::zero_airs`]).
+    zero: (IdentityAir, QueriesAir),
 }
 
 impl LayerFrame {
@@ -292,21 +253,19 @@ impl LayerFrame {
             transcript,
             messages,
             trees,
+            zero: (identity, queries),
         })
     }
 
     /// The joint identity and query AIRs of the layer over it, their values zero
     /// ([`Level::zero_airs`]): on its own zero-valued AIRs' inputs, and the transcript
     /// AIR's inputs of its layout (every absorbed value zero, each list framed).
-    fn zero_airs<A: Air>(
-        &self,
-        segment: &Segment<'_, A>,
-    ) -> Result<(IdentityAir, QueriesAir), LayerError> {
-        let (identity, queries) = self.below.zero_airs(segment)?;
+    fn zero_airs(&self) -> Result<(IdentityAir, QueriesAir), LayerError> {
+        let (identity, queries) = &self.zero;
         let inner = LayerAirs {
             transcript: self.below.transcript(),
-            identity: &identity,
-            queries: &queries,
+            identity,
+            queries,
         };
         let inner_inputs = [
             vec![Felt::ZERO; inner.transcript.num_public_inputs()],
@@ -322,6 +281,46 @@ impl LayerFrame {
         )?;
         let draws = vec![Felt::ZERO; self.params.num_queries];
         Ok((joint, mixed_queries(&self.trees, &self.params, &draws)?))
+    }
+
+    /// The heights (log2) of the layer's tables over it, in the order of its AIRs: what
+    /// reading its record needs, before any input is known.
+    fn heights(&self) -> Result<[usize; 3], LayerError> {
+        let (identity, queries) = self.zero_airs()?;
+        Ok([
+            self.transcript.log_rows(),
+            identity.log_rows(),
+            queries.log_rows(),
+        ])
+    }
+
+    /// Checks that `layer`, the proof of the layer over it made with `params`, verifies
+    /// under `policy`, which applies to the segment's parameters and to every layer's.
+    fn verify<A: Air>(
+        &self,
+        segment: &Segment<'_, A>,
+        layer: &LayerProof,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<TablesCircuit, LayerError> {
+        policy
+            .check_params(segment.air, segment.params)
+            .map_err(ChildError::from)?;
+        let (identity, queries, query_inputs) = self.airs(segment, &layer.inputs, policy)?;
+        let airs = LayerAirs {
+            transcript: &self.transcript,
+            identity: &identity,
+            queries: &queries,
+        };
+        let identity_inputs = identity.public_inputs();
+        let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
+        Ok(verify_tables(
+            LAYER_CONTEXT,
+            &tables,
+            &layer.tables,
+            params,
+            policy,
+        )?)
     }
 
     /// [`Level::airs`] for a layer's child: its transcript table's public inputs read where
@@ -466,7 +465,7 @@ pub fn verify_record_over_layers<A: Air>(
         params: child_params,
     };
     let level = stack(&segment, inner_params)?;
-    let (layer, params) = layer_of_record(level.heights(&segment)?, record)?;
+    let (layer, params) = layer_of_record(level.heights()?, record)?;
     level.verify(&segment, &layer, &params, policy)
 }
 
@@ -494,7 +493,7 @@ pub fn read_layer_over_layers<A: Air>(
         statement,
         params: child_params,
     };
-    layer_of_record(stack(&segment, inner_params)?.heights(&segment)?, &record)
+    layer_of_record(stack(&segment, inner_params)?.heights()?, &record)
 }
 
 /// The frame of the top inner layer of a stack over `segment`, made with `inner_params`
@@ -502,14 +501,7 @@ pub fn read_layer_over_layers<A: Air>(
 fn stack<A: Air>(
     segment: &Segment<'_, A>,
     inner_params: &[StarkParams],
-) -> Result<Level, LayerError> {
-    if inner_params.is_empty() {
-        return Err(LinkError::Length {
-            what: "the inner layers' parameters, at least",
-            expected: 1,
-            got: 0,
-        }
-        .into());
-    }
-    Level::of(segment, inner_params)
+) -> Result<LayerFrame, LayerError> {
+    let (top, below) = inner_params.split_last().ok_or(LayerError::NoInnerLayer)?;
+    LayerFrame::over(Level::of(segment, below)?, segment, top)
 }
