@@ -183,6 +183,28 @@ impl<'a> LayerAirs<'a> {
         Ok(LayerProof { inputs, tables })
     }
 
+    /// Checks that `layer`, a proof of its tables made with `params`, verifies under
+    /// `policy`, with the transcript AIR's public inputs it holds and the query AIR's
+    /// `query_inputs` built from them: the one check of a layer's proof, over a segment or
+    /// over layers.
+    pub fn verify(
+        &self,
+        layer: &LayerProof,
+        query_inputs: &[Felt],
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<TablesCircuit, LayerError> {
+        let identity_inputs = self.identity.public_inputs();
+        let tables = self.tables(&layer.inputs, &identity_inputs, query_inputs);
+        Ok(verify_tables(
+            LAYER_CONTEXT,
+            &tables,
+            &layer.tables,
+            params,
+            policy,
+        )?)
+    }
+
     /// The parameters of the layer at `log_blowup` and `pow_bits` in `role`: the fewest
     /// queries that give its proof `target` bits in `regime`, and the hash and final
     /// polynomial of the role.
@@ -567,15 +589,7 @@ impl Frame {
             identity: &identity,
             queries: &queries,
         };
-        let identity_inputs = identity.public_inputs();
-        let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
-        Ok(verify_tables(
-            LAYER_CONTEXT,
-            &tables,
-            &layer.tables,
-            params,
-            policy,
-        )?)
+        airs.verify(layer, &query_inputs, params, policy)
     }
 
     /// [`record_layer`] with this frame of the child.

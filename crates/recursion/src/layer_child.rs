@@ -18,7 +18,7 @@ use ballast_merkle::MixedShape;
 use ballast_stark::{
     MerkleHash, SegmentStatement, StarkParams, TablesCircuit, TablesError, TablesRecord,
     TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
-    tables_transcript_layout, tables_trees, verify_tables,
+    tables_transcript_layout, tables_trees,
 };
 use ballast_transcript::Message;
 
@@ -312,15 +312,7 @@ impl LayerFrame {
             identity: &identity,
             queries: &queries,
         };
-        let identity_inputs = identity.public_inputs();
-        let tables = airs.tables(&layer.inputs, &identity_inputs, &query_inputs);
-        Ok(verify_tables(
-            LAYER_CONTEXT,
-            &tables,
-            &layer.tables,
-            params,
-            policy,
-        )?)
+        airs.verify(layer, &query_inputs, params, policy)
     }
 
     /// [`Level::airs`] for a layer's child: its transcript table's public inputs read where
