@@ -26,7 +26,8 @@ pub enum Command {
     /// Check a proof; exit 0 if valid, 1 if invalid, 2 if unreadable.
     Verify(VerifyArgs),
     /// Replace a whole proof made with --hash poseidon2 by its compressed proof: a recursive
-    /// layer's proof that it verifies, of constant size (docs/recursion.md).
+    /// layer's proof that its segments verify (over a node over them, for several;
+    /// docs/recursion.md).
     Compress(CompressArgs),
     /// Join parts proven by separate workers (`prove --parts`) into the whole proof; its
     /// segments are checked, but only `verify` judges it against a security floor.
@@ -325,8 +326,8 @@ pub struct CompressArgs {
     /// The last layer's parameters.
     #[command(flatten)]
     pub layer: LastLayerArgs,
-    /// Target security of the last layer in bits, judged in --regime, from which its number
-    /// of queries is derived.
+    /// Target security of the last layer (and of the node under it, for several segments) in
+    /// bits, judged in --regime, from which its number of queries is derived.
     #[arg(long, default_value_t = crate::plan::DEFAULT_SECURITY_BITS)]
     pub security_bits: u32,
     /// How --security-bits is judged: `jbr`, `udr` or `conjectured`.
@@ -359,7 +360,8 @@ pub struct SecurityArgs {
     #[command(flatten)]
     pub statement: StatementArgs,
     /// Analyse this proof file's layers instead of a statement: a proof's segments, or a
-    /// compressed proof's segments and last layer (one `[[circuits]]` each). It must verify.
+    /// compressed proof's segments, node (for several segments) and last layer (one
+    /// `[[circuits]]` each). It must verify.
     #[arg(long, value_name = "FILE", conflicts_with_all = statement_ids())]
     pub proof: Option<PathBuf>,
     /// Write the soundcalc TOML to this file (atomically) and print the figures as a

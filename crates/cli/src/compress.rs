@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
-use ballast_recursion::{CompressedCircuits, last_is_weaker, weaker};
-use ballast_stark::{Analysis, Regime, VerifyPolicy};
+use ballast_recursion::{CompressedCircuits, weakest};
+use ballast_stark::{Analysis, Circuit, Regime, VerifyPolicy};
 use ballast_workloads::{AnyCompressed, AnyProof};
 use serde::Serialize;
 
@@ -50,7 +50,7 @@ pub fn run(args: &CompressArgs) -> Result<()> {
 /// verifier accepts it. The proof is checked but not judged: `cli verify` applies a floor.
 ///
 /// # Errors
-/// A proof that cannot be compressed (a part, several segments, Keccak-256 trees, one that
+/// A proof that cannot be compressed (a part, Keccak-256 trees, one that
 /// does not verify), parameters that cannot reach `target`.
 pub fn compress(
     proof: &dyn AnyProof,
@@ -73,95 +73,121 @@ pub fn compress(
 }
 
 /// One layer of a compressed proof, as JSON: its parameters, their security and its
-/// soundcalc configuration (for the last layer, the circuit that bounds its tables':
+/// soundcalc configuration (for a layer of tables, the circuit that bounds its tables':
 /// `docs/protocol.md` §6 item 14).
 #[derive(Serialize)]
 pub struct LayerJson {
-    /// `segments` or `last`.
+    /// `segments`, `node` or `last`.
     layer: &'static str,
     params: ParamsJson,
     security: SecurityJson,
     soundcalc: serde_json::Value,
 }
 
-/// A compressed proof's layers, each analysed once in every regime (a JBR figure searches
-/// every Johnson m): what its lines and its report read.
+/// A compressed proof's layers in proving order, each with its name, its circuit (a layer
+/// of tables by the circuit that bounds its tables') and its analysis in every regime (a
+/// JBR figure searches every Johnson m): what its lines, its report and `cli security`
+/// read.
 pub struct Layers {
-    circuits: CompressedCircuits,
-    /// The segments' analyses, in [`Regime::ALL`]'s order.
-    segments: [Analysis; 3],
-    /// The last layer's, likewise.
-    last: [Analysis; 3],
+    layers: Vec<Layer>,
+}
+
+/// One layer of [`Layers`].
+struct Layer {
+    /// `segments`, `node` or `last`.
+    name: &'static str,
+    /// Its circuit, whose parameters are the layer's.
+    circuit: Circuit,
+    /// Its analyses, in [`Regime::ALL`]'s order.
+    analyses: [Analysis; 3],
 }
 
 impl Layers {
-    /// The layers of the compressed proof whose circuits are `circuits`.
+    /// The layers of the compressed proof whose circuits are `circuits`: its segments, the
+    /// node over them (if any) and its last layer.
     pub fn of(circuits: &CompressedCircuits) -> Self {
-        Self {
-            segments: Regime::ALL.map(|r| circuits.segments.analyse(r)),
-            last: Regime::ALL.map(|r| circuits.last.analyse(r)),
-            circuits: circuits.clone(),
+        let analysed = |name, circuit: Circuit, analyses| Layer {
+            name,
+            circuit,
+            analyses,
+        };
+        let segments = &circuits.segments;
+        let mut layers = vec![analysed(
+            "segments",
+            *segments,
+            Regime::ALL.map(|r| segments.analyse(r)),
+        )];
+        let tables = (circuits.inner.iter().map(|t| ("node", t)))
+            .chain(std::iter::once(("last", &circuits.last)));
+        for (name, t) in tables {
+            layers.push(analysed(name, t.bound(), Regime::ALL.map(|r| t.analyse(r))));
         }
+        Self { layers }
     }
 
-    /// The analysis in `regime` of the segments (`last` false) or of the last layer.
-    fn analysis(&self, last: bool, regime: Regime) -> Analysis {
+    /// Each layer's name and circuit, in proving order: what `cli security` states.
+    pub fn circuits(&self) -> Vec<(&'static str, Circuit)> {
+        (self.layers.iter()).map(|l| (l.name, l.circuit)).collect()
+    }
+
+    /// Each layer's analysis in `regime`, in proving order.
+    fn analyses(&self, regime: Regime) -> Vec<Analysis> {
         let at = Regime::ALL.iter().position(|&r| r == regime);
         let at = at.expect("every regime is in Regime::ALL");
-        if last {
-            self.last[at].clone()
-        } else {
-            self.segments[at].clone()
-        }
+        self.layers.iter().map(|l| l.analyses[at].clone()).collect()
     }
 
-    /// Whether the last layer is the weaker up to the Johnson bound.
-    fn last_is_weaker(&self) -> bool {
-        let jbr = |last| self.analysis(last, Regime::Jbr);
-        last_is_weaker(&jbr(false), &jbr(true))
+    /// The weakest layer in `regime` ([`weakest`]).
+    fn weakest(&self, regime: Regime) -> usize {
+        weakest(&self.analyses(regime))
     }
 
     /// The layers in proving order, as JSON.
     pub fn json(&self) -> Vec<LayerJson> {
-        let (segments, last) = (&self.circuits.segments, &self.circuits.last);
-        let segments_analysed = |r| self.analysis(false, r);
-        let last_analysed = |r| self.analysis(true, r);
-        vec![
-            LayerJson {
-                layer: "segments",
-                params: ParamsJson::analysed(&segments.params, &segments_analysed),
-                security: SecurityJson::analysed(&segments_analysed),
-                soundcalc: soundcalc_json(segments),
-            },
-            LayerJson {
-                layer: "last",
-                params: ParamsJson::analysed(&last.tables[0].params, &last_analysed),
-                security: SecurityJson::analysed(&last_analysed),
-                soundcalc: soundcalc_json(&last.bound()),
-            },
-        ]
+        (self.layers.iter().enumerate())
+            .map(|(k, layer)| {
+                let analysed = |r| self.analyses(r).swap_remove(k);
+                LayerJson {
+                    layer: layer.name,
+                    params: ParamsJson::analysed(&layer.circuit.params, &analysed),
+                    security: SecurityJson::analysed(&analysed),
+                    soundcalc: soundcalc_json(&layer.circuit),
+                }
+            })
+            .collect()
     }
 
-    /// The proof's security: the weaker layer's in each regime
+    /// The proof's security: the weakest layer's in each regime
     /// ([`CompressedCircuits::analyse`]), as JSON.
     pub fn security(&self) -> SecurityJson {
-        SecurityJson::analysed(&|r| weaker(self.analysis(false, r), self.analysis(true, r)))
+        SecurityJson::analysed(&|r| self.analyses(r).swap_remove(self.weakest(r)))
     }
 
     /// Each layer's parameters and security, then the weakest layer's (up to the Johnson
-    /// bound; the segments' on a tie) round by round.
+    /// bound; the earliest on a tie) round by round.
     pub fn lines(&self) -> String {
         let mut out = String::new();
-        for (name, layer) in ["segments:", "last layer:"].into_iter().zip(self.json()) {
-            let _ = writeln!(out, "{name:<11} {}", summary::params(&layer.params));
+        for (layer, json) in self.layers.iter().zip(self.json()) {
+            let name = match layer.name {
+                "segments" => "segments:",
+                "node" => "node:",
+                _ => "last layer:",
+            };
+            let _ = writeln!(out, "{name:<11} {}", summary::params(&json.params));
         }
-        let last = self.last_is_weaker();
-        out.push_str(if last {
-            "weakest:    the last layer\n"
-        } else {
-            "weakest:    the segments\n"
-        });
-        out.push_str(&summary::security_analysed(&|r| self.analysis(last, r)));
+        let weakest = self.weakest(Regime::Jbr);
+        let _ = writeln!(
+            out,
+            "weakest:    {}",
+            match self.layers[weakest].name {
+                "segments" => "the segments",
+                "node" => "the node",
+                _ => "the last layer",
+            }
+        );
+        out.push_str(&summary::security_analysed(&|r| {
+            self.analyses(r).swap_remove(weakest)
+        }));
         out
     }
 }

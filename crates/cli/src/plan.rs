@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use anyhow::{Result, anyhow, bail};
-use ballast_recursion::{ChildError, CompressError};
+use ballast_recursion::ChildError;
 use ballast_stark::{Circuit, MerkleHash, ParamsError, Regime, StarkParams, part_range};
 use ballast_workloads::{AnyStatement, named};
 
@@ -128,9 +128,6 @@ impl ProvePlan {
             // What compressing refuses, before the proving it would waste.
             if statement.circuit.params.hash != MerkleHash::Poseidon2 {
                 bail!("cannot compress: {}", ChildError::NotPoseidon2);
-            }
-            if segments != 1 {
-                bail!("cannot compress: {}", CompressError::Segments(segments));
             }
         }
         let output = match (&args.output, part) {

@@ -59,8 +59,9 @@ pub fn run(args: &SecurityArgs) -> Result<()> {
 }
 
 /// The layers of the proof at `path`, once it verifies (no floor applied): a proof's
-/// segments, or a compressed proof's segments and last layer (the circuit that dominates
-/// its tables', `docs/protocol.md` §6 item 14).
+/// segments, or a compressed proof's segments, node (for several) and last layer (each
+/// layer of tables by the circuit that dominates its tables', `docs/protocol.md` §6 item
+/// 14).
 fn of_proof(path: &std::path::Path) -> Result<Analysed> {
     let shown = path.display();
     let unjudged = VerifyPolicy {
@@ -88,22 +89,16 @@ fn of_proof(path: &std::path::Path) -> Result<Analysed> {
             let circuits = compressed
                 .verify(&unjudged)
                 .map_err(|e| anyhow!("{shown} does not verify: {e}"))?;
+            let layers = Layers::of(&circuits);
             Ok(Analysed {
                 heading: format!(
-                    "{}: a compressed proof, its layers in proving order (the last layer's \
+                    "{}: a compressed proof, its layers in proving order (a layer of tables' \
                      circuit dominates its tables' rounds, docs/protocol.md §6 item 14; \
                      soundcalc's proof size for it does not apply)",
                     compressed.summary()
                 ),
-                figures: format!(
-                    "{}\n{}",
-                    compressed.summary(),
-                    Layers::of(&circuits).lines()
-                ),
-                circuits: vec![
-                    ("segments", circuits.segments),
-                    ("last", circuits.last.bound()),
-                ],
+                figures: format!("{}\n{}", compressed.summary(), layers.lines()),
+                circuits: layers.circuits(),
             })
         }
     }

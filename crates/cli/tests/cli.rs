@@ -196,7 +196,7 @@ fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
     let out = run(cli().arg("verify").arg(&older));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unsupported proof format version 3, this build reads version 12"),
+        stderr(&out).contains("unsupported proof format version 3, this build reads version 13"),
         "{}",
         stderr(&out)
     );
@@ -1356,6 +1356,39 @@ fn a_compressed_proof_verifies_as_the_same_statement_and_bad_ones_are_refused() 
         assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     }
 
+    // A statement of two segments compresses too, and verifies as its statement.
+    let (out, two) = prove_chain(dir.path(), "two.bin", 32, &["--hash", "poseidon2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let two_small = dir.path().join("two-small.bin");
+    let out = run(cli()
+        .arg("compress")
+        .arg(&two)
+        .args(FAST_LAYER)
+        .args(["--security-bits", "20", "-o"])
+        .arg(&two_small));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = verify(
+        &two_small,
+        &[&any[..], &["--report", report.to_str().unwrap()]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2 segments"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("\nnode: "), "{}", stdout(&out));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let names: Vec<&str> = (json["layers"].as_array().unwrap().iter())
+        .map(|l| l["layer"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["segments", "node", "last"]);
+    assert_eq!(json["layers"][1]["params"]["hash"], "poseidon2");
+    let out = run(cli().args(["security", "--proof"]).arg(&two_small));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).matches("[[circuits]]").count(),
+        3,
+        "{}",
+        stdout(&out)
+    );
+
     // `prove --compress` writes the same bytes as `prove` then `compress`.
     let (out, direct) = prove_chain(
         dir.path(),
@@ -1375,7 +1408,8 @@ fn what_cannot_be_compressed_is_a_one_line_error_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (out, keccak) = prove_chain(dir.path(), "keccak.bin", 16, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let (out, two) = prove_chain(dir.path(), "two.bin", 32, &["--hash", "poseidon2"]);
+    let poseidon2_part = ["--hash", "poseidon2", "--parts", "2", "--part-index", "0"];
+    let (out, part) = prove_chain(dir.path(), "part.bin", 32, &poseidon2_part);
     assert!(out.status.success(), "{}", stderr(&out));
     let small = dir.path().join("small.bin");
     for (proof, message) in [
@@ -1383,7 +1417,7 @@ fn what_cannot_be_compressed_is_a_one_line_error_and_writes_nothing() {
             &keccak,
             "only a proof made with --hash poseidon2 can be compressed",
         ),
-        (&two, "the statement has 2 segments"),
+        (&part, "it is a part (segments 0..1 of 2)"),
     ] {
         let out = run(cli()
             .arg("compress")
@@ -1397,12 +1431,14 @@ fn what_cannot_be_compressed_is_a_one_line_error_and_writes_nothing() {
         assert!(!small.exists());
     }
     // Refused before proving.
+    let part_compressed = [&poseidon2_part[..], &["--compress"]].concat();
     for (extra, message) in [
         (&["--compress"][..], "--hash poseidon2"),
         (
             &["--hash", "poseidon2", "--layer-pow-bits", "0"],
             "give --compress",
         ),
+        (&part_compressed[..], "cannot be used with '--compress'"),
     ] {
         let (out, refused) = prove_chain(dir.path(), "refused.bin", 16, extra);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

@@ -106,18 +106,20 @@ pub fn decode_and_verify(bytes: &[u8]) -> bool {
     }
 }
 
-/// A compressed proof of a one-segment Fibonacci statement committed with Poseidon2 at
-/// [`seed_params`], its last layer at blowup 8 without grinding.
+/// A compressed proof of a two-segment Fibonacci statement committed with Poseidon2 at
+/// [`seed_params`] (so its inner layer's sections and the state between its segments are
+/// there): a node over the segments and the last layer over it, each at blowup 8 without
+/// grinding.
 fn seed_compressed() -> Vec<u8> {
     let proof = prove_statement(
-        &seed_fibonacci(1),
+        &seed_fibonacci(2),
         &poseidon2_params(),
         &CpuBackend::new(),
         &mut PhaseTimes::default(),
         &mut |_| {},
     )
     .expect("the seed statement proves");
-    compress(&proof, (3, 0), 20, Regime::Jbr, &policy())
+    compress(&proof, (3, 0), (3, 0), 20, Regime::Jbr, &policy())
         .expect("the seed proof compresses")
         .to_bytes()
 }

@@ -1,24 +1,36 @@
 //! A statement's compressed proof ([`CompressedRecord`]): the last layer's proof that the
-//! statement's segment proof verifies, with the statement it is about. [`compress`] makes
-//! it from a whole proof made with Poseidon2 trees; [`verify_compressed`] checks it from
-//! the statement alone, the segment proof gone.
+//! statement's segment proofs verify, with the statement it is about and the states that
+//! chain its segments. [`compress`] makes it from a whole proof made with Poseidon2 trees:
+//! for one segment, the last layer over it; for several, a node over them
+//! ([`prove_node`]) and the last layer over that node. [`verify_compressed`] checks it from
+//! the statement alone, the segment proofs gone.
 //!
-//! A statement of one segment compresses today. One of several needs aggregation layers,
-//! whose AIRs verify layer proofs (`docs/recursion.md`); until they exist such a proof is
-//! refused by name.
+//! The last layer's record holds the node's transcript inputs, which hold each segment's,
+//! so it grows with the segments until the links move inside the AIRs
+//! (`docs/recursion.md`, "What remains").
 
+use ballast_field::Felt;
 use ballast_stark::{
     Analysis, Circuit, CompressedRecord, MerkleHash, Proof, Regime, SegmentPosition,
     SegmentStatement, TablesCircuit, VerifierError, VerifyPolicy, Workload, statement_context,
 };
 
-use crate::{Child, ChildError, LayerError, LayerRole, verify_record};
+use crate::{
+    Child, ChildError, LayerError, LayerRole, Segment, node_params, node_record, prove_node,
+    verify_node_record, verify_record_over_node,
+};
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
 /// blowup 64, whose queries are worth about 3 bits each, and 28 bits of grinding, which
 /// take it under 256 KiB for a 2^14-row Poseidon2-chain segment (251 KiB through `cli`,
 /// against 262 at 22 bits; `docs/recursion.md`).
 pub const DEFAULT_LAST_LAYER: (usize, u32) = (6, 28);
+
+/// The blowup (log2) and grinding bits of the node that [`compress`] puts under the last
+/// layer for a statement of several segments: blowup 8, the smallest its AIRs' degree-7
+/// S-boxes take, and 20 bits of grinding, as ZisK's recursive layers (8/73/20 at 128 bits
+/// provable).
+pub const DEFAULT_NODE_LAYER: (usize, u32) = (3, 20);
 
 /// Why a proof cannot be compressed, or a compressed proof is refused.
 #[derive(Debug, thiserror::Error)]
@@ -33,12 +45,6 @@ pub enum CompressError {
         /// The statement's segments.
         segments: usize,
     },
-    /// A statement of several segments, which needs aggregation layers.
-    #[error(
-        "the statement has {0} segments; compressing more than one needs aggregation layers, \
-         which this build does not have (prove it in one segment: --log-rows)"
-    )]
-    Segments(usize),
     /// A child or layer the layer's prover or verifier refuses.
     #[error(transparent)]
     Layer(#[from] LayerError),
@@ -51,35 +57,43 @@ pub enum CompressError {
     SegmentParams(VerifierError),
 }
 
-/// The segment statement a whole proof of one segment, from `ends[0]` to `ends[1]`, proves:
-/// what the layer is a proof about.
-fn child_statement<'a, W: Workload>(
-    workload: &W,
-    context: &'a [u8],
-    public_inputs: &'a [ballast_field::Felt],
-) -> SegmentStatement<'a> {
-    SegmentStatement {
-        context,
-        position: SegmentPosition {
-            index: 0,
-            count: workload.segments(),
-        },
-        public_inputs,
-    }
+/// Each segment's public inputs: segment `i`'s from `states[i]` to `states[i + 1]`.
+fn segment_inputs<W: Workload>(workload: &W, states: &[&W::State]) -> Vec<Vec<Felt>> {
+    (states.windows(2).enumerate())
+        .map(|(i, ends)| workload.public_inputs(i, ends[0], ends[1]))
+        .collect()
 }
 
-/// Compresses `proof`, a whole proof of one segment made with Poseidon2 trees that its
-/// verifier accepts under `policy`: the last layer's proof at blowup 2^`log_blowup` and
-/// `pow_bits` grinding bits, with the fewest queries that give it `target` bits in `regime`
-/// ([`Child::layer_params`]), committed with Keccak-256.
+/// Each segment's statement, of `public_inputs` (one a segment) in `context`: what the last
+/// layer is a proof about.
+fn segment_statements<'a>(
+    context: &'a [u8],
+    public_inputs: &'a [Vec<Felt>],
+) -> Vec<SegmentStatement<'a>> {
+    let count = public_inputs.len();
+    (public_inputs.iter().enumerate())
+        .map(|(index, public_inputs)| SegmentStatement {
+            context,
+            position: SegmentPosition { index, count },
+            public_inputs,
+        })
+        .collect()
+}
+
+/// Compresses `proof`, a whole proof made with Poseidon2 trees that its verifier accepts
+/// under `policy`. For one segment, the last layer over it; for several, a node over them
+/// ([`prove_node`]) at blowup 2^`node.0` and `node.1` grinding bits, committed with
+/// Poseidon2, and the last layer over that node. The last layer is at blowup
+/// 2^`last.0` and `last.1` grinding bits, committed with Keccak-256; each layer has the
+/// fewest queries that give it `target` bits in `regime` ([`node_params`]).
 ///
 /// # Errors
-/// A part, a statement of several segments, a Keccak-256 proof, one whose workload or start
-/// its verifier refuses or that does not verify, or parameters the layer cannot reach
-/// `target` with.
+/// A part, a Keccak-256 proof, one whose workload, states or start its verifier refuses or
+/// that does not verify, or parameters a layer cannot reach `target` with.
 pub fn compress<W: Workload>(
     proof: &Proof<W>,
-    (log_blowup, pow_bits): (usize, u32),
+    node: (usize, u32),
+    last: (usize, u32),
     target: u32,
     regime: Regime,
     policy: &VerifyPolicy,
@@ -96,97 +110,115 @@ pub fn compress<W: Workload>(
     if proof.params.hash != MerkleHash::Poseidon2 {
         return Err(LayerError::from(ChildError::NotPoseidon2).into());
     }
-    if segments != 1 {
-        return Err(CompressError::Segments(segments));
-    }
     proof.workload.validate().map_err(VerifierError::from)?;
-    let [start, outcome] = proof.states.as_slice() else {
+    let states = &proof.states;
+    if states.len() != segments + 1 {
         return Err(VerifierError::Shape {
             what: "states",
-            expected: 2,
-            got: proof.states.len(),
+            expected: segments + 1,
+            got: states.len(),
         }
         .into());
-    };
-    if *start != proof.workload.start() {
+    }
+    if states[0] != proof.workload.start() {
         return Err(VerifierError::Start.into());
     }
-    let ends = [start.clone(), outcome.clone()];
     let context = statement_context(&proof.workload);
-    let public_inputs = proof.workload.public_inputs(0, &ends[0], &ends[1]);
-    let statement = child_statement(&proof.workload, &context, &public_inputs);
-    let air = proof.workload.air(0);
-    let child = Child::of_segment(&air, &proof.segments[0], &statement, &proof.params, policy)
+    let public_inputs = segment_inputs(&proof.workload, &states.iter().collect::<Vec<_>>());
+    let statements = segment_statements(&context, &public_inputs);
+    let children = (proof.segments.iter().zip(&statements).enumerate())
+        .map(|(i, (segment, statement))| {
+            let air = proof.workload.air(i);
+            Child::of_segment(&air, segment, statement, &proof.params, policy)
+        })
+        .collect::<Result<Vec<_>, _>>()
         .map_err(LayerError::from)?;
-    let params = child
-        .layer_params(
-            log_blowup,
-            pow_bits,
-            target,
-            regime,
-            LayerRole::Last(MerkleHash::Keccak256),
-        )
-        .map_err(LayerError::from)?;
-    let layer = child.prove(&params)?;
+    let (children, inner) = if segments == 1 {
+        (children, Vec::new())
+    } else {
+        let params = node_params(&children, node, target, regime, LayerRole::Inner)?;
+        let layer = prove_node(&children, &params)?;
+        let over = Child::of_node(&children, &layer, &params, policy)?;
+        (vec![over], vec![params])
+    };
+    let role = LayerRole::Last(MerkleHash::Keccak256);
+    let params = node_params(&children, last, target, regime, role)?;
+    let layer = prove_node(&children, &params)?;
     Ok(CompressedRecord {
         params: proof.params,
+        inner,
         workload: proof.workload.clone(),
-        ends,
-        layer: child.layer_record(&layer, &params)?,
+        ends: [states[0].clone(), states[segments].clone()],
+        between: states[1..segments].to_vec(),
+        layer: node_record(&children, &layer, &params)?,
     })
 }
 
-/// What a compressed proof's security is made of, in proving order: its segments' circuit
-/// and its last layer's. Its figure is the weakest layer's, each judged in its own regime;
-/// the two errors add up, so the bound on the whole is at most one bit below it
-/// (`docs/protocol.md` §6 item 16).
+/// What a compressed proof's security is made of, in proving order: its segments' circuit,
+/// its inner layers' (a node over the segments, for several) and its last layer's. Its
+/// figure is the weakest layer's, each judged in its own regime; the layers' errors add
+/// up, so the bound on the whole is at most log2 of the layer count below it
+/// (`docs/protocol.md` §6 items 16 and 20).
 #[derive(Clone, Debug)]
 pub struct CompressedCircuits {
     /// The segments' circuit, at the record's segment parameters.
     pub segments: Circuit,
+    /// The inner layers' tables, innermost first.
+    pub inner: Vec<TablesCircuit>,
     /// The last layer's tables.
     pub last: TablesCircuit,
 }
 
 impl CompressedCircuits {
-    /// The figure in `regime`: the weaker layer's analysis.
+    /// Each layer's analysis in `regime`, in proving order: the segments', each inner
+    /// layer's, the last layer's.
+    pub fn analyses(&self, regime: Regime) -> Vec<Analysis> {
+        let tables = self.inner.iter().chain([&self.last]);
+        std::iter::once(self.segments.analyse(regime))
+            .chain(tables.map(|t| t.analyse(regime)))
+            .collect()
+    }
+
+    /// The figure in `regime`: the weakest layer's analysis ([`weakest`]).
     pub fn analyse(&self, regime: Regime) -> Analysis {
-        weaker(self.segments.analyse(regime), self.last.analyse(regime))
+        let mut analyses = self.analyses(regime);
+        analyses.swap_remove(weakest(&analyses))
     }
 }
 
-/// Of a compressed proof's two layers analysed in one regime, the weaker ([`last_is_weaker`]).
-pub fn weaker(segments: Analysis, last: Analysis) -> Analysis {
-    if last_is_weaker(&segments, &last) {
-        last
-    } else {
-        segments
-    }
-}
-
-/// Whether, of a compressed proof's two layers analysed in one regime, the last layer is the
-/// weaker: its figure, capped by the hash, lower (the segments' on a tie).
-pub fn last_is_weaker(segments: &Analysis, last: &Analysis) -> bool {
-    last.capped() < segments.capped()
+/// Of a compressed proof's layers analysed in one regime (in proving order), the weakest:
+/// its figure, capped by the hash, the lowest (the first in proving order on a tie).
+///
+/// # Panics
+/// On no analysis; a compressed proof has at least its segments and its last layer.
+pub fn weakest(analyses: &[Analysis]) -> usize {
+    let lowest = (analyses.iter().enumerate()).min_by_key(|(_, a)| a.capped());
+    lowest.expect("a layer at least").0
 }
 
 /// Checks that `record` proves its statement: the workload starts where it says, and its
-/// layer proves that a proof of the statement's segment, made with the record's segment
-/// parameters, verifies ([`verify_record`]). `policy` applies to the segments' parameters
-/// and the layer's, and its cap to the record's bytes. Returns the circuits whose figures
-/// the policy judged.
+/// layer proves that a proof of each of the statement's segments, made with the record's
+/// segment parameters, verifies, segment `i` from the record's `i`-th state to the next
+/// (over the segments, [`verify_node_record`]; over inner layers at the record's inner
+/// parameters, [`verify_record_over_node`]), so the segments chain from the start to the
+/// outcome. `policy` applies to the segments' parameters and every layer's, and its cap to
+/// the record's bytes.
+/// Returns the circuits whose figures the policy judged.
 ///
 /// # Errors
-/// A workload its own checks refuse, another start, a statement of several segments, or a
-/// layer that does not verify.
+/// A workload its own checks refuse, another start, a count of states other than one more
+/// than the segments, or a layer that does not verify (a segment whose proof starts or ends
+/// elsewhere is named: [`LayerError::Segment`]).
 pub fn verify_compressed<W: Workload>(
     record: &CompressedRecord<W>,
     policy: &VerifyPolicy,
 ) -> Result<CompressedCircuits, CompressError> {
     let CompressedRecord {
         params,
+        inner,
         workload,
         ends,
+        between,
         layer,
     } = record;
     workload.validate().map_err(VerifierError::from)?;
@@ -194,18 +226,39 @@ pub fn verify_compressed<W: Workload>(
         return Err(VerifierError::Start.into());
     }
     let count = workload.segments();
-    if count != 1 {
-        return Err(CompressError::Segments(count));
+    if between.len() + 1 != count {
+        return Err(VerifierError::Shape {
+            what: "states",
+            expected: count + 1,
+            got: between.len() + 2,
+        }
+        .into());
     }
+    record.check_inner().map_err(LayerError::from)?;
+    let airs: Vec<W::Air> = (0..count).map(|i| workload.air(i)).collect();
+    // Every segment has segment 0's shape (`ballast_stark::verify_part` judges it once).
+    let segments = Circuit::of(&airs[0], params).map_err(VerifierError::from)?;
+    // Every parameter is in its range now, so the record encodes.
     policy.check_size(record.to_bytes().len() as u64)?;
-    let context = statement_context(workload);
-    let public_inputs = workload.public_inputs(0, &ends[0], &ends[1]);
-    let statement = child_statement(workload, &context, &public_inputs);
-    let air = workload.air(0);
-    let segments = Circuit::of(&air, params).map_err(VerifierError::from)?;
     policy
         .check_circuit(&segments)
         .map_err(CompressError::SegmentParams)?;
-    let last = verify_record(&air, &statement, params, layer, policy)?;
-    Ok(CompressedCircuits { segments, last })
+    let context = statement_context(workload);
+    let public_inputs = segment_inputs(workload, &record.states().collect::<Vec<_>>());
+    let statements = segment_statements(&context, &public_inputs);
+    let children: Vec<Segment<'_, W::Air>> = (airs.iter().zip(&statements))
+        .map(|(air, statement)| Segment::new(air, statement, params))
+        .collect();
+    let (inner, last) = if inner.is_empty() {
+        (Vec::new(), verify_node_record(&children, layer, policy)?)
+    } else {
+        let mut circuits = verify_record_over_node(&children, inner, layer, policy)?;
+        let last = circuits.pop().expect("the last layer's circuit");
+        (circuits, last)
+    };
+    Ok(CompressedCircuits {
+        segments,
+        inner,
+        last,
+    })
 }

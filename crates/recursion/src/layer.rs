@@ -26,10 +26,11 @@ use crate::child::{
     Absorbed, Links, READ_ALPHA, READ_BETAS, READ_GAMMA, READ_Z, child_shape, positions_of,
 };
 use crate::identity::{IdentityError, identity_log_rows};
+use crate::node::with_node_tables;
 use crate::queries::ChildShape;
 use crate::{
     Child, ChildError, ChildQueries, DeepClaims, IdentityAir, LinkError, OodClaims, QueriesAir,
-    TranscriptAir,
+    Segment, TranscriptAir,
 };
 
 /// The context the layer's proof binds as its statement.
@@ -98,6 +99,17 @@ pub enum LayerError {
     /// `verify_layer`'s).
     #[error("a layer over layers needs at least one inner layer's parameters")]
     NoInnerLayer,
+    /// A node over no child.
+    #[error("a node needs at least one child")]
+    NoChildren,
+    /// What one child of a node over several is refused as, named by its segment's index.
+    #[error("segment {index}: {source}")]
+    Segment {
+        /// The segment's index in its statement.
+        index: usize,
+        /// What it is refused as.
+        source: Box<LayerError>,
+    },
 }
 
 /// `items` (one for each of a layer's AIRs in the order of [`LAYER_AIRS`], or of a
@@ -134,68 +146,113 @@ impl<'a> LayerAirs<'a> {
     fn airs(&self) -> [&'a dyn TableAir; 3] {
         [self.transcript, self.identity, self.queries]
     }
+}
 
-    /// Its tables in its proof's order, with the transcript AIR's public `inputs`, the
-    /// identity AIR's `identity_inputs` and the query AIR's `query_inputs`, those two
-    /// derived from the first ([`DERIVED`]).
-    pub fn tables(
-        &self,
-        inputs: &'a [Felt],
-        identity_inputs: &'a [Felt],
-        query_inputs: &'a [Felt],
-    ) -> Vec<TableStatement<'a>> {
-        let inputs = [inputs, identity_inputs, query_inputs];
+/// The AIRs of a layer over one child or more (a node): each child's three
+/// ([`LayerAirs`]), in the children's order. Its proof takes all their tables in that order
+/// (child by child, each child's in the order of [`LAYER_AIRS`]) sorted by height, tallest
+/// first; tables of one height keep that order. A layer over one child is a node of one.
+pub(crate) struct NodeAirs<'a>(pub Vec<LayerAirs<'a>>);
+
+impl<'a> NodeAirs<'a> {
+    /// The heights (log2) of its tables, child by child.
+    pub fn heights(&self) -> Vec<usize> {
+        self.0.iter().flat_map(LayerAirs::heights).collect()
+    }
+
+    /// Its AIRs, child by child.
+    fn airs(&self) -> Vec<&'a dyn TableAir> {
+        self.0.iter().flat_map(LayerAirs::airs).collect()
+    }
+
+    /// `inputs`, the transcript AIRs' public inputs one child after another (a
+    /// [`LayerProof`]'s), cut into each child's.
+    ///
+    /// # Errors
+    /// Another count than the children's transcript AIRs take.
+    pub fn split<'i>(&self, inputs: &'i [Felt]) -> Result<Vec<&'i [Felt]>, LinkError> {
+        let counts = self.0.iter().map(|c| c.transcript.num_public_inputs());
+        split_inputs(counts, inputs)
+    }
+
+    /// Which `public-inputs` list of its tables' transcript holds each child's transcript
+    /// AIR's inputs, in the children's order: the lists are the underived tables' (each
+    /// child's transcript table alone, every other being [`DERIVED`]) in the proof's order.
+    pub fn lists(&self) -> Vec<usize> {
+        let heights = self.heights();
+        let absorbed: Vec<usize> = (tallest_first(0..heights.len(), &heights).into_iter())
+            .filter(|&t| !is_derived(t))
+            .collect();
+        (0..self.0.len())
+            .map(|c| {
+                let at = absorbed.iter().position(|&t| t == c * LAYER_AIRS.len());
+                at.expect("a child's transcript table is absorbed")
+            })
+            .collect()
+    }
+
+    /// Its tables in its proof's order, with each child's public inputs: its transcript
+    /// AIR's, its identity AIR's and its query AIR's, those two derived from the first
+    /// ([`DERIVED`]).
+    pub fn tables(&self, inputs: &[[&'a [Felt]; 3]]) -> Vec<TableStatement<'a>> {
+        assert_eq!(inputs.len(), self.0.len(), "a child's inputs a child");
+        let inputs = inputs.iter().flatten().copied();
         let statements =
-            (self.airs().into_iter().zip(inputs).enumerate()).map(|(k, (air, public_inputs))| {
+            (self.airs().into_iter().zip(inputs).enumerate()).map(|(t, (air, public_inputs))| {
                 TableStatement {
                     air,
                     public_inputs,
-                    derived: DERIVED.iter().any(|&(d, _)| d == k),
+                    derived: is_derived(t),
                 }
             });
         tallest_first(statements, &self.heights())
     }
 
     /// Proves its tables as one proof with `params`, on the host (the tables prover has no
-    /// device path): the transcript AIR's public `inputs`, the query AIR's `query_inputs`
-    /// built from them, which its witness `queries` must take (a prover whose witness
-    /// differs would make a proof its verifier refuses).
+    /// device path): the transcript AIRs' public `inputs` (one child after another), each
+    /// child's query AIR's `query_inputs` built from them, which its witness `queries` must
+    /// take (a prover whose witness differs would make a proof its verifier refuses).
     pub fn prove(
         &self,
-        queries: &ChildQueries,
+        queries: &[&ChildQueries],
         inputs: Vec<Felt>,
-        query_inputs: &[Felt],
+        query_inputs: &[Vec<Felt>],
         params: &StarkParams,
     ) -> Result<LayerProof, LayerError> {
-        if queries.public_inputs().map_err(ChildError::from)? != query_inputs {
-            let (air, what) = ("query", "public inputs");
-            return Err(LinkError::Differs { air, what }.into());
+        let mut traces = Vec::with_capacity(3 * self.0.len());
+        for ((airs, queries), query_inputs) in self.0.iter().zip(queries).zip(query_inputs) {
+            if queries.public_inputs().map_err(ChildError::from)? != *query_inputs {
+                let (air, what) = ("query", "public inputs");
+                return Err(LinkError::Differs { air, what }.into());
+            }
+            traces.push(airs.transcript.trace().map_err(ChildError::from)?);
+            traces.push(airs.identity.trace().map_err(ChildError::from)?);
+            traces.push(queries.trace().map_err(ChildError::from)?);
         }
-        let traces = [
-            self.transcript.trace().map_err(ChildError::from)?,
-            self.identity.trace().map_err(ChildError::from)?,
-            queries.trace().map_err(ChildError::from)?,
-        ];
         let traces = tallest_first(traces, &self.heights());
-        let identity_inputs = self.identity.public_inputs();
-        let tables = self.tables(&inputs, &identity_inputs, query_inputs);
+        let identity_inputs: Vec<Vec<Felt>> =
+            self.0.iter().map(|c| c.identity.public_inputs()).collect();
+        let split = self.split(&inputs)?;
+        let tables = self.tables(&statement_inputs(&split, &identity_inputs, query_inputs));
         let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
         Ok(LayerProof { inputs, tables })
     }
 
     /// Checks that `layer`, a proof of its tables made with `params`, verifies under
-    /// `policy`, with the transcript AIR's public inputs it holds and the query AIR's
-    /// `query_inputs` built from them: the one check of a layer's proof, over a segment or
-    /// over layers.
+    /// `policy`, with the transcript AIRs' public inputs it holds and each child's query
+    /// AIR's `query_inputs` built from them: the one check of a layer's proof, over
+    /// segments or over layers.
     pub fn verify(
         &self,
         layer: &LayerProof,
-        query_inputs: &[Felt],
+        query_inputs: &[Vec<Felt>],
         params: &StarkParams,
         policy: &VerifyPolicy,
     ) -> Result<TablesCircuit, LayerError> {
-        let identity_inputs = self.identity.public_inputs();
-        let tables = self.tables(&layer.inputs, &identity_inputs, query_inputs);
+        let identity_inputs: Vec<Vec<Felt>> =
+            self.0.iter().map(|c| c.identity.public_inputs()).collect();
+        let split = self.split(&layer.inputs)?;
+        let tables = self.tables(&statement_inputs(&split, &identity_inputs, query_inputs));
         Ok(verify_tables(
             LAYER_CONTEXT,
             &tables,
@@ -217,8 +274,8 @@ impl<'a> LayerAirs<'a> {
         role: LayerRole,
     ) -> Result<StarkParams, ParamsError> {
         let heights = self.heights();
+        let shortest = heights.iter().copied().min().unwrap_or_default();
         let airs = tallest_first(self.airs(), &heights);
-        let shortest = heights.into_iter().min().expect("three tables");
         let (hash, log_final_poly_len) = match role {
             LayerRole::Inner => (
                 MerkleHash::Poseidon2,
@@ -243,7 +300,7 @@ impl<'a> LayerAirs<'a> {
 
     /// The record of `proof`, the layer's proof of its `tables` (in its proof's order, with
     /// their public inputs) made with `params`: a [`TablesRecord`] of them, holding the
-    /// transcript AIR's public inputs alone ([`layer_of_record`] reads it back).
+    /// transcript AIRs' public inputs alone ([`layer_of_record`] reads it back).
     pub fn record(
         &self,
         tables: &[TableStatement<'_>],
@@ -251,13 +308,54 @@ impl<'a> LayerAirs<'a> {
         params: &StarkParams,
     ) -> Result<TablesRecord, LayerError> {
         let mut record = TablesRecord::new(tables, params, proof.clone())?;
-        for (k, _) in DERIVED {
-            record.tables[table_of(&self.heights(), k)]
-                .public_inputs
-                .clear();
+        let order = tallest_first(0..tables.len(), &self.heights());
+        for (table, t) in record.tables.iter_mut().zip(order) {
+            if is_derived(t) {
+                table.public_inputs.clear();
+            }
         }
         Ok(record)
     }
+}
+
+/// `inputs` cut into pieces of `counts` values, one after another.
+///
+/// # Errors
+/// Another count than theirs.
+pub(crate) fn split_inputs(
+    counts: impl IntoIterator<Item = usize>,
+    inputs: &[Felt],
+) -> Result<Vec<&[Felt]>, LinkError> {
+    let counts: Vec<usize> = counts.into_iter().collect();
+    let expected = counts.iter().sum();
+    if inputs.len() != expected {
+        return Err(LinkError::Length {
+            what: "the transcript AIRs' public inputs",
+            expected,
+            got: inputs.len(),
+        });
+    }
+    let mut rest = inputs;
+    Ok(counts
+        .into_iter()
+        .map(|count| {
+            let (these, later) = rest.split_at(count);
+            rest = later;
+            these
+        })
+        .collect())
+}
+
+/// Each child's public inputs of its three tables: its transcript AIR's (`split`), its
+/// identity AIR's and its query AIR's.
+pub(crate) fn statement_inputs<'a>(
+    split: &[&'a [Felt]],
+    identity_inputs: &'a [Vec<Felt>],
+    query_inputs: &'a [Vec<Felt>],
+) -> Vec<[&'a [Felt]; 3]> {
+    (split.iter().zip(identity_inputs).zip(query_inputs))
+        .map(|((inputs, identity), queries)| [*inputs, identity.as_slice(), queries.as_slice()])
+        .collect()
 }
 
 /// The layer's AIRs (of [`LAYER_AIRS`]) whose public inputs its verifier builds from the
@@ -269,32 +367,30 @@ const DERIVED: [(usize, &str); 2] = [
     (2, "the query table's recorded public inputs"),
 ];
 
-/// Which `public-inputs` list of a layer's tables' transcript holds its transcript AIR's
-/// inputs: the only one, as every other table is [`DERIVED`].
-pub(crate) const TRANSCRIPT_INPUTS_LIST: usize = 0;
+/// Whether table `t` of a node's tables (child by child, each child's in the order of
+/// [`LAYER_AIRS`]) is [`DERIVED`].
+fn is_derived(t: usize) -> bool {
+    DERIVED.iter().any(|&(k, _)| k == t % LAYER_AIRS.len())
+}
+
+// A child's transcript table is its one underived table, whose inputs its layer's tables
+// transcript absorbs ([`NodeAirs::lists`]).
 const _: () = assert!(
     DERIVED.len() == LAYER_AIRS.len() - 1 && DERIVED[0].0 != 0 && DERIVED[1].0 != 0,
     "the transcript AIR is the one underived table"
 );
 
-/// Where AIR `k` of [`LAYER_AIRS`] has its table among the layer's tables of these heights.
-fn table_of(heights: &[usize], k: usize) -> usize {
-    tallest_first(0..heights.len(), heights)
-        .iter()
-        .position(|&t| t == k)
-        .expect("an AIR of the layer")
-}
-
-/// The layer's proof that `record` holds ([`LayerAirs::record`]), with the parameters it was
-/// made with, for a layer whose tables have these heights (log2, in the order of
-/// [`LAYER_AIRS`]): the three tables of those heights in the proof's order, the transcript
-/// AIR's public inputs recorded and no other's (its verifier builds them from those).
+/// The layer's proof that `record` holds ([`NodeAirs::record`]), with the parameters it was
+/// made with, for a layer whose children's tables have these heights (log2, a child's in
+/// the order of [`LAYER_AIRS`]): three tables a child, of those heights, in the proof's
+/// order, the transcript AIRs' public inputs recorded (read back one child after another)
+/// and no other's (its verifier builds them from those).
 ///
 /// # Errors
 /// Another number of tables, a table of another height, or an identity or query table with
 /// public inputs.
 pub(crate) fn layer_of_record(
-    heights: [usize; 3],
+    heights: &[[usize; 3]],
     record: &TablesRecord,
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let shape_error = |what, expected, got| TablesError::Shape {
@@ -302,27 +398,25 @@ pub(crate) fn layer_of_record(
         expected,
         got,
     };
-    if record.tables.len() != LAYER_AIRS.len() {
-        return Err(
-            shape_error("the layer's tables", LAYER_AIRS.len(), record.tables.len()).into(),
-        );
+    let heights: Vec<usize> = heights.iter().flatten().copied().collect();
+    if record.tables.len() != heights.len() {
+        return Err(shape_error("the layer's tables", heights.len(), record.tables.len()).into());
     }
-    for (&k, table) in tallest_first([0, 1, 2], &heights)
-        .iter()
-        .zip(&record.tables)
-    {
-        if table.log_rows != heights[k] {
-            return Err(shape_error("a table's rows (log2)", heights[k], table.log_rows).into());
+    let order = tallest_first(0..heights.len(), &heights);
+    let mut transcripts = vec![&[][..]; heights.len() / LAYER_AIRS.len()];
+    for (&t, table) in order.iter().zip(&record.tables) {
+        if table.log_rows != heights[t] {
+            return Err(shape_error("a table's rows (log2)", heights[t], table.log_rows).into());
         }
-    }
-    for (k, what) in DERIVED {
-        let recorded = record.tables[table_of(&heights, k)].public_inputs.len();
-        if recorded != 0 {
-            return Err(shape_error(what, 0, recorded).into());
+        let recorded = table.public_inputs.len();
+        match DERIVED.iter().find(|&&(k, _)| k == t % LAYER_AIRS.len()) {
+            Some(&(_, what)) if recorded != 0 => return Err(shape_error(what, 0, recorded).into()),
+            Some(_) => {}
+            None => transcripts[t / LAYER_AIRS.len()] = &table.public_inputs,
         }
     }
     let layer = LayerProof {
-        inputs: record.tables[table_of(&heights, 0)].public_inputs.clone(),
+        inputs: transcripts.concat(),
         tables: record.proof.clone(),
     };
     Ok((layer, record.params))
@@ -339,22 +433,18 @@ impl Child {
     }
 
     /// Proves its three AIRs, once the transcript AIR's public inputs link, as one proof of
-    /// their tables with `params`, on the host (the tables prover has no device path).
+    /// their tables with `params`, on the host: [`prove_node`](crate::prove_node) of it alone.
     ///
     /// # Errors
     /// A trace its AIR does not take or the prover refuses (none for a `Child::of_segment`
     /// built).
     pub fn prove(&self, params: &StarkParams) -> Result<LayerProof, LayerError> {
-        let inputs = self.transcript.public_inputs();
-        self.check_links(&inputs)?;
-        // The inputs built from the transcript's are the ones its witness (the replay) took.
-        let query_inputs = self.query_inputs(&inputs)?;
-        (self.layer_airs()).prove(&self.queries, inputs, &query_inputs, params)
+        crate::prove_node(std::slice::from_ref(self), params)
     }
 
     /// The parameters of its layer at `log_blowup` and `pow_bits` in `role`: the fewest
     /// queries that give the layer's proof `target` bits in `regime`, and the hash and final
-    /// polynomial of the role.
+    /// polynomial of the role ([`node_params`](crate::node_params) of it alone).
     ///
     /// # Errors
     /// A blowup or grinding the AIRs cannot be proven with, or a target out of reach.
@@ -366,7 +456,7 @@ impl Child {
         regime: Regime,
         role: LayerRole,
     ) -> Result<StarkParams, ParamsError> {
-        (self.layer_airs()).params(log_blowup, pow_bits, target, regime, role)
+        NodeAirs(vec![self.layer_airs()]).params(log_blowup, pow_bits, target, regime, role)
     }
 
     /// The query AIR's public inputs that the transcript AIR's `inputs` give (once they
@@ -392,9 +482,13 @@ impl Child {
         layer: &LayerProof,
         params: &StarkParams,
     ) -> Result<Option<TranscriptLayout>, LayerError> {
-        let query_inputs = self.query_inputs(&layer.inputs)?;
-        self.tables(&layer.inputs, &query_inputs, |tables| {
-            tables_transcript(LAYER_CONTEXT, tables, &layer.tables, params)
+        with_node_tables(std::slice::from_ref(self), &layer.inputs, |_, _, tables| {
+            Ok(tables_transcript(
+                LAYER_CONTEXT,
+                tables,
+                &layer.tables,
+                params,
+            )?)
         })
     }
 
@@ -409,29 +503,13 @@ impl Child {
         params: &StarkParams,
     ) -> Result<Option<TranscriptLayout>, LayerError> {
         let inputs = self.transcript.public_inputs();
-        let query_inputs = self.query_inputs(&inputs)?;
-        self.tables(&inputs, &query_inputs, |tables| {
-            tables_transcript_layout(LAYER_CONTEXT, tables, params)
+        with_node_tables(std::slice::from_ref(self), &inputs, |_, _, tables| {
+            Ok(tables_transcript_layout(LAYER_CONTEXT, tables, params)?)
         })
     }
 
-    /// `run` on the layer's tables, in its proof's order, with the transcript AIR's public
-    /// `inputs`, the identity AIR's and the query AIR's `query_inputs` (built from those:
-    /// [`query_inputs`](Self::query_inputs)).
-    pub(crate) fn tables<T, E: Into<LayerError>>(
-        &self,
-        inputs: &[Felt],
-        query_inputs: &[Felt],
-        run: impl FnOnce(&[TableStatement<'_>]) -> Result<T, E>,
-    ) -> Result<T, LayerError> {
-        let identity_inputs = self.identity.public_inputs();
-        run(&(self.layer_airs()).tables(inputs, &identity_inputs, query_inputs)).map_err(Into::into)
-    }
-
-    /// The record of `layer`, its layer's proof made with `params`: a [`TablesRecord`] of
-    /// the three tables in the proof's order ([`record_layer`] reads it back, and its
-    /// bytes [`read_layer`]), holding the transcript AIR's public inputs alone: its
-    /// verifier builds the others from them.
+    /// The record of `layer`, its layer's proof made with `params`: [`node_record`](crate::node_record)
+    /// of it alone ([`record_layer`] reads it back, and its bytes [`read_layer`]).
     ///
     /// # Errors
     /// Parameters its AIRs cannot be proven with, or inputs that do not give the query
@@ -441,10 +519,7 @@ impl Child {
         layer: &LayerProof,
         params: &StarkParams,
     ) -> Result<TablesRecord, LayerError> {
-        let query_inputs = self.query_inputs(&layer.inputs)?;
-        self.tables(&layer.inputs, &query_inputs, |tables| {
-            (self.layer_airs()).record(tables, &layer.tables, params)
-        })
+        crate::node_record(std::slice::from_ref(self), layer, params)
     }
 }
 
@@ -485,7 +560,7 @@ impl Frame {
     /// The heights (log2) of the layer's tables, in the order of [`LAYER_AIRS`]: the
     /// child's alone, for the query AIR's height depends on how many draws there are
     /// (`num_queries`), not on their values.
-    fn child_heights(&self, num_queries: usize) -> Result<[usize; 3], LayerError> {
+    pub fn child_heights(&self, num_queries: usize) -> Result<[usize; 3], LayerError> {
         let identity = identity_log_rows(&[self.program.instructions().len()]);
         let queries =
             QueriesAir::new(&self.shape, &vec![0; num_queries]).map_err(ChildError::from)?;
@@ -568,38 +643,6 @@ impl Frame {
         let query_inputs = query_inputs(&queries, transcript, messages, inputs)?;
         Ok((identity, queries, query_inputs))
     }
-
-    /// [`verify_layer`] with this frame of the child.
-    fn verify<A: Air>(
-        &self,
-        child: &A,
-        statement: &SegmentStatement<'_>,
-        child_params: &StarkParams,
-        layer: &LayerProof,
-        params: &StarkParams,
-        policy: &VerifyPolicy,
-    ) -> Result<TablesCircuit, LayerError> {
-        policy
-            .check_params(child, child_params)
-            .map_err(ChildError::from)?;
-        let (identity, queries, query_inputs) =
-            self.airs(child, statement, child_params, &layer.inputs)?;
-        let airs = LayerAirs {
-            transcript: &self.transcript,
-            identity: &identity,
-            queries: &queries,
-        };
-        airs.verify(layer, &query_inputs, params, policy)
-    }
-
-    /// [`record_layer`] with this frame of the child.
-    fn layer(
-        &self,
-        child_params: &StarkParams,
-        record: &TablesRecord,
-    ) -> Result<(LayerProof, StarkParams), LayerError> {
-        layer_of_record(self.child_heights(child_params.num_queries)?, record)
-    }
 }
 
 /// The query AIR's public inputs that the transcript AIR's public `inputs` give, read by the
@@ -664,10 +707,8 @@ pub(crate) fn query_inputs(
 }
 
 /// Checks that `layer` proves that a proof of `child` for `statement`, made with
-/// `child_params`, verifies: the transcript AIR's public inputs link (the links of
-/// [`Child::check_links`]), the layer's AIRs and the others' inputs are built from
-/// them and the child's shape, and the layer's proof of their tables verifies with
-/// `params`. `policy` applies to the child's parameters and the layer's (so one that pins
+/// `child_params`, verifies: [`verify_node`](crate::verify_node) over that segment alone.
+/// `policy` applies to the child's parameters and the layer's (so one that pins
 /// parameters takes only a child and a layer of those).
 ///
 /// Returns the layer's circuit, whose figure the policy judged.
@@ -683,18 +724,12 @@ pub fn verify_layer<A: Air>(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
-    Frame::of(child, statement, child_params)?.verify(
-        child,
-        statement,
-        child_params,
-        layer,
-        params,
-        policy,
-    )
+    let segment = Segment::new(child, statement, child_params);
+    crate::verify_node(&[segment], layer, params, policy)
 }
 
 /// [`record_layer`], then [`verify_layer`] of what it reads, building the child's frame
-/// once.
+/// once: [`verify_node_record`](crate::verify_node_record) over that segment alone.
 ///
 /// # Errors
 /// As [`record_layer`] and [`verify_layer`].
@@ -705,9 +740,8 @@ pub fn verify_record<A: Air>(
     record: &TablesRecord,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
-    let frame = Frame::of(child, statement, child_params)?;
-    let (layer, params) = frame.layer(child_params, record)?;
-    frame.verify(child, statement, child_params, &layer, &params, policy)
+    let segment = Segment::new(child, statement, child_params);
+    crate::verify_node_record(&[segment], record, policy)
 }
 
 /// Reads a layer's proof of a child of `child`'s AIR, `statement` and `child_params` from
@@ -747,5 +781,6 @@ pub fn record_layer<A: Air>(
     child_params: &StarkParams,
     record: &TablesRecord,
 ) -> Result<(LayerProof, StarkParams), LayerError> {
-    Frame::of(child, statement, child_params)?.layer(child_params, record)
+    let segment = Segment::new(child, statement, child_params);
+    crate::node::layer_of_segments(&[segment], record)
 }

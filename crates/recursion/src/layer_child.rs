@@ -1,49 +1,66 @@
-//! A layer's proof as the child of a layer over it. [`Child::of_layer`] holds what that
-//! layer proves: the layer's verifier's transcript ([`TranscriptAir`]), its tables'
-//! out-of-domain identities ([`IdentityAir::joint`], in one table) and its query phase over
-//! its mixed trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their
-//! witnesses: three tables, as a layer over a segment has; and a layer over that one, to
-//! any depth. [`verify_layer_over_layers`] checks the top layer's proof from the segment's
-//! AIR, statement and parameters and the inner layers' parameters alone, a frame a level
-//! built from those: at each level it reads the layer below's transcript table's public
-//! inputs from what the transcript AIR's inputs say its transcript absorbed, has the level
-//! below link them (to the segment at the foot, as [`verify_layer`](crate::verify_layer)
-//! does) and build that layer's other inputs from them (derived, not absorbed), holds the
-//! absorbed statement to the keys and those inputs, then builds its own identities and
-//! query inputs from the same inputs (`docs/recursion.md`).
+//! A layer's proof as the child of a layer over it. [`Child::of_layer`] (a layer over one
+//! child) and [`Child::of_node`] (over several: a node, `prove_node`) hold what that layer
+//! proves: the layer's verifier's transcript ([`TranscriptAir`]), its tables' out-of-domain
+//! identities ([`IdentityAir::joint`], in one table) and its query phase over its mixed
+//! trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their witnesses:
+//! three tables, as a layer over a segment has; and a layer over that one, to any depth.
+//! [`verify_layer_over_node`] checks the top layer's proof from the segments' AIRs,
+//! statements and parameters and the inner layers' parameters alone, a frame a level built
+//! from those: at each level it reads the level below's transcript tables' public inputs
+//! (one list a child) from what the transcript AIR's inputs say its transcript absorbed,
+//! has the level below link them (to each segment at the foot, as
+//! [`verify_node`](crate::verify_node) does) and build that layer's other inputs from them
+//! (derived, not absorbed), holds the absorbed statement to the keys and those inputs, then
+//! builds its own identities and query inputs from the same inputs (`docs/recursion.md`).
+//! [`verify_layer_over_layers`] is that over one segment.
 
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::MixedShape;
 use ballast_stark::{
-    MerkleHash, SegmentStatement, StarkParams, TablesCircuit, TablesError, TablesRecord,
-    TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
-    tables_transcript_layout, tables_trees,
+    MerkleHash, SegmentStatement, StarkParams, TablesCircuit, TablesRecord, TranscriptLayout,
+    VerifyPolicy, label, replay_tables, tables_statement_data, tables_transcript_layout,
+    tables_trees,
 };
 use ballast_transcript::Message;
 
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
 use crate::layer::{
-    Frame, LAYER_CONTEXT, LayerAirs, TRANSCRIPT_INPUTS_LIST, layer_of_record, query_inputs,
-    tallest_first,
+    Frame, LAYER_AIRS, LAYER_CONTEXT, LayerAirs, NodeAirs, layer_of_record, query_inputs,
+    statement_inputs, tallest_first,
 };
+use crate::node::{check_segments, named, segment_frames, with_node_tables};
 use crate::{
     Child, ChildError, ChildQueries, IdentityAir, LayerError, LayerProof, LinkError, OodClaims,
-    QueriesAir, TranscriptAir,
+    QueriesAir, Segment, TranscriptAir,
 };
 
 impl Child {
     /// `layer`, the layer's proof of `inner` made with `params`, once its verifier accepts
-    /// it under `policy`: the child of a layer over it, whose AIRs are its verifier's
-    /// transcript, its tables' out-of-domain identities in one table (tallest first, on the
-    /// claims the transcript AIR's public inputs give) and its query phase over its mixed
-    /// trees.
+    /// it under `policy`: [`Child::of_node`] of that one child.
     ///
     /// # Errors
-    /// A layer committed with Keccak-256, one that does not verify, or one whose shape the
-    /// AIRs over it do not take.
+    /// As [`Child::of_node`].
     pub fn of_layer(
         inner: &Child,
+        layer: &LayerProof,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<Self, LayerError> {
+        Self::of_node(std::slice::from_ref(inner), layer, params, policy)
+    }
+
+    /// `layer`, the proof of a node over `children` made with `params`
+    /// ([`prove_node`](crate::prove_node)), once its verifier accepts it under `policy`: the
+    /// child of a layer over it, whose AIRs are its verifier's transcript, its tables'
+    /// out-of-domain identities in one table (tallest first, on the claims the transcript
+    /// AIR's public inputs give) and its query phase over its mixed trees.
+    ///
+    /// # Errors
+    /// No child, a layer committed with Keccak-256, one that does not verify, or one whose
+    /// shape the AIRs over it do not take.
+    pub fn of_node(
+        children: &[Child],
         layer: &LayerProof,
         params: &StarkParams,
         policy: &VerifyPolicy,
@@ -53,24 +70,24 @@ impl Child {
         }
         // The layer's verifier run on its tables: what it derives, its transcript and the
         // data that transcript binds first.
-        let query_inputs = inner.query_inputs(&layer.inputs)?;
-        let (mut replay, statement_data) =
-            inner.tables(&layer.inputs, &query_inputs, |tables| {
-                let replay = replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
-                let data = tables_statement_data(LAYER_CONTEXT, tables, params)?;
-                Ok::<_, TablesError>((replay, data))
+        let (replay, statement_data, transcript, messages, identity) =
+            with_node_tables(children, &layer.inputs, |node, inputs, tables| {
+                let mut replay =
+                    replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
+                let statement_data = tables_statement_data(LAYER_CONTEXT, tables, params)?;
+                let TranscriptLayout { steps, messages } =
+                    replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
+                let transcript =
+                    TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
+                let identity = joint_identity(
+                    node,
+                    inputs,
+                    &transcript,
+                    &messages,
+                    &transcript.public_inputs(),
+                )?;
+                Ok((replay, statement_data, transcript, messages, identity))
             })?;
-        let TranscriptLayout { steps, messages } =
-            replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
-        let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
-        let identity_inputs = inner.identity.public_inputs();
-        let identity = joint_identity(
-            &inner.layer_airs(),
-            [&layer.inputs, &identity_inputs, &query_inputs],
-            &transcript,
-            &messages,
-            &transcript.public_inputs(),
-        )?;
         let queries =
             ChildQueries::of_tables(&layer.tables, replay, params).map_err(ChildError::from)?;
         Ok(Self {
@@ -83,15 +100,16 @@ impl Child {
     }
 }
 
-/// The identities of `inner`'s tables (a layer's AIRs) in one table ([`IdentityAir::joint`],
-/// in its proof's order), on each table's `public_inputs` (in the order of its AIRs: the
-/// transcript table's as absorbed, the others built from them) and the claims that the
-/// transcript AIR's public `inputs` of its verifier (laid out by `messages`) give: each
-/// table's out-of-domain values as that transcript absorbed them, at the α and z it read.
-/// The one construction of a layer over a layer's prover and its verifier.
+/// The identities of `inner`'s tables (a layer's or a node's AIRs) in one table
+/// ([`IdentityAir::joint`], in its proof's order), on each child's tables' `public_inputs`
+/// (in the order of [`LAYER_AIRS`](crate::LAYER_AIRS): the transcript table's as absorbed,
+/// the others built from them) and the claims that the transcript AIR's public `inputs` of
+/// its verifier (laid out by `messages`) give: each table's out-of-domain values as that
+/// transcript absorbed them, at the α and z it read. The one construction of a layer over
+/// a layer's prover and its verifier.
 fn joint_identity(
-    inner: &LayerAirs<'_>,
-    public_inputs: [&[Felt]; 3],
+    inner: &NodeAirs<'_>,
+    public_inputs: &[[&[Felt]; 3]],
     transcript: &TranscriptAir,
     messages: &[Message],
     inputs: &[Felt],
@@ -110,22 +128,24 @@ fn joint_identity(
     let absorbed = Absorbed { messages, data };
     let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
     let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
-    let order = tallest_first([0, 1, 2], &inner.heights());
+    let heights = inner.heights();
+    let order = tallest_first(0..heights.len(), &heights);
     let identities = (order.into_iter().enumerate())
-        .map(|(t, k)| {
-            let public_inputs = public_inputs[k];
+        .map(|(t, j)| {
+            let (c, k) = (j / LAYER_AIRS.len(), j % LAYER_AIRS.len());
+            let (airs, public_inputs) = (&inner.0[c], public_inputs[c][k]);
             let ood = absorbed.ood(t)?;
             let identity = match k {
                 0 => {
-                    let air = inner.transcript;
+                    let air = airs.transcript;
                     IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
                 }
                 1 => {
-                    let air = inner.identity;
+                    let air = airs.identity;
                     IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
                 }
                 _ => {
-                    let air = inner.queries;
+                    let air = airs.queries;
                     IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
                 }
             };
@@ -135,74 +155,117 @@ fn joint_identity(
     Ok(IdentityAir::joint(identities).map_err(ChildError::from)?)
 }
 
-/// The segment at the foot of a stack of layers: its AIR, statement and parameters.
-struct Segment<'a, A> {
-    air: &'a A,
-    statement: &'a SegmentStatement<'a>,
-    params: &'a StarkParams,
-}
-
-/// What a verifier builds, from the segment and the layers' parameters alone, for one level
-/// of a stack, before it reads a layer's inputs: the frame of a child, whose
-/// [`transcript`](Self::transcript) is the transcript AIR of the layer over it.
+/// What a verifier builds, from the segments and the layers' parameters alone, for one
+/// level of a stack, before it reads a layer's inputs: the frames of the children of the
+/// layer over it.
 enum Level {
-    /// A segment's frame.
-    Segment(Box<Frame>),
+    /// The segments' frames: the level a node over them (or a layer over one) takes.
+    Segments(Vec<Frame>),
     /// A layer's, over the level below it.
     Layer(Box<LayerFrame>),
 }
 
 impl Level {
-    /// The frames of a stack over `segment`: the segment's, then one a layer made with each
-    /// of `layers` (innermost first), the last returned.
-    fn of<A: Air>(segment: &Segment<'_, A>, layers: &[StarkParams]) -> Result<Self, LayerError> {
-        let foot = Frame::of(segment.air, segment.statement, segment.params)?;
+    /// The frames of a stack over `segments`: the segments', then one a layer made with
+    /// each of `layers` (innermost first, the first a node over the segments), the last
+    /// returned.
+    fn of<A: Air>(segments: &[Segment<'_, A>], layers: &[StarkParams]) -> Result<Self, LayerError> {
+        let foot = segment_frames(segments)?;
         layers
             .iter()
-            .try_fold(Self::Segment(Box::new(foot)), |below, params| {
+            .try_fold(Self::Segments(foot), |below, params| {
                 Ok(Self::Layer(Box::new(LayerFrame::over(
-                    below, segment, params,
+                    below, segments, params,
                 )?)))
             })
     }
 
-    /// The transcript AIR of the layer over this level's child.
-    fn transcript(&self) -> &TranscriptAir {
+    /// The circuits of the layers this level is made of, innermost first: none for the
+    /// segments.
+    fn circuits(&self) -> Vec<TablesCircuit> {
         match self {
-            Self::Segment(frame) => &frame.transcript,
-            Self::Layer(frame) => &frame.transcript,
+            Self::Segments(_) => Vec::new(),
+            Self::Layer(frame) => {
+                let mut circuits = frame.below.circuits();
+                circuits.push(frame.circuit.clone());
+                circuits
+            }
         }
     }
 
-    /// The identity and query AIRs of the layer over this level's child, their values
-    /// zero: their definitions, and so their tables' shapes and keys, are every such
-    /// layer's.
+    /// The transcript AIRs of the layer over this level's children, one a child.
+    fn transcripts(&self) -> Vec<&TranscriptAir> {
+        match self {
+            Self::Segments(frames) => frames.iter().map(|f| &f.transcript).collect(),
+            Self::Layer(frame) => vec![&frame.transcript],
+        }
+    }
+
+    /// The identity and query AIRs of the layer over this level's children, one pair a
+    /// child, their values zero: their definitions, and so their tables' shapes and keys,
+    /// are every such layer's.
     fn zero_airs<A: Air>(
         &self,
-        segment: &Segment<'_, A>,
-    ) -> Result<(IdentityAir, QueriesAir), LayerError> {
+        segments: &[Segment<'_, A>],
+    ) -> Result<Vec<(IdentityAir, QueriesAir)>, LayerError> {
         match self {
-            Self::Segment(frame) => frame.zero_airs(segment.air, segment.params.num_queries),
-            Self::Layer(frame) => frame.zero_airs(),
+            Self::Segments(frames) => (frames.iter().zip(segments))
+                .map(|(frame, s)| frame.zero_airs(s.air, s.params.num_queries))
+                .collect(),
+            Self::Layer(frame) => Ok(vec![frame.zero_airs()?]),
         }
     }
 
-    /// The identity and query AIRs of the layer over this level's child, and the query
-    /// AIR's public inputs, that its transcript AIR's public `inputs` give, once they link
-    /// (at every level down to the segment, `policy` judging each layer below's circuit).
+    /// The identity and query AIRs of the layer over this level's children, and the query
+    /// AIRs' public inputs, one a child, that their transcript AIRs' public `inputs` (one
+    /// list a child) give, once they link (at every level down to the segments, `policy`
+    /// judging each layer below's circuit).
     fn airs<A: Air>(
         &self,
-        segment: &Segment<'_, A>,
-        inputs: &[Felt],
+        segments: &[Segment<'_, A>],
+        inputs: &[&[Felt]],
         policy: &VerifyPolicy,
-    ) -> Result<(IdentityAir, QueriesAir, Vec<Felt>), LayerError> {
-        match self {
-            Self::Segment(frame) => {
-                frame.airs(segment.air, segment.statement, segment.params, inputs)
+    ) -> Result<Vec<Built>, LayerError> {
+        let children = self.transcripts().len();
+        if inputs.len() != children {
+            return Err(LinkError::Length {
+                what: "the children's transcript inputs",
+                expected: children,
+                got: inputs.len(),
             }
-            Self::Layer(frame) => frame.airs(segment, inputs, policy),
+            .into());
+        }
+        match self {
+            Self::Segments(frames) => (frames.iter().zip(segments).zip(inputs).enumerate())
+                .map(|(i, ((frame, s), inputs))| {
+                    let built = frame.airs(s.air, s.statement, s.params, inputs);
+                    built.map_err(|e| named(segments, i, e))
+                })
+                .collect(),
+            Self::Layer(frame) => Ok(vec![frame.airs(segments, inputs[0], policy)?]),
         }
     }
+}
+
+/// A child's identity and query AIRs and the query AIR's public inputs, built from its
+/// transcript AIR's.
+type Built = (IdentityAir, QueriesAir, Vec<Felt>);
+
+/// The AIRs of a layer over `transcripts`' children with these identity and query AIRs,
+/// one a child.
+fn node_of<'a>(
+    transcripts: Vec<&'a TranscriptAir>,
+    others: impl IntoIterator<Item = (&'a IdentityAir, &'a QueriesAir)>,
+) -> NodeAirs<'a> {
+    NodeAirs(
+        (transcripts.into_iter().zip(others))
+            .map(|(transcript, (identity, queries))| LayerAirs {
+                transcript,
+                identity,
+                queries,
+            })
+            .collect(),
+    )
 }
 
 /// The frame of a layer's proof as a child: the level below it, the parameters it is made
@@ -217,64 +280,59 @@ struct LayerFrame {
     messages: Vec<Message>,
     /// Its trace and quotient trees.
     trees: [MixedShape; 2],
-    /// Its identity and query AIRs, their values zero ([`Level::zero_airs`]).
-    zero: (IdentityAir, QueriesAir),
+    /// Its children's identity and query AIRs, their values zero ([`Level::zero_airs`]).
+    zero: Vec<(IdentityAir, QueriesAir)>,
+    /// Its circuit: its tables' AIRs (theirs with their values zero: the same definitions)
+    /// at its parameters.
+    circuit: TablesCircuit,
 }
 
 impl LayerFrame {
-    /// The frame of a layer made with `params` over the child `below` frames.
+    /// The frame of a layer made with `params` over the children `below` frames.
     fn over<A: Air>(
         below: Level,
-        segment: &Segment<'_, A>,
+        segments: &[Segment<'_, A>],
         params: &StarkParams,
     ) -> Result<Self, LayerError> {
         if params.hash != MerkleHash::Poseidon2 {
             return Err(ChildError::NotPoseidon2.into());
         }
         // The layer's AIRs, their values zero: its layout and trees are every such layer's.
-        let (identity, queries) = below.zero_airs(segment)?;
-        let airs = LayerAirs {
-            transcript: below.transcript(),
-            identity: &identity,
-            queries: &queries,
-        };
-        let inputs = vec![Felt::ZERO; airs.transcript.num_public_inputs()];
-        let identity_inputs = identity.public_inputs();
-        let query_inputs = vec![Felt::ZERO; queries.num_public_inputs()];
-        let tables = airs.tables(&inputs, &identity_inputs, &query_inputs);
+        let zero = below.zero_airs(segments)?;
+        let node = node_of(below.transcripts(), zero.iter().map(|(i, q)| (i, q)));
+        let inputs = zero_inputs(&node);
+        let tables = node.tables(&inputs.iter().map(each_ref).collect::<Vec<_>>());
         let TranscriptLayout { steps, messages } =
             tables_transcript_layout(LAYER_CONTEXT, &tables, params)?
                 .ok_or(ChildError::NotPoseidon2)?;
         let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
         let trees = tables_trees(&tables, params)?;
+        let airs: Vec<_> = tables.iter().map(|t| t.air).collect();
+        let circuit = TablesCircuit::of(&airs, params)?;
+        drop(tables);
         Ok(Self {
             below,
             params: *params,
             transcript,
             messages,
             trees,
-            zero: (identity, queries),
+            zero,
+            circuit,
         })
     }
 
     /// The joint identity and query AIRs of the layer over it, their values zero
-    /// ([`Level::zero_airs`]): on its own zero-valued AIRs' inputs, and the transcript
-    /// AIR's inputs of its layout (every absorbed value zero, each list framed).
+    /// ([`Level::zero_airs`]): on its children's zero-valued AIRs' inputs, and the
+    /// transcript AIR's inputs of its layout (every absorbed value zero, each list framed).
     fn zero_airs(&self) -> Result<(IdentityAir, QueriesAir), LayerError> {
-        let (identity, queries) = &self.zero;
-        let inner = LayerAirs {
-            transcript: self.below.transcript(),
-            identity,
-            queries,
-        };
-        let inner_inputs = [
-            vec![Felt::ZERO; inner.transcript.num_public_inputs()],
-            identity.public_inputs(),
-            vec![Felt::ZERO; queries.num_public_inputs()],
-        ];
+        let inner = node_of(
+            self.below.transcripts(),
+            self.zero.iter().map(|(i, q)| (i, q)),
+        );
+        let inputs = zero_inputs(&inner);
         let joint = joint_identity(
             &inner,
-            inner_inputs.each_ref().map(Vec::as_slice),
+            &inputs.iter().map(each_ref).collect::<Vec<_>>(),
             &self.transcript,
             &self.messages,
             &self.transcript.public_inputs(),
@@ -295,37 +353,36 @@ impl LayerFrame {
     }
 
     /// Checks that `layer`, the proof of the layer over it made with `params`, verifies
-    /// under `policy`, which applies to the segment's parameters and to every layer's.
+    /// under `policy`, which applies to the segments' parameters and to every layer's.
     fn verify<A: Air>(
         &self,
-        segment: &Segment<'_, A>,
+        segments: &[Segment<'_, A>],
         layer: &LayerProof,
         params: &StarkParams,
         policy: &VerifyPolicy,
     ) -> Result<TablesCircuit, LayerError> {
-        policy
-            .check_params(segment.air, segment.params)
-            .map_err(ChildError::from)?;
-        let (identity, queries, query_inputs) = self.airs(segment, &layer.inputs, policy)?;
+        check_segments(segments, policy)?;
+        let (identity, queries, query_inputs) = self.airs(segments, &layer.inputs, policy)?;
         let airs = LayerAirs {
             transcript: &self.transcript,
             identity: &identity,
             queries: &queries,
         };
-        airs.verify(layer, &query_inputs, params, policy)
+        NodeAirs(vec![airs]).verify(layer, &[query_inputs], params, policy)
     }
 
-    /// [`Level::airs`] for a layer's child: its transcript table's public inputs read where
-    /// the layer over it absorbed them (the one list: the others are derived), its other
-    /// tables' AIRs and inputs built from them by the level below (which links them), its
-    /// circuit judged by `policy`, the statement it absorbed linked to those tables, then
-    /// the joint identity and query AIRs from the same `inputs`.
+    /// [`Level::airs`] for a layer's child: its children's transcript tables' public
+    /// inputs read where the layer over it absorbed them (one list a child: the others are
+    /// derived), its children's other tables' AIRs and inputs built from them by the level
+    /// below (which links them), its circuit judged by `policy`, the statement it absorbed
+    /// linked to those tables, then the joint identity and query AIRs from the same
+    /// `inputs`.
     fn airs<A: Air>(
         &self,
-        segment: &Segment<'_, A>,
+        segments: &[Segment<'_, A>],
         inputs: &[Felt],
         policy: &VerifyPolicy,
-    ) -> Result<(IdentityAir, QueriesAir, Vec<Felt>), LayerError> {
+    ) -> Result<Built, LayerError> {
         if inputs.len() != self.transcript.num_public_inputs() {
             return Err(LinkError::Length {
                 what: "the transcript AIR's public inputs",
@@ -340,25 +397,32 @@ impl LayerFrame {
             data,
         };
 
-        // Its tables: the transcript table's public inputs as absorbed, linked below; the
-        // others' built from them.
-        let inner_inputs = absorbed.list(label::PUBLIC_INPUTS, TRANSCRIPT_INPUTS_LIST)?;
-        let (identity, queries, inner_query_inputs) =
-            self.below.airs(segment, inner_inputs, policy)?;
-        let inner = LayerAirs {
-            transcript: self.below.transcript(),
-            identity: &identity,
-            queries: &queries,
-        };
-        let identity_inputs = identity.public_inputs();
-        let inner_tables = inner.tables(inner_inputs, &identity_inputs, &inner_query_inputs);
+        // Its children's tables: each transcript table's public inputs as absorbed, linked
+        // below; the others' built from them.
+        let zero = node_of(
+            self.below.transcripts(),
+            self.zero.iter().map(|(i, q)| (i, q)),
+        );
+        let inner_inputs = (zero.lists().into_iter())
+            .map(|k| absorbed.list(label::PUBLIC_INPUTS, k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let built = self.below.airs(segments, &inner_inputs, policy)?;
+        let inner = node_of(
+            self.below.transcripts(),
+            built.iter().map(|(i, q, _)| (i, q)),
+        );
+        let identity_inputs: Vec<Vec<Felt>> =
+            built.iter().map(|(i, _, _)| i.public_inputs()).collect();
+        let inner_query_inputs: Vec<Vec<Felt>> = built.iter().map(|(_, _, q)| q.clone()).collect();
+        let inner_inputs = statement_inputs(&inner_inputs, &identity_inputs, &inner_query_inputs);
+        let inner_tables = inner.tables(&inner_inputs);
         let inner_airs: Vec<_> = inner_tables.iter().map(|t| t.air).collect();
         policy
             .check_tables(&TablesCircuit::of(&inner_airs, &self.params)?)
             .map_err(ChildError::from)?;
 
         // Its verifier's transcript: its statement's data are those tables' (each key, the
-        // transcript table's public inputs), its draws the query AIR's positions.
+        // transcript tables' public inputs), its draws the query AIR's positions.
         let statement_data = tables_statement_data(LAYER_CONTEXT, &inner_tables, &self.params)?;
         let draws = &reads[reads.len().saturating_sub(self.params.num_queries)..];
         let queries_over = mixed_queries(&self.trees, &self.params, draws)?;
@@ -373,7 +437,7 @@ impl LayerFrame {
         // The joint identity and query AIR's inputs, from the same inputs.
         let joint = joint_identity(
             &inner,
-            [inner_inputs, &identity_inputs, &inner_query_inputs],
+            &inner_inputs,
             &self.transcript,
             &self.messages,
             inputs,
@@ -381,6 +445,25 @@ impl LayerFrame {
         let query_inputs = query_inputs(&queries_over, &self.transcript, &self.messages, inputs)?;
         Ok((joint, queries_over, query_inputs))
     }
+}
+
+/// Each child's tables' public inputs of a layer over `node` with every value zero: its
+/// transcript table's and its query table's zeros, its identity table's its own.
+fn zero_inputs(node: &NodeAirs<'_>) -> Vec<[Vec<Felt>; 3]> {
+    (node.0.iter())
+        .map(|c| {
+            [
+                vec![Felt::ZERO; c.transcript.num_public_inputs()],
+                c.identity.public_inputs(),
+                vec![Felt::ZERO; c.queries.num_public_inputs()],
+            ]
+        })
+        .collect()
+}
+
+/// A child's three lists of public inputs, borrowed.
+fn each_ref(inputs: &[Vec<Felt>; 3]) -> [&[Felt]; 3] {
+    inputs.each_ref().map(Vec::as_slice)
 }
 
 /// The query AIR of a tables proof with `trees` made with `params`, at the positions
@@ -402,25 +485,12 @@ fn mixed_queries(
 /// Checks that `layer` proves that a stack of layers verifies: the proof of a layer over a
 /// layer made with the last of `inner_params`, over one made with the one before it, down
 /// to one made with the first over a proof of `child` for `statement` made with
-/// `child_params`. At each level, from the top: the layer's transcript AIR's inputs hold
-/// the transcript table's public inputs of the layer below as its transcript absorbed
-/// them (the one list: the identity and query tables' are derived, never absorbed), the
-/// statement it absorbed (its keys, those inputs, every other datum) is the one those
-/// tables give (the transcript AIR's links, as for a segment), and the layer below's other
-/// tables' inputs are built from them; at the foot, the inputs link to the segment
-/// ([`verify_layer`](crate::verify_layer)'s links); each layer's joint identity (of the
-/// tables below) and query AIR's inputs are built from its transcript AIR's; and the top
-/// layer's proof of its tables verifies with `params`. `policy` applies to the segment's
-/// parameters and to every layer's (so one that pins parameters or a hash takes only a
-/// stack of those).
+/// `child_params`: [`verify_layer_over_node`] over that one segment.
 ///
 /// Returns the top layer's circuit, whose figure the policy judged.
 ///
 /// # Errors
-/// No inner layer (a segment's layer is [`verify_layer`](crate::verify_layer)'s), a
-/// segment or an inner layer that makes no shape the layer over it takes, parameters the
-/// policy refuses, inputs that do not link (at any level), or a proof that does not
-/// verify.
+/// As [`verify_layer_over_node`].
 pub fn verify_layer_over_layers<A: Air>(
     child: &A,
     statement: &SegmentStatement<'_>,
@@ -430,12 +500,39 @@ pub fn verify_layer_over_layers<A: Air>(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
-    let segment = Segment {
-        air: child,
-        statement,
-        params: child_params,
-    };
-    stack(&segment, inner_params)?.verify(&segment, layer, params, policy)
+    let segment = Segment::new(child, statement, child_params);
+    verify_layer_over_node(&[segment], inner_params, layer, params, policy)
+}
+
+/// Checks that `layer` proves that a stack over a node verifies: the proof of a layer over
+/// a layer made with the last of `inner_params`, over one made with the one before it,
+/// down to a node over `segments` made with the first. At each level, from the top: the
+/// layer's transcript AIR's inputs hold the transcript tables' public inputs of the layer
+/// below as its transcript absorbed them (one list a child: the identity and query tables'
+/// are derived, never absorbed), the statement it absorbed (its keys, those inputs, every
+/// other datum) is the one those tables give (the transcript AIR's links, as for a
+/// segment), and the layer below's other tables' inputs are built from them; at the foot,
+/// each child's inputs link to its segment ([`verify_node`](crate::verify_node)'s links,
+/// a child that does not named by its segment's index); each layer's joint identity (of
+/// the tables below) and query AIR's inputs are built from its transcript AIR's; and the
+/// top layer's proof of its tables verifies with `params`. `policy` applies to the
+/// segments' parameters and to every layer's (so one that pins parameters or a hash takes
+/// only a stack of those).
+///
+/// Returns the top layer's circuit, whose figure the policy judged.
+///
+/// # Errors
+/// No segment or no inner layer, a segment or an inner layer that makes no shape the
+/// layer over it takes, parameters the policy refuses, inputs that do not link (at any
+/// level), or a proof that does not verify.
+pub fn verify_layer_over_node<A: Air>(
+    segments: &[Segment<'_, A>],
+    inner_params: &[StarkParams],
+    layer: &LayerProof,
+    params: &StarkParams,
+    policy: &VerifyPolicy,
+) -> Result<TablesCircuit, LayerError> {
+    stack(segments, inner_params)?.verify(segments, layer, params, policy)
 }
 
 /// [`read_layer_over_layers`] of `record`, then [`verify_layer_over_layers`] of what it
@@ -451,14 +548,35 @@ pub fn verify_record_over_layers<A: Air>(
     record: &TablesRecord,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
-    let segment = Segment {
-        air: child,
-        statement,
-        params: child_params,
-    };
-    let level = stack(&segment, inner_params)?;
-    let (layer, params) = layer_of_record(level.heights()?, record)?;
-    level.verify(&segment, &layer, &params, policy)
+    let segment = Segment::new(child, statement, child_params);
+    let mut circuits = verify_record_over_node(&[segment], inner_params, record, policy)?;
+    Ok(circuits.pop().expect("the top layer's circuit"))
+}
+
+/// The proof of a layer over the stack over a node of `segments` made with `inner_params`
+/// that `record` holds ([`Child::layer_record`] of a [`Child::of_node`]), then
+/// [`verify_layer_over_node`] of it, building the frames once. The segments and the inner
+/// layers' parameters fix each table's height; the transcript table's public inputs are
+/// recorded, the others' are not.
+///
+/// Returns every layer's circuit, innermost first (the inner layers', at the parameters
+/// given, then the top layer's, at its record's), each of which the policy judged.
+///
+/// # Errors
+/// As [`verify_layer_over_node`], or tables other than those of the heights they give, or
+/// a table other than the transcript's with public inputs.
+pub fn verify_record_over_node<A: Air>(
+    segments: &[Segment<'_, A>],
+    inner_params: &[StarkParams],
+    record: &TablesRecord,
+    policy: &VerifyPolicy,
+) -> Result<Vec<TablesCircuit>, LayerError> {
+    let level = stack(segments, inner_params)?;
+    let (layer, params) = layer_of_record(&[level.heights()?], record)?;
+    let top = level.verify(segments, &layer, &params, policy)?;
+    let mut circuits = Level::Layer(Box::new(level)).circuits();
+    circuits.push(top);
+    Ok(circuits)
 }
 
 /// Reads the proof of a layer over the stack of layers made with `inner_params` (innermost
@@ -480,20 +598,16 @@ pub fn read_layer_over_layers<A: Air>(
     bytes: &[u8],
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let record = TablesRecord::from_bytes(bytes)?;
-    let segment = Segment {
-        air: child,
-        statement,
-        params: child_params,
-    };
-    layer_of_record(stack(&segment, inner_params)?.heights()?, &record)
+    let segment = Segment::new(child, statement, child_params);
+    layer_of_record(&[stack(&[segment], inner_params)?.heights()?], &record)
 }
 
-/// The frame of the top inner layer of a stack over `segment`, made with `inner_params`
-/// (innermost first, at least one).
+/// The frame of the top inner layer of a stack over a node of `segments`, made with
+/// `inner_params` (innermost first, at least one).
 fn stack<A: Air>(
-    segment: &Segment<'_, A>,
+    segments: &[Segment<'_, A>],
     inner_params: &[StarkParams],
 ) -> Result<LayerFrame, LayerError> {
     let (top, below) = inner_params.split_last().ok_or(LayerError::NoInnerLayer)?;
-    LayerFrame::over(Level::of(segment, below)?, segment, top)
+    LayerFrame::over(Level::of(segments, below)?, segments, top)
 }

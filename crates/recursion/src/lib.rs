@@ -7,6 +7,7 @@ mod ext;
 mod identity;
 mod layer;
 mod layer_child;
+mod node;
 mod openings;
 mod queries;
 mod transcript;
@@ -20,8 +21,8 @@ pub const SBOX: Sbox = Sbox::Whole;
 
 pub use child::{Child, ChildError, ChildQueries, LinkError};
 pub use compress::{
-    CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, compress, last_is_weaker,
-    verify_compressed, weaker,
+    CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, DEFAULT_NODE_LAYER, compress,
+    verify_compressed, weakest,
 };
 pub use deep::{ClaimedSums, DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};
@@ -30,8 +31,10 @@ pub use layer::{
     read_layer, record_layer, verify_layer, verify_record,
 };
 pub use layer_child::{
-    read_layer_over_layers, verify_layer_over_layers, verify_record_over_layers,
+    read_layer_over_layers, verify_layer_over_layers, verify_layer_over_node,
+    verify_record_over_layers, verify_record_over_node,
 };
+pub use node::{Segment, node_params, node_record, prove_node, verify_node, verify_node_record};
 pub use openings::{
     Join, Opened, OpeningsAir, OpeningsError, Tree, TreeShape, WIDTH as OPENINGS_WIDTH,
 };

@@ -1,8 +1,9 @@
-//! A statement's compressed proof: made from its whole proof, verified from the statement
-//! alone, named by the same digest, read back from its bytes. Every section changed, every
-//! header byte changed, another outcome or start, another statement's layer, bytes cut or
-//! added, and a floor above its layer's bits are refused; a part, a statement of several
-//! segments and a Keccak-256 proof are refused by name.
+//! A statement's compressed proof: made from its whole proof, of one segment or several
+//! (a node over them), verified from the statement alone, named by the same digest, read
+//! back from its bytes. Every section changed, every header byte changed, another outcome,
+//! start or state between segments, another statement's layer, a node over segments that
+//! do not chain, bytes cut or added, and a floor above its layer's bits are refused; a part
+//! and a Keccak-256 proof are refused by name.
 
 // The compressed proofs prove their own layers.
 #[allow(dead_code)]
@@ -11,14 +12,19 @@ mod common;
 use common::{any_security, params};
 
 use ballast_field::Felt;
-use ballast_recursion::{ChildError, CompressError, LayerError, compress, verify_compressed};
+use ballast_recursion::{
+    Child, ChildError, CompressError, LayerError, LayerRole, LinkError, compress, node_params,
+    node_record, prove_node, verify_compressed,
+};
 use ballast_stark::{
     CompressedRecord, CpuBackend, MerkleHash, PhaseTimes, Proof, ProofFormatError, Regime,
-    StarkParams, VerifierError, VerifyPolicy, Workload, peek, prove_part, prove_statement,
+    SegmentPosition, SegmentStatement, StarkParams, VerifierError, VerifyPolicy, Workload, peek,
+    prove, prove_part, prove_statement, statement_context,
 };
 use ballast_workloads::Poseidon2Chain;
 
-/// The last layer: blowup 8, the smallest its AIRs take, without grinding.
+/// The last layer, and the node under it for several segments: blowup 8, the smallest
+/// their AIRs take, without grinding.
 const LAST: (usize, u32) = (3, 0);
 
 /// What the fast parameters reach.
@@ -48,7 +54,7 @@ fn compressed(
     workload: &Poseidon2Chain,
 ) -> (Proof<Poseidon2Chain>, CompressedRecord<Poseidon2Chain>) {
     let proof = proven(workload, &params());
-    let record = compress(&proof, LAST, TARGET, Regime::Jbr, &any_security())
+    let record = compress(&proof, LAST, LAST, TARGET, Regime::Jbr, &any_security())
         .expect("a whole proof of one segment compresses");
     (proof, record)
 }
@@ -87,7 +93,10 @@ fn a_compressed_proof_verifies_names_its_statement_and_reads_back() {
 
 #[test]
 fn every_changed_section_and_header_byte_is_refused() {
-    let (_, record) = compressed(&chain(16));
+    // Two segments, so the node's parameters and the state between them are among the
+    // sections.
+    let (_, record) = compressed(&chain(32));
+    assert_eq!((record.inner.len(), record.between.len()), (1, 1));
     let bytes = record.to_bytes();
     assert_eq!(verified(&bytes), Ok(()));
     let sections = record.sections();
@@ -97,7 +106,9 @@ fn every_changed_section_and_header_byte_is_refused() {
         "segment count",
         "public inputs",
         "trace rows",
-        "ends",
+        "inner layer count",
+        "inner queries",
+        "states",
     ] {
         assert!(names.contains(&name), "no {name} section");
     }
@@ -179,7 +190,7 @@ fn another_outcome_start_or_layer_is_refused() {
         ..params()
     };
     let proof = proven(&chain(16), &strong);
-    let strong = compress(&proof, LAST, TARGET, Regime::Jbr, &any_security()).unwrap();
+    let strong = compress(&proof, LAST, LAST, TARGET, Regime::Jbr, &any_security()).unwrap();
     let segments_bits = ballast_stark::Circuit::of(&chain(16).air(0), &proof.params)
         .unwrap()
         .analyse(Regime::Jbr)
@@ -193,15 +204,139 @@ fn another_outcome_start_or_layer_is_refused() {
 }
 
 #[test]
-fn parts_several_segments_and_keccak_proofs_are_refused_by_name() {
+fn a_statement_of_several_segments_compresses_with_its_states_between() {
+    let (proof, record) = compressed(&chain(48));
+    assert_eq!(proof.segments.len(), 3);
+    assert_eq!(record.between, proof.states[1..3]);
+    let circuits = verify_compressed(&record, &any_security()).expect("it verifies");
+    // A node over the three segments (three tables a segment), then the last layer over
+    // it (three tables).
+    assert_eq!(record.inner.len(), 1);
+    assert_eq!(circuits.inner.len(), 1);
+    assert_eq!(circuits.inner[0].tables.len(), 9);
+    assert_eq!(circuits.last.tables.len(), 3);
+    // Other parameters for the node, or none, give other AIRs: refused.
+    let mut queries = record.clone();
+    queries.inner[0].num_queries += 1;
+    assert!(verify_compressed(&queries, &any_security()).is_err());
+    let mut none = record.clone();
+    none.inner.clear();
+    assert!(verify_compressed(&none, &any_security()).is_err());
+    // More inner layers than a compressed proof has are refused by name, built or read.
+    let mut two = record.clone();
+    two.inner.push(two.inner[0]);
+    let refused = verify_compressed(&two, &any_security()).unwrap_err();
+    assert!(
+        refused.to_string().contains("inner layers is 2"),
+        "{refused}"
+    );
+    let read = CompressedRecord::<Poseidon2Chain>::from_bytes(&two.to_bytes()).unwrap_err();
+    assert!(read.to_string().contains("inner layers is 2"), "{read}");
+
+    assert_eq!(Some(record.statement_digest()), proof.statement_digest());
+    let bytes = record.to_bytes();
+    assert_eq!(CompressedRecord::from_bytes(&bytes).as_ref(), Ok(&record));
+    assert_eq!(verified(&bytes), Ok(()));
+    // A state between segments changed: the segments on either side of it no longer chain
+    // through it, and the first of them is named.
+    for k in 0..2 {
+        let mut changed = record.clone();
+        changed.between[k] = record.ends[0];
+        let refused = verify_compressed(&changed, &any_security()).unwrap_err();
+        assert!(
+            matches!(&refused, CompressError::Layer(LayerError::Segment { index, source })
+            if *index == k && matches!(**source, LayerError::Links(LinkError::Differs {
+                what: "statement", ..
+            }))),
+            "{refused}"
+        );
+        assert!(
+            refused.to_string().starts_with(&format!("segment {k}: ")),
+            "{refused}"
+        );
+    }
+    // A state too few or too many.
+    for between in [vec![], vec![record.ends[0]; 3]] {
+        let changed = CompressedRecord {
+            between,
+            ..record.clone()
+        };
+        assert!(matches!(
+            verify_compressed(&changed, &any_security()),
+            Err(CompressError::Statement(VerifierError::Shape {
+                what: "states",
+                ..
+            }))
+        ));
+    }
+}
+
+#[test]
+fn a_node_over_segments_that_do_not_chain_is_refused_by_the_segment() {
+    // Segment 0 of the statement, and a segment 1 proven honestly from another state than
+    // the one segment 0 ends in: each proof verifies, the two do not chain.
+    let workload = chain(32);
+    let honest = proven(&workload, &params());
+    let elsewhere = honest.states[2];
+    let (mut table, end) = workload.trace_table(1, &elsewhere);
+    let context = statement_context(&workload);
+    let statement = |index, public_inputs| SegmentStatement {
+        context: &context,
+        position: SegmentPosition { index, count: 2 },
+        public_inputs,
+    };
+    let inputs = [
+        workload.public_inputs(0, &honest.states[0], &honest.states[1]),
+        workload.public_inputs(1, &elsewhere, &end),
+    ];
+    let statements = [statement(0, &inputs[0]), statement(1, &inputs[1])];
+    let air = workload.air(1);
+    let moved = prove(
+        &air,
+        &mut table,
+        &statements[1],
+        &params(),
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+    )
+    .expect("segment 1 proves from elsewhere");
+    let proofs = [&honest.segments[0], &moved];
+    let children: Vec<Child> = (proofs.iter().zip(&statements).enumerate())
+        .map(|(i, (proof, statement))| {
+            let air = workload.air(i);
+            Child::of_segment(&air, proof, statement, &params(), &any_security())
+                .expect("each segment proof verifies")
+        })
+        .collect();
+    let role = LayerRole::Last(MerkleHash::Keccak256);
+    let layer_params = node_params(&children, LAST, TARGET, Regime::Jbr, role).unwrap();
+    let layer = prove_node(&children, &layer_params).unwrap();
+    let layer = node_record(&children, &layer, &layer_params).unwrap();
+    // Whichever state the record puts between them, one segment's statement is not the one
+    // its proof took.
+    for (between, named) in [(honest.states[1], 1), (elsewhere, 0)] {
+        let record = CompressedRecord {
+            params: params(),
+            inner: Vec::new(),
+            workload,
+            ends: [honest.states[0], end],
+            between: vec![between],
+            layer: layer.clone(),
+        };
+        let refused = verify_compressed(&record, &any_security()).unwrap_err();
+        assert!(
+            matches!(&refused, CompressError::Layer(LayerError::Segment { index, .. }) if *index == named),
+            "{refused}"
+        );
+    }
+}
+
+#[test]
+fn parts_and_keccak_proofs_are_refused_by_name() {
     let compressing = |proof: &Proof<Poseidon2Chain>| {
-        compress(proof, LAST, TARGET, Regime::Jbr, &any_security()).map(|_| ())
+        compress(proof, LAST, LAST, TARGET, Regime::Jbr, &any_security()).map(|_| ())
     };
     let two = chain(32);
-    assert!(matches!(
-        compressing(&proven(&two, &params())),
-        Err(CompressError::Segments(2))
-    ));
     let part = prove_part(
         &two,
         &params(),

@@ -35,7 +35,8 @@ pub struct Section {
     pub segment: Option<usize>,
     /// The table of a tables proof it belongs to, if any.
     pub table: Option<usize>,
-    /// The FRI layer it belongs to, if any.
+    /// The FRI layer it belongs to (for a compressed proof's `inner layer` sections, the
+    /// inner layer), if any.
     pub layer: Option<usize>,
     /// Where the bytes are.
     pub range: Range<usize>,

@@ -3,40 +3,54 @@
 //! it; this module only writes and reads it).
 //!
 //! It is a proof's [`HEADER`] with its own magic ([`COMPRESSED_MAGIC`]): the segments'
-//! parameters, the workload and the whole statement's range; then the layer's tables proof
-//! ([`TablesRecord`], its own header and length); then [`ENDS`], the workload's start and
-//! the statement's outcome. So the header and the tables proof's header bound the whole
+//! parameters, the workload and the whole statement's range; the inner layers' count
+//! ([`INNER_LAYER_COUNT`], at most [`MAX_INNER_LAYERS`]) and each one's parameters
+//! ([`INNER_LAYER`]); then the layer's tables proof ([`TablesRecord`], its own header and
+//! length); then [`STATES`], a proof's: the workload's start, the state each segment ends
+//! in, the last the statement's outcome. So the header, the inner layers and the tables
+//! proof's header bound the whole
 //! ([`CompressedRecord::max_len`]) from at most [`CompressedRecord::header_len`] bytes, and
 //! the decoder, as a proof's, checks every count before it reads what it counts and
 //! requires exactly the stated length.
 
 use crate::codec::{Decoder, Encoder, Header, Section, check_stated, decode_header};
-use crate::layout::{At, COMPRESSED_MAGIC, ENDS, HEADER, Head, header_len};
+use crate::layout::{
+    At, COMPRESSED_MAGIC, HEADER, Head, INNER_LAYER, INNER_LAYER_COUNT, STATES, header_len,
+};
+use crate::params::check_ranges;
 use crate::proof::{statement_context, statement_digest};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::sizes::encoded_len;
 use crate::tables_format::MAX_TABLES_HEADER_LEN;
-use crate::{ProofFormatError, StarkParams, TablesRecord, Workload};
+use crate::{MAX_LOG_ROWS, ProofFormatError, StarkParams, TablesRecord, Workload, check_range};
 
 /// A statement's compressed proof: the parameters its segments were proven with, the
-/// workload, its two ends and the last layer's proof about them.
+/// workload, its two ends, the states between its segments and the last layer's proof
+/// about them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompressedRecord<W: Workload> {
     /// The parameters of the statement's segment proofs, which the layer verified.
     pub params: StarkParams,
+    /// The parameters of the layers between the segments and the last layer, innermost
+    /// first, each committed with Poseidon2: none when the last layer is a node over the
+    /// segments, one for a node under it.
+    pub inner: Vec<StarkParams>,
     /// The computation.
     pub workload: W,
     /// The workload's start state, then the statement's outcome.
     pub ends: [W::State; 2],
+    /// The state each segment but the last ends in, the next one's start: one fewer than
+    /// the workload's segments (none for one segment).
+    pub between: Vec<W::State>,
     /// The last layer's proof.
     pub layer: TablesRecord,
 }
 
 impl<W: Workload> CompressedRecord<W> {
-    /// The most bytes [`max_len`](Self::max_len) reads: the header and the longest tables
-    /// proof's header.
+    /// The most bytes [`max_len`](Self::max_len) reads: the header, the most inner layers
+    /// and the longest tables proof's header.
     pub const fn header_len() -> usize {
-        header_len(W::ENCODED_LEN) + MAX_TABLES_HEADER_LEN
+        header_len(W::ENCODED_LEN) + MAX_INNER_LEN + MAX_TABLES_HEADER_LEN
     }
 
     /// The statement's digest: the uncompressed proof's
@@ -45,10 +59,20 @@ impl<W: Workload> CompressedRecord<W> {
         statement_digest(&self.workload, &self.ends[1])
     }
 
+    /// Checks what the decoder checks of its inner layers, for a record built otherwise: at
+    /// most [`MAX_INNER_LAYERS`], each parameter in its range; the encoding needs it.
+    ///
+    /// # Errors
+    /// More inner layers, or a parameter out of its range.
+    pub fn check_inner(&self) -> Result<(), ProofFormatError> {
+        check_inner(self.inner.len(), &self.inner)
+    }
+
     /// The canonical encoding.
     ///
     /// # Panics
-    /// If a header value exceeds its encoded width, which no record of a proof does.
+    /// If a header value exceeds its encoded width, which no record of a proof does (nor one
+    /// whose parameters pass their checks and [`check_inner`](Self::check_inner)).
     pub fn to_bytes(&self) -> Vec<u8> {
         self.encode().bytes
     }
@@ -59,9 +83,17 @@ impl<W: Workload> CompressedRecord<W> {
         self.encode().sections
     }
 
+    /// Every state in order: the start, each segment's end.
+    pub fn states(&self) -> impl Iterator<Item = &W::State> {
+        let [start, outcome] = &self.ends;
+        std::iter::once(start)
+            .chain(&self.between)
+            .chain(std::iter::once(outcome))
+    }
+
     fn encode(&self) -> Encoder {
         let mut states = Vec::new();
-        for state in &self.ends {
+        for state in self.states() {
             self.workload.encode_state(state, &mut states);
         }
         let layer = self.layer.encode();
@@ -76,11 +108,18 @@ impl<W: Workload> CompressedRecord<W> {
             count: self.workload.segments(),
             states,
         };
-        head.length = (header_len(W::ENCODED_LEN) + layer.bytes.len()) as u64
-            + encoded_len(&ENDS, &(ENDS.get)(&head, 0));
+        head.length = (header_len(W::ENCODED_LEN) + inner_len(self.inner.len()) + layer.bytes.len())
+            as u64
+            + encoded_len(&STATES, &(STATES.get)(&head, 0));
         let mut e = Encoder::default();
         for section in &HEADER {
             e.write(section, &head, At::default());
+        }
+        e.write(&INNER_LAYER_COUNT, &self.inner, At::default());
+        for k in 0..self.inner.len() {
+            for section in &INNER_LAYER {
+                e.write(section, &self.inner, At::layer(k));
+            }
         }
         let offset = e.bytes.len();
         e.sections.extend(layer.sections.into_iter().map(|mut s| {
@@ -88,7 +127,7 @@ impl<W: Workload> CompressedRecord<W> {
             s
         }));
         e.bytes.extend_from_slice(&layer.bytes);
-        e.write(&ENDS, &head, At::default());
+        e.write(&STATES, &head, At::default());
         e
     }
 
@@ -101,7 +140,7 @@ impl<W: Workload> CompressedRecord<W> {
     /// refuses.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ProofFormatError> {
         let mut d = Decoder::new(bytes);
-        let (header, layer_len, max) = bounded_header::<W>(&mut d)?;
+        let (header, inner, layer_len, max) = bounded_header::<W>(&mut d)?;
         check_stated(header.head.length, max, bytes.len())?;
         let layer_end = d.pos.saturating_add(layer_len);
         let layer = bytes
@@ -115,17 +154,19 @@ impl<W: Workload> CompressedRecord<W> {
         let Header {
             mut head, workload, ..
         } = header;
-        let state_len = workload.state_len();
-        let ends_at = d.pos;
-        d.read(&ENDS, &mut head, 0, 2 * state_len)?;
+        let (state_len, segments) = (workload.state_len(), workload.segments());
+        let states_at = d.pos;
+        d.read(&STATES, &mut head, 0, (segments + 1) * state_len)?;
         d.finish()?;
         let state = |k: usize| {
             let at = k * state_len;
-            workload.decode_state(&head.states[at..at + state_len], ends_at + at)
+            workload.decode_state(&head.states[at..at + state_len], states_at + at)
         };
         Ok(Self {
             params: head.params,
-            ends: [state(0)?, state(1)?],
+            inner,
+            ends: [state(0)?, state(segments)?],
+            between: (1..segments).map(state).collect::<Result<_, _>>()?,
             workload,
             layer,
         })
@@ -138,16 +179,47 @@ impl<W: Workload> CompressedRecord<W> {
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes) for the headers.
     pub fn max_len(header: &[u8]) -> Result<u64, ProofFormatError> {
-        Ok(bounded_header::<W>(&mut Decoder::new(header))?.2)
+        Ok(bounded_header::<W>(&mut Decoder::new(header))?.3)
     }
 }
 
+/// The most inner layers a compressed proof has: one, the node under its last layer for a
+/// statement of several segments (`docs/protocol.md` §6 item 20 argues that depth).
+pub const MAX_INNER_LAYERS: usize = 1;
+
+/// The most bytes of a compressed proof's inner layers: their count and the most layers'
+/// parameters.
+const MAX_INNER_LEN: usize = inner_len(MAX_INNER_LAYERS);
+
+/// The checks of `count` inner layers of parameters `inner` (those read so far): at most
+/// [`MAX_INNER_LAYERS`], each parameter in its range.
+fn check_inner(count: usize, inner: &[StarkParams]) -> Result<(), ProofFormatError> {
+    check_range("inner layers", count, 0, MAX_INNER_LAYERS)?;
+    for p in inner {
+        check_ranges(p.log_blowup, p.num_queries, p.pow_bits)?;
+        check_range("log_final_poly_len", p.log_final_poly_len, 0, MAX_LOG_ROWS)?;
+    }
+    Ok(())
+}
+
+/// The bytes of `layers` inner layers: their count and each one's parameters.
+const fn inner_len(layers: usize) -> usize {
+    let mut len = 0;
+    let mut k = 0;
+    while k < INNER_LAYER.len() {
+        len += INNER_LAYER[k].item.bytes();
+        k += 1;
+    }
+    INNER_LAYER_COUNT.item.bytes() + len * layers
+}
+
 /// Reads a compressed proof's header and checks it (a proof's checks, and a range that is
-/// the whole statement), then its tables proof's header: the header, the tables proof's
-/// stated length, and the bound on the whole.
+/// the whole statement), its inner layers' parameters (each in its ranges), then its tables
+/// proof's header: the header, the inner layers' parameters, the tables proof's stated
+/// length, and the bound on the whole.
 fn bounded_header<W: Workload>(
     d: &mut Decoder<'_>,
-) -> Result<(Header<W>, usize, u64), ProofFormatError> {
+) -> Result<(Header<W>, Vec<StarkParams>, usize, u64), ProofFormatError> {
     let header = decode_header::<W>(d, COMPRESSED_MAGIC)?;
     let (first, count) = (header.head.first, header.head.count);
     let segments = header.workload.segments();
@@ -158,12 +230,21 @@ fn bounded_header<W: Workload>(
             segments,
         });
     }
+    let mut inner = Vec::new();
+    d.read(&INNER_LAYER_COUNT, &mut inner, 0, 1)?;
+    check_inner(inner.len(), &[])?;
+    for k in 0..inner.len() {
+        for section in &INNER_LAYER {
+            d.read(section, &mut inner, k, 1)?;
+        }
+    }
+    check_inner(inner.len(), &inner)?;
     let (layer_len, layer_max) = TablesRecord::stated_len(&d.bytes[d.pos..])?;
-    let ends = 2 * header.workload.state_len() as u64;
+    let states = (segments as u64 + 1) * header.workload.state_len() as u64;
     let max = (d.pos as u64)
         .checked_add(layer_max)
-        .and_then(|len| len.checked_add(ends))
+        .and_then(|len| len.checked_add(states))
         .ok_or(ProofFormatError::TooLarge)?;
     let layer_len = usize::try_from(layer_len).map_err(|_| ProofFormatError::TooLarge)?;
-    Ok((header, layer_len, max))
+    Ok((header, inner, layer_len, max))
 }

@@ -90,8 +90,6 @@ pub(crate) enum Count {
     Workload,
     /// One state per boundary of the covered range: (count + 1)·S bytes.
     States,
-    /// The statement's start and outcome: 2·S bytes.
-    Ends,
     /// W, the trace's columns.
     Width,
     /// C, the quotient's base-field columns.
@@ -129,7 +127,6 @@ impl Count {
             Count::Exactly(_) => "fixed",
             Count::Workload => "1 + E",
             Count::States => "(count + 1)·S",
-            Count::Ends => "2·S",
             Count::Width => "W",
             Count::QuotientWidth => "C",
             Count::FriRounds => "R",
@@ -291,15 +288,57 @@ pub(crate) const STATES: SectionLayout<Head> = SectionLayout {
     set: |h, _, v| h.states = v.into_bytes(),
 };
 
-/// A compressed proof's states, after its last layer: the workload's start, then the
-/// statement's outcome.
-pub(crate) const ENDS: SectionLayout<Head> = SectionLayout {
-    name: "ends",
-    item: Item::Byte,
-    count: Count::Ends,
-    get: |h, _| Values::bytes(&h.states),
-    set: |h, _, v| h.states = v.into_bytes(),
+/// A compressed proof's inner layers (between its segments and its last layer): how many.
+pub(crate) const INNER_LAYER_COUNT: SectionLayout<Vec<StarkParams>> = SectionLayout {
+    name: "inner layer count",
+    item: Item::U8,
+    count: Count::Exactly(1),
+    get: |l, _| Values::size(l.len()),
+    set: |l, _, v| *l = vec![UNREAD_PARAMS; v.into_size()],
 };
+
+/// Parameters not read yet, which the decoder overwrites section by section; an inner
+/// layer's hash is Poseidon2, the only one a layer over it verifies.
+const UNREAD_PARAMS: StarkParams = StarkParams {
+    log_blowup: 0,
+    num_queries: 0,
+    pow_bits: 0,
+    log_final_poly_len: 0,
+    hash: MerkleHash::Poseidon2,
+};
+
+/// One inner layer's parameters, once per inner layer, innermost first (its hash is
+/// Poseidon2's, not written).
+pub(crate) const INNER_LAYER: [SectionLayout<Vec<StarkParams>>; 4] = [
+    SectionLayout {
+        name: "inner log blowup",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |l, k| Values::size(l[k].log_blowup),
+        set: |l, k, v| l[k].log_blowup = v.into_size(),
+    },
+    SectionLayout {
+        name: "inner queries",
+        item: Item::U16,
+        count: Count::Exactly(1),
+        get: |l, k| Values::size(l[k].num_queries),
+        set: |l, k, v| l[k].num_queries = v.into_size(),
+    },
+    SectionLayout {
+        name: "inner pow bits",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |l, k| Values::int(l[k].pow_bits),
+        set: |l, k, v| l[k].pow_bits = v.into_int() as u32,
+    },
+    SectionLayout {
+        name: "inner log final poly len",
+        item: Item::U8,
+        count: Count::Exactly(1),
+        get: |l, k| Values::size(l[k].log_final_poly_len),
+        set: |l, k, v| l[k].log_final_poly_len = v.into_size(),
+    },
+];
 
 /// One segment's proof, before its FRI layers.
 pub(crate) const SEGMENT: [SectionLayout<SegmentProof>; 14] = [
@@ -698,8 +737,8 @@ pub struct LayoutRow {
     /// Where it is: `header`, `states`, `segment` (once per segment) or `fri layer` (once per
     /// FRI round of each segment) in a proof; `tables header`, `table shape` (once per
     /// table), `tables`, `table claims` (once per table) or `tables fri layer` (once per FRI
-    /// round) in a tables proof; `compressed header` or `compressed ends` in a compressed
-    /// proof.
+    /// round) in a tables proof; `compressed header`, `inner layer` (once per inner layer)
+    /// or `compressed states` in a compressed proof.
     pub part: &'static str,
     /// The section's name, as [`Section`](crate::Section)s and shape errors call it.
     pub name: &'static str,
@@ -729,11 +768,16 @@ pub fn layout() -> Vec<LayoutRow> {
 }
 
 /// A compressed proof's own sections ([`CompressedRecord`](crate::CompressedRecord)), in
-/// order: a proof's header (with [`COMPRESSED_MAGIC`]), after which a tables proof follows,
-/// then the statement's two ends.
+/// order: a proof's header (with [`COMPRESSED_MAGIC`]), the inner layers' count and each
+/// one's parameters, after which a tables proof follows, then the statement's states, a
+/// proof's (the start, then each segment's end).
 pub fn compressed_layout() -> Vec<LayoutRow> {
     let header = HEADER.iter().map(|s| row("compressed header", s));
-    header.chain([row("compressed ends", &ENDS)]).collect()
+    let count = std::iter::once(row("compressed header", &INNER_LAYER_COUNT));
+    let inner = INNER_LAYER.iter().map(|s| row("inner layer", s));
+    (header.chain(count).chain(inner))
+        .chain([row("compressed states", &STATES)])
+        .collect()
 }
 
 /// Every section of a tables proof ([`TablesRecord`]), in order.

@@ -174,7 +174,11 @@ impl StarkParams {
 }
 
 /// The ranges of the parameters that do not depend on the trace.
-fn check_ranges(log_blowup: usize, num_queries: usize, pow_bits: u32) -> Result<(), ParamsError> {
+pub(crate) fn check_ranges(
+    log_blowup: usize,
+    num_queries: usize,
+    pow_bits: u32,
+) -> Result<(), ParamsError> {
     check_range(
         "log_blowup",
         log_blowup,

@@ -52,7 +52,6 @@ impl<'a> Sizes<'a> {
             Count::LayerOpening => self.planned(layer).opening_len(),
             Count::Workload
             | Count::States
-            | Count::Ends
             | Count::PublicInputs
             | Count::TablesTraceRows
             | Count::TablesQuotientRows => panic!("{count:?} is not a segment's count"),

@@ -437,11 +437,7 @@ impl TablesSizes {
             Count::Opening => self.opening,
             Count::LayerValues => self.planned(at).unknown_count(),
             Count::LayerOpening => self.planned(at).opening_len(),
-            Count::Workload
-            | Count::States
-            | Count::Ends
-            | Count::TraceRows
-            | Count::QuotientRows => {
+            Count::Workload | Count::States | Count::TraceRows | Count::QuotientRows => {
                 panic!("{count:?} is not a tables proof's count")
             }
         }
@@ -468,11 +464,7 @@ impl TablesSizes {
             | Count::FriRounds
             | Count::FinalPoly
             | Count::Queries => Some(self.exact(count, self.params.num_queries, at) as u64),
-            Count::Workload
-            | Count::States
-            | Count::Ends
-            | Count::TraceRows
-            | Count::QuotientRows => {
+            Count::Workload | Count::States | Count::TraceRows | Count::QuotientRows => {
                 panic!("{count:?} is not a tables proof's count")
             }
         }

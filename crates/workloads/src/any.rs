@@ -10,7 +10,7 @@ use std::fmt::Debug;
 use std::ops::Range;
 
 use ballast_air::{ConstraintProgram, ProgramError};
-use ballast_recursion::{CompressError, compress};
+use ballast_recursion::{CompressError, DEFAULT_NODE_LAYER, compress};
 use ballast_stark::{
     Backend, Circuit, Geometry, ParamsError, PhaseTimes, Proof, ProverError, Regime, StarkParams,
     VerifierError, VerifyPolicy, Workload, estimate_peak_bytes, geometry, prove_part, verify_part,
@@ -174,9 +174,9 @@ pub trait AnyProof: Debug + Send + Sync {
     fn is_whole(&self) -> bool;
     /// The proof itself, for [`bundle`](crate::bundle) to recover its type.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
-    /// Its compressed proof ([`compress`]): the last layer at blowup 2^`last.0` and
-    /// `last.1` grinding bits, with the fewest queries that give `target` bits in
-    /// `regime`.
+    /// Its compressed proof ([`compress`]): for several segments a node over them at
+    /// [`DEFAULT_NODE_LAYER`], then the last layer at blowup 2^`last.0` and `last.1`
+    /// grinding bits, each with the fewest queries that give `target` bits in `regime`.
     ///
     /// # Errors
     /// As [`compress`].
@@ -258,7 +258,10 @@ impl<W: Describe + Send + 'static> AnyProof for Proof<W> {
         regime: Regime,
         policy: &VerifyPolicy,
     ) -> Result<Box<dyn AnyCompressed>, CompressError> {
-        Ok(Box::new(compress(self, last, target, regime, policy)?))
+        let node = DEFAULT_NODE_LAYER;
+        Ok(Box::new(compress(
+            self, node, last, target, regime, policy,
+        )?))
     }
 }
 

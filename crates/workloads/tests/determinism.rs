@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "3217b56f6389fda8606bc48d768e4816b2e0643fa1e5d2dcc07657de90b1544b"
+        "d9964885208c1365d0fc72ea30849df3a7647b9fcb1e3f03c936cda654a64193"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "1692b616bfd5b03b9ca84f3dbbc03133ffb7b5f3ccb5f69abc3e1b3a4d5f1dc7"
+        "a2dd6d3608798b93e2b9f4ede99de0d3e269b8581fd9dffd2d54d6b36aa4245b"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "7696eba571e33edaa73d15d4117e7d5872f9c30c9214e99e12bb20ad3f624ca5"
+        "680a485742683d0d6076f6bc1129acec81c2fe02bb58f03e7e982ca0e30a9511"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "6a4a11c3934908b00efe56ee5c0f8b10d552983aacda0ddeaaf8f774057e376a"
+        "fdababceb624ba23f21104aeabd599eb255a11aae6ccf5573b07a1ca705f6c06"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "79d456b971f0a778048a8afa86fb507255ec20f6d083dcce21d3fe00a1f7c3ad"
+        "18639e5e9a540312b7488598ef6d1b123d1ed9d54e64c64dd2445f8c1f885b5c"
     );
 }

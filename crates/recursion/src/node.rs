@@ -1,0 +1,257 @@
+//! A layer over several children, a node of the tree that aggregates a statement's
+//! segments: one proof of each child's three AIRs' tables ([`prove_node`]), and its verifier
+//! ([`verify_node`]), which takes each segment's AIR, statement and parameters
+//! ([`Segment`]) but no child proof. The caller's statements chain the segments: segment
+//! `i`'s ends where segment `i + 1`'s starts, so a child proof that starts elsewhere does not
+//! link. A layer over one child ([`Child::prove`], [`verify_layer`](crate::verify_layer)) is
+//! a node of one.
+
+use ballast_air::Air;
+use ballast_field::Felt;
+use ballast_stark::{
+    Regime, SegmentStatement, StarkParams, TableStatement, TablesCircuit, TablesRecord,
+    VerifyPolicy,
+};
+
+use crate::layer::{Frame, LayerAirs, NodeAirs, layer_of_record, split_inputs, statement_inputs};
+use crate::{Child, ChildError, LayerError, LayerProof, LayerRole};
+
+/// A segment a layer proves about, as its verifier takes it in place of its proof: its AIR,
+/// its statement and the parameters it was proven with.
+#[derive(Clone, Copy, Debug)]
+pub struct Segment<'a, A> {
+    /// The segment's AIR.
+    pub air: &'a A,
+    /// What its proof proves.
+    pub statement: &'a SegmentStatement<'a>,
+    /// The parameters it was proven with.
+    pub params: &'a StarkParams,
+}
+
+impl<'a, A> Segment<'a, A> {
+    /// The segment of `air`, `statement` and `params`.
+    pub fn new(air: &'a A, statement: &'a SegmentStatement<'a>, params: &'a StarkParams) -> Self {
+        Self {
+            air,
+            statement,
+            params,
+        }
+    }
+}
+
+/// The AIRs of a node over `children`.
+fn node_airs(children: &[Child]) -> Result<NodeAirs<'_>, LayerError> {
+    if children.is_empty() {
+        return Err(LayerError::NoChildren);
+    }
+    Ok(NodeAirs(children.iter().map(Child::layer_airs).collect()))
+}
+
+/// Proves the three AIRs of each of `children` (in their order), once each child's
+/// transcript AIR's public inputs link, as one proof of their tables with `params`, on the
+/// host (the tables prover has no device path). The proof's inputs are the transcript AIRs'
+/// public inputs, one child after another.
+///
+/// # Errors
+/// No child, or a trace its AIR does not take or the prover refuses (none for children
+/// `Child::of_segment` built).
+pub fn prove_node(children: &[Child], params: &StarkParams) -> Result<LayerProof, LayerError> {
+    let airs = node_airs(children)?;
+    let (mut inputs, mut query_inputs) = (Vec::new(), Vec::new());
+    for child in children {
+        let these = child.transcript.public_inputs();
+        child.check_links(&these)?;
+        // The inputs built from the transcript's are the ones its witness (the replay) took.
+        query_inputs.push(child.query_inputs(&these)?);
+        inputs.extend(these);
+    }
+    let queries: Vec<_> = children.iter().map(|c| &c.queries).collect();
+    airs.prove(&queries, inputs, &query_inputs, params)
+}
+
+/// The parameters of a node over `children` at blowup 2^`log_blowup` and `pow_bits`
+/// grinding bits in `role`: the fewest queries that give its proof `target` bits in
+/// `regime`, and the hash and final polynomial of the role.
+///
+/// # Errors
+/// No child, a blowup or grinding the AIRs cannot be proven with, or a target out of reach.
+pub fn node_params(
+    children: &[Child],
+    (log_blowup, pow_bits): (usize, u32),
+    target: u32,
+    regime: Regime,
+    role: LayerRole,
+) -> Result<StarkParams, LayerError> {
+    let airs = node_airs(children)?;
+    Ok(airs.params(log_blowup, pow_bits, target, regime, role)?)
+}
+
+/// The record of `layer`, the proof of a node over `children` made with `params`: a
+/// [`TablesRecord`] of their tables in the proof's order, holding the transcript AIRs'
+/// public inputs alone ([`verify_node_record`] reads it back): its verifier builds the
+/// others from them.
+///
+/// # Errors
+/// No child, or inputs that do not give the query AIRs'.
+pub fn node_record(
+    children: &[Child],
+    layer: &LayerProof,
+    params: &StarkParams,
+) -> Result<TablesRecord, LayerError> {
+    with_node_tables(children, &layer.inputs, |airs, _, tables| {
+        airs.record(tables, &layer.tables, params)
+    })
+}
+
+/// `run` on the AIRs of a node over `children` whose transcript AIRs' public inputs are
+/// `inputs` (one child after another), each child's three lists of public inputs (its
+/// transcript AIR's; its identity AIR's; its query AIR's, built from the first:
+/// [`Child::query_inputs`]) and their tables in the proof's order: the one construction
+/// of a node's tables from its inputs, for its record and for a layer over it.
+///
+/// # Errors
+/// No child, inputs of another count than the children's transcript AIRs take, inputs that
+/// do not give a query AIR's, or what `run` returns.
+pub(crate) fn with_node_tables<T>(
+    children: &[Child],
+    inputs: &[Felt],
+    run: impl FnOnce(&NodeAirs<'_>, &[[&[Felt]; 3]], &[TableStatement<'_>]) -> Result<T, LayerError>,
+) -> Result<T, LayerError> {
+    let airs = node_airs(children)?;
+    let split = airs.split(inputs)?;
+    let query_inputs = (children.iter().zip(&split))
+        .map(|(child, inputs)| child.query_inputs(inputs))
+        .collect::<Result<Vec<_>, _>>()?;
+    let identity_inputs: Vec<Vec<Felt>> = (children.iter())
+        .map(|c| c.identity.public_inputs())
+        .collect();
+    let lists = statement_inputs(&split, &identity_inputs, &query_inputs);
+    run(&airs, &lists, &airs.tables(&lists))
+}
+
+/// Checks each of `segments`' parameters against `policy` (a refusal named by the segment
+/// when there are several): what a layer's verifier judges of its segments.
+pub(crate) fn check_segments<A: Air>(
+    segments: &[Segment<'_, A>],
+    policy: &VerifyPolicy,
+) -> Result<(), LayerError> {
+    for (i, segment) in segments.iter().enumerate() {
+        policy
+            .check_params(segment.air, segment.params)
+            .map_err(|e| named(segments, i, ChildError::from(e).into()))?;
+    }
+    Ok(())
+}
+
+/// The frames of `segments`, a node's children, in their order.
+pub(crate) fn segment_frames<A: Air>(
+    segments: &[Segment<'_, A>],
+) -> Result<Vec<Frame>, LayerError> {
+    if segments.is_empty() {
+        return Err(LayerError::NoChildren);
+    }
+    (segments.iter().enumerate())
+        .map(|(i, s)| Frame::of(s.air, s.statement, s.params).map_err(|e| named(segments, i, e)))
+        .collect()
+}
+
+/// `error`, of the `i`-th of `segments`, named by that segment's index in its statement
+/// when the node has several.
+pub(crate) fn named<A>(segments: &[Segment<'_, A>], i: usize, error: LayerError) -> LayerError {
+    if segments.len() == 1 {
+        return error;
+    }
+    LayerError::Segment {
+        index: segments[i].statement.position.index,
+        source: Box::new(error),
+    }
+}
+
+/// [`verify_node`] with the segments' `frames`.
+fn verify_frames<A: Air>(
+    segments: &[Segment<'_, A>],
+    frames: &[Frame],
+    layer: &LayerProof,
+    params: &StarkParams,
+    policy: &VerifyPolicy,
+) -> Result<TablesCircuit, LayerError> {
+    check_segments(segments, policy)?;
+    let counts = frames.iter().map(|f| f.transcript.num_public_inputs());
+    let split = split_inputs(counts, &layer.inputs)?;
+    let mut built = Vec::with_capacity(frames.len());
+    for (i, ((segment, frame), inputs)) in segments.iter().zip(frames).zip(split).enumerate() {
+        let airs = frame.airs(segment.air, segment.statement, segment.params, inputs);
+        built.push(airs.map_err(|e| named(segments, i, e))?);
+    }
+    let airs = NodeAirs(
+        (frames.iter().zip(&built))
+            .map(|(frame, (identity, queries, _))| LayerAirs {
+                transcript: &frame.transcript,
+                identity,
+                queries,
+            })
+            .collect(),
+    );
+    let query_inputs: Vec<Vec<Felt>> = built.iter().map(|(_, _, q)| q.clone()).collect();
+    airs.verify(layer, &query_inputs, params, policy)
+}
+
+/// Checks that `layer` proves that a proof of each of `segments` verifies: for each, in
+/// their order, its transcript AIR's public inputs (the next of `layer`'s, one segment after
+/// another) link to its AIR, statement and parameters ([`Child::check_links`]) and give its
+/// identity and query AIRs' inputs; then the proof of all their tables verifies with
+/// `params`. `policy` applies to each segment's parameters and to the layer's. The
+/// statements are the caller's: a statement's segments chained, each starting where the
+/// one before ends, make the node a proof of the chain.
+///
+/// Returns the layer's circuit, whose figure the policy judged.
+///
+/// # Errors
+/// No segment, a segment that makes no shape the layer takes or whose parameters the
+/// policy refuses, inputs that do not link (named by the segment's index when there are
+/// several: [`LayerError::Segment`]), or a proof that does not verify.
+pub fn verify_node<A: Air>(
+    segments: &[Segment<'_, A>],
+    layer: &LayerProof,
+    params: &StarkParams,
+    policy: &VerifyPolicy,
+) -> Result<TablesCircuit, LayerError> {
+    verify_frames(segments, &segment_frames(segments)?, layer, params, policy)
+}
+
+/// Reads the proof of a node over `segments` that `record` holds ([`node_record`]), then
+/// checks it ([`verify_node`]), building the segments' frames once.
+///
+/// # Errors
+/// As [`verify_node`], or tables other than three a segment, of the heights the segments
+/// give them, or an identity or query table with public inputs.
+pub fn verify_node_record<A: Air>(
+    segments: &[Segment<'_, A>],
+    record: &TablesRecord,
+    policy: &VerifyPolicy,
+) -> Result<TablesCircuit, LayerError> {
+    let frames = segment_frames(segments)?;
+    let (layer, params) = of_record(segments, &frames, record)?;
+    verify_frames(segments, &frames, &layer, &params, policy)
+}
+
+/// The proof of a node over `segments` that `record` holds, with its parameters.
+pub(crate) fn layer_of_segments<A: Air>(
+    segments: &[Segment<'_, A>],
+    record: &TablesRecord,
+) -> Result<(LayerProof, StarkParams), LayerError> {
+    of_record(segments, &segment_frames(segments)?, record)
+}
+
+/// [`layer_of_segments`] with the segments' `frames`: the child alone fixes each table's
+/// height.
+fn of_record<A: Air>(
+    segments: &[Segment<'_, A>],
+    frames: &[Frame],
+    record: &TablesRecord,
+) -> Result<(LayerProof, StarkParams), LayerError> {
+    let heights = (segments.iter().zip(frames))
+        .map(|(segment, frame)| frame.child_heights(segment.params.num_queries))
+        .collect::<Result<Vec<_>, _>>()?;
+    layer_of_record(&heights, record)
+}
