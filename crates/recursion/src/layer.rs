@@ -1,5 +1,6 @@
 //! A layer's proof of one child proof: the three AIRs of a [`Child`] proven as one proof of
-//! their tables (`ballast_stark::prove_tables`), and the verifier of a segment's layer, which
+//! their tables (`ballast_stark::prove_tables`; of several children's, a node's:
+//! [`NodeAirs`], `crate::node`), and the verifier of a segment's layer, which
 //! takes the child's AIR, statement and parameters but not the child's proof. It builds the
 //! AIRs from the child's shape and from what the transcript AIR's public inputs say the
 //! child's transcript read and absorbed: the transcript AIR from the transcript's layout for
@@ -36,9 +37,10 @@ use crate::{
 /// The context the layer's proof binds as its statement.
 pub const LAYER_CONTEXT: &[u8] = b"ballast layer";
 
-/// The layer's AIRs (its identity AIR checks each of its child's tables' identities: a
-/// segment's one, a layer's three). Its proof takes their tables in this order sorted by
-/// height, tallest first; tables of one height keep this order.
+/// The layer's AIRs over a child (its identity AIR checks each of its child's tables'
+/// identities: a segment's one, a layer's three). Its proof takes their tables in this
+/// order (a node's, each child's in turn) sorted by height, tallest first; tables of one
+/// height keep this order.
 pub const LAYER_AIRS: [&str; 3] = ["transcript", "identity", "query"];
 
 /// Where a layer sits in the recursion, which fixes its hash and its final polynomial.
@@ -60,13 +62,13 @@ pub enum LayerRole {
 /// rounds saved.
 pub const MAX_LAST_LOG_FINAL_POLY_LEN: usize = 8;
 
-/// A layer's proof that a child segment proof verifies: its transcript AIR's public inputs
-/// and one proof of the three AIRs' tables.
+/// A layer's proof that its child proofs verify (one, or a node's several): its transcript
+/// AIRs' public inputs and one proof of its AIRs' tables, three a child.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerProof {
-    /// The transcript AIR's public inputs: what the child's transcript read and absorbed.
-    /// The identity and query AIRs' are built from them ([`OodClaims::of`],
-    /// [`Child::query_inputs`]).
+    /// The transcript AIRs' public inputs, one child after another: what each child's
+    /// transcript read and absorbed. The identity and query AIRs' are built from them
+    /// ([`OodClaims::of`], [`Child::query_inputs`]).
     pub inputs: Vec<Felt>,
     /// The proof of the AIRs' tables.
     pub tables: TablesProof,
