@@ -11,13 +11,13 @@
 
 use ballast_field::Felt;
 use ballast_stark::{
-    Analysis, Circuit, CompressedRecord, MerkleHash, Proof, Regime, SegmentPosition,
-    SegmentStatement, TablesCircuit, VerifierError, VerifyPolicy, Workload, statement_context,
+    Analysis, Circuit, CompressedRecord, MerkleHash, Proof, Regime, TablesCircuit, VerifierError,
+    VerifyPolicy, Workload, statement_context,
 };
 
 use crate::{
     Child, ChildError, LayerError, LayerRole, Segment, node_params, node_record, prove_node,
-    verify_node_record, verify_record_over_node,
+    segment_statements, verify_node_record, verify_record_over_node,
 };
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
@@ -61,22 +61,6 @@ pub enum CompressError {
 fn segment_inputs<W: Workload>(workload: &W, states: &[&W::State]) -> Vec<Vec<Felt>> {
     (states.windows(2).enumerate())
         .map(|(i, ends)| workload.public_inputs(i, ends[0], ends[1]))
-        .collect()
-}
-
-/// Each segment's statement, of `public_inputs` (one a segment) in `context`: what the last
-/// layer is a proof about.
-fn segment_statements<'a>(
-    context: &'a [u8],
-    public_inputs: &'a [Vec<Felt>],
-) -> Vec<SegmentStatement<'a>> {
-    let count = public_inputs.len();
-    (public_inputs.iter().enumerate())
-        .map(|(index, public_inputs)| SegmentStatement {
-            context,
-            position: SegmentPosition { index, count },
-            public_inputs,
-        })
         .collect()
 }
 

@@ -34,7 +34,10 @@ pub use layer_child::{
     read_layer_over_layers, verify_layer_over_layers, verify_layer_over_node,
     verify_record_over_layers, verify_record_over_node,
 };
-pub use node::{Segment, node_params, node_record, prove_node, verify_node, verify_node_record};
+pub use node::{
+    Segment, node_params, node_record, prove_node, segment_statements, verify_node,
+    verify_node_record,
+};
 pub use openings::{
     Join, Opened, OpeningsAir, OpeningsError, Tree, TreeShape, WIDTH as OPENINGS_WIDTH,
 };

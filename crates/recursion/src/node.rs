@@ -9,8 +9,8 @@
 use ballast_air::Air;
 use ballast_field::Felt;
 use ballast_stark::{
-    Regime, SegmentStatement, StarkParams, TableStatement, TablesCircuit, TablesRecord,
-    VerifyPolicy,
+    Regime, SegmentPosition, SegmentStatement, StarkParams, TableStatement, TablesCircuit,
+    TablesRecord, VerifyPolicy,
 };
 
 use crate::layer::{Frame, LayerAirs, NodeAirs, layer_of_record, split_inputs, statement_inputs};
@@ -37,6 +37,23 @@ impl<'a, A> Segment<'a, A> {
             params,
         }
     }
+}
+
+/// Each segment's statement in a whole statement of these segments' `public_inputs` (one a
+/// segment, in order) and `context`: segment `i` of `public_inputs.len()`, what a node over
+/// them proves about.
+pub fn segment_statements<'a>(
+    context: &'a [u8],
+    public_inputs: &'a [Vec<Felt>],
+) -> Vec<SegmentStatement<'a>> {
+    let count = public_inputs.len();
+    (public_inputs.iter().enumerate())
+        .map(|(index, public_inputs)| SegmentStatement {
+            context,
+            position: SegmentPosition { index, count },
+            public_inputs,
+        })
+        .collect()
 }
 
 /// The AIRs of a node over `children`.

@@ -14,12 +14,12 @@ use common::{any_security, params};
 use ballast_field::Felt;
 use ballast_recursion::{
     Child, ChildError, CompressError, LayerError, LayerRole, LinkError, compress, node_params,
-    node_record, prove_node, verify_compressed,
+    node_record, prove_node, segment_statements, verify_compressed,
 };
 use ballast_stark::{
     CompressedRecord, CpuBackend, MerkleHash, PhaseTimes, Proof, ProofFormatError, Regime,
-    SegmentPosition, SegmentStatement, StarkParams, VerifierError, VerifyPolicy, Workload, peek,
-    prove, prove_part, prove_statement, statement_context,
+    StarkParams, VerifierError, VerifyPolicy, Workload, peek, prove, prove_part, prove_statement,
+    statement_context,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -280,16 +280,11 @@ fn a_node_over_segments_that_do_not_chain_is_refused_by_the_segment() {
     let elsewhere = honest.states[2];
     let (mut table, end) = workload.trace_table(1, &elsewhere);
     let context = statement_context(&workload);
-    let statement = |index, public_inputs| SegmentStatement {
-        context: &context,
-        position: SegmentPosition { index, count: 2 },
-        public_inputs,
-    };
     let inputs = [
         workload.public_inputs(0, &honest.states[0], &honest.states[1]),
         workload.public_inputs(1, &elsewhere, &end),
     ];
-    let statements = [statement(0, &inputs[0]), statement(1, &inputs[1])];
+    let statements = segment_statements(&context, &inputs);
     let air = workload.air(1);
     let moved = prove(
         &air,

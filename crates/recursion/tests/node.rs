@@ -13,12 +13,12 @@ use common::{any_security, layer_params, params};
 
 use ballast_field::Felt;
 use ballast_recursion::{
-    Child, LayerError, LayerProof, LinkError, Segment, node_record, prove_node, verify_layer,
-    verify_layer_over_node, verify_node, verify_node_record, verify_record_over_node,
+    Child, LayerError, LayerProof, LinkError, Segment, node_record, prove_node, segment_statements,
+    verify_layer, verify_layer_over_node, verify_node, verify_node_record, verify_record_over_node,
 };
 use ballast_stark::{
-    CpuBackend, PhaseTimes, Proof, SegmentPosition, SegmentStatement, StarkParams, TablesCircuit,
-    Workload, prove_statement, statement_context,
+    CpuBackend, PhaseTimes, Proof, SegmentStatement, StarkParams, TablesCircuit, Workload,
+    prove_statement, statement_context,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -61,7 +61,7 @@ impl Tree {
         let public_inputs: Vec<Vec<Felt>> = (proof.states.windows(2).enumerate())
             .map(|(i, ends)| workload.public_inputs(i, &ends[0], &ends[1]))
             .collect();
-        let statements = statements(&context, &public_inputs);
+        let statements = segment_statements(&context, &public_inputs);
         let children: Vec<Child> = (proof.segments.iter().zip(&statements).enumerate())
             .map(|(i, (segment, statement))| {
                 Child::of_segment(
@@ -129,18 +129,6 @@ impl Tree {
     }
 }
 
-/// Each segment's statement, of `public_inputs` (one a segment), in `context`.
-fn statements<'a>(context: &'a [u8], public_inputs: &'a [Vec<Felt>]) -> Vec<SegmentStatement<'a>> {
-    let count = public_inputs.len();
-    (public_inputs.iter().enumerate())
-        .map(|(index, public_inputs)| SegmentStatement {
-            context,
-            position: SegmentPosition { index, count },
-            public_inputs,
-        })
-        .collect()
-}
-
 /// `result` is a refusal of segment `index`.
 fn names_segment<T: std::fmt::Debug>(result: Result<T, LayerError>, index: usize) -> bool {
     matches!(&result, Err(LayerError::Segment { index: i, .. }) if *i == index)
@@ -150,7 +138,7 @@ fn names_segment<T: std::fmt::Debug>(result: Result<T, LayerError>, index: usize
 fn a_node_verifies_from_its_segments_alone_and_reads_back() {
     let t = &*TREE;
     assert_eq!(t.proof.segments.len(), 3);
-    let statements = statements(&t.context, &t.public_inputs);
+    let statements = segment_statements(&t.context, &t.public_inputs);
     let circuit = t
         .verify_node(&statements, &t.node)
         .expect("the node verifies");
@@ -194,7 +182,7 @@ fn a_node_verifies_from_its_segments_alone_and_reads_back() {
 #[test]
 fn segments_out_of_order_missing_or_of_another_statement_are_refused_by_the_segment() {
     let t = &*TREE;
-    let statements = statements(&t.context, &t.public_inputs);
+    let statements = segment_statements(&t.context, &t.public_inputs);
     // Two segments' statements swapped: the first child given another's is named by the
     // segment its statement names.
     let mut swapped = statements.clone();
@@ -208,7 +196,7 @@ fn segments_out_of_order_missing_or_of_another_statement_are_refused_by_the_segm
     // A segment's statement of another end state.
     let mut public_inputs = t.public_inputs.clone();
     *public_inputs[2].last_mut().unwrap() += Felt::ONE;
-    let other = self::statements(&t.context, &public_inputs);
+    let other = segment_statements(&t.context, &public_inputs);
     let refused = t.verify_node(&other, &t.node);
     assert!(names_segment(refused, 2));
     // No segment; one segment alone is a layer's, not this node's.
@@ -238,7 +226,7 @@ fn segments_out_of_order_missing_or_of_another_statement_are_refused_by_the_segm
 #[test]
 fn a_layer_over_a_node_verifies_from_the_segments_alone_and_reads_back() {
     let t = &*TREE;
-    let statements = statements(&t.context, &t.public_inputs);
+    let statements = segment_statements(&t.context, &t.public_inputs);
     let verified = t.verify_over(&statements, &t.over);
     assert!(verified.is_ok(), "{verified:?}");
     // Three tables, whatever the node's children.
@@ -246,7 +234,7 @@ fn a_layer_over_a_node_verifies_from_the_segments_alone_and_reads_back() {
     // Segments that do not chain: segment 1 given another start than segment 0's end.
     let mut public_inputs = t.public_inputs.clone();
     public_inputs[1][0] += Felt::ONE;
-    let unchained = self::statements(&t.context, &public_inputs);
+    let unchained = segment_statements(&t.context, &public_inputs);
     assert!(names_segment(t.verify_over(&unchained, &t.over), 1));
     // Its record reads back with the segments and the node's parameters.
     let children: Vec<Child> = (t.proof.segments.iter().zip(&statements).enumerate())
