@@ -29,7 +29,7 @@ use crate::layer::{
     Frame, LAYER_AIRS, LAYER_CONTEXT, LayerAirs, NodeAirs, layer_of_record, query_inputs,
     statement_inputs, tallest_first,
 };
-use crate::node::{check_segments, named, segment_frames, with_node_tables};
+use crate::node::{Built, check_segments, segment_airs, segment_frames, with_node_tables};
 use crate::{
     Child, ChildError, ChildQueries, IdentityAir, LayerError, LayerProof, LinkError, OodClaims,
     QueriesAir, Segment, TranscriptAir,
@@ -236,20 +236,11 @@ impl Level {
             .into());
         }
         match self {
-            Self::Segments(frames) => (frames.iter().zip(segments).zip(inputs).enumerate())
-                .map(|(i, ((frame, s), inputs))| {
-                    let built = frame.airs(s.air, s.statement, s.params, inputs);
-                    built.map_err(|e| named(segments, i, e))
-                })
-                .collect(),
+            Self::Segments(frames) => segment_airs(segments, frames, inputs),
             Self::Layer(frame) => Ok(vec![frame.airs(segments, inputs[0], policy)?]),
         }
     }
 }
-
-/// A child's identity and query AIRs and the query AIR's public inputs, built from its
-/// transcript AIR's.
-type Built = (IdentityAir, QueriesAir, Vec<Felt>);
 
 /// The AIRs of a layer over `transcripts`' children with these identity and query AIRs,
 /// one a child.
@@ -321,14 +312,19 @@ impl LayerFrame {
         })
     }
 
+    /// Its children's AIRs, their values zero: its tables' definitions.
+    fn zero_node(&self) -> NodeAirs<'_> {
+        node_of(
+            self.below.transcripts(),
+            self.zero.iter().map(|(i, q)| (i, q)),
+        )
+    }
+
     /// The joint identity and query AIRs of the layer over it, their values zero
     /// ([`Level::zero_airs`]): on its children's zero-valued AIRs' inputs, and the
     /// transcript AIR's inputs of its layout (every absorbed value zero, each list framed).
     fn zero_airs(&self) -> Result<(IdentityAir, QueriesAir), LayerError> {
-        let inner = node_of(
-            self.below.transcripts(),
-            self.zero.iter().map(|(i, q)| (i, q)),
-        );
+        let inner = self.zero_node();
         let inputs = zero_inputs(&inner);
         let joint = joint_identity(
             &inner,
@@ -399,21 +395,17 @@ impl LayerFrame {
 
         // Its children's tables: each transcript table's public inputs as absorbed, linked
         // below; the others' built from them.
-        let zero = node_of(
-            self.below.transcripts(),
-            self.zero.iter().map(|(i, q)| (i, q)),
-        );
-        let inner_inputs = (zero.lists().into_iter())
+        let inner_inputs = (self.zero_node().lists().into_iter())
             .map(|k| absorbed.list(label::PUBLIC_INPUTS, k))
             .collect::<Result<Vec<_>, _>>()?;
-        let built = self.below.airs(segments, &inner_inputs, policy)?;
-        let inner = node_of(
-            self.below.transcripts(),
-            built.iter().map(|(i, q, _)| (i, q)),
-        );
+        let (built, inner_query_inputs): (Vec<_>, Vec<_>) =
+            (self.below.airs(segments, &inner_inputs, policy)?)
+                .into_iter()
+                .map(|(identity, queries, query_inputs)| ((identity, queries), query_inputs))
+                .unzip();
+        let inner = node_of(self.below.transcripts(), built.iter().map(|(i, q)| (i, q)));
         let identity_inputs: Vec<Vec<Felt>> =
-            built.iter().map(|(i, _, _)| i.public_inputs()).collect();
-        let inner_query_inputs: Vec<Vec<Felt>> = built.iter().map(|(_, _, q)| q.clone()).collect();
+            built.iter().map(|(i, _)| i.public_inputs()).collect();
         let inner_inputs = statement_inputs(&inner_inputs, &identity_inputs, &inner_query_inputs);
         let inner_tables = inner.tables(&inner_inputs);
         let inner_airs: Vec<_> = inner_tables.iter().map(|t| t.air).collect();

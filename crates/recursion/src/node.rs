@@ -14,7 +14,7 @@ use ballast_stark::{
 };
 
 use crate::layer::{Frame, LayerAirs, NodeAirs, layer_of_record, split_inputs, statement_inputs};
-use crate::{Child, ChildError, LayerError, LayerProof, LayerRole};
+use crate::{Child, ChildError, IdentityAir, LayerError, LayerProof, LayerRole, QueriesAir};
 
 /// A segment a layer proves about, as its verifier takes it in place of its proof: its AIR,
 /// its statement and the parameters it was proven with.
@@ -195,22 +195,40 @@ fn verify_frames<A: Air>(
     check_segments(segments, policy)?;
     let counts = frames.iter().map(|f| f.transcript.num_public_inputs());
     let split = split_inputs(counts, &layer.inputs)?;
-    let mut built = Vec::with_capacity(frames.len());
-    for (i, ((segment, frame), inputs)) in segments.iter().zip(frames).zip(split).enumerate() {
-        let airs = frame.airs(segment.air, segment.statement, segment.params, inputs);
-        built.push(airs.map_err(|e| named(segments, i, e))?);
-    }
+    let (others, query_inputs): (Vec<_>, Vec<_>) = (segment_airs(segments, frames, &split)?)
+        .into_iter()
+        .map(|(identity, queries, query_inputs)| ((identity, queries), query_inputs))
+        .unzip();
     let airs = NodeAirs(
-        (frames.iter().zip(&built))
-            .map(|(frame, (identity, queries, _))| LayerAirs {
+        (frames.iter().zip(&others))
+            .map(|(frame, (identity, queries))| LayerAirs {
                 transcript: &frame.transcript,
                 identity,
                 queries,
             })
             .collect(),
     );
-    let query_inputs: Vec<Vec<Felt>> = built.iter().map(|(_, _, q)| q.clone()).collect();
     airs.verify(layer, &query_inputs, params, policy)
+}
+
+/// A child's identity and query AIRs and the query AIR's public inputs, built from its
+/// transcript AIR's.
+pub(crate) type Built = (IdentityAir, QueriesAir, Vec<Felt>);
+
+/// What each of `segments` (with its frame of `frames`) builds from its transcript AIR's
+/// public inputs of `inputs` (one a segment), once they link ([`Frame::airs`]); a refusal
+/// named by the segment when there are several.
+pub(crate) fn segment_airs<A: Air>(
+    segments: &[Segment<'_, A>],
+    frames: &[Frame],
+    inputs: &[&[Felt]],
+) -> Result<Vec<Built>, LayerError> {
+    (segments.iter().zip(frames).zip(inputs).enumerate())
+        .map(|(i, ((s, frame), inputs))| {
+            let built = frame.airs(s.air, s.statement, s.params, inputs);
+            built.map_err(|e| named(segments, i, e))
+        })
+        .collect()
 }
 
 /// Checks that `layer` proves that a proof of each of `segments` verifies: for each, in
