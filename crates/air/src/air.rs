@@ -172,6 +172,15 @@ pub trait Air: Sync {
         Cow::Borrowed(&[])
     }
 
+    /// Bytes from which this AIR's code builds every periodic column, for an AIR whose
+    /// columns are far longer than what they are built from: its key holds their digest in
+    /// place of each column's (`docs/protocol.md` §6 item 21). Two instances of one
+    /// [`id`](Self::id) and height with the same source must have the same periodic columns.
+    /// `None`, the default: the key hashes every column's values.
+    fn periodic_source(&self) -> Option<Vec<u8>> {
+        None
+    }
+
     /// The public columns, whose values [`Frame::periodic`] holds after the periodic
     /// columns'.
     fn public_columns(&self) -> Cow<'_, [PublicColumn]> {

@@ -696,6 +696,22 @@ impl Air for IdentityAir {
         Cow::Borrowed(&self.periodic)
     }
 
+    /// What `write_periodic` builds the columns from: the register
+    /// count (the grid's), then each program's instruction words and constants, each list
+    /// led by its length (each program's rows follow from the lengths and the height).
+    fn periodic_source(&self) -> Option<Vec<u8>> {
+        let mut words = vec![self.registers as u64, self.parts.len() as u64];
+        for part in &self.parts {
+            let program = &part.program;
+            let instructions = program.words();
+            words.push(instructions.len() as u64);
+            words.extend(instructions);
+            words.push(program.constants().len() as u64);
+            words.extend(program.constants().iter().map(|c| c.as_u64()));
+        }
+        Some(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+    }
+
     fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
         Cow::Borrowed(&self.public)
     }

@@ -162,6 +162,23 @@ impl<'a> NodeAirs<'a> {
         self.0.iter().flat_map(LayerAirs::heights).collect()
     }
 
+    /// The height (log2) of the joint identity of its tables ([`IdentityAir::joint`]),
+    /// from their programs' lengths alone, whatever the claims.
+    ///
+    /// # Errors
+    /// An AIR whose constraints do not compile.
+    pub fn identity_log_rows(&self) -> Result<usize, LayerError> {
+        fn length<A: Air>(air: &A) -> Result<usize, LayerError> {
+            let program = ConstraintProgram::of(air);
+            let program = program.map_err(|e| ChildError::from(IdentityError::from(e)))?;
+            Ok(program.instructions().len())
+        }
+        let lengths = (self.0.iter())
+            .flat_map(|c| [length(c.transcript), length(c.identity), length(c.queries)])
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(identity_log_rows(&lengths))
+    }
+
     /// Its AIRs, child by child.
     fn airs(&self) -> Vec<&'a dyn TableAir> {
         self.0.iter().flat_map(LayerAirs::airs).collect()

@@ -338,13 +338,14 @@ impl LayerFrame {
     }
 
     /// The heights (log2) of the layer's tables over it, in the order of its AIRs: what
-    /// reading its record needs, before any input is known.
+    /// reading its record needs, before any input is known (the joint identity's from its
+    /// programs' lengths, the query AIR's from its draws' count).
     fn heights(&self) -> Result<[usize; 3], LayerError> {
-        let (identity, queries) = self.zero_airs()?;
+        let draws = vec![Felt::ZERO; self.params.num_queries];
         Ok([
             self.transcript.log_rows(),
-            identity.log_rows(),
-            queries.log_rows(),
+            self.zero_node().identity_log_rows()?,
+            mixed_queries(&self.trees, &self.params, &draws)?.log_rows(),
         ])
     }
 

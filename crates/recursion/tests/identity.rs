@@ -21,7 +21,7 @@ use ballast_air::{
 };
 use ballast_field::{Ext3, Felt, RowBlocks};
 use ballast_recursion::{Child, IdentityAir, IdentityError, OodClaims, TranscriptAir};
-use ballast_stark::{CpuBackend, OodValues, PhaseTimes, SegmentProof, Workload, prove};
+use ballast_stark::{CpuBackend, OodValues, PhaseTimes, SegmentProof, TableAir, Workload, prove};
 use ballast_workloads::Poseidon2Chain;
 
 /// A child's first segment, its identity AIR and its constraint program.
@@ -408,6 +408,51 @@ fn claims_other_than_the_childs_have_no_trace() {
         failure(honest, &honest.trace().unwrap(), &public),
         Some((assertion, layout.power_step()))
     );
+}
+
+/// x' = x + c on transitions: children alike but for the constant c.
+struct Shifted(u64);
+
+impl Air for Shifted {
+    fn id(&self) -> &str {
+        "recursion-test/shifted"
+    }
+    fn width(&self) -> usize {
+        1
+    }
+    fn log_rows(&self) -> usize {
+        5
+    }
+    fn num_public_inputs(&self) -> usize {
+        0
+    }
+    fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+        b.transition(f.next[0] - f.current[0] - B::Expr::from(Felt::new(self.0)));
+    }
+}
+
+#[test]
+fn the_key_binds_the_programs_its_columns_are_built_from() {
+    // The identities of two children that differ in a constant alone: their periodic
+    // columns differ in the constant's column, which their key binds by its source (the
+    // programs), not by the columns' values.
+    let identity = |air: &Shifted| {
+        let chunks = 1 << ConstraintInfo::of(air).unwrap().log_quotient_chunks;
+        let ood = OodValues {
+            trace_z: vec![Ext3::ZERO; 1],
+            trace_zw: vec![Ext3::ZERO; 1],
+            quotient_z: vec![Ext3::ZERO; 3 * chunks],
+        };
+        let claims = OodClaims::of(air, &[], Ext3::ONE, Ext3::ONE, ood);
+        IdentityAir::new(air, claims).unwrap()
+    };
+    let key = |air: &IdentityAir| TableAir::key(air, &TableAir::info(air).unwrap());
+    let [a, b] = [&Shifted(1), &Shifted(2)].map(identity);
+    assert_ne!(a.periodic_columns(), b.periodic_columns());
+    assert_eq!(SymbolicAir::of(&a).encode(), SymbolicAir::of(&b).encode());
+    assert_eq!(a.public_columns(), b.public_columns());
+    assert_ne!(key(&a), key(&b));
+    assert_eq!(key(&a), key(&identity(&Shifted(1))));
 }
 
 #[test]

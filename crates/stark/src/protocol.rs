@@ -16,7 +16,7 @@ use crate::quotient::Composition;
 use crate::{MerkleHash, OodValues, ParamsError, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 13;
+pub const PROTOCOL_VERSION: u16 = 14;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -111,9 +111,16 @@ pub fn statement_data<A: Air>(
         .unwrap_or_default())
 }
 
+/// How an AIR's key binds its periodic columns, the byte before them: by each column's
+/// digest, or by the source its code builds them from (`Air::periodic_source`).
+const PERIODIC_BY_VALUES: u8 = 0;
+const PERIODIC_BY_SOURCE: u8 = 1;
+
 /// The AIR's **key**: Keccak-256 ([`HashDomain::AirKey`]) of its whole definition, its
 /// identity, log₂ rows, each constraint's domain and degree (`info`), every periodic
-/// column's length and digest ([`periodic_digests`]), every public column's cells (each
+/// column's length, then a byte and either each column's digest ([`periodic_digests`]) or
+/// the source the AIR builds them from (`Air::periodic_source`, led by its length; version
+/// 14), every public column's cells (each
 /// row and the public input it holds) and its constraints as data
 /// ([`SymbolicAir::encode`]: the width, every node, each constraint's domain and node), each
 /// part led by its length. Two AIR instances whose constraints differ in anything, a constant
@@ -133,12 +140,21 @@ pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
         bytes.extend(degree.to_le_bytes());
     }
     bytes.extend((periodic.len() as u64).to_le_bytes());
-    for (column, digest) in periodic
-        .iter()
-        .zip(periodic_digests(Kernels::active(), &periodic))
-    {
+    for column in periodic.iter() {
         bytes.extend((column.values.len() as u64).to_le_bytes());
-        bytes.extend(digest);
+    }
+    match air.periodic_source() {
+        Some(source) => {
+            bytes.push(PERIODIC_BY_SOURCE);
+            bytes.extend((source.len() as u64).to_le_bytes());
+            bytes.extend(source);
+        }
+        None => {
+            bytes.push(PERIODIC_BY_VALUES);
+            for digest in periodic_digests(Kernels::active(), &periodic) {
+                bytes.extend(digest);
+            }
+        }
     }
     let public = air.public_columns();
     bytes.extend((public.len() as u64).to_le_bytes());
@@ -431,6 +447,7 @@ mod tests {
         public: PublicCell,
         c: u64,
         k: usize,
+        source: Option<&'static [u8]>,
     }
 
     impl Air for Keyed {
@@ -451,6 +468,9 @@ mod tests {
                 values: self.periodic.iter().map(|&v| Felt::new(v)).collect(),
             }]
             .into()
+        }
+        fn periodic_source(&self) -> Option<Vec<u8>> {
+            self.source.map(<[u8]>::to_vec)
         }
         fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
             vec![PublicColumn {
@@ -515,6 +535,7 @@ mod tests {
             public: PublicCell { row: 6, input: 0 },
             c: 3,
             k: 1,
+            source: None,
         };
         let variants = [
             Keyed {
@@ -556,6 +577,15 @@ mod tests {
                 k: 2,
                 ..base.clone()
             },
+            // Periodic columns bound by a source, or by another.
+            Keyed {
+                source: Some(b"source"),
+                ..base.clone()
+            },
+            Keyed {
+                source: Some(b"sourcf"),
+                ..base.clone()
+            },
         ];
         let dag = |air: &Keyed| SymbolicAir::of(air).encode();
         assert_eq!(dag(&variants[8]), dag(&base), "only the degree differs");
@@ -571,6 +601,32 @@ mod tests {
             key(&base.clone()),
             keys[0],
             "the key is a function of the AIR"
+        );
+    }
+
+    #[test]
+    fn a_periodic_source_stands_for_the_columns_values() {
+        let with = |source: Option<&'static [u8]>, periodic: Vec<u64>| Keyed {
+            id: "test/keyed",
+            log_rows: 3,
+            width: 2,
+            periodic,
+            public: PublicCell { row: 6, input: 0 },
+            c: 3,
+            k: 1,
+            source,
+        };
+        // The AIR's code must build its columns from its source: the key reads the source.
+        let source = Some(b"source".as_slice());
+        assert_eq!(
+            key(&with(source, vec![1, 2])),
+            key(&with(source, vec![1, 5]))
+        );
+        assert_ne!(key(&with(None, vec![1, 2])), key(&with(None, vec![1, 5])));
+        // The columns' lengths stay bound.
+        assert_ne!(
+            key(&with(source, vec![1, 2])),
+            key(&with(source, vec![1, 2, 1, 2]))
         );
     }
 }

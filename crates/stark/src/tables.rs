@@ -345,10 +345,19 @@ fn bind(
     shapes: &Shapes,
     params: &StarkParams,
 ) -> ballast_transcript::Transcript {
-    let bound: Vec<(Digest, Option<&[Felt]>)> = tables
-        .iter()
-        .zip(&shapes.infos)
-        .map(|(t, info)| (t.air.key(info), (!t.derived).then_some(t.public_inputs)))
+    let keys = tables.iter().zip(&shapes.infos).map(|(t, i)| t.air.key(i));
+    bind_keyed(context, tables, keys, params)
+}
+
+/// The transcript bound to the tables, with `keys` for their AIRs' keys, and parameters.
+fn bind_keyed(
+    context: &[u8],
+    tables: &[TableStatement<'_>],
+    keys: impl Iterator<Item = Digest>,
+    params: &StarkParams,
+) -> ballast_transcript::Transcript {
+    let bound: Vec<(Digest, Option<&[Felt]>)> = (tables.iter().zip(keys))
+        .map(|(t, key)| (key, (!t.derived).then_some(t.public_inputs)))
         .collect();
     bind_tables(context, &bound, params)
 }
@@ -683,7 +692,12 @@ pub fn replay_tables(
             work_done,
             draws,
         },
-    ) = run_transcript(context, tables, &shapes, params, proof)?;
+    ) = run_transcript(
+        bind(context, tables, &shapes, params),
+        &shapes,
+        params,
+        proof,
+    )?;
 
     // Every table's claims against its constraints, the work, the positions
     for (k, table) in tables.iter().enumerate() {
@@ -797,20 +811,18 @@ fn check_claims(shapes: &Shapes, proof: &TablesProof) -> Result<(), TablesError>
     Ok(())
 }
 
-/// `proof`'s transcript, run as its verifier runs it (steps 1–7): the statement bound, the
-/// roots, every table's claims, FRI's commitments and the nonce absorbed in order, and what
-/// it draws between them. Nothing is judged here.
+/// `proof`'s transcript, run as its verifier runs it (steps 1–7) from `transcript`, bound to
+/// the statement: the roots, every table's claims, FRI's commitments and the nonce absorbed
+/// in order, and what it draws between them. Nothing is judged here.
 ///
 /// # Errors
 /// FRI roots or a final polynomial of other counts than the tables fix.
 fn run_transcript(
-    context: &[u8],
-    tables: &[TableStatement<'_>],
+    mut transcript: ballast_transcript::Transcript,
     shapes: &Shapes,
     params: &StarkParams,
     proof: &TablesProof,
 ) -> Result<(ballast_transcript::Transcript, Challenges), TablesError> {
-    let mut transcript = bind(context, tables, shapes, params);
     let tallest = &shapes.geometries[0];
     let alpha = draw_alpha(&mut transcript, &proof.trace_root);
     let z = draw_ood_point(
@@ -862,14 +874,16 @@ pub fn tables_transcript(
 ) -> Result<Option<TranscriptLayout>, TablesError> {
     let shapes = Shapes::of(tables, params)?;
     check_claims(&shapes, proof)?;
-    let (transcript, _) = run_transcript(context, tables, &shapes, params, proof)?;
+    let bound = bind(context, tables, &shapes, params);
+    let (transcript, _) = run_transcript(bound, &shapes, params, proof)?;
     Ok(TranscriptLayout::of(&transcript))
 }
 
 /// The permutations and messages of the Poseidon2 transcript of any proof of `tables` for
 /// the statement `context` made with `params` (`None` for Keccak-256): what the tables and
-/// the protocol's order fix, each absorbed value taken as zero. A proof's own
-/// ([`tables_transcript`]) differ from these in their data and what they read only.
+/// the protocol's order fix, each absorbed value taken as zero (the AIRs' keys too, so none
+/// is computed). A proof's own ([`tables_transcript`]) differ from these in their data and
+/// what they read only.
 ///
 /// # Errors
 /// Tables or parameters that make no shape.
@@ -895,7 +909,10 @@ pub fn tables_transcript_layout(
         pow_nonce: 0,
         queries: QueryOpenings::default(),
     };
-    tables_transcript(context, tables, &proof, params)
+    let keys = std::iter::repeat(Digest::default());
+    let bound = bind_keyed(context, tables, keys, params);
+    let (transcript, _) = run_transcript(bound, &shapes, params, &proof)?;
+    Ok(TranscriptLayout::of(&transcript))
 }
 
 /// `rows`, the rows of each table at each position, cut into one slice a (position, table).

@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "d9964885208c1365d0fc72ea30849df3a7647b9fcb1e3f03c936cda654a64193"
+        "a70899fb0d9d38e17e902a5f4266eff9a16dee647693f5383aebba2285021d57"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "a2dd6d3608798b93e2b9f4ede99de0d3e269b8581fd9dffd2d54d6b36aa4245b"
+        "5fb20103dc6a0ce87fa24c391f353cf6383739b18ce1ea6c46e3033a9500b7ff"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "680a485742683d0d6076f6bc1129acec81c2fe02bb58f03e7e982ca0e30a9511"
+        "fe0467748798eff1d129514314f66517dc9e93ebbb061f6b5a6730698b98c222"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "fdababceb624ba23f21104aeabd599eb255a11aae6ccf5573b07a1ca705f6c06"
+        "3e24b404f008f8c884b9e3e20a3fd947dd6cd361077f34fa6359751d1d2c1d86"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "18639e5e9a540312b7488598ef6d1b123d1ed9d54e64c64dd2445f8c1f885b5c"
+        "d58f23cb4b5803762cc896d0f1abf0c6c90adfe74ae036d5ac843ef014734925"
     );
 }
