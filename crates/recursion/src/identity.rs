@@ -146,7 +146,7 @@ pub struct IdentityAir {
 /// identity is checked on `check`, the row after its last instruction (the table's last row
 /// for the last child).
 #[derive(Clone, Debug)]
-struct Part {
+pub(crate) struct Part {
     program: ConstraintProgram,
     claims: OodClaims,
     /// log2 of the child's rows.
@@ -155,6 +155,65 @@ struct Part {
     check: usize,
     /// Where its block of public inputs starts: its quotient's values, then its claims.
     inputs: usize,
+}
+
+impl Part {
+    /// The part of a proof of `air`, its constraints compiled to `program`, whose
+    /// out-of-domain values are `claims`, placed at row 0.
+    ///
+    /// # Errors
+    /// A malformed child AIR, or claims of another shape than its.
+    fn of<A: Air>(
+        air: &A,
+        program: ConstraintProgram,
+        claims: OodClaims,
+    ) -> Result<Self, IdentityError> {
+        for (what, expected, got) in [
+            ("trace values at z", air.width(), claims.trace_z.len()),
+            ("trace values at zω", air.width(), claims.trace_zw.len()),
+            (
+                "periodic values at z",
+                known_count(air),
+                claims.periodic_z.len(),
+            ),
+            (
+                "public inputs",
+                air.num_public_inputs(),
+                claims.public_inputs.len(),
+            ),
+        ] {
+            if expected != got {
+                return Err(IdentityError::Shape {
+                    what,
+                    expected,
+                    got,
+                });
+            }
+        }
+        let chunks = 1usize << ConstraintInfo::of(air)?.log_quotient_chunks;
+        if claims.quotient_z.len() != Ext3::DEGREE * chunks {
+            return Err(IdentityError::Shape {
+                what: "quotient values at z",
+                expected: Ext3::DEGREE * chunks,
+                got: claims.quotient_z.len(),
+            });
+        }
+        let mut asserted = 0u32;
+        for instruction in program.instructions() {
+            if let Instruction::Assert { index, .. } = *instruction {
+                assert_eq!(index, asserted, "the program asserts in index order");
+                asserted += 1;
+            }
+        }
+        Ok(Self {
+            program,
+            claims,
+            child_log_rows: air.log_rows(),
+            start: 0,
+            check: 0,
+            inputs: 0,
+        })
+    }
 }
 
 // Columns after the registers (each an extension value, 3 coordinates).
@@ -210,52 +269,16 @@ impl IdentityAir {
         program: ConstraintProgram,
         claims: OodClaims,
     ) -> Result<Self, IdentityError> {
-        for (what, expected, got) in [
-            ("trace values at z", air.width(), claims.trace_z.len()),
-            ("trace values at zω", air.width(), claims.trace_zw.len()),
-            (
-                "periodic values at z",
-                known_count(air),
-                claims.periodic_z.len(),
-            ),
-            (
-                "public inputs",
-                air.num_public_inputs(),
-                claims.public_inputs.len(),
-            ),
-        ] {
-            if expected != got {
-                return Err(IdentityError::Shape {
-                    what,
-                    expected,
-                    got,
-                });
-            }
-        }
-        let chunks = 1usize << ConstraintInfo::of(air)?.log_quotient_chunks;
-        if claims.quotient_z.len() != Ext3::DEGREE * chunks {
-            return Err(IdentityError::Shape {
-                what: "quotient values at z",
-                expected: Ext3::DEGREE * chunks,
-                got: claims.quotient_z.len(),
-            });
-        }
-        let mut asserted = 0u32;
-        for instruction in program.instructions() {
-            if let Instruction::Assert { index, .. } = *instruction {
-                assert_eq!(index, asserted, "the program asserts in index order");
-                asserted += 1;
-            }
-        }
-        let part = Part {
-            program,
-            claims,
-            child_log_rows: air.log_rows(),
-            start: 0,
-            check: 0,
-            inputs: 0,
-        };
-        Ok(Self::of_parts(vec![part]))
+        Ok(Self::of_parts(vec![Part::of(air, program, claims)?]))
+    }
+
+    /// One child's part of a [`joint`](Self::joint) identity, its periodic columns not
+    /// written: [`joined`](Self::joined) writes the whole table's once.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub(crate) fn part<A: Air>(air: &A, claims: OodClaims) -> Result<Part, IdentityError> {
+        Part::of(air, ConstraintProgram::of(air)?, claims)
     }
 
     /// The identities of several children's proofs at one α and z, `identities` (each
@@ -269,15 +292,27 @@ impl IdentityAir {
     /// No identity, one that is itself several children's, or claims at another α or z than
     /// the first's.
     pub fn joint(identities: Vec<IdentityAir>) -> Result<Self, IdentityError> {
-        let first = identities.first().ok_or(IdentityError::Joint)?;
-        let (alpha, z) = (first.parts[0].claims.alpha, first.parts[0].claims.z);
-        let mut parts = Vec::with_capacity(identities.len());
-        for identity in identities {
-            let [part] = <[Part; 1]>::try_from(identity.parts).map_err(|_| IdentityError::Joint)?;
-            if (part.claims.alpha, part.claims.z) != (alpha, z) {
-                return Err(IdentityError::Joint);
-            }
-            parts.push(part);
+        let parts = (identities.into_iter())
+            .map(|identity| match <[Part; 1]>::try_from(identity.parts) {
+                Ok([part]) => Ok(part),
+                Err(_) => Err(IdentityError::Joint),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::joined(parts)
+    }
+
+    /// [`joint`](Self::joint) of the children's `parts`, in order.
+    ///
+    /// # Errors
+    /// No part, or claims at another α or z than the first's.
+    pub(crate) fn joined(parts: Vec<Part>) -> Result<Self, IdentityError> {
+        let first = parts.first().ok_or(IdentityError::Joint)?;
+        let (alpha, z) = (first.claims.alpha, first.claims.z);
+        if parts
+            .iter()
+            .any(|p| (p.claims.alpha, p.claims.z) != (alpha, z))
+        {
+            return Err(IdentityError::Joint);
         }
         Ok(Self::of_parts(parts))
     }

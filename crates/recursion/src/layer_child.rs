@@ -14,13 +14,15 @@
 //! builds its own identities and query inputs from the same inputs (`docs/recursion.md`).
 //! [`verify_layer_over_layers`] is that over one segment.
 
+use std::rc::Rc;
+
 use ballast_air::Air;
 use ballast_field::{Ext3, Felt};
-use ballast_merkle::MixedShape;
+use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
     MerkleHash, SegmentStatement, StarkParams, TablesCircuit, TablesRecord, TranscriptLayout,
-    VerifyPolicy, label, replay_tables, tables_statement_data, tables_transcript_layout,
-    tables_trees,
+    VerifyPolicy, label, replay_tables, tables_keys, tables_statement_data,
+    tables_transcript_layout, tables_trees,
 };
 use ballast_transcript::Message;
 
@@ -74,7 +76,8 @@ impl Child {
             with_node_tables(children, &layer.inputs, |node, inputs, tables| {
                 let mut replay =
                     replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
-                let statement_data = tables_statement_data(LAYER_CONTEXT, tables, params)?;
+                let keys = tables_keys(tables)?;
+                let statement_data = tables_statement_data(LAYER_CONTEXT, tables, &keys, params)?;
                 let TranscriptLayout { steps, messages } =
                     replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
                 let transcript =
@@ -130,37 +133,38 @@ fn joint_identity(
     let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
     let heights = inner.heights();
     let order = tallest_first(0..heights.len(), &heights);
-    let identities = (order.into_iter().enumerate())
+    let parts = (order.into_iter().enumerate())
         .map(|(t, j)| {
             let (c, k) = (j / LAYER_AIRS.len(), j % LAYER_AIRS.len());
             let (airs, public_inputs) = (&inner.0[c], public_inputs[c][k]);
             let ood = absorbed.ood(t)?;
-            let identity = match k {
+            let part = match k {
                 0 => {
                     let air = airs.transcript;
-                    IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                    IdentityAir::part(air, OodClaims::of(air, public_inputs, alpha, z, ood))
                 }
                 1 => {
                     let air = airs.identity;
-                    IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                    IdentityAir::part(air, OodClaims::of(air, public_inputs, alpha, z, ood))
                 }
                 _ => {
                     let air = airs.queries;
-                    IdentityAir::new(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                    IdentityAir::part(air, OodClaims::of(air, public_inputs, alpha, z, ood))
                 }
             };
-            Ok(identity.map_err(ChildError::from)?)
+            Ok(part.map_err(ChildError::from)?)
         })
         .collect::<Result<Vec<_>, LayerError>>()?;
-    Ok(IdentityAir::joint(identities).map_err(ChildError::from)?)
+    Ok(IdentityAir::joined(parts).map_err(ChildError::from)?)
 }
 
 /// What a verifier builds, from the segments and the layers' parameters alone, for one
 /// level of a stack, before it reads a layer's inputs: the frames of the children of the
 /// layer over it.
 enum Level {
-    /// The segments' frames: the level a node over them (or a layer over one) takes.
-    Segments(Vec<Frame>),
+    /// The segments' frames (segments alike share one): the level a node over them (or a
+    /// layer over one) takes.
+    Segments(Vec<Rc<Frame>>),
     /// A layer's, over the level below it.
     Layer(Box<LayerFrame>),
 }
@@ -202,17 +206,22 @@ impl Level {
     }
 
     /// The identity and query AIRs of the layer over this level's children, one pair a
-    /// child, their values zero: their definitions, and so their tables' shapes and keys,
-    /// are every such layer's.
-    fn zero_airs<A: Air>(
-        &self,
-        segments: &[Segment<'_, A>],
-    ) -> Result<Vec<(IdentityAir, QueriesAir)>, LayerError> {
+    /// child (one shared by children of one frame), their values zero: their definitions,
+    /// and so their tables' shapes and keys, are every such layer's.
+    fn zero_airs<A: Air>(&self, segments: &[Segment<'_, A>]) -> Result<Vec<ZeroAirs>, LayerError> {
         match self {
-            Self::Segments(frames) => (frames.iter().zip(segments))
-                .map(|(frame, s)| frame.zero_airs(s.air, s.params.num_queries))
-                .collect(),
-            Self::Layer(frame) => Ok(vec![frame.zero_airs()?]),
+            Self::Segments(frames) => {
+                let mut zero: Vec<ZeroAirs> = Vec::with_capacity(frames.len());
+                for (i, (frame, s)) in frames.iter().zip(segments).enumerate() {
+                    let airs = match (0..i).find(|&j| Rc::ptr_eq(&frames[j], frame)) {
+                        Some(j) => Rc::clone(&zero[j]),
+                        None => Rc::new(frame.zero_airs(s.air, s.params.num_queries)?),
+                    };
+                    zero.push(airs);
+                }
+                Ok(zero)
+            }
+            Self::Layer(frame) => Ok(vec![Rc::new(frame.zero_airs()?)]),
         }
     }
 
@@ -241,6 +250,9 @@ impl Level {
         }
     }
 }
+
+/// A child's identity and query AIRs with their values zero ([`Level::zero_airs`]).
+type ZeroAirs = Rc<(IdentityAir, QueriesAir)>;
 
 /// The AIRs of a layer over `transcripts`' children with these identity and query AIRs,
 /// one a child.
@@ -272,7 +284,9 @@ struct LayerFrame {
     /// Its trace and quotient trees.
     trees: [MixedShape; 2],
     /// Its children's identity and query AIRs, their values zero ([`Level::zero_airs`]).
-    zero: Vec<(IdentityAir, QueriesAir)>,
+    zero: Vec<ZeroAirs>,
+    /// Its tables' AIR keys, from those (the definitions are the same whatever the values).
+    keys: Vec<Digest>,
     /// Its circuit: its tables' AIRs (theirs with their values zero: the same definitions)
     /// at its parameters.
     circuit: TablesCircuit,
@@ -290,9 +304,10 @@ impl LayerFrame {
         }
         // The layer's AIRs, their values zero: its layout and trees are every such layer's.
         let zero = below.zero_airs(segments)?;
-        let node = node_of(below.transcripts(), zero.iter().map(|(i, q)| (i, q)));
+        let node = node_of(below.transcripts(), zero.iter().map(|z| (&z.0, &z.1)));
         let inputs = zero_inputs(&node);
         let tables = node.tables(&inputs.iter().map(each_ref).collect::<Vec<_>>());
+        let keys = tables_keys(&tables)?;
         let TranscriptLayout { steps, messages } =
             tables_transcript_layout(LAYER_CONTEXT, &tables, params)?
                 .ok_or(ChildError::NotPoseidon2)?;
@@ -308,6 +323,7 @@ impl LayerFrame {
             messages,
             trees,
             zero,
+            keys,
             circuit,
         })
     }
@@ -316,7 +332,7 @@ impl LayerFrame {
     fn zero_node(&self) -> NodeAirs<'_> {
         node_of(
             self.below.transcripts(),
-            self.zero.iter().map(|(i, q)| (i, q)),
+            self.zero.iter().map(|z| (&z.0, &z.1)),
         )
     }
 
@@ -416,7 +432,8 @@ impl LayerFrame {
 
         // Its verifier's transcript: its statement's data are those tables' (each key, the
         // transcript tables' public inputs), its draws the query AIR's positions.
-        let statement_data = tables_statement_data(LAYER_CONTEXT, &inner_tables, &self.params)?;
+        let statement_data =
+            tables_statement_data(LAYER_CONTEXT, &inner_tables, &self.keys, &self.params)?;
         let draws = &reads[reads.len().saturating_sub(self.params.num_queries)..];
         let queries_over = mixed_queries(&self.trees, &self.params, draws)?;
         Links {

@@ -6,11 +6,14 @@
 //! link. A layer over one child ([`Child::prove`], [`verify_layer`](crate::verify_layer)) is
 //! a node of one.
 
+use std::rc::Rc;
+
 use ballast_air::Air;
 use ballast_field::Felt;
+use ballast_merkle::Digest;
 use ballast_stark::{
-    Regime, SegmentPosition, SegmentStatement, StarkParams, TableStatement, TablesCircuit,
-    TablesRecord, VerifyPolicy,
+    Regime, SegmentPosition, SegmentStatement, StarkParams, TableAir, TableStatement,
+    TablesCircuit, TablesRecord, VerifyPolicy,
 };
 
 use crate::layer::{Frame, LayerAirs, NodeAirs, layer_of_record, split_inputs, statement_inputs};
@@ -36,6 +39,14 @@ impl<'a, A> Segment<'a, A> {
             statement,
             params,
         }
+    }
+
+    /// Whether a layer's verifier builds one frame for both, given their AIRs' definitions
+    /// are one: the same parameters and statements of the same lengths (a frame holds its
+    /// transcript's layout, which the lengths fix, not the values).
+    fn alike(&self, other: &Self) -> bool {
+        let lengths = |s: &SegmentStatement<'_>| (s.context.len(), s.public_inputs.len());
+        self.params == other.params && lengths(self.statement) == lengths(other.statement)
     }
 }
 
@@ -160,16 +171,36 @@ pub(crate) fn check_segments<A: Air>(
     Ok(())
 }
 
-/// The frames of `segments`, a node's children, in their order.
+/// The frames of `segments`, a node's children, in their order: one shared by segments
+/// whose AIRs have one key (one definition) and which are alike ([`Segment::alike`]), so
+/// that what is built from it is built once.
 pub(crate) fn segment_frames<A: Air>(
     segments: &[Segment<'_, A>],
-) -> Result<Vec<Frame>, LayerError> {
+) -> Result<Vec<Rc<Frame>>, LayerError> {
     if segments.is_empty() {
         return Err(LayerError::NoChildren);
     }
-    (segments.iter().enumerate())
-        .map(|(i, s)| Frame::of(s.air, s.statement, s.params).map_err(|e| named(segments, i, e)))
-        .collect()
+    // One segment shares with none: its key is not needed. An AIR without a key (no
+    // quotient shape) shares with none, and its frame says why.
+    let key = |air: &A| Some(TableAir::key(air, &TableAir::info(air).ok()?));
+    let keys: Vec<Option<Digest>> = match segments {
+        [_] => vec![None],
+        _ => segments.iter().map(|s| key(s.air)).collect(),
+    };
+    let alike = |i: usize, j: usize| {
+        keys[i].is_some() && keys[i] == keys[j] && segments[i].alike(&segments[j])
+    };
+    let mut frames: Vec<Rc<Frame>> = Vec::with_capacity(segments.len());
+    for (i, s) in segments.iter().enumerate() {
+        let frame = match (0..i).find(|&j| alike(i, j)) {
+            Some(j) => Rc::clone(&frames[j]),
+            None => {
+                Rc::new(Frame::of(s.air, s.statement, s.params).map_err(|e| named(segments, i, e))?)
+            }
+        };
+        frames.push(frame);
+    }
+    Ok(frames)
 }
 
 /// `error`, of the `i`-th of `segments`, named by that segment's index in its statement
@@ -187,7 +218,7 @@ pub(crate) fn named<A>(segments: &[Segment<'_, A>], i: usize, error: LayerError)
 /// [`verify_node`] with the segments' `frames`.
 fn verify_frames<A: Air>(
     segments: &[Segment<'_, A>],
-    frames: &[Frame],
+    frames: &[Rc<Frame>],
     layer: &LayerProof,
     params: &StarkParams,
     policy: &VerifyPolicy,
@@ -220,7 +251,7 @@ pub(crate) type Built = (IdentityAir, QueriesAir, Vec<Felt>);
 /// named by the segment when there are several.
 pub(crate) fn segment_airs<A: Air>(
     segments: &[Segment<'_, A>],
-    frames: &[Frame],
+    frames: &[Rc<Frame>],
     inputs: &[&[Felt]],
 ) -> Result<Vec<Built>, LayerError> {
     (segments.iter().zip(frames).zip(inputs).enumerate())
@@ -282,11 +313,59 @@ pub(crate) fn layer_of_segments<A: Air>(
 /// height.
 fn of_record<A: Air>(
     segments: &[Segment<'_, A>],
-    frames: &[Frame],
+    frames: &[Rc<Frame>],
     record: &TablesRecord,
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let heights = (segments.iter().zip(frames))
         .map(|(segment, frame)| frame.child_heights(segment.params.num_queries))
         .collect::<Result<Vec<_>, _>>()?;
     layer_of_record(&heights, record)
+}
+
+#[cfg(test)]
+mod tests {
+    use ballast_stark::{MerkleHash, Workload};
+    use ballast_workloads::Fibonacci;
+
+    use super::*;
+
+    #[test]
+    fn segments_alike_share_a_frame_and_no_others() {
+        let params = StarkParams {
+            hash: MerkleHash::Poseidon2,
+            ..StarkParams::testing()
+        };
+        let blown = StarkParams {
+            log_blowup: params.log_blowup + 1,
+            ..params
+        };
+        let fibonacci = |log_rows| Fibonacci {
+            sequences: 2,
+            log_rows,
+            segments: 1,
+        };
+        // Two instances of one definition, and one of another (more rows).
+        let airs = [
+            fibonacci(4).air(0),
+            fibonacci(4).air(0),
+            fibonacci(5).air(0),
+        ];
+        let inputs = vec![Felt::ZERO; airs[0].num_public_inputs()];
+        // The third statement's context is longer.
+        let contexts: [&[u8]; 3] = [b"frames", b"frames", b"frames, longer"];
+        let statements = contexts.map(|context| SegmentStatement {
+            context,
+            position: SegmentPosition { index: 0, count: 1 },
+            public_inputs: &inputs,
+        });
+        let segment = |a: usize, s: usize, p| Segment::new(&airs[a], &statements[s], p);
+        let shared = |segments: &[Segment<'_, _>]| {
+            let frames = segment_frames(segments).unwrap();
+            Rc::ptr_eq(&frames[0], &frames[1])
+        };
+        assert!(shared(&[segment(0, 0, &params), segment(1, 1, &params)]));
+        assert!(!shared(&[segment(0, 0, &params), segment(2, 0, &params)]));
+        assert!(!shared(&[segment(0, 0, &params), segment(1, 1, &blown)]));
+        assert!(!shared(&[segment(0, 0, &params), segment(1, 2, &params)]));
+    }
 }

@@ -159,6 +159,8 @@ pub struct QueriesAir {
     final_len: usize,
     /// The block row where the last value meets the final polynomial.
     final_row: usize,
+    /// Its periodic columns, written once ([`write_periodic`](Self::write_periodic)).
+    periodic: Vec<PeriodicColumn>,
 }
 
 impl QueriesAir {
@@ -257,13 +259,16 @@ impl QueriesAir {
         let final_row = rounds
             .last()
             .map_or(deep.deep_rows()[0], |r| r.fold_row() + 1);
-        Ok(Self {
+        let mut air = Self {
             deep,
             rounds,
             log_lde: log_ldes[0],
             final_len: 1 << log_final,
             final_row,
-        })
+            periodic: Vec::new(),
+        };
+        air.periodic = air.write_periodic();
+        Ok(air)
     }
 
     /// The DEEP AIR the queries extend: its openings' [`open`](crate::OpeningsAir::open)
@@ -272,6 +277,56 @@ impl QueriesAir {
     /// are sound only inside this AIR, which binds their paths' ends: prove this AIR.
     pub fn deep(&self) -> &DeepAir {
         &self.deep
+    }
+
+    /// Its periodic columns' values: the DEEP AIR's, then each leaf row's and fold's flags,
+    /// the paths' columns and each rolled height's carry.
+    fn write_periodic(&self) -> Vec<PeriodicColumn> {
+        let openings = self.deep.openings();
+        let in_leaf = |r: usize| {
+            self.rounds
+                .iter()
+                .find(|round| (round.leaf_start..=round.fold_row()).contains(&r))
+        };
+        let is_fold = |r: usize| self.rounds.iter().any(|round| round.fold_row() == r);
+        let mut columns = self.deep.periodic_columns().into_owned();
+        for j in 0..3 {
+            columns.push(openings.block_column(|r| {
+                u64::from(in_leaf(r).is_some_and(|round| r - round.leaf_start == j))
+            }));
+        }
+        columns.push(
+            openings
+                .block_column(|r| u64::from(in_leaf(r).is_some_and(|round| r < round.fold_row()))),
+        );
+        let deep_rows = self.deep.deep_rows();
+        columns.push(openings.block_column(|r| {
+            u64::from((deep_rows[0]..self.final_row).contains(&r) && !is_fold(r))
+        }));
+        let carrying = self.carrying_ends();
+        columns.push(openings.block_column(|r| u64::from(carrying.contains(&r) && !is_fold(r))));
+        columns.push(openings.block_column(|r| u64::from(r == self.final_row)));
+        let on_path_end = |round: &Round, j: usize| Felt::new(u64::from(j == round.height()));
+        columns.extend([
+            self.path_column(|round, j| Felt::new(u64::from(j < round.height()))),
+            self.path_column(|round, j| {
+                steps(round)
+                    .get(j)
+                    .map_or(Felt::ZERO, |&step| step - Felt::ONE)
+            }),
+            self.path_column(on_path_end),
+            self.path_column(|round, j| on_path_end(round, j) * self.shift(round.log_len)),
+        ]);
+        for round in &self.rounds {
+            columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));
+        }
+        for round in &self.rounds {
+            if let Some(t) = round.rolls_in {
+                let carried = deep_rows[t]..round.fold_row();
+                columns.push(openings.block_column(|r| u64::from(carried.contains(&r))));
+            }
+        }
+        columns
     }
 
     /// Where each shorter height rolls in: (its height, tallest first; the round, first
@@ -577,51 +632,7 @@ impl Air for QueriesAir {
     }
 
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
-        let openings = self.deep.openings();
-        let in_leaf = |r: usize| {
-            self.rounds
-                .iter()
-                .find(|round| (round.leaf_start..=round.fold_row()).contains(&r))
-        };
-        let is_fold = |r: usize| self.rounds.iter().any(|round| round.fold_row() == r);
-        let mut columns = self.deep.periodic_columns().into_owned();
-        for j in 0..3 {
-            columns.push(openings.block_column(|r| {
-                u64::from(in_leaf(r).is_some_and(|round| r - round.leaf_start == j))
-            }));
-        }
-        columns.push(
-            openings
-                .block_column(|r| u64::from(in_leaf(r).is_some_and(|round| r < round.fold_row()))),
-        );
-        let deep_rows = self.deep.deep_rows();
-        columns.push(openings.block_column(|r| {
-            u64::from((deep_rows[0]..self.final_row).contains(&r) && !is_fold(r))
-        }));
-        let carrying = self.carrying_ends();
-        columns.push(openings.block_column(|r| u64::from(carrying.contains(&r) && !is_fold(r))));
-        columns.push(openings.block_column(|r| u64::from(r == self.final_row)));
-        let on_path_end = |round: &Round, j: usize| Felt::new(u64::from(j == round.height()));
-        columns.extend([
-            self.path_column(|round, j| Felt::new(u64::from(j < round.height()))),
-            self.path_column(|round, j| {
-                steps(round)
-                    .get(j)
-                    .map_or(Felt::ZERO, |&step| step - Felt::ONE)
-            }),
-            self.path_column(on_path_end),
-            self.path_column(|round, j| on_path_end(round, j) * self.shift(round.log_len)),
-        ]);
-        for round in &self.rounds {
-            columns.push(openings.block_column(|r| u64::from(r == round.fold_row())));
-        }
-        for round in &self.rounds {
-            if let Some(t) = round.rolls_in {
-                let carried = deep_rows[t]..round.fold_row();
-                columns.push(openings.block_column(|r| u64::from(carried.contains(&r))));
-            }
-        }
-        columns.into()
+        Cow::Borrowed(&self.periodic)
     }
 
     #[inline(always)]

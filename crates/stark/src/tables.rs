@@ -345,8 +345,31 @@ fn bind(
     shapes: &Shapes,
     params: &StarkParams,
 ) -> ballast_transcript::Transcript {
-    let keys = tables.iter().zip(&shapes.infos).map(|(t, i)| t.air.key(i));
-    bind_keyed(context, tables, keys, params)
+    let keys = keys_of(tables, &shapes.infos);
+    bind_keyed(context, tables, keys.into_iter(), params)
+}
+
+/// Each table's AIR key, with its constraints' `infos`, computed once for tables that share
+/// an AIR instance (one object, as the tables of a node's children alike do).
+fn keys_of(tables: &[TableStatement<'_>], infos: &[ConstraintInfo]) -> Vec<Digest> {
+    let mut keys: Vec<Digest> = Vec::with_capacity(tables.len());
+    for (k, (table, info)) in tables.iter().zip(infos).enumerate() {
+        let shared = (0..k).find(|&j| std::ptr::addr_eq(tables[j].air, table.air));
+        keys.push(shared.map_or_else(|| table.air.key(info), |j| keys[j]));
+    }
+    keys
+}
+
+/// Each table's AIR key, tallest first, computed once for tables that share an AIR instance:
+/// what [`tables_statement_data`] binds.
+///
+/// # Errors
+/// An AIR whose constraints have no quotient shape.
+pub fn tables_keys(tables: &[TableStatement<'_>]) -> Result<Vec<Digest>, TablesError> {
+    let infos = (tables.iter())
+        .map(|t| t.air.info())
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(keys_of(tables, &infos))
 }
 
 /// The transcript bound to the tables, with `keys` for their AIRs' keys, and parameters.
@@ -363,25 +386,28 @@ fn bind_keyed(
 }
 
 /// The data a Poseidon2 tables proof's transcript absorbs before the trace's root, from
-/// `context`, `tables` and `params` alone (the version, the kind, the statement, every
+/// `context`, `tables`, their AIRs' `keys` ([`tables_keys`] of them, or of tables of the
+/// same AIR definitions) and `params` alone (the version, the kind, the statement, every
 /// parameter, each table's key and each underived table's public inputs): what a recursive
 /// verifier holds a child layer's transcript to, as `statement_data` a segment's.
 ///
 /// # Errors
-/// Tables out of order, another number of public inputs than an AIR reads, or parameters
-/// an AIR cannot be proven with.
+/// Tables out of order, another number of public inputs than an AIR reads or of keys than
+/// tables, or parameters an AIR cannot be proven with.
 pub fn tables_statement_data(
     context: &[u8],
     tables: &[TableStatement<'_>],
+    keys: &[Digest],
     params: &StarkParams,
 ) -> Result<Vec<Felt>, TablesError> {
     let params = StarkParams {
         hash: MerkleHash::Poseidon2,
         ..*params
     };
-    let shapes = Shapes::of(tables, &params)?;
+    Shapes::of(tables, &params)?;
+    expect("AIR keys", tables.len(), keys.len())?;
     // A Poseidon2 transcript always has its data.
-    Ok(bind(context, tables, &shapes, &params)
+    Ok(bind_keyed(context, tables, keys.iter().copied(), &params)
         .data()
         .unwrap_or_default())
 }
