@@ -70,8 +70,6 @@ pub enum ProgramError {
 const INDEX_BITS: u32 = 17;
 /// Bits of an encoded operand: a 3-bit kind above the index.
 const OPERAND_BITS: u32 = INDEX_BITS + 3;
-/// Bits of a destination register.
-const REGISTER_BITS: u32 = 20;
 
 /// The instruction word's opcodes (bits 0..4), as `kernels/constraints.cuh` reads them.
 const OP_ADD: u64 = 0;
@@ -183,9 +181,10 @@ impl ConstraintProgram {
                 }
             }
         }
+        // A register is an operand too: its index takes an operand's bits.
         for (what, count, max) in [
             ("constants", constants.len(), max_index),
-            ("registers", registers as usize, 1usize << REGISTER_BITS),
+            ("registers", registers as usize, max_index),
         ] {
             if count > max {
                 return Err(ProgramError::TooLarge { what, count, max });

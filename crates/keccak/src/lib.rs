@@ -37,7 +37,8 @@ pub enum HashDomain {
     Statement = 0x07,
     /// An AIR's key: the encoding of its whole definition.
     AirKey = 0x08,
-    /// One periodic column of an AIR, its values, whose digest its key holds.
+    /// One periodic column of an AIR, its values, whose digest its key holds (unless the AIR
+    /// builds its columns from a source, which its key holds instead).
     PeriodicColumn = 0x09,
 }
 

@@ -135,8 +135,8 @@ pub struct IdentityAir {
     /// The most registers a program has: the register file's.
     registers: usize,
     log_rows: usize,
-    /// Its periodic columns, written once and lent to each of a verifier's four reads (the
-    /// AIR's constraint info, its key twice, its values at z).
+    /// Its periodic columns, written once and lent to each of a verifier's reads (the AIR's
+    /// constraint info, its key's lengths, its values at z).
     periodic: Vec<PeriodicColumn>,
     /// Its public columns, written once likewise.
     public: Vec<PublicColumn>,

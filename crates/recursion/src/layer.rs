@@ -14,6 +14,7 @@ use std::cmp::Reverse;
 use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
 use ballast_fri::label as fri_label;
+use ballast_merkle::Digest;
 use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest};
 use ballast_stark::{
     MerkleHash, OodValues, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement,
@@ -177,6 +178,35 @@ impl<'a> NodeAirs<'a> {
             .flat_map(|c| [length(c.transcript), length(c.identity), length(c.queries)])
             .collect::<Result<Vec<_>, _>>()?;
         Ok(identity_log_rows(&lengths))
+    }
+
+    /// Its tables' AIR keys in its proof's order ([`tables`](Self::tables)'), each computed
+    /// once for children that share an AIR (one instance, as children alike do).
+    ///
+    /// # Errors
+    /// An AIR whose constraints have no quotient shape.
+    pub fn keys(&self) -> Result<Vec<Digest>, LayerError> {
+        fn key<A: Air>(air: &A) -> Result<Digest, LayerError> {
+            Ok(TableAir::key(air, &TableAir::info(air)?))
+        }
+        let mut keys: Vec<[Digest; 3]> = Vec::with_capacity(self.0.len());
+        for (c, airs) in self.0.iter().enumerate() {
+            let earlier = |same: &dyn Fn(&LayerAirs<'a>) -> bool| self.0[..c].iter().position(same);
+            let transcript = match earlier(&|o| std::ptr::eq(o.transcript, airs.transcript)) {
+                Some(j) => keys[j][0],
+                None => key(airs.transcript)?,
+            };
+            let identity = match earlier(&|o| std::ptr::eq(o.identity, airs.identity)) {
+                Some(j) => keys[j][1],
+                None => key(airs.identity)?,
+            };
+            let queries = match earlier(&|o| std::ptr::eq(o.queries, airs.queries)) {
+                Some(j) => keys[j][2],
+                None => key(airs.queries)?,
+            };
+            keys.push([transcript, identity, queries]);
+        }
+        Ok(tallest_first(keys.into_iter().flatten(), &self.heights()))
     }
 
     /// Its AIRs, child by child.

@@ -21,8 +21,8 @@ use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
     MerkleHash, SegmentStatement, StarkParams, TablesCircuit, TablesRecord, TranscriptLayout,
-    VerifyPolicy, label, replay_tables, tables_keys, tables_statement_data,
-    tables_transcript_layout, tables_trees,
+    VerifyPolicy, label, replay_tables, tables_statement_data, tables_transcript_layout,
+    tables_trees,
 };
 use ballast_transcript::Message;
 
@@ -76,7 +76,7 @@ impl Child {
             with_node_tables(children, &layer.inputs, |node, inputs, tables| {
                 let mut replay =
                     replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
-                let keys = tables_keys(tables)?;
+                let keys = node.keys()?;
                 let statement_data = tables_statement_data(LAYER_CONTEXT, tables, &keys, params)?;
                 let TranscriptLayout { steps, messages } =
                     replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
@@ -285,7 +285,9 @@ struct LayerFrame {
     trees: [MixedShape; 2],
     /// Its children's identity and query AIRs, their values zero ([`Level::zero_airs`]).
     zero: Vec<ZeroAirs>,
-    /// Its tables' AIR keys, from those (the definitions are the same whatever the values).
+    /// Its tables' AIR keys, from those: an AIR's definition is its shape's, whatever its
+    /// values (its claims, positions and inputs are public inputs or witness), so the
+    /// layer's tables built from a proof's inputs have these keys (checked in debug builds).
     keys: Vec<Digest>,
     /// Its circuit: its tables' AIRs (theirs with their values zero: the same definitions)
     /// at its parameters.
@@ -307,7 +309,7 @@ impl LayerFrame {
         let node = node_of(below.transcripts(), zero.iter().map(|z| (&z.0, &z.1)));
         let inputs = zero_inputs(&node);
         let tables = node.tables(&inputs.iter().map(each_ref).collect::<Vec<_>>());
-        let keys = tables_keys(&tables)?;
+        let keys = node.keys()?;
         let TranscriptLayout { steps, messages } =
             tables_transcript_layout(LAYER_CONTEXT, &tables, params)?
                 .ok_or(ChildError::NotPoseidon2)?;
@@ -431,7 +433,13 @@ impl LayerFrame {
             .map_err(ChildError::from)?;
 
         // Its verifier's transcript: its statement's data are those tables' (each key, the
-        // transcript tables' public inputs), its draws the query AIR's positions.
+        // transcript tables' public inputs), its draws the query AIR's positions. The keys
+        // are the frame's: the tables' definitions do not depend on their values.
+        debug_assert_eq!(
+            inner.keys().ok().as_ref(),
+            Some(&self.keys),
+            "the frame's keys"
+        );
         let statement_data =
             tables_statement_data(LAYER_CONTEXT, &inner_tables, &self.keys, &self.params)?;
         let draws = &reads[reads.len().saturating_sub(self.params.num_queries)..];

@@ -47,6 +47,7 @@
 //! child's transcript.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use ballast_air::{Air, ConstraintBuilder, Frame, Halve, PeriodicColumn};
 use ballast_field::{Ext3, Felt, RowBlocks};
@@ -159,8 +160,8 @@ pub struct QueriesAir {
     final_len: usize,
     /// The block row where the last value meets the final polynomial.
     final_row: usize,
-    /// Its periodic columns, written once ([`write_periodic`](Self::write_periodic)).
-    periodic: Vec<PeriodicColumn>,
+    /// Its periodic columns, written at the first read ([`write_periodic`](Self::write_periodic)).
+    periodic: OnceLock<Vec<PeriodicColumn>>,
 }
 
 impl QueriesAir {
@@ -259,16 +260,14 @@ impl QueriesAir {
         let final_row = rounds
             .last()
             .map_or(deep.deep_rows()[0], |r| r.fold_row() + 1);
-        let mut air = Self {
+        Ok(Self {
             deep,
             rounds,
             log_lde: log_ldes[0],
             final_len: 1 << log_final,
             final_row,
-            periodic: Vec::new(),
-        };
-        air.periodic = air.write_periodic();
-        Ok(air)
+            periodic: OnceLock::new(),
+        })
     }
 
     /// The DEEP AIR the queries extend: its openings' [`open`](crate::OpeningsAir::open)
@@ -632,7 +631,7 @@ impl Air for QueriesAir {
     }
 
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
-        Cow::Borrowed(&self.periodic)
+        Cow::Borrowed(self.periodic.get_or_init(|| self.write_periodic()))
     }
 
     #[inline(always)]

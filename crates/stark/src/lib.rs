@@ -61,7 +61,7 @@ pub use statement::{
 };
 pub use tables::{
     TableAir, TableStatement, TablesError, TablesProof, TablesReplay, prove_tables, replay_tables,
-    tables_keys, tables_statement_data, tables_transcript, tables_transcript_layout, tables_trees,
+    tables_statement_data, tables_transcript, tables_transcript_layout, tables_trees,
     verify_tables,
 };
 pub use tables_format::{RecordedTable, TablesRecord};

@@ -345,31 +345,8 @@ fn bind(
     shapes: &Shapes,
     params: &StarkParams,
 ) -> ballast_transcript::Transcript {
-    let keys = keys_of(tables, &shapes.infos);
-    bind_keyed(context, tables, keys.into_iter(), params)
-}
-
-/// Each table's AIR key, with its constraints' `infos`, computed once for tables that share
-/// an AIR instance (one object, as the tables of a node's children alike do).
-fn keys_of(tables: &[TableStatement<'_>], infos: &[ConstraintInfo]) -> Vec<Digest> {
-    let mut keys: Vec<Digest> = Vec::with_capacity(tables.len());
-    for (k, (table, info)) in tables.iter().zip(infos).enumerate() {
-        let shared = (0..k).find(|&j| std::ptr::addr_eq(tables[j].air, table.air));
-        keys.push(shared.map_or_else(|| table.air.key(info), |j| keys[j]));
-    }
-    keys
-}
-
-/// Each table's AIR key, tallest first, computed once for tables that share an AIR instance:
-/// what [`tables_statement_data`] binds.
-///
-/// # Errors
-/// An AIR whose constraints have no quotient shape.
-pub fn tables_keys(tables: &[TableStatement<'_>]) -> Result<Vec<Digest>, TablesError> {
-    let infos = (tables.iter())
-        .map(|t| t.air.info())
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(keys_of(tables, &infos))
+    let keys = tables.iter().zip(&shapes.infos).map(|(t, i)| t.air.key(i));
+    bind_keyed(context, tables, keys, params)
 }
 
 /// The transcript bound to the tables, with `keys` for their AIRs' keys, and parameters.
@@ -386,8 +363,8 @@ fn bind_keyed(
 }
 
 /// The data a Poseidon2 tables proof's transcript absorbs before the trace's root, from
-/// `context`, `tables`, their AIRs' `keys` ([`tables_keys`] of them, or of tables of the
-/// same AIR definitions) and `params` alone (the version, the kind, the statement, every
+/// `context`, `tables`, their AIRs' `keys` (each table's [`TableAir::key`], or that of an
+/// AIR of the same definition) and `params` alone (the version, the kind, the statement, every
 /// parameter, each table's key and each underived table's public inputs): what a recursive
 /// verifier holds a child layer's transcript to, as `statement_data` a segment's.
 ///
