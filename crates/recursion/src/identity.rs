@@ -731,9 +731,9 @@ impl Air for IdentityAir {
         Cow::Borrowed(&self.periodic)
     }
 
-    /// What `write_periodic` builds the columns from: the register
-    /// count (the grid's), then each program's instruction words and constants, each list
-    /// led by its length (each program's rows follow from the lengths and the height).
+    /// What `write_periodic` builds the columns from: the register count (the grid's), then
+    /// each program's instruction words and constants, each list led by its length (each
+    /// program's rows follow from the lengths and the height).
     fn periodic_source(&self) -> Option<Vec<u8>> {
         let mut words = vec![self.registers as u64, self.parts.len() as u64];
         for part in &self.parts {

@@ -186,27 +186,28 @@ impl<'a> NodeAirs<'a> {
     /// # Errors
     /// An AIR whose constraints have no quotient shape.
     pub fn keys(&self) -> Result<Vec<Digest>, LayerError> {
-        fn key<A: Air>(air: &A) -> Result<Digest, LayerError> {
-            Ok(TableAir::key(air, &TableAir::info(air)?))
+        /// Each of `airs`' keys, computed once an instance.
+        fn keys_of<'b, T: Air + 'b>(
+            airs: impl Iterator<Item = &'b T>,
+        ) -> Result<Vec<Digest>, LayerError> {
+            let mut seen: Vec<(&T, Digest)> = Vec::new();
+            airs.map(
+                |air| match seen.iter().find(|(a, _)| std::ptr::eq(*a, air)) {
+                    Some(&(_, key)) => Ok(key),
+                    None => {
+                        let key = TableAir::key(air, &TableAir::info(air)?);
+                        seen.push((air, key));
+                        Ok(key)
+                    }
+                },
+            )
+            .collect()
         }
-        let mut keys: Vec<[Digest; 3]> = Vec::with_capacity(self.0.len());
-        for (c, airs) in self.0.iter().enumerate() {
-            let earlier = |same: &dyn Fn(&LayerAirs<'a>) -> bool| self.0[..c].iter().position(same);
-            let transcript = match earlier(&|o| std::ptr::eq(o.transcript, airs.transcript)) {
-                Some(j) => keys[j][0],
-                None => key(airs.transcript)?,
-            };
-            let identity = match earlier(&|o| std::ptr::eq(o.identity, airs.identity)) {
-                Some(j) => keys[j][1],
-                None => key(airs.identity)?,
-            };
-            let queries = match earlier(&|o| std::ptr::eq(o.queries, airs.queries)) {
-                Some(j) => keys[j][2],
-                None => key(airs.queries)?,
-            };
-            keys.push([transcript, identity, queries]);
-        }
-        Ok(tallest_first(keys.into_iter().flatten(), &self.heights()))
+        let transcripts = keys_of(self.0.iter().map(|c| c.transcript))?;
+        let identities = keys_of(self.0.iter().map(|c| c.identity))?;
+        let queries = keys_of(self.0.iter().map(|c| c.queries))?;
+        let keys = (0..self.0.len()).flat_map(|c| [transcripts[c], identities[c], queries[c]]);
+        Ok(tallest_first(keys, &self.heights()))
     }
 
     /// Its AIRs, child by child.
