@@ -14,6 +14,7 @@
 //! A duplex keeps a log of its permutations: what each added to the rate (and which of it
 //! was data, [`Duplex::absorb_data`], rather than a message's framing) and read from it,
 //! all a verifier AIR needs to recompute the transcript without the permutation's states.
+//! A [`shape`](Duplex::shape) duplex keeps that log and permutes nothing: what a layout needs.
 
 use ballast_field::Felt;
 
@@ -36,6 +37,8 @@ pub struct Duplex {
     /// Which of those cells hold data.
     data: [bool; RATE],
     log: Vec<DuplexStep>,
+    /// Whether a step permutes; a [`shape`](Self::shape) duplex's zeroes the state instead.
+    permutes: bool,
 }
 
 /// One permutation of a duplex, as its log keeps it: the input is the previous output (or
@@ -77,6 +80,18 @@ impl Duplex {
             added: [Felt::ZERO; RATE],
             data: [false; RATE],
             log: Vec::new(),
+            permutes: true,
+        }
+    }
+
+    /// A duplex that logs every step as [`new`](Self::new)'s does (what was added, which of
+    /// it was data, how many cells were read) but permutes nothing: each step zeroes the
+    /// state, so every read is zero. What any input of the same shape logs, at no
+    /// permutation's cost.
+    pub fn shape() -> Self {
+        Self {
+            permutes: false,
+            ..Self::new()
         }
     }
 
@@ -93,6 +108,7 @@ impl Duplex {
             added: self.added,
             data: self.data,
             log: Vec::new(),
+            permutes: self.permutes,
         }
     }
 
@@ -131,7 +147,7 @@ impl Duplex {
     pub fn continuation(&self) -> ([Felt; WIDTH], usize) {
         let mut state = self.state;
         if self.filled == RATE {
-            permute(&mut state);
+            self.permute(&mut state);
             return (state, 0);
         }
         (state, self.filled)
@@ -155,7 +171,9 @@ impl Duplex {
     /// Permutes, logging what was added and the first `read` rate cells of the output,
     /// which it returns.
     fn step(&mut self, read: usize) -> &[Felt] {
-        permute(&mut self.state);
+        let mut state = self.state;
+        self.permute(&mut state);
+        self.state = state;
         let read = &self.state[..read];
         self.log.push(DuplexStep {
             added: std::mem::replace(&mut self.added, [Felt::ZERO; RATE]),
@@ -163,6 +181,15 @@ impl Duplex {
             read: read.to_vec(),
         });
         read
+    }
+
+    /// The permutation, or for a [`shape`](Self::shape) duplex the zero state.
+    fn permute(&self, state: &mut [Felt; WIDTH]) {
+        if self.permutes {
+            permute(state);
+        } else {
+            *state = [Felt::ZERO; WIDTH];
+        }
     }
 }
 
@@ -259,6 +286,39 @@ mod tests {
         assert_ne!(
             out[..],
             compress(&left.try_into().unwrap(), &right.try_into().unwrap())[..]
+        );
+    }
+
+    #[test]
+    fn a_shape_duplex_logs_as_a_real_one_and_reads_zeros() {
+        let run = |mut d: Duplex| {
+            d.absorb(&felts(1..=11));
+            d.absorb_data(&felts(12..=14));
+            let first = d.squeeze(9);
+            let fork = d.fork();
+            d.absorb(&felts(20..=22));
+            let second = d.squeeze(2);
+            (d, fork, [first, second].concat())
+        };
+        let (real, real_fork, real_reads) = run(Duplex::new());
+        let (shape, shape_fork, shape_reads) = run(Duplex::shape());
+        assert_eq!(shape.log().len(), real.log().len());
+        for (s, r) in shape.log().iter().zip(real.log()) {
+            assert_eq!(
+                (s.added, s.data, s.read.len()),
+                (r.added, r.data, r.read.len())
+            );
+        }
+        assert!(shape_reads.iter().all(|&f| f == Felt::ZERO));
+        assert!(real_reads.iter().all(|&f| f != Felt::ZERO));
+        // A fork of a shape duplex permutes nothing either.
+        assert_eq!(
+            shape_fork.continuation().0[RATE..],
+            [Felt::ZERO; WIDTH - RATE]
+        );
+        assert_ne!(
+            real_fork.continuation().0[RATE..],
+            [Felt::ZERO; WIDTH - RATE]
         );
     }
 

@@ -42,16 +42,37 @@ pub struct SegmentStatement<'a> {
     pub public_inputs: &'a [Felt],
 }
 
-/// A transcript bound to everything the proof is about, before any challenge: protocol
-/// version, the statement, the AIR's key ([`air_key`]), every parameter, the segment's
-/// position and the public inputs.
+/// What a run of the protocol's transcript is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Run {
+    /// A proof's, proven or verified.
+    Proof,
+    /// A shape's: what any proof of it absorbs, and the layout of its permutations, with
+    /// none applied and every challenge zero ([`Transcript::shape`]).
+    Shape,
+}
+
+impl Run {
+    /// A new transcript for this run, hashing with `hash`.
+    pub(crate) fn transcript(self, hash: MerkleHash) -> Transcript {
+        match self {
+            Self::Proof => Transcript::new(hash, DOMAIN),
+            Self::Shape => Transcript::shape(hash, DOMAIN),
+        }
+    }
+}
+
+/// A transcript for `run` bound to everything the proof is about, before any challenge:
+/// protocol version, the statement, the AIR's key ([`air_key`]), every parameter, the
+/// segment's position and the public inputs.
 pub(crate) fn bind<A: Air>(
+    run: Run,
     air: &A,
     info: &ConstraintInfo,
     b: &SegmentStatement<'_>,
     params: &StarkParams,
 ) -> Transcript {
-    let mut t = Transcript::new(params.hash, DOMAIN);
+    let mut t = run.transcript(params.hash);
     t.absorb_u64("protocol-version", u64::from(PROTOCOL_VERSION));
     t.absorb("statement", b.context);
     t.absorb("air-key", &air_key(air, info));
@@ -62,17 +83,18 @@ pub(crate) fn bind<A: Air>(
     t
 }
 
-/// A transcript bound to everything a proof of several tables is about, before any
+/// A transcript for `run` bound to everything a proof of several tables is about, before any
 /// challenge: protocol version, the proof's kind (which keeps it apart from every segment's
 /// transcript from the second message on), the statement, every parameter, the number of
 /// tables, and each table's AIR key and public inputs (`None` for a derived table's:
 /// `TableStatement::derived`), tallest first.
 pub(crate) fn bind_tables(
+    run: Run,
     context: &[u8],
     tables: &[(Digest, Option<&[Felt]>)],
     params: &StarkParams,
 ) -> Transcript {
-    let mut t = Transcript::new(params.hash, DOMAIN);
+    let mut t = run.transcript(params.hash);
     t.absorb_u64("protocol-version", u64::from(PROTOCOL_VERSION));
     t.absorb("proof-kind", b"tables");
     t.absorb("statement", context);
@@ -106,7 +128,7 @@ pub fn statement_data<A: Air>(
         ..*params
     };
     // A Poseidon2 transcript always has its data.
-    Ok(bind(air, &info, statement, &params)
+    Ok(bind(Run::Shape, air, &info, statement, &params)
         .data()
         .unwrap_or_default())
 }

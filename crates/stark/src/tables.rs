@@ -28,7 +28,7 @@ use crate::ood::raw_at;
 use crate::periodic::{PeriodicPolys, periodic_at};
 use crate::proof::segment_geometry;
 use crate::protocol::{
-    absorb_pow_nonce, air_key, bind_tables, distinct, draw_alpha, draw_gamma, draw_ood_point,
+    Run, absorb_pow_nonce, air_key, bind_tables, distinct, draw_alpha, draw_gamma, draw_ood_point,
     ood_identity_holds, query_draws, work_and_draws,
 };
 use crate::quotient::Composition;
@@ -346,11 +346,13 @@ fn bind(
     params: &StarkParams,
 ) -> ballast_transcript::Transcript {
     let keys = tables.iter().zip(&shapes.infos).map(|(t, i)| t.air.key(i));
-    bind_keyed(context, tables, keys, params)
+    bind_keyed(Run::Proof, context, tables, keys, params)
 }
 
-/// The transcript bound to the tables, with `keys` for their AIRs' keys, and parameters.
+/// The transcript for `run` bound to the tables, with `keys` for their AIRs' keys, and
+/// parameters.
 fn bind_keyed(
+    run: Run,
     context: &[u8],
     tables: &[TableStatement<'_>],
     keys: impl Iterator<Item = Digest>,
@@ -359,7 +361,7 @@ fn bind_keyed(
     let bound: Vec<(Digest, Option<&[Felt]>)> = (tables.iter().zip(keys))
         .map(|(t, key)| (key, (!t.derived).then_some(t.public_inputs)))
         .collect();
-    bind_tables(context, &bound, params)
+    bind_tables(run, context, &bound, params)
 }
 
 /// The data a Poseidon2 tables proof's transcript absorbs before the trace's root, from
@@ -384,9 +386,11 @@ pub fn tables_statement_data(
     Shapes::of(tables, &params)?;
     expect("AIR keys", tables.len(), keys.len())?;
     // A Poseidon2 transcript always has its data.
-    Ok(bind_keyed(context, tables, keys.iter().copied(), &params)
-        .data()
-        .unwrap_or_default())
+    Ok(
+        bind_keyed(Run::Shape, context, tables, keys.iter().copied(), &params)
+            .data()
+            .unwrap_or_default(),
+    )
 }
 
 /// The shapes of the trace's and the quotient's trees of any proof of `tables` made with
@@ -913,7 +917,7 @@ pub fn tables_transcript_layout(
         queries: QueryOpenings::default(),
     };
     let keys = std::iter::repeat(Digest::default());
-    let bound = bind_keyed(context, tables, keys, params);
+    let bound = bind_keyed(Run::Shape, context, tables, keys, params);
     let (transcript, _) = run_transcript(bound, &shapes, params, &proof)?;
     Ok(TranscriptLayout::of(&transcript))
 }
@@ -1141,9 +1145,9 @@ pub(crate) mod tests {
             position: crate::SegmentPosition { index: 0, count: 1 },
             public_inputs: &public,
         };
-        let mut one = crate::protocol::bind(&air, &info, &segment, &params);
+        let mut one = crate::protocol::bind(Run::Proof, &air, &info, &segment, &params);
         let key = air_key(&air, &info);
-        let mut tables = bind_tables(CONTEXT, &[(key, Some(&public[..]))], &params);
+        let mut tables = bind_tables(Run::Proof, CONTEXT, &[(key, Some(&public[..]))], &params);
         // They part at the second message, the tables' kind where a segment's statement is.
         let labels = |t: &ballast_transcript::Transcript| -> Vec<String> {
             t.messages().unwrap().into_iter().map(|m| m.label).collect()

@@ -11,7 +11,7 @@ use crate::deep::deep_coefficients;
 use crate::periodic::periodic_at;
 use crate::proof::segment_geometry;
 use crate::protocol::{
-    bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds, work_and_draws,
+    Run, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds, work_and_draws,
 };
 use crate::quotient::Composition;
 use crate::sizes::check_segment;
@@ -109,7 +109,7 @@ pub(crate) fn verify_with_transcript<A: Air>(
             work_done,
             draws,
         },
-    ) = run_transcript(air, &info, statement, params, proof)?;
+    ) = run_transcript(Run::Proof, air, &info, statement, params, proof)?;
 
     // 3 ----- out-of-domain claims must satisfy the constraints
     let ood = &proof.ood;
@@ -218,6 +218,7 @@ pub(crate) struct Challenges {
 /// checked on a copy of the duplex and its outcome returned; nothing else is checked but
 /// the shapes FRI needs.
 fn run_transcript<A: Air>(
+    run: Run,
     air: &A,
     info: &ConstraintInfo,
     statement: &SegmentStatement<'_>,
@@ -228,7 +229,7 @@ fn run_transcript<A: Air>(
     let log_lde = log_rows + params.log_blowup;
 
     // 0 ----- bind the statement
-    let mut transcript = bind(air, info, statement, params);
+    let mut transcript = bind(run, air, info, statement, params);
 
     // 1 ----- trace commitment; α
     let alpha = draw_alpha(&mut transcript, &proof.trace_root);
@@ -299,7 +300,7 @@ impl TranscriptLayout {
 
 /// The permutations and messages of the Poseidon2 transcript of any proof of `air` for
 /// `statement` made with `params`: what the protocol's order and the proof's shape fix,
-/// each absorbed value taken as zero (`None` for Keccak-256). A proof's own
+/// each absorbed value taken as zero, on a shape transcript (`None` for Keccak-256). A proof's own
 /// ([`Replay::transcript`], [`Replay::messages`]) differ from these in their data and what
 /// they read only: the same steps, framing and layout.
 ///
@@ -324,7 +325,7 @@ pub fn transcript_layout<A: Air>(
         final_poly: zeros(1 << shape.log_final_poly_len),
         ..SegmentProof::default()
     };
-    let (transcript, _) = run_transcript(air, &info, statement, params, &proof)?;
+    let (transcript, _) = run_transcript(Run::Shape, air, &info, statement, params, &proof)?;
     Ok(TranscriptLayout::of(&transcript))
 }
 
@@ -563,7 +564,7 @@ mod tests {
 
         // The attacker replays the honest transcript up to α.
         let info = ConstraintInfo::of(&honest).unwrap();
-        let mut t = bind(&honest, &info, &segment, &params);
+        let mut t = bind(Run::Proof, &honest, &info, &segment, &params);
         let alpha = crate::protocol::draw_alpha(&mut t, &proof.trace_root);
         let powers = alpha.powers(info.constraints.len());
         let last: Vec<Ext3> = info

@@ -117,9 +117,11 @@ pub fn step_inputs(steps: &[TranscriptStep]) -> Vec<[Felt; WIDTH]> {
 }
 
 impl DuplexChain {
-    pub(crate) fn new(domain: &[u8]) -> Self {
+    /// A chain bound to `domain` on `duplex`, a new one ([`Duplex::new`] or
+    /// [`Duplex::shape`]).
+    pub(crate) fn new(domain: &[u8], duplex: Duplex) -> Self {
         let mut chain = Self {
-            duplex: Duplex::new(),
+            duplex,
             messages: Vec::new(),
             data: Vec::new(),
             work: Vec::new(),
@@ -281,7 +283,7 @@ mod tests {
 
     #[test]
     fn each_message_is_placed_among_the_data_the_log_marks() {
-        let mut chain = DuplexChain::new(b"messages");
+        let mut chain = DuplexChain::new(b"messages", Duplex::new());
         chain.absorb_word("w", 7);
         chain.absorb_felts("f", &[Felt::new(5); 9]);
         chain.squeeze("c", 2);
@@ -318,7 +320,7 @@ mod tests {
 
     #[test]
     fn the_steps_recompute_every_read_and_work_word() {
-        let mut chain = DuplexChain::new(b"steps");
+        let mut chain = DuplexChain::new(b"steps", Duplex::new());
         chain.absorb_felts("a", &[Felt::new(3); 13]);
         let first = chain.squeeze("c", 11);
         let word = chain.check_work(98);

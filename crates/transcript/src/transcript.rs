@@ -5,7 +5,7 @@ use ballast_field::{Ext3, Felt};
 use ballast_keccak::{Digest, HashDomain, keccak256_many};
 use ballast_merkle::MerkleHash;
 use ballast_poseidon2::constants::WIDTH;
-use ballast_poseidon2::{RATE, permute, permute_many};
+use ballast_poseidon2::{Duplex, RATE, permute, permute_many};
 
 use crate::keccak::{KeccakChain, WORK_MESSAGE, prefix};
 use crate::poseidon2::{DuplexChain, Message, TranscriptStep};
@@ -118,9 +118,25 @@ impl Transcript {
     pub fn new(hash: MerkleHash, domain: &[u8]) -> Self {
         let chain = match hash {
             MerkleHash::Keccak256 => Chain::Keccak(KeccakChain::new(domain)),
-            MerkleHash::Poseidon2 => Chain::Poseidon2(Box::new(DuplexChain::new(domain))),
+            MerkleHash::Poseidon2 => {
+                Chain::Poseidon2(Box::new(DuplexChain::new(domain, Duplex::new())))
+            }
         };
         Self { chain }
+    }
+
+    /// A transcript that absorbs, frames and logs as [`new`](Self::new)'s does but permutes
+    /// nothing, so that every challenge is zero ([`Duplex::shape`]): its
+    /// [`steps`](Self::steps) but for what they read, its [`messages`](Self::messages) and
+    /// [`data`](Self::data) are those of a transcript that absorbed the same, at no
+    /// permutation's cost. A Keccak-256 one, which has no log, is [`new`](Self::new)'s.
+    pub fn shape(hash: MerkleHash, domain: &[u8]) -> Self {
+        match hash {
+            MerkleHash::Keccak256 => Self::new(hash, domain),
+            MerkleHash::Poseidon2 => Self {
+                chain: Chain::Poseidon2(Box::new(DuplexChain::new(domain, Duplex::shape()))),
+            },
+        }
     }
 
     /// The hash the transcript hashes with.
@@ -349,6 +365,40 @@ mod tests {
             );
             assert!(t.challenge_indices("q", 5, 0).iter().all(|&i| i == 0));
         });
+    }
+
+    #[test]
+    fn a_shape_transcript_logs_a_proofs_but_for_what_it_reads() {
+        let run = |mut t: Transcript| {
+            t.absorb("bytes", b"ballast");
+            t.absorb_u64("word", 7);
+            t.absorb_felts("felts", &[Felt::new(7), Felt::new(11)]);
+            t.absorb_root("root", &[0x5a; 32]);
+            let alpha = t.challenge_ext("alpha");
+            let queries = t.challenge_indices("queries", 3, 20);
+            t.check_pow(3, 5);
+            (t, alpha, queries)
+        };
+        let (real, alpha, queries) = run(Transcript::new(MerkleHash::Poseidon2, b"shape"));
+        let (shape, zero, none) = run(Transcript::shape(MerkleHash::Poseidon2, b"shape"));
+        assert_eq!((zero, &none[..]), (Ext3::ZERO, &[0, 0, 0][..]));
+        assert_ne!((alpha, queries), (zero, none));
+        assert_eq!(shape.messages(), real.messages());
+        assert_eq!(shape.data(), real.data());
+        let (real, shape) = (real.steps().unwrap(), shape.steps().unwrap());
+        assert_eq!(shape.len(), real.len());
+        for (s, r) in shape.iter().zip(&real) {
+            assert_eq!(s.kind, r.kind);
+            assert_eq!(
+                (s.step.added, s.step.data, s.step.read.len()),
+                (r.step.added, r.step.data, r.step.read.len())
+            );
+        }
+        // Keccak-256 keeps no log: its shape is a proof's transcript.
+        assert_eq!(
+            run(Transcript::shape(MerkleHash::Keccak256, b"shape")).1,
+            run(Transcript::new(MerkleHash::Keccak256, b"shape")).1
+        );
     }
 
     /// A sequence of every step, for the pinned values below.
