@@ -272,13 +272,18 @@ impl IdentityAir {
         Ok(Self::of_parts(vec![Part::of(air, program, claims)?]))
     }
 
-    /// One child's part of a [`joint`](Self::joint) identity, its periodic columns not
-    /// written: [`joined`](Self::joined) writes the whole table's once.
+    /// One child's part of a [`joint`](Self::joint) identity, `program` its AIR's
+    /// ([`ConstraintProgram::of`], compiled once for AIRs of one definition), its periodic
+    /// columns not written: [`joined`](Self::joined) writes the whole table's once.
     ///
     /// # Errors
-    /// As [`new`](Self::new).
-    pub(crate) fn part<A: Air>(air: &A, claims: OodClaims) -> Result<Part, IdentityError> {
-        Part::of(air, ConstraintProgram::of(air)?, claims)
+    /// As [`with_program`](Self::with_program).
+    pub(crate) fn part<A: Air>(
+        air: &A,
+        program: ConstraintProgram,
+        claims: OodClaims,
+    ) -> Result<Part, IdentityError> {
+        Part::of(air, program, claims)
     }
 
     /// The identities of several children's proofs at one α and z, `identities` (each

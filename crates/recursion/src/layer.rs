@@ -10,6 +10,7 @@
 //! them, and checks the proof.
 
 use std::cmp::Reverse;
+use std::rc::Rc;
 
 use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
@@ -151,6 +152,29 @@ impl<'a> LayerAirs<'a> {
     }
 }
 
+/// A child's tables' constraint programs, in the order of [`LAYER_AIRS`] (shared by
+/// children alike: [`NodeAirs::programs`]).
+pub(crate) type ChildPrograms = [Rc<ConstraintProgram>; 3];
+
+/// `f` of each of `airs`, computed once an instance (children alike share one).
+fn once_an_instance<'b, T: 'b, V: Clone>(
+    airs: impl Iterator<Item = &'b T>,
+    f: impl Fn(&T) -> Result<V, LayerError>,
+) -> Result<Vec<V>, LayerError> {
+    let mut seen: Vec<(&T, V)> = Vec::new();
+    airs.map(
+        |air| match seen.iter().find(|(a, _)| std::ptr::eq(*a, air)) {
+            Some((_, value)) => Ok(value.clone()),
+            None => {
+                let value = f(air)?;
+                seen.push((air, value.clone()));
+                Ok(value)
+            }
+        },
+    )
+    .collect()
+}
+
 /// The AIRs of a layer over one child or more (a node): each child's three
 /// ([`LayerAirs`]), in the children's order. Its proof takes all their tables in that order
 /// (child by child, each child's in the order of [`LAYER_AIRS`]) sorted by height, tallest
@@ -163,21 +187,25 @@ impl<'a> NodeAirs<'a> {
         self.0.iter().flat_map(LayerAirs::heights).collect()
     }
 
-    /// The height (log2) of the joint identity of its tables ([`IdentityAir::joint`]),
-    /// from their programs' lengths alone, whatever the claims.
+    /// Each child's tables' constraint programs, in the order of [`LAYER_AIRS`], each
+    /// compiled once for children that share an AIR (one instance, as children alike do):
+    /// what the joint identity of its tables runs ([`IdentityAir::joint`]).
     ///
     /// # Errors
     /// An AIR whose constraints do not compile.
-    pub fn identity_log_rows(&self) -> Result<usize, LayerError> {
-        fn length<A: Air>(air: &A) -> Result<usize, LayerError> {
+    pub fn programs(&self) -> Result<Vec<ChildPrograms>, LayerError> {
+        fn program<A: Air>(air: &A) -> Result<Rc<ConstraintProgram>, LayerError> {
             let program = ConstraintProgram::of(air);
-            let program = program.map_err(|e| ChildError::from(IdentityError::from(e)))?;
-            Ok(program.instructions().len())
+            Ok(Rc::new(
+                program.map_err(|e| ChildError::from(IdentityError::from(e)))?,
+            ))
         }
-        let lengths = (self.0.iter())
-            .flat_map(|c| [length(c.transcript), length(c.identity), length(c.queries)])
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(identity_log_rows(&lengths))
+        let transcripts = once_an_instance(self.0.iter().map(|c| c.transcript), program)?;
+        let identities = once_an_instance(self.0.iter().map(|c| c.identity), program)?;
+        let queries = once_an_instance(self.0.iter().map(|c| c.queries), program)?;
+        Ok((transcripts.into_iter().zip(identities).zip(queries))
+            .map(|((t, i), q)| [t, i, q])
+            .collect())
     }
 
     /// Its tables' AIR keys in its proof's order ([`tables`](Self::tables)'), each computed
@@ -186,26 +214,12 @@ impl<'a> NodeAirs<'a> {
     /// # Errors
     /// An AIR whose constraints have no quotient shape.
     pub fn keys(&self) -> Result<Vec<Digest>, LayerError> {
-        /// Each of `airs`' keys, computed once an instance.
-        fn keys_of<'b, T: Air + 'b>(
-            airs: impl Iterator<Item = &'b T>,
-        ) -> Result<Vec<Digest>, LayerError> {
-            let mut seen: Vec<(&T, Digest)> = Vec::new();
-            airs.map(
-                |air| match seen.iter().find(|(a, _)| std::ptr::eq(*a, air)) {
-                    Some(&(_, key)) => Ok(key),
-                    None => {
-                        let key = TableAir::key(air, &TableAir::info(air)?);
-                        seen.push((air, key));
-                        Ok(key)
-                    }
-                },
-            )
-            .collect()
+        fn key<A: TableAir>(air: &A) -> Result<Digest, LayerError> {
+            Ok(TableAir::key(air, &TableAir::info(air)?))
         }
-        let transcripts = keys_of(self.0.iter().map(|c| c.transcript))?;
-        let identities = keys_of(self.0.iter().map(|c| c.identity))?;
-        let queries = keys_of(self.0.iter().map(|c| c.queries))?;
+        let transcripts = once_an_instance(self.0.iter().map(|c| c.transcript), key)?;
+        let identities = once_an_instance(self.0.iter().map(|c| c.identity), key)?;
+        let queries = once_an_instance(self.0.iter().map(|c| c.queries), key)?;
         let keys = (0..self.0.len()).flat_map(|c| [transcripts[c], identities[c], queries[c]]);
         Ok(tallest_first(keys, &self.heights()))
     }

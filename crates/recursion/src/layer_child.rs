@@ -16,7 +16,7 @@
 
 use std::rc::Rc;
 
-use ballast_air::Air;
+use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
@@ -27,9 +27,10 @@ use ballast_stark::{
 use ballast_transcript::Message;
 
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
+use crate::identity::identity_log_rows;
 use crate::layer::{
-    Frame, LAYER_AIRS, LAYER_CONTEXT, LayerAirs, NodeAirs, layer_of_record, query_inputs,
-    statement_inputs, tallest_first,
+    ChildPrograms, Frame, LAYER_AIRS, LAYER_CONTEXT, LayerAirs, NodeAirs, layer_of_record,
+    query_inputs, statement_inputs, tallest_first,
 };
 use crate::node::{Built, check_segments, segment_airs, segment_frames, with_node_tables};
 use crate::{
@@ -84,6 +85,7 @@ impl Child {
                     TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
                 let identity = joint_identity(
                     node,
+                    &node.programs()?,
                     inputs,
                     &transcript,
                     &messages,
@@ -104,7 +106,8 @@ impl Child {
 }
 
 /// The identities of `inner`'s tables (a layer's or a node's AIRs) in one table
-/// ([`IdentityAir::joint`], in its proof's order), on each child's tables' `public_inputs`
+/// ([`IdentityAir::joint`], in its proof's order, running each child's tables' `programs`:
+/// [`NodeAirs::programs`]), on each child's tables' `public_inputs`
 /// (in the order of [`LAYER_AIRS`](crate::LAYER_AIRS): the transcript table's as absorbed,
 /// the others built from them) and the claims that the transcript AIR's public `inputs` of
 /// its verifier (laid out by `messages`) give: each table's out-of-domain values as that
@@ -112,6 +115,7 @@ impl Child {
 /// a layer's prover and its verifier.
 fn joint_identity(
     inner: &NodeAirs<'_>,
+    programs: &[ChildPrograms],
     public_inputs: &[[&[Felt]; 3]],
     transcript: &TranscriptAir,
     messages: &[Message],
@@ -137,19 +141,23 @@ fn joint_identity(
         .map(|(t, j)| {
             let (c, k) = (j / LAYER_AIRS.len(), j % LAYER_AIRS.len());
             let (airs, public_inputs) = (&inner.0[c], public_inputs[c][k]);
+            let program = ConstraintProgram::clone(&programs[c][k]);
             let ood = absorbed.ood(t)?;
             let part = match k {
                 0 => {
                     let air = airs.transcript;
-                    IdentityAir::part(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                    let claims = OodClaims::of(air, public_inputs, alpha, z, ood);
+                    IdentityAir::part(air, program, claims)
                 }
                 1 => {
                     let air = airs.identity;
-                    IdentityAir::part(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                    let claims = OodClaims::of(air, public_inputs, alpha, z, ood);
+                    IdentityAir::part(air, program, claims)
                 }
                 _ => {
                     let air = airs.queries;
-                    IdentityAir::part(air, OodClaims::of(air, public_inputs, alpha, z, ood))
+                    let claims = OodClaims::of(air, public_inputs, alpha, z, ood);
+                    IdentityAir::part(air, program, claims)
                 }
             };
             Ok(part.map_err(ChildError::from)?)
@@ -285,6 +293,8 @@ struct LayerFrame {
     trees: [MixedShape; 2],
     /// Its children's identity and query AIRs, their values zero ([`Level::zero_airs`]).
     zero: Vec<ZeroAirs>,
+    /// Its children's tables' programs, from those (the same definitions).
+    programs: Vec<ChildPrograms>,
     /// Its tables' AIR keys, from those: an AIR's definition is its shape's, whatever its
     /// values (its claims, positions and inputs are public inputs or witness), so the
     /// layer's tables built from a proof's inputs have these keys (checked in debug builds).
@@ -310,6 +320,7 @@ impl LayerFrame {
         let inputs = zero_inputs(&node);
         let tables = node.tables(&inputs.iter().map(each_ref).collect::<Vec<_>>());
         let keys = node.keys()?;
+        let programs = node.programs()?;
         let TranscriptLayout { steps, messages } =
             tables_transcript_layout(LAYER_CONTEXT, &tables, params)?
                 .ok_or(ChildError::NotPoseidon2)?;
@@ -325,6 +336,7 @@ impl LayerFrame {
             messages,
             trees,
             zero,
+            programs,
             keys,
             circuit,
         })
@@ -346,6 +358,7 @@ impl LayerFrame {
         let inputs = zero_inputs(&inner);
         let joint = joint_identity(
             &inner,
+            &self.programs,
             &inputs.iter().map(each_ref).collect::<Vec<_>>(),
             &self.transcript,
             &self.messages,
@@ -359,10 +372,13 @@ impl LayerFrame {
     /// reading its record needs, before any input is known (the joint identity's from its
     /// programs' lengths, the query AIR's from its draws' count).
     fn heights(&self) -> Result<[usize; 3], LayerError> {
+        let lengths: Vec<usize> = (self.programs.iter().flatten())
+            .map(|p| p.instructions().len())
+            .collect();
         let draws = vec![Felt::ZERO; self.params.num_queries];
         Ok([
             self.transcript.log_rows(),
-            self.zero_node().identity_log_rows()?,
+            identity_log_rows(&lengths),
             mixed_queries(&self.trees, &self.params, &draws)?.log_rows(),
         ])
     }
@@ -455,6 +471,7 @@ impl LayerFrame {
         // The joint identity and query AIR's inputs, from the same inputs.
         let joint = joint_identity(
             &inner,
+            &self.programs,
             &inner_inputs,
             &self.transcript,
             &self.messages,
