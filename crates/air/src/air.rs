@@ -172,13 +172,14 @@ pub trait Air: Sync {
         Cow::Borrowed(&[])
     }
 
-    /// Bytes from which this AIR's code builds every periodic column, for an AIR whose
-    /// columns are far longer than what they are built from: its key holds these bytes in
-    /// place of each column's digest (`docs/protocol.md` §6 item 21), so the columns must be
-    /// a function of them: two instances of one [`id`](Self::id) and height with the same
-    /// source must have the same periodic columns, or the key no longer binds them. `None`,
-    /// the default: the key hashes every column's values.
-    fn periodic_source(&self) -> Option<Vec<u8>> {
+    /// Bytes from which this AIR's code builds every periodic column and every public
+    /// column's cells, for an AIR whose columns are far longer than what they are built
+    /// from: its key holds these bytes in place of each periodic column's digest and each
+    /// public cell (`docs/protocol.md` §6 item 21), so the columns must be a function of
+    /// them: two instances of one [`id`](Self::id) and height with the same source must
+    /// have the same periodic columns and public cells, or the key no longer binds them.
+    /// `None`, the default: the key hashes every periodic value and every public cell.
+    fn columns_source(&self) -> Option<Vec<u8>> {
         None
     }
 

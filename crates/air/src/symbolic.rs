@@ -113,9 +113,10 @@ impl SymbolicAir {
                 .nodes
         });
         drop(finish);
+        let (nodes, constraints) = read_by_constraints(nodes, builder.0);
         Self {
             nodes,
-            constraints: builder.0,
+            constraints,
             width,
             periodic,
             public_inputs,
@@ -221,6 +222,10 @@ impl Dag {
 
     /// The node's index: an existing equal node, a folded constant, or a new node.
     fn intern(&mut self, node: Node) -> u32 {
+        if let Node::Leaf(_) = node {
+            // Each leaf is made once, by `SymbolicAir::of`: nothing to share.
+            return self.append(node);
+        }
         let folded = match node {
             Node::Add(a, b) => match (self.constant(a), self.constant(b)) {
                 (Some(x), Some(y)) => Node::Constant(x + y),
@@ -252,11 +257,65 @@ impl Dag {
         if let Some(&i) = self.index.get(&folded) {
             return i;
         }
-        let i = u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes");
-        self.nodes.push(folded);
+        let i = self.append(folded);
         self.index.insert(folded, i);
         i
     }
+
+    /// A new node's index.
+    fn append(&mut self, node: Node) -> u32 {
+        let i = u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes");
+        self.nodes.push(node);
+        i
+    }
+}
+
+/// The `nodes` that `constraints` read, in their order, and the constraints on their new
+/// indices. Tracing makes a leaf of every value the frame holds (every public input among
+/// them) and may make nodes that no constraint reads (a value `eval` computes and drops);
+/// neither is part of the constraints.
+fn read_by_constraints(
+    nodes: Vec<Node>,
+    constraints: Vec<(Domain, u32)>,
+) -> (Vec<Node>, Vec<(Domain, u32)>) {
+    let mut read = vec![false; nodes.len()];
+    for &(_, node) in &constraints {
+        read[node as usize] = true;
+    }
+    for i in (0..nodes.len()).rev() {
+        if read[i] {
+            match nodes[i] {
+                Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) => {
+                    read[a as usize] = true;
+                    read[b as usize] = true;
+                }
+                Node::Neg(a) => read[a as usize] = true,
+                Node::Leaf(_) | Node::Constant(_) => {}
+            }
+        }
+    }
+    // Kept nodes keep their order, so operands still come first (and a sum's or product's
+    // smaller operand first).
+    let mut index = vec![u32::MAX; nodes.len()];
+    let mut kept = Vec::with_capacity(read.iter().filter(|&&r| r).count());
+    for (i, node) in nodes.into_iter().enumerate() {
+        if read[i] {
+            let at = |j: u32| index[j as usize];
+            let node = match node {
+                Node::Add(a, b) => Node::Add(at(a), at(b)),
+                Node::Sub(a, b) => Node::Sub(at(a), at(b)),
+                Node::Mul(a, b) => Node::Mul(at(a), at(b)),
+                Node::Neg(a) => Node::Neg(at(a)),
+                leaf_or_constant => leaf_or_constant,
+            };
+            index[i] = kept.len() as u32;
+            kept.push(node);
+        }
+    }
+    let constraints = (constraints.into_iter())
+        .map(|(domain, node)| (domain, index[node as usize]))
+        .collect();
+    (kept, constraints)
 }
 
 /// A value in an AIR being traced: a node of the thread's DAG. It exists only while
@@ -398,6 +457,43 @@ mod tests {
             public_inputs: &[Felt::new(5)],
         };
         assert_eq!(dag.evaluate(&frame), vec![Felt::ZERO; 4]);
+    }
+
+    #[test]
+    fn the_dag_holds_only_what_its_constraints_read() {
+        // x² = 0 on every row of three columns and three public inputs, a value computed
+        // from the others and dropped: x and x² alone.
+        struct Sparse;
+        impl Air for Sparse {
+            fn id(&self) -> &str {
+                "test/sparse"
+            }
+            fn width(&self) -> usize {
+                3
+            }
+            fn log_rows(&self) -> usize {
+                3
+            }
+            fn num_public_inputs(&self) -> usize {
+                3
+            }
+            fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+                let x = f.current[1];
+                let _dropped = f.current[2] * f.public_inputs[1] + x;
+                b.every_row(x * x);
+            }
+        }
+        let dag = SymbolicAir::of(&Sparse);
+        assert_eq!(dag.nodes, [Node::Leaf(Leaf::Current(1)), Node::Mul(0, 0)]);
+        assert_eq!(dag.constraints, [(Domain::EveryRow, 1)]);
+        assert_eq!((dag.width, dag.public_inputs), (3, 3));
+        let frame = Frame {
+            current: &[Felt::new(9), Felt::ZERO, Felt::new(9)],
+            next: &[Felt::ONE; 3],
+            periodic: &[],
+            public_inputs: &[Felt::new(9); 3],
+        };
+        assert_eq!(dag.evaluate(&frame), [Felt::ZERO]);
     }
 
     #[test]

@@ -736,12 +736,25 @@ impl Air for IdentityAir {
         Cow::Borrowed(&self.periodic)
     }
 
-    /// What `write_periodic` builds the columns from: the register count (the grid's), then
-    /// each program's instruction words and constants, each list led by its length (each
-    /// program's rows follow from the lengths and the height).
-    fn periodic_source(&self) -> Option<Vec<u8>> {
+    /// What `write_periodic` and `write_public` build the columns from: the register count
+    /// (the grid's), then each program's counts of claims (its quotient's, its trace's at z
+    /// and at zω, its periodic columns' and its public inputs: where each of its leaves sits
+    /// among the public inputs), instruction words and constants, each list led by its
+    /// length (each program's rows follow from the lengths and the height).
+    fn columns_source(&self) -> Option<Vec<u8>> {
         let mut words = vec![self.registers as u64, self.parts.len() as u64];
         for part in &self.parts {
+            let c = &part.claims;
+            words.extend(
+                [
+                    c.quotient_z.len(),
+                    c.trace_z.len(),
+                    c.trace_zw.len(),
+                    c.periodic_z.len(),
+                    c.public_inputs.len(),
+                ]
+                .map(|count| count as u64),
+            );
             let program = &part.program;
             let instructions = program.words();
             words.push(instructions.len() as u64);

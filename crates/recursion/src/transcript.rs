@@ -418,6 +418,25 @@ impl Air for TranscriptAir {
         columns.into()
     }
 
+    /// What `periodic_columns` and `public_columns` build the columns from: each row's step,
+    /// as a word of its kind, its read count and its data cells (a bit each), then the
+    /// framing it adds to each of its other rate cells (the data's values are inputs).
+    fn columns_source(&self) -> Option<Vec<u8>> {
+        let mut words = Vec::with_capacity(self.steps.len() * (RATE + 1));
+        for s in &self.steps {
+            let kind: u64 = match s.kind {
+                StepKind::Transcript => 0,
+                StepKind::WorkStart => 1,
+                StepKind::Work => 2,
+            };
+            let data = (0..RATE).fold(0u64, |mask, i| mask | u64::from(s.step.data[i]) << i);
+            words.push(kind | (s.step.read.len() as u64) << 8 | data << 16);
+            let framing = (0..RATE).filter(|&i| !s.step.data[i]);
+            words.extend(framing.map(|i| s.step.added[i].as_u64()));
+        }
+        Some(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+    }
+
     fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
         let schedule = &self.schedule;
         schedule

@@ -410,49 +410,73 @@ fn claims_other_than_the_childs_have_no_trace() {
     );
 }
 
-/// x' = x + c on transitions: children alike but for the constant c.
-struct Shifted(u64);
+/// x' = x + c on transitions, over `width` columns of which the first alone is constrained,
+/// with `public_inputs` that no constraint reads: children alike but for the constant c, or
+/// for what their constraints do not read.
+struct Shifted {
+    c: u64,
+    width: usize,
+    public_inputs: usize,
+}
 
 impl Air for Shifted {
     fn id(&self) -> &str {
         "recursion-test/shifted"
     }
     fn width(&self) -> usize {
-        1
+        self.width
     }
     fn log_rows(&self) -> usize {
         5
     }
     fn num_public_inputs(&self) -> usize {
-        0
+        self.public_inputs
     }
     fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
-        b.transition(f.next[0] - f.current[0] - B::Expr::from(Felt::new(self.0)));
+        b.transition(f.next[0] - f.current[0] - B::Expr::from(Felt::new(self.c)));
     }
 }
 
 #[test]
-fn the_key_binds_the_programs_its_columns_are_built_from() {
-    // The identities of two children that differ in a constant alone: their periodic
-    // columns differ in the constant's column, which their key binds by its source (the
-    // programs), not by the columns' values.
+fn the_key_binds_the_programs_and_claims_its_columns_are_built_from() {
     let identity = |air: &Shifted| {
         let chunks = 1 << ConstraintInfo::of(air).unwrap().log_quotient_chunks;
         let ood = OodValues {
-            trace_z: vec![Ext3::ZERO; 1],
-            trace_zw: vec![Ext3::ZERO; 1],
+            trace_z: vec![Ext3::ZERO; air.width],
+            trace_zw: vec![Ext3::ZERO; air.width],
             quotient_z: vec![Ext3::ZERO; 3 * chunks],
         };
-        let claims = OodClaims::of(air, &[], Ext3::ONE, Ext3::ONE, ood);
+        let public_inputs = vec![Felt::ZERO; air.public_inputs];
+        let claims = OodClaims::of(air, &public_inputs, Ext3::ONE, Ext3::ONE, ood);
         IdentityAir::new(air, claims).unwrap()
     };
     let key = |air: &IdentityAir| TableAir::key(air, &TableAir::info(air).unwrap());
-    let [a, b] = [&Shifted(1), &Shifted(2)].map(identity);
+    let shifted = |c, width, public_inputs| {
+        identity(&Shifted {
+            c,
+            width,
+            public_inputs,
+        })
+    };
+    // Two children that differ in a constant alone: their periodic columns differ in the
+    // constant's column, which their key binds by its source (the programs), not by the
+    // columns' values.
+    let [a, b] = [shifted(1, 1, 0), shifted(2, 1, 0)];
     assert_ne!(a.periodic_columns(), b.periodic_columns());
     assert_eq!(SymbolicAir::of(&a).encode(), SymbolicAir::of(&b).encode());
     assert_eq!(a.public_columns(), b.public_columns());
     assert_ne!(key(&a), key(&b));
-    assert_eq!(key(&a), key(&identity(&Shifted(1))));
+    assert_eq!(key(&a), key(&shifted(1, 1, 0)));
+    // Two children of one program and as many claims, but one with a trace column and the
+    // other with six public inputs that it does not read: its leaves at zω sit elsewhere
+    // among the public inputs, which their key binds by the claims' counts.
+    let [wider, public] = [shifted(1, 2, 0), shifted(1, 1, 6)];
+    assert_eq!(wider.num_public_inputs(), public.num_public_inputs());
+    assert_eq!(wider.periodic_columns(), public.periodic_columns());
+    let dag = |air: &IdentityAir| SymbolicAir::of(air).encode();
+    assert_eq!(dag(&wider), dag(&public));
+    assert_ne!(wider.public_columns(), public.public_columns());
+    assert_ne!(key(&wider), key(&public));
 }
 
 #[test]

@@ -22,7 +22,7 @@ use ballast_poseidon2::constants::WIDTH as STATE_CELLS;
 use ballast_recursion::{
     Child, LayerError, LinkError, TRANSCRIPT_SAVED, TranscriptAir, TranscriptError,
 };
-use ballast_stark::{MerkleHash, Replay, StarkParams, Workload, label, replay};
+use ballast_stark::{MerkleHash, Replay, StarkParams, TableAir, Workload, label, replay};
 use ballast_transcript::{StepKind, Transcript, TranscriptStep};
 use ballast_workloads::Poseidon2Chain;
 
@@ -460,6 +460,71 @@ fn the_air_is_the_childs_shape() {
     };
     let [a, b] = [poseidon2_chain(), other].map(|w| Proven::of(&w, 8).air());
     assert_one_definition(&a, &b, [a.public_inputs(), b.public_inputs()]);
+}
+
+#[test]
+fn the_key_binds_the_steps_shape_by_its_source() {
+    // Its columns are built from each step's kind, reads, data cells and framing alone: the
+    // key binds those by its source, and not the data or the reads, which are inputs.
+    let steps = |data: u64, label: &str| {
+        let mut t = Transcript::new(MerkleHash::Poseidon2, b"keyed");
+        t.absorb_felts(label, &[Felt::new(data); 11]);
+        t.challenge_ext("c");
+        assert!(t.check_pow(0, data));
+        t.absorb_u64("after", data);
+        t.challenge_indices("q", 3, 5);
+        t.steps().unwrap()
+    };
+    let key = |steps: &[TranscriptStep]| {
+        let air = air_of(steps, 0);
+        TableAir::key(&air, &TableAir::info(&air).unwrap())
+    };
+    // A label long enough that one step adds framing alone.
+    let label = "a label long enough to fill a block of the rate with framing";
+    let base = steps(1, label);
+    let other = steps(2, label);
+    assert_ne!(
+        air_of(&base, 0).public_inputs(),
+        air_of(&other, 0).public_inputs()
+    );
+    assert_eq!(key(&base), key(&other));
+    let relabelled = label.replace("rate", "rats");
+    assert_ne!(key(&base), key(&steps(1, &relabelled)), "a label's framing");
+    // Changes that keep every column's length and count of cells.
+    let changed = |change: &dyn Fn(&mut [TranscriptStep])| {
+        let mut changed = base.clone();
+        change(&mut changed);
+        let counts = |steps: &[TranscriptStep]| -> (Vec<usize>, usize) {
+            let air = air_of(steps, 0);
+            let cells = air.public_columns().iter().map(|c| c.cells.len()).collect();
+            (cells, air.num_public_inputs())
+        };
+        assert_eq!(counts(&changed), counts(&base));
+        key(&changed)
+    };
+    let reading = base.iter().position(|s| !s.step.read.is_empty()).unwrap();
+    let unread = |s: &TranscriptStep| s.kind == StepKind::Transcript && s.step.read.is_empty();
+    let later = reading + base[reading..].iter().position(unread).unwrap();
+    let silent = |s: &TranscriptStep| s.step.read.is_empty() && !s.step.data.contains(&true);
+    let quiet = base.iter().position(silent).unwrap();
+    assert_ne!(
+        key(&base),
+        changed(&|s| {
+            let read = std::mem::take(&mut s[reading].step.read);
+            s[later].step.read = read;
+        }),
+        "a read on another row"
+    );
+    assert_ne!(
+        key(&base),
+        changed(&|s| s[quiet].kind = StepKind::Work),
+        "a step's kind"
+    );
+    assert_ne!(
+        key(&base),
+        changed(&|s| s[quiet].step.added[7] += Felt::ONE),
+        "a step's framing"
+    );
 }
 
 #[test]

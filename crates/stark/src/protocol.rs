@@ -16,7 +16,7 @@ use crate::quotient::Composition;
 use crate::{MerkleHash, OodValues, ParamsError, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 14;
+pub const PROTOCOL_VERSION: u16 = 15;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -133,25 +133,27 @@ pub fn statement_data<A: Air>(
         .unwrap_or_default())
 }
 
-/// How an AIR's key binds its periodic columns, the byte before them: by each column's
-/// digest, or by the source its code builds them from (`Air::periodic_source`).
-const PERIODIC_BY_VALUES: u8 = 0;
-const PERIODIC_BY_SOURCE: u8 = 1;
+/// How an AIR's key binds its periodic columns and its public columns' cells, the byte
+/// before them: by each periodic column's digest and each cell, or by the source its code
+/// builds them from (`Air::columns_source`).
+const COLUMNS_BY_VALUES: u8 = 0;
+const COLUMNS_BY_SOURCE: u8 = 1;
 
 /// The AIR's **key**: Keccak-256 ([`HashDomain::AirKey`]) of its whole definition, its
 /// identity, log₂ rows, each constraint's domain and degree (`info`), every periodic
-/// column's length, then a byte and either each column's digest ([`periodic_digests`]) or
-/// the source the AIR builds them from (`Air::periodic_source`, led by its length; version
-/// 14), every public column's cells (each
-/// row and the public input it holds) and its constraints as data
-/// ([`SymbolicAir::encode`]: the width, every node, each constraint's domain and node), each
-/// part led by its length. Two AIR instances whose constraints differ in anything, a constant
-/// they read from themselves included, have different keys but through a Keccak-256
-/// collision. The key depends on the AIR alone, not on a proof: a recursive verifier can hold
-/// its child's as a constant.
+/// column's length, every public column's count of cells, then a byte and either each
+/// periodic column's digest ([`periodic_digests`]) and each public column's cells (each row
+/// and the public input it holds), or the source the AIR builds them from
+/// (`Air::columns_source`, led by its length; versions 14 and 15), and its constraints as
+/// data ([`SymbolicAir::encode`]: the width, every node, each constraint's domain and node),
+/// each part led by its length. Two AIR instances whose constraints differ in anything, a
+/// constant they read from themselves included, have different keys but through a
+/// Keccak-256 collision. The key depends on the AIR alone, not on a proof: a recursive
+/// verifier can hold its child's as a constant.
 pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
     let id = air.id().as_bytes();
     let periodic = air.periodic_columns();
+    let public = air.public_columns();
     let mut bytes = Vec::new();
     bytes.extend((id.len() as u64).to_le_bytes());
     bytes.extend(id);
@@ -165,26 +167,25 @@ pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
     for column in periodic.iter() {
         bytes.extend((column.values.len() as u64).to_le_bytes());
     }
-    match air.periodic_source() {
+    bytes.extend((public.len() as u64).to_le_bytes());
+    for column in public.iter() {
+        bytes.extend((column.cells.len() as u64).to_le_bytes());
+    }
+    match air.columns_source() {
         Some(source) => {
-            bytes.push(PERIODIC_BY_SOURCE);
+            bytes.push(COLUMNS_BY_SOURCE);
             bytes.extend((source.len() as u64).to_le_bytes());
             bytes.extend(source);
         }
         None => {
-            bytes.push(PERIODIC_BY_VALUES);
+            bytes.push(COLUMNS_BY_VALUES);
             for digest in periodic_digests(Kernels::active(), &periodic) {
                 bytes.extend(digest);
             }
-        }
-    }
-    let public = air.public_columns();
-    bytes.extend((public.len() as u64).to_le_bytes());
-    for column in public.iter() {
-        bytes.extend((column.cells.len() as u64).to_le_bytes());
-        for cell in &column.cells {
-            bytes.extend((cell.row as u64).to_le_bytes());
-            bytes.extend((cell.input as u64).to_le_bytes());
+            for cell in public.iter().flat_map(|column| &column.cells) {
+                bytes.extend((cell.row as u64).to_le_bytes());
+                bytes.extend((cell.input as u64).to_le_bytes());
+            }
         }
     }
     bytes.extend(SymbolicAir::of(air).encode());
@@ -458,15 +459,15 @@ mod tests {
     use ballast_air::{PublicCell, PublicColumn};
 
     /// x' = x + c on transitions, (x − x)·y^k on every row (the constant 0, of degree k + 1),
-    /// y = the periodic column, and x = the public column on the row before the last (one
-    /// cell of the two public inputs).
+    /// y = the periodic column, and x = the public column on its cells' rows (the row before
+    /// the last, one of the two public inputs, for most).
     #[derive(Clone)]
     struct Keyed {
         id: &'static str,
         log_rows: usize,
         width: usize,
         periodic: Vec<u64>,
-        public: PublicCell,
+        public: Vec<PublicCell>,
         c: u64,
         k: usize,
         source: Option<&'static [u8]>,
@@ -491,12 +492,12 @@ mod tests {
             }]
             .into()
         }
-        fn periodic_source(&self) -> Option<Vec<u8>> {
+        fn columns_source(&self) -> Option<Vec<u8>> {
             self.source.map(<[u8]>::to_vec)
         }
         fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
             vec![PublicColumn {
-                cells: vec![self.public],
+                cells: self.public.clone(),
             }]
             .into()
         }
@@ -554,7 +555,7 @@ mod tests {
             log_rows: 3,
             width: 2,
             periodic: vec![1, 2],
-            public: PublicCell { row: 6, input: 0 },
+            public: vec![PublicCell { row: 6, input: 0 }],
             c: 3,
             k: 1,
             source: None,
@@ -582,11 +583,11 @@ mod tests {
             },
             // A public column's cell in another row, or of another input.
             Keyed {
-                public: PublicCell { row: 5, input: 0 },
+                public: vec![PublicCell { row: 5, input: 0 }],
                 ..base.clone()
             },
             Keyed {
-                public: PublicCell { row: 6, input: 1 },
+                public: vec![PublicCell { row: 6, input: 1 }],
                 ..base.clone()
             },
             // A constant the AIR reads from itself.
@@ -599,7 +600,7 @@ mod tests {
                 k: 2,
                 ..base.clone()
             },
-            // Periodic columns bound by a source, or by another.
+            // Columns bound by a source, or by another.
             Keyed {
                 source: Some(b"source"),
                 ..base.clone()
@@ -627,28 +628,38 @@ mod tests {
     }
 
     #[test]
-    fn a_periodic_source_stands_for_the_columns_values() {
-        let with = |source: Option<&'static [u8]>, periodic: Vec<u64>| Keyed {
-            id: "test/keyed",
-            log_rows: 3,
-            width: 2,
-            periodic,
-            public: PublicCell { row: 6, input: 0 },
-            c: 3,
-            k: 1,
-            source,
-        };
-        // The AIR's code must build its columns from its source: the key reads the source.
+    fn a_columns_source_stands_for_the_columns_values() {
+        let with =
+            |source: Option<&'static [u8]>, periodic: Vec<u64>, public: Vec<PublicCell>| Keyed {
+                id: "test/keyed",
+                log_rows: 3,
+                width: 2,
+                periodic,
+                public,
+                c: 3,
+                k: 1,
+                source,
+            };
+        let cell = |row, input| PublicCell { row, input };
+        let base = |source| with(source, vec![1, 2], vec![cell(6, 0)]);
+        // The AIR's code must build its columns from its source: the key reads the source,
+        // not the periodic values or the public cells.
         let source = Some(b"source".as_slice());
-        assert_eq!(
-            key(&with(source, vec![1, 2])),
-            key(&with(source, vec![1, 5]))
-        );
-        assert_ne!(key(&with(None, vec![1, 2])), key(&with(None, vec![1, 5])));
-        // The columns' lengths stay bound.
-        assert_ne!(
-            key(&with(source, vec![1, 2])),
-            key(&with(source, vec![1, 2, 1, 2]))
-        );
+        for none in [false, true] {
+            let source = if none { None } else { source };
+            let keys = [
+                key(&with(source, vec![1, 5], vec![cell(6, 0)])),
+                key(&with(source, vec![1, 2], vec![cell(5, 0)])),
+                key(&with(source, vec![1, 2], vec![cell(6, 1)])),
+            ];
+            for other in keys {
+                assert_eq!(other == key(&base(source)), !none);
+            }
+        }
+        // The columns' lengths and the cells' count stay bound.
+        let longer = with(source, vec![1, 2, 1, 2], vec![cell(6, 0)]);
+        let more = with(source, vec![1, 2], vec![cell(5, 1), cell(6, 0)]);
+        assert_ne!(key(&longer), key(&base(source)));
+        assert_ne!(key(&more), key(&base(source)));
     }
 }

@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "a70899fb0d9d38e17e902a5f4266eff9a16dee647693f5383aebba2285021d57"
+        "20907d376ac89ce22a1219350579c08af2019958b81777c600824fd3afca3e40"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "5fb20103dc6a0ce87fa24c391f353cf6383739b18ce1ea6c46e3033a9500b7ff"
+        "50b7677e514341fc40efcc2189f41c6f61db9b163461f7dea9a5c8fda25dfccb"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "fe0467748798eff1d129514314f66517dc9e93ebbb061f6b5a6730698b98c222"
+        "abd8b2e054f228095ac86ff14f80b8d69abbe0cb51d81ad8b37c1deaae819382"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "3e24b404f008f8c884b9e3e20a3fd947dd6cd361077f34fa6359751d1d2c1d86"
+        "4b08e74eb7006a01ba9aea622acb55da4be9a9c03f794566e11e968d4d60db29"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "d58f23cb4b5803762cc896d0f1abf0c6c90adfe74ae036d5ac843ef014734925"
+        "6b9a99846be46642840cbbdc178731843fca813967b88c5fcdb03df93124c694"
     );
 }

@@ -46,7 +46,7 @@ pub fn assert_one_definition<A: Air>(a: &A, b: &A, inputs: [Vec<Felt>; 2]) {
         (b.id(), b.log_rows(), b.width())
     );
     assert_eq!(a.periodic_columns(), b.periodic_columns());
-    assert_eq!(a.periodic_source(), b.periodic_source());
+    assert_eq!(a.columns_source(), b.columns_source());
     assert_eq!(a.public_columns(), b.public_columns());
     assert_eq!(SymbolicAir::of(a).encode(), SymbolicAir::of(b).encode());
     assert_eq!(ConstraintInfo::of(a), ConstraintInfo::of(b));
