@@ -148,7 +148,8 @@ const COLUMNS_BY_SOURCE: u8 = 1;
 /// data ([`SymbolicAir::encode`]: the width, every node, each constraint's domain and node),
 /// each part led by its length. Two AIR instances whose constraints differ in anything, a
 /// constant they read from themselves included, have different keys but through a
-/// Keccak-256 collision. The key depends on the AIR alone, not on a proof: a recursive
+/// Keccak-256 collision (for an AIR with a source, given that its columns are a function of
+/// it: `Air::columns_source`). The key depends on the AIR alone, not on a proof: a recursive
 /// verifier can hold its child's as a constant.
 pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
     let id = air.id().as_bytes();
