@@ -360,60 +360,57 @@ impl IdentityAir {
 
     /// Its periodic columns' values: for each instruction row, the register each operand
     /// reads and the result's (its grid row and column), each operand's constant, the opcode
-    /// and the assertion's domain; then each child's check flag but the last's.
+    /// and the assertion's domain; then each child's check flag but the last's. Written in
+    /// one pass over the rows, each row setting its few nonzero values.
     fn write_periodic(&self) -> Vec<PeriodicColumn> {
         let grid = self.grid();
-        let steps = self.steps();
-        let column = |value: &dyn Fn(usize, &Step) -> Felt| PeriodicColumn {
-            values: (steps.iter())
-                .map(|s| s.as_ref().map_or(Felt::ZERO, |(j, s)| value(*j, s)))
-                .collect(),
-        };
-        let flag = |on: bool| if on { Felt::ONE } else { Felt::ZERO };
+        let (selectors, own) = (grid.selectors(), 3 * grid.selectors());
+        let count = own + PERIODIC + self.restarted().len();
+        let mut columns = vec![vec![Felt::ZERO; 1 << self.log_rows]; count];
         fn register(operand: Option<Operand>) -> Option<usize> {
             match operand {
                 Some(Operand::Register(x)) => Some(x as usize),
                 _ => None,
             }
         }
-        let picks: [fn(&Step) -> Option<usize>; 3] =
-            [|s| register(s.a), |s| register(s.b), |s| s.write];
-        let mut columns = Vec::with_capacity(3 * grid.selectors() + PERIODIC);
-        for pick in picks {
-            for h in 0..grid.row_flags() {
-                columns.push(column(&|_, s| {
-                    flag(pick(s).is_some_and(|r| r / grid.columns == h))
-                }));
-            }
-            for c in 0..grid.columns {
-                columns.push(column(&|_, s| {
-                    flag(pick(s).is_some_and(|r| r % grid.columns == c))
-                }));
-            }
-        }
-        for pick in [|s: &Step| s.a, |s: &Step| s.b] {
-            for c in 0..3 {
-                columns.push(column(&|j, s| match pick(s) {
-                    Some(Operand::Constant(k)) if c == 0 => {
-                        self.parts[j].program.constants()[k as usize]
+        for (row, step) in self.steps().into_iter().enumerate() {
+            let Some((j, s)) = step else { continue };
+            for (k, r) in [register(s.a), register(s.b), s.write]
+                .into_iter()
+                .enumerate()
+            {
+                if let Some(r) = r {
+                    let selector = k * selectors;
+                    if grid.row_flags() > 0 {
+                        columns[selector + r / grid.columns][row] = Felt::ONE;
                     }
-                    _ => Felt::ZERO,
-                }));
+                    columns[selector + grid.row_flags() + r % grid.columns][row] = Felt::ONE;
+                }
+            }
+            for (constant, operand) in [(CONSTANT_A, s.a), (CONSTANT_B, s.b)] {
+                if let Some(Operand::Constant(k)) = operand {
+                    columns[own + constant][row] = self.parts[j].program.constants()[k as usize];
+                }
+            }
+            if let Some(op) = s.op {
+                let opcode = match op {
+                    Op::Add => ADD,
+                    Op::Sub => SUB,
+                    Op::Mul => MUL,
+                    Op::Neg => NEG,
+                };
+                columns[own + opcode][row] = Felt::ONE;
+            }
+            if let Some(domain) = s.assert {
+                columns[own + ASSERT + domain.index()][row] = Felt::ONE;
             }
         }
-        for op in [Op::Add, Op::Sub, Op::Mul, Op::Neg] {
-            columns.push(column(&|_, s| flag(s.op == Some(op))));
+        for (k, part) in self.restarted().iter().enumerate() {
+            columns[own + PERIODIC + k][part.check] = Felt::ONE;
         }
-        for domain in Domain::ALL {
-            columns.push(column(&|_, s| flag(s.assert == Some(domain))));
-        }
-        let rows = 1usize << self.log_rows;
-        for part in self.restarted() {
-            columns.push(PeriodicColumn {
-                values: (0..rows).map(|row| flag(row == part.check)).collect(),
-            });
-        }
-        columns
+        (columns.into_iter())
+            .map(|values| PeriodicColumn { values })
+            .collect()
     }
 
     /// Its public columns: for each operand and coordinate, on each row whose operand is a

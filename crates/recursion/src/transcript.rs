@@ -32,6 +32,7 @@
 //! permutation's constraints have [`SBOX`]'s degree (7), every other one degree at most 3.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use ballast_air::{Air, ConstraintBuilder, Frame, PeriodicColumn, PublicCell, PublicColumn};
 use ballast_field::{Felt, RowBlocks};
@@ -116,6 +117,8 @@ pub struct TranscriptAir {
     steps: Vec<TranscriptStep>,
     pow_bits: u32,
     schedule: Schedule,
+    /// Its periodic columns, written at the first read and lent to the others.
+    periodic: OnceLock<Vec<PeriodicColumn>>,
 }
 
 /// Where the public inputs enter, from the steps' shape: for each rate cell the inputs it
@@ -241,6 +244,7 @@ impl TranscriptAir {
             schedule: Schedule::of(&all),
             steps: all,
             pow_bits,
+            periodic: OnceLock::new(),
         })
     }
 
@@ -340,6 +344,39 @@ impl TranscriptAir {
         }
     }
 
+    /// Its periodic columns: what each row's next adds to each rate cell (its framing), where
+    /// the next row continues from, where the transcript saves, and each cell's reading rows.
+    fn write_periodic(&self) -> Vec<PeriodicColumn> {
+        let steps = &self.steps;
+        let flag = |b: bool| Felt::new(u64::from(b));
+        let next = |k: usize| steps.get(k + 1);
+        let framing = |s: &TranscriptStep, i: usize| {
+            if s.step.data[i] {
+                Felt::ZERO
+            } else {
+                s.step.added[i]
+            }
+        };
+        let mut columns: Vec<PeriodicColumn> = (0..RATE)
+            .map(|i| self.column(|k| next(k).map_or(Felt::ZERO, |s| framing(s, i))))
+            .collect();
+        columns.push(self.column(|k| {
+            flag(
+                steps[k].kind == StepKind::Transcript
+                    || next(k).is_some_and(|s| s.kind == StepKind::Work),
+            )
+        }));
+        columns.push(self.column(|k| flag(steps[k].kind == StepKind::Transcript)));
+        for reads in &self.schedule.reads {
+            let mut reading = vec![Felt::ZERO; steps.len()];
+            for cell in reads {
+                reading[cell.row] = Felt::ONE;
+            }
+            columns.push(PeriodicColumn { values: reading });
+        }
+        columns
+    }
+
     /// A periodic column of `value(step)` on each step's row.
     fn column(&self, value: impl Fn(usize) -> Felt) -> PeriodicColumn {
         PeriodicColumn {
@@ -388,34 +425,7 @@ impl Air for TranscriptAir {
     }
 
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
-        let steps = &self.steps;
-        let flag = |b: bool| Felt::new(u64::from(b));
-        let next = |k: usize| steps.get(k + 1);
-        let framing = |s: &TranscriptStep, i: usize| {
-            if s.step.data[i] {
-                Felt::ZERO
-            } else {
-                s.step.added[i]
-            }
-        };
-        let mut columns: Vec<PeriodicColumn> = (0..RATE)
-            .map(|i| self.column(|k| next(k).map_or(Felt::ZERO, |s| framing(s, i))))
-            .collect();
-        columns.push(self.column(|k| {
-            flag(
-                steps[k].kind == StepKind::Transcript
-                    || next(k).is_some_and(|s| s.kind == StepKind::Work),
-            )
-        }));
-        columns.push(self.column(|k| flag(steps[k].kind == StepKind::Transcript)));
-        for reads in &self.schedule.reads {
-            let mut reading = vec![Felt::ZERO; steps.len()];
-            for cell in reads {
-                reading[cell.row] = Felt::ONE;
-            }
-            columns.push(PeriodicColumn { values: reading });
-        }
-        columns.into()
+        Cow::Borrowed(self.periodic.get_or_init(|| self.write_periodic()))
     }
 
     /// What `periodic_columns` and `public_columns` build the columns from: each row's step,

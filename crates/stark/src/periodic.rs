@@ -92,11 +92,14 @@ impl Weights {
 
     fn evaluate(&self, values: &[Felt]) -> Ext3 {
         match self {
-            Self::Barycentric(weights) => values
-                .iter()
-                .zip(weights)
-                .filter(|(v, _)| **v != Felt::ZERO)
-                .fold(Ext3::ZERO, |sum, (&v, &weight)| sum + weight.scale(v)),
+            // Selectors and flags are mostly zeros and ones: no product for either.
+            Self::Barycentric(weights) => {
+                (values.iter().zip(weights)).fold(Ext3::ZERO, |sum, (&v, &weight)| match v {
+                    Felt::ZERO => sum,
+                    Felt::ONE => sum + weight,
+                    v => sum + weight.scale(v),
+                })
+            }
             Self::Point(i) => Ext3::from(values[*i]),
         }
     }
