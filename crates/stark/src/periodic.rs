@@ -42,27 +42,62 @@ fn public_at(
     log_rows: usize,
     z: Ext3,
 ) -> Vec<Ext3> {
-    let mut rows: Vec<usize> = (columns.iter())
-        .flat_map(|c| c.cells.iter().map(|cell| cell.row))
-        .collect();
-    rows.sort_unstable();
-    rows.dedup();
+    let rows = CellRows::of(columns, log_rows);
     let omega = Felt::two_adic_root(log_rows);
-    let points: Vec<Felt> = rows.iter().map(|&r| omega.pow(r as u64)).collect();
-    // Each cell row's λ_r(z), in `rows`' order; at z = ω^r, 1 for r and 0 for every other.
+    let points: Vec<Felt> = rows.rows().map(|r| omega.pow(r as u64)).collect();
+    // Each cell row's λ_r(z), in row order; at z = ω^r, 1 for r and 0 for every other.
     let lagrange = lagrange_at(&points, z, 1 << log_rows).unwrap_or_else(|| {
         let at = |x: Felt| Felt::new(u64::from(Ext3::from(x) == z));
         points.iter().map(|&x| Ext3::from(at(x))).collect()
     });
-    let at_row = |row: usize| lagrange[rows.binary_search(&row).expect("a cell's row")];
     columns
         .iter()
         .map(|c| {
             c.cells.iter().fold(Ext3::ZERO, |sum, cell| {
-                sum + at_row(cell.row).scale(public_inputs[cell.input])
+                sum + lagrange[rows.rank(cell.row)].scale(public_inputs[cell.input])
             })
         })
         .collect()
+}
+
+/// The rows that hold a cell of some column, as a bitset with each word's count of rows
+/// before it: a row's place among them in constant time.
+struct CellRows {
+    words: Vec<u64>,
+    before: Vec<usize>,
+}
+
+impl CellRows {
+    fn of(columns: &[PublicColumn], log_rows: usize) -> Self {
+        let mut words = vec![0u64; (1usize << log_rows).div_ceil(64)];
+        for cell in columns.iter().flat_map(|c| &c.cells) {
+            words[cell.row / 64] |= 1 << (cell.row % 64);
+        }
+        let before = (words.iter())
+            .scan(0, |count, w| {
+                let here = *count;
+                *count += w.count_ones() as usize;
+                Some(here)
+            })
+            .collect();
+        Self { words, before }
+    }
+
+    /// The rows, in order.
+    fn rows(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.words.iter().enumerate()).flat_map(|(k, &word)| {
+            std::iter::successors(Some(word).filter(|&w| w != 0), |&w| {
+                Some(w & (w - 1)).filter(|&w| w != 0)
+            })
+            .map(move |w| 64 * k + w.trailing_zeros() as usize)
+        })
+    }
+
+    /// `row`'s place among the rows (it holds a cell).
+    fn rank(&self, row: usize) -> usize {
+        let below = self.words[row / 64] & ((1u64 << (row % 64)) - 1);
+        self.before[row / 64] + below.count_ones() as usize
+    }
 }
 
 /// How p̃(w) follows from a column's p values v_i, for every column of period p.
@@ -276,45 +311,50 @@ mod tests {
 
     #[test]
     fn a_public_column_is_the_periodic_column_of_its_values_at_every_point() {
-        let log_rows = 5;
-        let inputs: Vec<Felt> = (0..6u64).map(|i| Felt::new(1000 + i * i)).collect();
-        let cell = |row, input| PublicCell { row, input };
-        let public = vec![
-            PublicColumn {
-                cells: vec![cell(0, 3), cell(4, 0), cell(5, 5), cell(31, 3)],
-            },
-            // A row shared with the first column, and an empty column.
-            PublicColumn {
-                cells: vec![cell(5, 1), cell(20, 2)],
-            },
-            PublicColumn { cells: Vec::new() },
-        ];
-        let values: Vec<PeriodicColumn> = public.iter().map(|c| c.values(32, &inputs)).collect();
-        let with_public = Columns {
-            log_rows,
-            periodic: vec![PeriodicColumn {
-                values: vec![Felt::new(9); 4],
-            }],
-            public,
-            inputs: inputs.len(),
-        };
-        let materialised = periodic(log_rows, [with_public.periodic.clone(), values].concat());
-        let omega = Felt::two_adic_root(log_rows);
-        let off = Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]);
-        for x in [
-            off,
-            Ext3::from(Felt::ONE),
-            Ext3::from(omega.pow(5)),
-            Ext3::from(omega),
-        ] {
+        // Rows in one word of the verifier's bitset, and across several (row 64 onwards).
+        for (log_rows, last, far) in [(5, 31, 20), (8, 255, 64)] {
+            let rows = 1usize << log_rows;
+            let inputs: Vec<Felt> = (0..6u64).map(|i| Felt::new(1000 + i * i)).collect();
+            let cell = |row, input| PublicCell { row, input };
+            let public = vec![
+                PublicColumn {
+                    cells: vec![cell(0, 3), cell(4, 0), cell(5, 5), cell(last, 3)],
+                },
+                // A row shared with the first column, and an empty column.
+                PublicColumn {
+                    cells: vec![cell(5, 1), cell(far, 2), cell(far + 1, 4)],
+                },
+                PublicColumn { cells: Vec::new() },
+            ];
+            let values: Vec<PeriodicColumn> =
+                public.iter().map(|c| c.values(rows, &inputs)).collect();
+            let with_public = Columns {
+                log_rows,
+                periodic: vec![PeriodicColumn {
+                    values: vec![Felt::new(9); 4],
+                }],
+                public,
+                inputs: inputs.len(),
+            };
+            let materialised = periodic(log_rows, [with_public.periodic.clone(), values].concat());
+            let omega = Felt::two_adic_root(log_rows);
+            let off = Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]);
+            for x in [
+                off,
+                Ext3::from(Felt::ONE),
+                Ext3::from(omega.pow(5)),
+                Ext3::from(omega.pow(far as u64 + 1)),
+                Ext3::from(omega),
+            ] {
+                assert_eq!(
+                    periodic_at(&with_public, &inputs, x),
+                    periodic_at(&materialised, &[], x)
+                );
+            }
             assert_eq!(
-                periodic_at(&with_public, &inputs, x),
-                periodic_at(&materialised, &[], x)
+                periodic_at(&with_public, &inputs, Ext3::from(omega.pow(last as u64)))[1],
+                Ext3::from(inputs[3])
             );
         }
-        assert_eq!(
-            periodic_at(&with_public, &inputs, Ext3::from(omega.pow(31)))[1],
-            Ext3::from(inputs[3])
-        );
     }
 }
