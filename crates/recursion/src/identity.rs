@@ -366,7 +366,10 @@ impl IdentityAir {
         let grid = self.grid();
         let (selectors, own) = (grid.selectors(), 3 * grid.selectors());
         let count = own + PERIODIC + self.restarted().len();
-        let mut columns = vec![vec![Felt::ZERO; 1 << self.log_rows]; count];
+        // Each column allocated zeroed (a clone of one zero column would copy it).
+        let mut columns: Vec<Vec<Felt>> = (0..count)
+            .map(|_| vec![Felt::ZERO; 1 << self.log_rows])
+            .collect();
         fn register(operand: Option<Operand>) -> Option<usize> {
             match operand {
                 Some(Operand::Register(x)) => Some(x as usize),
