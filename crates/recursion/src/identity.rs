@@ -353,8 +353,9 @@ impl IdentityAir {
             periodic: Vec::new(),
             public: Vec::new(),
         };
-        identity.periodic = identity.write_periodic();
-        identity.public = identity.write_public();
+        let steps = identity.steps();
+        identity.periodic = identity.write_periodic(&steps);
+        identity.public = identity.write_public(&steps);
         identity
     }
 
@@ -362,7 +363,7 @@ impl IdentityAir {
     /// reads and the result's (its grid row and column), each operand's constant, the opcode
     /// and the assertion's domain; then each child's check flag but the last's. Written in
     /// one pass over the rows, each row setting its few nonzero values.
-    fn write_periodic(&self) -> Vec<PeriodicColumn> {
+    fn write_periodic(&self, steps: &[Option<(usize, Step)>]) -> Vec<PeriodicColumn> {
         let grid = self.grid();
         let (selectors, own) = (grid.selectors(), 3 * grid.selectors());
         let count = own + PERIODIC + self.restarted().len();
@@ -376,8 +377,10 @@ impl IdentityAir {
                 _ => None,
             }
         }
-        for (row, step) in self.steps().into_iter().enumerate() {
-            let Some((j, s)) = step else { continue };
+        for (row, step) in steps.iter().enumerate() {
+            let Some(&(j, s)) = step.as_ref() else {
+                continue;
+            };
             for (k, r) in [register(s.a), register(s.b), s.write]
                 .into_iter()
                 .enumerate()
@@ -419,8 +422,7 @@ impl IdentityAir {
     /// Its public columns: for each operand and coordinate, on each row whose operand is a
     /// leaf, the public input of that coordinate of its child's claim (a child's public
     /// input is a base-field value: its first coordinate alone).
-    fn write_public(&self) -> Vec<PublicColumn> {
-        let steps = self.steps();
+    fn write_public(&self, steps: &[Option<(usize, Step)>]) -> Vec<PublicColumn> {
         let mut columns = Vec::with_capacity(6);
         for pick in [|s: &Step| s.a, |s: &Step| s.b] {
             for c in 0..3 {

@@ -20,14 +20,14 @@ use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
-    MerkleHash, SegmentStatement, StarkParams, TablesCircuit, TablesRecord, TranscriptLayout,
-    VerifyPolicy, label, replay_tables, tables_statement_data, tables_transcript_layout,
-    tables_trees,
+    MerkleHash, OodValues, SegmentStatement, StarkParams, TablesCircuit, TablesRecord,
+    TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
+    tables_transcript_layout, tables_trees,
 };
 use ballast_transcript::Message;
 
 use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
-use crate::identity::identity_log_rows;
+use crate::identity::{IdentityError, Part, identity_log_rows};
 use crate::layer::{
     ChildPrograms, Frame, LAYER_AIRS, LAYER_CONTEXT, LayerAirs, NodeAirs, layer_of_record,
     query_inputs, statement_inputs, tallest_first,
@@ -143,27 +143,32 @@ fn joint_identity(
             let (airs, public_inputs) = (&inner.0[c], public_inputs[c][k]);
             let program = ConstraintProgram::clone(&programs[c][k]);
             let ood = absorbed.ood(t)?;
+            let at = (alpha, z);
             let part = match k {
-                0 => {
-                    let air = airs.transcript;
-                    let claims = OodClaims::of(air, public_inputs, alpha, z, ood);
-                    IdentityAir::part(air, program, claims)
-                }
-                1 => {
-                    let air = airs.identity;
-                    let claims = OodClaims::of(air, public_inputs, alpha, z, ood);
-                    IdentityAir::part(air, program, claims)
-                }
-                _ => {
-                    let air = airs.queries;
-                    let claims = OodClaims::of(air, public_inputs, alpha, z, ood);
-                    IdentityAir::part(air, program, claims)
-                }
+                0 => part(airs.transcript, program, public_inputs, at, ood),
+                1 => part(airs.identity, program, public_inputs, at, ood),
+                _ => part(airs.queries, program, public_inputs, at, ood),
             };
             Ok(part.map_err(ChildError::from)?)
         })
         .collect::<Result<Vec<_>, LayerError>>()?;
     Ok(IdentityAir::joined(parts).map_err(ChildError::from)?)
+}
+
+/// `air`'s part of a joint identity, running `program`, on the claims of its
+/// `public_inputs` and its absorbed `ood` values at α and z.
+fn part<A: Air>(
+    air: &A,
+    program: ConstraintProgram,
+    public_inputs: &[Felt],
+    (alpha, z): (Ext3, Ext3),
+    ood: OodValues,
+) -> Result<Part, IdentityError> {
+    IdentityAir::part(
+        air,
+        program,
+        OodClaims::of(air, public_inputs, alpha, z, ood),
+    )
 }
 
 /// What a verifier builds, from the segments and the layers' parameters alone, for one

@@ -42,7 +42,7 @@ fn public_at(
     log_rows: usize,
     z: Ext3,
 ) -> Vec<Ext3> {
-    let rows = CellRows::of(columns, log_rows);
+    let rows = CellRows::of(columns);
     let omega = Felt::two_adic_root(log_rows);
     let points: Vec<Felt> = rows.rows().map(|r| omega.pow(r as u64)).collect();
     // Each cell row's λ_r(z), in row order; at z = ω^r, 1 for r and 0 for every other.
@@ -68,9 +68,11 @@ struct CellRows {
 }
 
 impl CellRows {
-    fn of(columns: &[PublicColumn], log_rows: usize) -> Self {
-        let mut words = vec![0u64; (1usize << log_rows).div_ceil(64)];
-        for cell in columns.iter().flat_map(|c| &c.cells) {
+    fn of(columns: &[PublicColumn]) -> Self {
+        let cells = || columns.iter().flat_map(|c| &c.cells);
+        let end = cells().map(|cell| cell.row + 1).max().unwrap_or(0);
+        let mut words = vec![0u64; end.div_ceil(64)];
+        for cell in cells() {
             words[cell.row / 64] |= 1 << (cell.row % 64);
         }
         let before = (words.iter())
