@@ -12,6 +12,8 @@ use std::borrow::Cow;
 
 use ballast_field::{Felt, Halve};
 
+use crate::AirError;
+
 /// The rows a constraint must hold on. Each domain has its own zerofier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Domain {
@@ -132,6 +134,98 @@ impl PublicColumn {
     }
 }
 
+/// Periodic columns of one period given by their values other than zero, row by row: how
+/// an AIR whose periodic columns are long and mostly zero (the identity AIR's selectors,
+/// opcodes and constants) hands them to a verifier, who evaluates them at a point from
+/// these alone, never writing the columns out ([`Air::sparse_periodic`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SparseColumns {
+    count: usize,
+    rows: usize,
+    entries: Vec<SparseEntry>,
+}
+
+/// One value of [`SparseColumns`]: `value` in column `column` of row `row`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SparseEntry {
+    /// The row.
+    pub row: u32,
+    /// The column.
+    pub column: u32,
+    /// The value.
+    pub value: Felt,
+}
+
+impl SparseColumns {
+    /// `count` columns of `rows` values (a period), zero but for `entries`.
+    ///
+    /// # Errors
+    /// An entry out of the rows or the columns, or not after the one before it in order of
+    /// row, then column.
+    pub fn new(count: usize, rows: usize, entries: Vec<SparseEntry>) -> Result<Self, AirError> {
+        let mut next = 0u64;
+        for (index, e) in entries.iter().enumerate() {
+            let (row, column) = (e.row as usize, e.column as usize);
+            let at = u64::from(e.row) << 32 | u64::from(e.column);
+            if at < next || row >= rows || column >= count {
+                return Err(AirError::SparseEntry {
+                    index,
+                    row,
+                    column,
+                    rows,
+                    columns: count,
+                });
+            }
+            next = at + 1;
+        }
+        Ok(Self {
+            count,
+            rows,
+            entries,
+        })
+    }
+
+    /// How many columns.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Each column's length: its period.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The values other than zero, in order of row, then column.
+    pub fn entries(&self) -> &[SparseEntry] {
+        &self.entries
+    }
+
+    /// The columns written out.
+    pub fn columns(&self) -> Vec<PeriodicColumn> {
+        // Each column allocated zeroed (a clone of one zero column would copy it).
+        let mut columns: Vec<Vec<Felt>> = (0..self.count)
+            .map(|_| vec![Felt::ZERO; self.rows])
+            .collect();
+        for e in &self.entries {
+            columns[e.column as usize][e.row as usize] = e.value;
+        }
+        (columns.into_iter())
+            .map(|values| PeriodicColumn { values })
+            .collect()
+    }
+}
+
+/// Each of `air`'s periodic columns' lengths, sparse ones ([`Air::sparse_periodic`]) without
+/// writing them out: what its constraint info and its key read of them.
+pub fn periodic_lengths<A: Air>(air: &A) -> Vec<usize> {
+    match air.sparse_periodic() {
+        Some(sparse) => vec![sparse.rows(); sparse.count()],
+        None => (air.periodic_columns().iter())
+            .map(|c| c.values.len())
+            .collect(),
+    }
+}
+
 /// The columns [`Frame::periodic`] holds for `air` on `public_inputs`: its periodic columns,
 /// then its public columns' values. Borrowed when it has no public column.
 pub fn known_columns<'a, A: Air>(air: &'a A, public_inputs: &[Felt]) -> Cow<'a, [PeriodicColumn]> {
@@ -148,7 +242,11 @@ pub fn known_columns<'a, A: Air>(air: &'a A, public_inputs: &[Felt]) -> Cow<'a, 
 
 /// How many values [`Frame::periodic`] holds for `air`: its periodic and public columns.
 pub fn known_count<A: Air>(air: &A) -> usize {
-    air.periodic_columns().len() + air.public_columns().len()
+    let periodic = match air.sparse_periodic() {
+        Some(sparse) => sparse.count(),
+        None => air.periodic_columns().len(),
+    };
+    periodic + air.public_columns().len()
 }
 
 /// A table of `width()` columns × 2^`log_rows()` rows and the constraints it satisfies.
@@ -170,6 +268,15 @@ pub trait Air: Sync {
     /// so that a verifier reading them several times copies nothing.
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
         Cow::Borrowed(&[])
+    }
+
+    /// The periodic columns by their values other than zero, for an AIR whose periodic
+    /// columns are all of one period and mostly zero; a verifier evaluates them from these.
+    /// `None`, the default: [`periodic_columns`](Self::periodic_columns) alone. An AIR that
+    /// gives them must give them written out ([`SparseColumns::columns`]) as its periodic
+    /// columns, or its prover and its verifier disagree.
+    fn sparse_periodic(&self) -> Option<&SparseColumns> {
+        None
     }
 
     /// Bytes from which this AIR's code builds every periodic column and every public

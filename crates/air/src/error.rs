@@ -62,6 +62,24 @@ pub enum AirError {
         /// Public inputs the AIR reads.
         inputs: usize,
     },
+    /// This error occurs when a sparse periodic column's entry is out of its rows or the
+    /// columns, or not after the one before it.
+    #[error(
+        "sparse periodic entry {index} in row {row}, column {column}: need entries in \
+         increasing order of row, then column, below {rows} rows and {columns} columns"
+    )]
+    SparseEntry {
+        /// The entry's index.
+        index: usize,
+        /// Its row.
+        row: usize,
+        /// Its column.
+        column: usize,
+        /// The columns' rows (their period).
+        rows: usize,
+        /// The columns.
+        columns: usize,
+    },
     /// This error occurs when an AIR asserts no constraint at all.
     #[error("the AIR asserts no constraint")]
     NoConstraints,

@@ -4,7 +4,7 @@ use std::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use ballast_field::{Felt, Halve};
 
-use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, known_count};
+use crate::{Air, AirError, ConstraintBuilder, Domain, Frame, known_count, periodic_lengths};
 
 /// The degree of an expression in the trace polynomials: a column, a periodic column or a
 /// public one counts 1 (each has degree < n), a constant 0. Sums take the larger degree, products
@@ -97,9 +97,7 @@ impl ConstraintInfo {
     /// inputs or out of order.
     pub fn of<A: Air>(air: &A) -> Result<Self, AirError> {
         let n = 1usize << air.log_rows();
-        let periodic_columns = air.periodic_columns();
-        for (index, column) in periodic_columns.iter().enumerate() {
-            let len = column.values.len();
+        for (index, len) in periodic_lengths(air).into_iter().enumerate() {
             if !len.is_power_of_two() || len > n {
                 return Err(AirError::PeriodicColumn {
                     index,

@@ -9,8 +9,8 @@ mod program;
 mod symbolic;
 
 pub use air::{
-    Air, ConstraintBuilder, Domain, Frame, PeriodicColumn, PublicCell, PublicColumn, known_columns,
-    known_count,
+    Air, ConstraintBuilder, Domain, Frame, PeriodicColumn, PublicCell, PublicColumn, SparseColumns,
+    SparseEntry, known_columns, known_count, periodic_lengths,
 };
 pub use ballast_field::{Algebra, Halve};
 pub use check::check_trace;

@@ -39,11 +39,12 @@
 //! constraint for constraint.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
     Instruction, Leaf, Operand, PeriodicColumn, ProgramError, PublicCell, PublicColumn,
-    known_count,
+    SparseColumns, SparseEntry, known_count,
 };
 use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
 use ballast_stark::{OodValues, periodic_at};
@@ -135,9 +136,11 @@ pub struct IdentityAir {
     /// The most registers a program has: the register file's.
     registers: usize,
     log_rows: usize,
-    /// Its periodic columns, written once and lent to each of a verifier's reads (the AIR's
-    /// constraint info, its key's lengths, its values at z).
-    periodic: Vec<PeriodicColumn>,
+    /// Its periodic columns by their values other than zero: what a verifier reads (their
+    /// values at z, its constraint info's and key's lengths).
+    sparse: SparseColumns,
+    /// Its periodic columns written out, for a prover, at the first read.
+    periodic: OnceLock<Vec<PeriodicColumn>>,
     /// Its public columns, written once likewise.
     public: Vec<PublicColumn>,
 }
@@ -350,35 +353,44 @@ impl IdentityAir {
             parts,
             registers,
             log_rows,
-            periodic: Vec::new(),
+            sparse: SparseColumns::default(),
+            periodic: OnceLock::new(),
             public: Vec::new(),
         };
         let steps = identity.steps();
-        identity.periodic = identity.write_periodic(&steps);
+        identity.sparse = identity.write_periodic(&steps);
         identity.public = identity.write_public(&steps);
         identity
     }
 
-    /// Its periodic columns' values: for each instruction row, the register each operand
-    /// reads and the result's (its grid row and column), each operand's constant, the opcode
-    /// and the assertion's domain; then each child's check flag but the last's. Written in
-    /// one pass over the rows, each row setting its few nonzero values.
-    fn write_periodic(&self, steps: &[Option<(usize, Step)>]) -> Vec<PeriodicColumn> {
+    /// Its periodic columns' values other than zero: for each instruction row, the register
+    /// each operand reads and the result's (its grid row and column), each operand's
+    /// constant, the opcode and the assertion's domain; on each child's check row but the
+    /// last's, its check flag. One pass over the rows, each row giving its few values in
+    /// the columns' order.
+    fn write_periodic(&self, steps: &[Option<(usize, Step)>]) -> SparseColumns {
         let grid = self.grid();
         let (selectors, own) = (grid.selectors(), 3 * grid.selectors());
-        let count = own + PERIODIC + self.restarted().len();
-        // Each column allocated zeroed (a clone of one zero column would copy it).
-        let mut columns: Vec<Vec<Felt>> = (0..count)
-            .map(|_| vec![Felt::ZERO; 1 << self.log_rows])
-            .collect();
+        let restarted = self.restarted();
+        let mut entries = Vec::with_capacity(8 * steps.len());
+        let mut push = |row: usize, column: usize, value: Felt| {
+            if value != Felt::ZERO {
+                let (row, column) = (row as u32, column as u32);
+                entries.push(SparseEntry { row, column, value });
+            }
+        };
         fn register(operand: Option<Operand>) -> Option<usize> {
             match operand {
                 Some(Operand::Register(x)) => Some(x as usize),
                 _ => None,
             }
         }
+        let mut checks = restarted.iter().enumerate().peekable();
         for (row, step) in steps.iter().enumerate() {
             let Some(&(j, s)) = step.as_ref() else {
+                if let Some((k, _)) = checks.next_if(|(_, part)| part.check == row) {
+                    push(row, own + PERIODIC + k, Felt::ONE);
+                }
                 continue;
             };
             for (k, r) in [register(s.a), register(s.b), s.write]
@@ -388,14 +400,19 @@ impl IdentityAir {
                 if let Some(r) = r {
                     let selector = k * selectors;
                     if grid.row_flags() > 0 {
-                        columns[selector + r / grid.columns][row] = Felt::ONE;
+                        push(row, selector + r / grid.columns, Felt::ONE);
                     }
-                    columns[selector + grid.row_flags() + r % grid.columns][row] = Felt::ONE;
+                    push(
+                        row,
+                        selector + grid.row_flags() + r % grid.columns,
+                        Felt::ONE,
+                    );
                 }
             }
             for (constant, operand) in [(CONSTANT_A, s.a), (CONSTANT_B, s.b)] {
                 if let Some(Operand::Constant(k)) = operand {
-                    columns[own + constant][row] = self.parts[j].program.constants()[k as usize];
+                    let value = self.parts[j].program.constants()[k as usize];
+                    push(row, own + constant, value);
                 }
             }
             if let Some(op) = s.op {
@@ -405,18 +422,15 @@ impl IdentityAir {
                     Op::Mul => MUL,
                     Op::Neg => NEG,
                 };
-                columns[own + opcode][row] = Felt::ONE;
+                push(row, own + opcode, Felt::ONE);
             }
             if let Some(domain) = s.assert {
-                columns[own + ASSERT + domain.index()][row] = Felt::ONE;
+                push(row, own + ASSERT + domain.index(), Felt::ONE);
             }
         }
-        for (k, part) in self.restarted().iter().enumerate() {
-            columns[own + PERIODIC + k][part.check] = Felt::ONE;
-        }
-        (columns.into_iter())
-            .map(|values| PeriodicColumn { values })
-            .collect()
+        let count = own + PERIODIC + restarted.len();
+        SparseColumns::new(count, steps.len(), entries)
+            .expect("the rows are walked in order, each in its columns' order")
     }
 
     /// Its public columns: for each operand and coordinate, on each row whose operand is a
@@ -735,7 +749,11 @@ impl Air for IdentityAir {
     }
 
     fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
-        Cow::Borrowed(&self.periodic)
+        Cow::Borrowed(self.periodic.get_or_init(|| self.sparse.columns()))
+    }
+
+    fn sparse_periodic(&self) -> Option<&SparseColumns> {
+        Some(&self.sparse)
     }
 
     /// What `write_periodic` and `write_public` build the columns from: the register count

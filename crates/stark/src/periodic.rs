@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use ballast_air::{Air, PeriodicColumn, PublicColumn};
+use ballast_air::{Air, PeriodicColumn, PublicColumn, SparseColumns};
 use ballast_field::{Ext3, Felt, inverse_differences};
 use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 
@@ -17,18 +17,24 @@ use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 /// out-of-domain point ([`Frame::periodic`](ballast_air::Frame)'s).
 pub fn periodic_at<A: Air>(air: &A, public_inputs: &[Felt], z: Ext3) -> Vec<Ext3> {
     let log_rows = air.log_rows();
-    let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
-    let mut values: Vec<Ext3> = air
-        .periodic_columns()
-        .iter()
-        .map(|c| {
-            let p = c.values.len();
-            weights
-                .entry(p)
-                .or_insert_with(|| Weights::at(z.pow((1u64 << log_rows) / p as u64), p))
-                .evaluate(&c.values)
-        })
-        .collect();
+    let mut values = match air.sparse_periodic() {
+        Some(sparse) => {
+            let p = sparse.rows();
+            Weights::at(z.pow((1u64 << log_rows) / p as u64), p).evaluate_sparse(sparse)
+        }
+        None => {
+            let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
+            (air.periodic_columns().iter())
+                .map(|c| {
+                    let p = c.values.len();
+                    weights
+                        .entry(p)
+                        .or_insert_with(|| Weights::at(z.pow((1u64 << log_rows) / p as u64), p))
+                        .evaluate(&c.values)
+                })
+                .collect()
+        }
+    };
     values.extend(public_at(&air.public_columns(), public_inputs, log_rows, z));
     values
 }
@@ -140,6 +146,25 @@ impl Weights {
             Self::Point(i) => Ext3::from(values[*i]),
         }
     }
+
+    /// Each of `sparse`'s columns of period p at w: a pass over its entries, none over its
+    /// zeros.
+    fn evaluate_sparse(&self, sparse: &SparseColumns) -> Vec<Ext3> {
+        let mut values = vec![Ext3::ZERO; sparse.count()];
+        for e in sparse.entries() {
+            let weight = match self {
+                Self::Barycentric(weights) => weights[e.row as usize],
+                Self::Point(i) if *i == e.row as usize => Ext3::ONE,
+                Self::Point(_) => continue,
+            };
+            let sum = &mut values[e.column as usize];
+            *sum += match e.value {
+                Felt::ONE => weight,
+                v => weight.scale(v),
+            };
+        }
+        values
+    }
 }
 
 /// The Lagrange polynomials of ⟨ω_p⟩ (p a power of two) at `w` for each of `points`, some
@@ -209,15 +234,17 @@ impl PeriodicPolys {
 mod tests {
     use std::borrow::Cow;
 
-    use ballast_air::{ConstraintBuilder, Frame, PublicCell};
+    use ballast_air::{ConstraintBuilder, Frame, PublicCell, SparseEntry};
     use ballast_ntt::evaluate_poly;
 
     use super::*;
 
-    /// An AIR of these periodic and public columns (its constraint is never evaluated).
+    /// An AIR of these periodic (given sparsely when `sparse` is) and public columns (its
+    /// constraint is never evaluated).
     struct Columns {
         log_rows: usize,
         periodic: Vec<PeriodicColumn>,
+        sparse: Option<SparseColumns>,
         public: Vec<PublicColumn>,
         inputs: usize,
     }
@@ -238,6 +265,9 @@ mod tests {
         fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
             Cow::Borrowed(&self.periodic)
         }
+        fn sparse_periodic(&self) -> Option<&SparseColumns> {
+            self.sparse.as_ref()
+        }
         fn public_columns(&self) -> Cow<'_, [PublicColumn]> {
             Cow::Borrowed(&self.public)
         }
@@ -250,6 +280,7 @@ mod tests {
         Columns {
             log_rows,
             periodic,
+            sparse: None,
             public: Vec::new(),
             inputs: 0,
         }
@@ -335,6 +366,7 @@ mod tests {
                 periodic: vec![PeriodicColumn {
                     values: vec![Felt::new(9); 4],
                 }],
+                sparse: None,
                 public,
                 inputs: inputs.len(),
             };
@@ -357,6 +389,64 @@ mod tests {
                 periodic_at(&with_public, &inputs, Ext3::from(omega.pow(last as u64)))[1],
                 Ext3::from(inputs[3])
             );
+        }
+    }
+
+    #[test]
+    fn sparse_columns_are_their_columns_written_out_at_every_point() {
+        let log_rows = 6;
+        let entry = |row, column, value| SparseEntry {
+            row,
+            column,
+            value: Felt::new(value),
+        };
+        let omega = Felt::two_adic_root(log_rows);
+        let off = Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]);
+        // Of the table's length and of a shorter period; ones, other values, an empty column.
+        for rows in [64, 16] {
+            let entries = vec![
+                entry(0, 0, 1),
+                entry(0, 2, 1 << 40),
+                entry(3, 1, 1),
+                entry(5, 0, 7),
+                entry(rows - 1, 2, 1),
+            ];
+            let sparse = SparseColumns::new(4, rows as usize, entries).expect("in order");
+            let written = periodic(log_rows, sparse.columns());
+            let given = Columns {
+                sparse: Some(sparse),
+                ..periodic(log_rows, written.periodic.clone())
+            };
+            for x in [
+                off,
+                Ext3::ONE,
+                Ext3::from(omega.pow(5)),
+                Ext3::from(omega.pow(7)),
+            ] {
+                assert_eq!(periodic_at(&given, &[], x), periodic_at(&written, &[], x));
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_entries_out_of_order_or_range_are_refused() {
+        let entry = |row, column| SparseEntry {
+            row,
+            column,
+            value: Felt::ONE,
+        };
+        assert!(SparseColumns::new(2, 8, vec![entry(0, 1), entry(1, 0)]).is_ok());
+        for entries in [
+            vec![entry(1, 0), entry(0, 1)],
+            vec![entry(0, 1), entry(0, 0)],
+            vec![entry(0, 1), entry(0, 1)],
+            vec![entry(8, 0)],
+            vec![entry(0, 2)],
+        ] {
+            assert!(matches!(
+                SparseColumns::new(2, 8, entries),
+                Err(ballast_air::AirError::SparseEntry { .. })
+            ));
         }
     }
 }

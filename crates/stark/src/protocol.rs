@@ -4,6 +4,7 @@
 
 use ballast_air::{
     Air, ConstraintBuilder, ConstraintInfo, Domain, Frame, PeriodicColumn, SymbolicAir,
+    periodic_lengths,
 };
 use ballast_cpu::Kernels;
 use ballast_field::{Ext3, Felt, Halve};
@@ -153,7 +154,7 @@ const COLUMNS_BY_SOURCE: u8 = 1;
 /// verifier can hold its child's as a constant.
 pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
     let id = air.id().as_bytes();
-    let periodic = air.periodic_columns();
+    let lengths = periodic_lengths(air);
     let public = air.public_columns();
     let mut bytes = Vec::new();
     bytes.extend((id.len() as u64).to_le_bytes());
@@ -164,9 +165,9 @@ pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
         bytes.push(domain as u8);
         bytes.extend(degree.to_le_bytes());
     }
-    bytes.extend((periodic.len() as u64).to_le_bytes());
-    for column in periodic.iter() {
-        bytes.extend((column.values.len() as u64).to_le_bytes());
+    bytes.extend((lengths.len() as u64).to_le_bytes());
+    for len in lengths {
+        bytes.extend((len as u64).to_le_bytes());
     }
     bytes.extend((public.len() as u64).to_le_bytes());
     for column in public.iter() {
@@ -180,7 +181,7 @@ pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
         }
         None => {
             bytes.push(COLUMNS_BY_VALUES);
-            for digest in periodic_digests(Kernels::active(), &periodic) {
+            for digest in periodic_digests(Kernels::active(), &air.periodic_columns()) {
                 bytes.extend(digest);
             }
             for cell in public.iter().flat_map(|column| &column.cells) {
