@@ -187,8 +187,8 @@ pub struct ProveArgs {
     /// Also write the summary as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
-    /// Write the compressed proof instead (`cli compress`): the statement must be of one
-    /// segment and proven with --hash poseidon2.
+    /// Write the compressed proof instead (`cli compress`): the statement must be proven
+    /// with --hash poseidon2; several segments get a node over them under the last layer.
     #[arg(long, conflicts_with = "parts")]
     pub compress: bool,
     /// The last layer's parameters, with --compress.
