@@ -136,7 +136,7 @@ def measure(nvrtc_lib):
 # instruction one quotient point interprets, and the registers a thread holds.
 PROGRAMS = {
     "keccak": {"add": 11433, "sub": 13061, "mul": 8448, "neg": 40, "assert": 3109,
-               "registers": 323},
+               "registers": 35},
     "poseidon2-chain": {"add": 1281, "sub": 365, "mul": 684, "neg": 0, "assert": 258,
                         "registers": 19},
     "fibonacci": {"add": 1, "sub": 6, "mul": 0, "neg": 0, "assert": 6, "registers": 1},

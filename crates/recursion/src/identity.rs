@@ -813,9 +813,28 @@ impl Air for IdentityAir {
         let z = ext(f.public_inputs, Z);
 
         let register = |r: usize| ext(cur, 3 * r);
+        // The register the flags select, grid row by grid row: Σ_i row_i·Σ_j column_j·R_ij,
+        // so that the flags' products, which every coordinate would share, are never formed.
         let selected = |flags: &[B::Expr], constant: usize, claim: usize| {
-            (0..registers).fold(add(ext(p, constant), ext(p, claim)), |acc, r| {
-                add(acc, scale(register(r), selector(flags, r)))
+            let immediate = add(ext(p, constant), ext(p, claim));
+            (0..grid.rows).fold(immediate, |acc, i| {
+                let row = (i * grid.columns..registers.min((i + 1) * grid.columns)).fold(
+                    [zero; 3],
+                    |row, r| {
+                        add(
+                            row,
+                            scale(register(r), flags[grid.row_flags() + r % grid.columns]),
+                        )
+                    },
+                );
+                add(
+                    acc,
+                    if grid.rows > 1 {
+                        scale(row, flags[i])
+                    } else {
+                        row
+                    },
+                )
             })
         };
         let (a, bb) = (ext(cur, own + OPERAND_A), ext(cur, own + OPERAND_B));
@@ -840,14 +859,25 @@ impl Air for IdentityAir {
             .map(|j| p[PERIODIC + j])
             .collect();
         let restart = checks.iter().copied().reduce(|acc, c| acc + c);
+        // One operand's coordinates, then the other's, then register by register: a compiled
+        // program holds one operand's read selectors at a time, and one write selector, not
+        // all of them across the coordinates.
         for c in 0..3 {
             b.every_row(cur[own + OPERAND_A + c] - operand_a[c]);
+        }
+        for c in 0..3 {
             b.every_row(cur[own + OPERAND_B + c] - operand_b[c]);
+        }
+        for c in 0..3 {
             b.every_row(result[c] - expected[c]);
-            for (r, &w) in writes.iter().enumerate() {
+        }
+        for (r, &w) in writes.iter().enumerate() {
+            for c in 0..3 {
                 let held = register(r)[c];
                 b.transition(next[3 * r + c] - held - w * (result[c] - held));
             }
+        }
+        for c in 0..3 {
             let stepped = next[own + POWER + c] - power[c] - asserts * (stepped[c] - power[c]);
             b.transition(restart.map_or(stepped, |r| stepped - r * (one[c] - power[c])));
             b.first_row(power[c] - one[c]);

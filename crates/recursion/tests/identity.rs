@@ -124,11 +124,8 @@ impl Layout {
             registers: (air.width() - 27) / 3,
         };
         let total = ConstraintInfo::of(air).unwrap().constraints.len();
-        assert_eq!(total, 3 * layout.per_coordinate() + 6);
+        assert_eq!(total, layout.identity() + 6);
         layout
-    }
-    fn per_coordinate(&self) -> usize {
-        self.registers + 13
     }
     fn own(&self) -> usize {
         3 * self.registers
@@ -149,27 +146,29 @@ impl Layout {
     fn sum(&self, d: Domain) -> usize {
         self.own() + 12 + 3 * d.index()
     }
-    // Constraints, coordinate 0.
+    // Constraints: each operand's three coordinates, the result's, each register's carry's,
+    // then for each coordinate the power's step and start and each domain's sum's. Those
+    // below are coordinate 0's.
     const OPERAND_A: usize = 0;
-    const OPERAND_B: usize = 1;
-    const RESULT: usize = 2;
+    const OPERAND_B: usize = 3;
+    const RESULT: usize = 6;
     fn carry(&self, r: usize) -> usize {
-        3 + r
+        9 + 3 * r
     }
     fn power_step(&self) -> usize {
-        3 + self.registers
+        9 + 3 * self.registers
     }
     fn power_start(&self) -> usize {
-        4 + self.registers
+        self.power_step() + 1
     }
     fn sum_step(&self, d: Domain) -> usize {
-        5 + self.registers + 2 * d.index()
+        self.power_step() + 2 + 2 * d.index()
     }
     fn sum_start(&self, d: Domain) -> usize {
-        6 + self.registers + 2 * d.index()
+        self.sum_step(d) + 1
     }
     fn identity(&self) -> usize {
-        3 * self.per_coordinate()
+        self.power_step() + 3 * 10
     }
     fn vanishing_inverse(&self) -> usize {
         self.identity() + 1
@@ -395,7 +394,7 @@ fn claims_other_than_the_childs_have_no_trace() {
         assert_eq!(row, reading, "coordinate {c}");
         assert!(
             [Layout::OPERAND_A, Layout::OPERAND_B]
-                .map(|k| k + c * layout.per_coordinate())
+                .map(|k| k + c)
                 .contains(&constraint),
             "coordinate {c}: constraint {constraint}"
         );

@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "20907d376ac89ce22a1219350579c08af2019958b81777c600824fd3afca3e40"
+        "1db0365754df352ac459a3d7c2be83699dfc2898ee64597e881180749e748ded"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "50b7677e514341fc40efcc2189f41c6f61db9b163461f7dea9a5c8fda25dfccb"
+        "8d4f00a7c8931179dd087533cd29f9e06514526d368e01f4e022f3682c331532"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "abd8b2e054f228095ac86ff14f80b8d69abbe0cb51d81ad8b37c1deaae819382"
+        "d1a0f3c7eba42576d415a7364eec5dd65dedb38c3ba37709e4920ae8c7ee12b1"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "4b08e74eb7006a01ba9aea622acb55da4be9a9c03f794566e11e968d4d60db29"
+        "178362ae2f6c4e9b4b77de5b7d41ec6341a2b9852deb397cbcc241b1adf7d897"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "6b9a99846be46642840cbbdc178731843fca813967b88c5fcdb03df93124c694"
+        "ebfae38d63422afa9772ee96c99196d9a99fc95f4e4be749489087fa44b1f696"
     );
 }

@@ -118,7 +118,7 @@ fn xor<E: Algebra>(a: E, b: E) -> E {
 
 impl Air for KeccakChainAir {
     fn id(&self) -> &str {
-        "ballast/keccak-chain/v4"
+        "ballast/keccak-chain/v5"
     }
 
     fn width(&self) -> usize {
@@ -164,25 +164,6 @@ impl Air for KeccakChainAir {
         for &v in &cur[C..O] {
             b.every_row(v * v - v);
         }
-        // D[x][z] = C[x−1][z] ⊕ C[x+1][z−1]; C' = C ⊕ D.
-        // (Loops rather than closures: `eval` is inlined into the SIMD paths' evaluation, and
-        // closures would be compiled apart from it, without their instructions.)
-        let zero = B::Expr::from(Felt::ZERO);
-        let mut d = [zero; 320];
-        for x in 0..5 {
-            for z in 0..64 {
-                d[64 * x + z] = xor(
-                    cur[c_bit((x + 4) % 5, z)],
-                    cur[c_bit((x + 1) % 5, (z + 63) % 64)],
-                );
-            }
-        }
-        for x in 0..5 {
-            for z in 0..64 {
-                let expected = xor(cur[c_bit(x, z)], d[64 * x + z]);
-                b.every_row(cur[c_prime_bit(x, z)] - expected);
-            }
-        }
         // C' is the parity of A': Σ_y A'[x][y][z] − C'[x][z] ∈ {0, 2, 4}.
         for x in 0..5 {
             for z in 0..64 {
@@ -193,19 +174,35 @@ impl Air for KeccakChainAir {
                 b.every_row(e * (e - two) * (e - four));
             }
         }
-        // A's limbs are the bits A' ⊕ D.
-        for l in 0..25 {
+        // D[x][z] = C[x−1][z] ⊕ C[x+1][z−1]: C' = C ⊕ D, and A's limbs are the bits A' ⊕ D.
+        // Half a column x of D at a time, with every constraint that reads it, so that a
+        // compiled program holds 32 values of D at once, not all 320. (Loops rather than
+        // closures: `eval` is inlined into the SIMD paths' evaluation, and closures would be
+        // compiled apart from it, without their instructions.)
+        let zero = B::Expr::from(Felt::ZERO);
+        for x in 0..5 {
             for half in 0..2 {
-                let limb = (0..32).rev().fold(B::Expr::from(Felt::ZERO), |acc, k| {
+                let mut d = [zero; 32];
+                for (k, d) in d.iter_mut().enumerate() {
                     let z = 32 * half + k;
-                    acc + acc + xor(cur[a_prime_bit(l, z)], d[64 * (l % 5) + z])
-                });
-                b.every_row(cur[a_limb(l, half)] - limb);
+                    *d = xor(
+                        cur[c_bit((x + 4) % 5, z)],
+                        cur[c_bit((x + 1) % 5, (z + 63) % 64)],
+                    );
+                    let expected = xor(cur[c_bit(x, z)], *d);
+                    b.every_row(cur[c_prime_bit(x, z)] - expected);
+                }
+                for y in 0..5 {
+                    let l = lane(x, y);
+                    let limb = (0..32).rev().fold(B::Expr::from(Felt::ZERO), |acc, k| {
+                        acc + acc + xor(cur[a_prime_bit(l, 32 * half + k)], d[k])
+                    });
+                    b.every_row(cur[a_limb(l, half)] - limb);
+                }
             }
         }
         // O's limbs are the bits of χ on B = π(ρ(A')), lane by lane, with ι through the
         // helper bits on lane (0, 0).
-        let mut chi_lane_0 = [zero; 64];
         for l in 0..25 {
             let (x, y) = (l % 5, l / 5);
             let (l1, l2) = (lane((x + 1) % 5, y), lane((x + 2) % 5, y));
@@ -220,8 +217,11 @@ impl Air for KeccakChainAir {
                 let bt = b0 * t;
                 *bit = b0 + t - bt - bt;
             }
+            // ι's helper bits are χ's, asserted before ι flips them.
             if l == 0 {
-                chi_lane_0 = bits;
+                for (j, &z) in IOTA_BITS.iter().enumerate() {
+                    b.every_row(cur[IOTA + j] - bits[z]);
+                }
                 for (j, &z) in IOTA_BITS.iter().enumerate() {
                     // Bit z of the row's round constant, through the row's third.
                     let q = &periodic[3 * j..3 * j + 3];
@@ -238,9 +238,6 @@ impl Air for KeccakChainAir {
                     .fold(B::Expr::from(Felt::ZERO), |acc, &bit| acc + acc + bit);
                 b.every_row(cur[o_limb(l, half)] - limb);
             }
-        }
-        for (j, &z) in IOTA_BITS.iter().enumerate() {
-            b.every_row(cur[IOTA + j] - chi_lane_0[z]);
         }
         let (live, next_live) = (cur[LIVE], next[LIVE]);
         b.every_row(live * live - live);
