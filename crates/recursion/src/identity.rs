@@ -859,9 +859,9 @@ impl Air for IdentityAir {
             .map(|j| p[PERIODIC + j])
             .collect();
         let restart = checks.iter().copied().reduce(|acc, c| acc + c);
-        // One operand's coordinates, then the other's, then register by register: a compiled
-        // program holds one operand's read selectors at a time, and one write selector, not
-        // all of them across the coordinates.
+        // Each operand's coordinates, the result's, then register by register: a compiled
+        // program holds one register's write selector at a time, not all of them across the
+        // coordinates.
         for c in 0..3 {
             b.every_row(cur[own + OPERAND_A + c] - operand_a[c]);
         }
