@@ -137,7 +137,7 @@ impl PublicColumn {
 /// Periodic columns of one period given by their values other than zero, row by row: how
 /// an AIR whose periodic columns are long and mostly zero (the identity AIR's selectors,
 /// opcodes and constants) hands them to a verifier, who evaluates them at a point from
-/// these alone, never writing the columns out ([`Air::sparse_periodic`]).
+/// these alone, without writing the columns out ([`Air::sparse_periodic`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SparseColumns {
     count: usize,

@@ -141,7 +141,7 @@ pub struct IdentityAir {
     sparse: SparseColumns,
     /// Its periodic columns written out, for a prover, at the first read.
     periodic: OnceLock<Vec<PeriodicColumn>>,
-    /// Its public columns, written once likewise.
+    /// Its public columns, written when the AIR is built.
     public: Vec<PublicColumn>,
 }
 
@@ -387,45 +387,42 @@ impl IdentityAir {
         }
         let mut checks = restarted.iter().enumerate().peekable();
         for (row, step) in steps.iter().enumerate() {
-            let Some(&(j, s)) = step.as_ref() else {
-                if let Some((k, _)) = checks.next_if(|(_, part)| part.check == row) {
-                    push(row, own + PERIODIC + k, Felt::ONE);
-                }
-                continue;
-            };
-            for (k, r) in [register(s.a), register(s.b), s.write]
-                .into_iter()
-                .enumerate()
-            {
-                if let Some(r) = r {
-                    let selector = k * selectors;
-                    if grid.row_flags() > 0 {
-                        push(row, selector + r / grid.columns, Felt::ONE);
+            if let Some(&(j, s)) = step.as_ref() {
+                for (k, r) in [register(s.a), register(s.b), s.write]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if let Some(r) = r {
+                        let selector = k * selectors;
+                        if grid.row_flags() > 0 {
+                            push(row, selector + r / grid.columns, Felt::ONE);
+                        }
+                        let column = selector + grid.row_flags() + r % grid.columns;
+                        push(row, column, Felt::ONE);
                     }
-                    push(
-                        row,
-                        selector + grid.row_flags() + r % grid.columns,
-                        Felt::ONE,
-                    );
+                }
+                for (constant, operand) in [(CONSTANT_A, s.a), (CONSTANT_B, s.b)] {
+                    if let Some(Operand::Constant(k)) = operand {
+                        let value = self.parts[j].program.constants()[k as usize];
+                        push(row, own + constant, value);
+                    }
+                }
+                if let Some(op) = s.op {
+                    let opcode = match op {
+                        Op::Add => ADD,
+                        Op::Sub => SUB,
+                        Op::Mul => MUL,
+                        Op::Neg => NEG,
+                    };
+                    push(row, own + opcode, Felt::ONE);
+                }
+                if let Some(domain) = s.assert {
+                    push(row, own + ASSERT + domain.index(), Felt::ONE);
                 }
             }
-            for (constant, operand) in [(CONSTANT_A, s.a), (CONSTANT_B, s.b)] {
-                if let Some(Operand::Constant(k)) = operand {
-                    let value = self.parts[j].program.constants()[k as usize];
-                    push(row, own + constant, value);
-                }
-            }
-            if let Some(op) = s.op {
-                let opcode = match op {
-                    Op::Add => ADD,
-                    Op::Sub => SUB,
-                    Op::Mul => MUL,
-                    Op::Neg => NEG,
-                };
-                push(row, own + opcode, Felt::ONE);
-            }
-            if let Some(domain) = s.assert {
-                push(row, own + ASSERT + domain.index(), Felt::ONE);
+            // A check flag, its row's last column, whatever else the row holds.
+            if let Some((k, _)) = checks.next_if(|(_, part)| part.check == row) {
+                push(row, own + PERIODIC + k, Felt::ONE);
             }
         }
         let count = own + PERIODIC + restarted.len();

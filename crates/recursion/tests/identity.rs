@@ -111,9 +111,10 @@ fn failure(air: &IdentityAir, table: &RowBlocks, public: &[Felt]) -> Option<(usi
     }
 }
 
-/// The columns and constraints of an AIR of `registers` registers. Per coordinate c, in
-/// turn: operand a, operand b, the result, each register's carry, the power's step and start,
-/// then each domain's sum step and start; last, per coordinate, the identity and 1/Z's check.
+/// The columns and constraints of an AIR of `registers` registers: operand a's three
+/// coordinates, operand b's, the result's, each register's carry on its three; then per
+/// coordinate c the power's step and start and each domain's sum step and start; last, per
+/// coordinate, the identity and 1/Z's check.
 struct Layout {
     registers: usize,
 }

@@ -17,19 +17,18 @@ use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 /// out-of-domain point ([`Frame::periodic`](ballast_air::Frame)'s).
 pub fn periodic_at<A: Air>(air: &A, public_inputs: &[Felt], z: Ext3) -> Vec<Ext3> {
     let log_rows = air.log_rows();
+    // The weights of a period p: p̃ at z^(n/p).
+    let weights_of = |p: usize| Weights::at(z.pow((1u64 << log_rows) / p as u64), p);
     let mut values = match air.sparse_periodic() {
-        Some(sparse) => {
-            let p = sparse.rows();
-            Weights::at(z.pow((1u64 << log_rows) / p as u64), p).evaluate_sparse(sparse)
-        }
-        None => {
+        Some(sparse) if sparse.count() > 0 => weights_of(sparse.rows()).evaluate_sparse(sparse),
+        _ => {
             let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
             (air.periodic_columns().iter())
                 .map(|c| {
                     let p = c.values.len();
                     weights
                         .entry(p)
-                        .or_insert_with(|| Weights::at(z.pow((1u64 << log_rows) / p as u64), p))
+                        .or_insert_with(|| weights_of(p))
                         .evaluate(&c.values)
                 })
                 .collect()

@@ -2,6 +2,8 @@
 //! is written here and nowhere else; FRI's rounds are `ballast-fri`'s), the out-of-domain
 //! point, and the constraint values at a point.
 
+use std::borrow::Cow;
+
 use ballast_air::{
     Air, ConstraintBuilder, ConstraintInfo, Domain, Frame, PeriodicColumn, SymbolicAir,
     periodic_lengths,
@@ -181,7 +183,12 @@ pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
         }
         None => {
             bytes.push(COLUMNS_BY_VALUES);
-            for digest in periodic_digests(Kernels::active(), &air.periodic_columns()) {
+            // A sparse AIR's columns as its verifier evaluates them: from their entries.
+            let periodic = match air.sparse_periodic() {
+                Some(sparse) => Cow::Owned(sparse.columns()),
+                None => air.periodic_columns(),
+            };
+            for digest in periodic_digests(Kernels::active(), &periodic) {
                 bytes.extend(digest);
             }
             for cell in public.iter().flat_map(|column| &column.cells) {
@@ -458,7 +465,7 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
-    use ballast_air::{PublicCell, PublicColumn};
+    use ballast_air::{PublicCell, PublicColumn, SparseColumns, SparseEntry};
 
     /// x' = x + c on transitions, (x − x)·y^k on every row (the constant 0, of degree k + 1),
     /// y = the periodic column, and x = the public column on its cells' rows (the row before
@@ -473,6 +480,8 @@ mod tests {
         c: u64,
         k: usize,
         source: Option<&'static [u8]>,
+        /// The periodic column given by its entries too: what a verifier evaluates.
+        sparse: Option<SparseColumns>,
     }
 
     impl Air for Keyed {
@@ -493,6 +502,9 @@ mod tests {
                 values: self.periodic.iter().map(|&v| Felt::new(v)).collect(),
             }]
             .into()
+        }
+        fn sparse_periodic(&self) -> Option<&SparseColumns> {
+            self.sparse.as_ref()
         }
         fn columns_source(&self) -> Option<Vec<u8>> {
             self.source.map(<[u8]>::to_vec)
@@ -561,6 +573,7 @@ mod tests {
             c: 3,
             k: 1,
             source: None,
+            sparse: None,
         };
         let variants = [
             Keyed {
@@ -641,6 +654,7 @@ mod tests {
                 c: 3,
                 k: 1,
                 source,
+                sparse: None,
             };
         let cell = |row, input| PublicCell { row, input };
         let base = |source| with(source, vec![1, 2], vec![cell(6, 0)]);
@@ -663,5 +677,42 @@ mod tests {
         let more = with(source, vec![1, 2], vec![cell(5, 1), cell(6, 0)]);
         assert_ne!(key(&longer), key(&base(source)));
         assert_ne!(key(&more), key(&base(source)));
+    }
+
+    #[test]
+    fn a_sparse_airs_key_binds_the_columns_its_verifier_evaluates() {
+        let dense = |periodic: Vec<u64>| Keyed {
+            id: "test/keyed",
+            log_rows: 3,
+            width: 2,
+            periodic,
+            public: vec![PublicCell { row: 6, input: 0 }],
+            c: 3,
+            k: 1,
+            source: None,
+            sparse: None,
+        };
+        let sparse = |values: [u64; 2]| {
+            let entries = (0..2u32)
+                .map(|row| SparseEntry {
+                    row,
+                    column: 0,
+                    value: Felt::new(values[row as usize]),
+                })
+                .collect();
+            Some(SparseColumns::new(1, 2, entries).expect("in order"))
+        };
+        // Written out, this AIR's column would disagree with its entries: the key follows the
+        // entries, which its verifier evaluates.
+        let given = Keyed {
+            sparse: sparse([1, 2]),
+            ..dense(vec![9, 9])
+        };
+        assert_eq!(key(&given), key(&dense(vec![1, 2])));
+        let other = Keyed {
+            sparse: sparse([1, 3]),
+            ..dense(vec![9, 9])
+        };
+        assert_ne!(key(&other), key(&given));
     }
 }

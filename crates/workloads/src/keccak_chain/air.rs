@@ -183,13 +183,13 @@ impl Air for KeccakChainAir {
         for x in 0..5 {
             for half in 0..2 {
                 let mut d = [zero; 32];
-                for (k, d) in d.iter_mut().enumerate() {
+                for (k, d_z) in d.iter_mut().enumerate() {
                     let z = 32 * half + k;
-                    *d = xor(
+                    *d_z = xor(
                         cur[c_bit((x + 4) % 5, z)],
                         cur[c_bit((x + 1) % 5, (z + 63) % 64)],
                     );
-                    let expected = xor(cur[c_bit(x, z)], *d);
+                    let expected = xor(cur[c_bit(x, z)], *d_z);
                     b.every_row(cur[c_prime_bit(x, z)] - expected);
                 }
                 for y in 0..5 {
