@@ -242,11 +242,7 @@ pub fn known_columns<'a, A: Air>(air: &'a A, public_inputs: &[Felt]) -> Cow<'a, 
 
 /// How many values [`Frame::periodic`] holds for `air`: its periodic and public columns.
 pub fn known_count<A: Air>(air: &A) -> usize {
-    let periodic = match air.sparse_periodic() {
-        Some(sparse) => sparse.count(),
-        None => air.periodic_columns().len(),
-    };
-    periodic + air.public_columns().len()
+    periodic_lengths(air).len() + air.public_columns().len()
 }
 
 /// A table of `width()` columns × 2^`log_rows()` rows and the constraints it satisfies.

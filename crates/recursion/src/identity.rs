@@ -796,8 +796,9 @@ impl Air for IdentityAir {
         let (read_a, read_b, write_grid) = (group(0), group(1), group(2));
         let p = &f.periodic[3 * grid.selectors()..];
         // Register r's selector: its grid row's flag times its grid column's.
+        let column_flag = |flags: &[B::Expr], r: usize| flags[grid.row_flags() + r % grid.columns];
         let selector = |flags: &[B::Expr], r: usize| {
-            let column = flags[grid.row_flags() + r % grid.columns];
+            let column = column_flag(flags, r);
             if grid.rows > 1 {
                 flags[r / grid.columns] * column
             } else {
@@ -815,15 +816,10 @@ impl Air for IdentityAir {
         let selected = |flags: &[B::Expr], constant: usize, claim: usize| {
             let immediate = add(ext(p, constant), ext(p, claim));
             (0..grid.rows).fold(immediate, |acc, i| {
-                let row = (i * grid.columns..registers.min((i + 1) * grid.columns)).fold(
-                    [zero; 3],
-                    |row, r| {
-                        add(
-                            row,
-                            scale(register(r), flags[grid.row_flags() + r % grid.columns]),
-                        )
-                    },
-                );
+                let row = (i * grid.columns..registers.min((i + 1) * grid.columns))
+                    .fold([zero; 3], |row, r| {
+                        add(row, scale(register(r), column_flag(flags, r)))
+                    });
                 add(
                     acc,
                     if grid.rows > 1 {
