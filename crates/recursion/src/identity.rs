@@ -47,7 +47,7 @@ use ballast_air::{
     SparseColumns, SparseEntry, known_count,
 };
 use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
-use ballast_stark::{OodValues, periodic_at};
+use ballast_stark::{OodValues, PeriodicAt};
 
 use crate::ext::{Ext, add, ext, scale, sub};
 
@@ -112,12 +112,24 @@ impl OodClaims {
         z: Ext3,
         ood: OodValues,
     ) -> Self {
+        Self::of_periodic(air, &PeriodicAt::of(air, z), public_inputs, alpha, ood)
+    }
+
+    /// [`of`](Self::of), with `air`'s periodic columns at z given (`periodic`, at that z):
+    /// tables of one AIR share them.
+    pub fn of_periodic<A: Air>(
+        air: &A,
+        periodic: &PeriodicAt,
+        public_inputs: &[Felt],
+        alpha: Ext3,
+        ood: OodValues,
+    ) -> Self {
         Self {
             alpha,
-            z,
+            z: periodic.z(),
             trace_z: ood.trace_z,
             trace_zw: ood.trace_zw,
-            periodic_z: periodic_at(air, public_inputs, z),
+            periodic_z: periodic.with_public(air, public_inputs),
             public_inputs: public_inputs.to_vec(),
             quotient_z: ood.quotient_z,
         }

@@ -157,7 +157,7 @@ impl<'a> LayerAirs<'a> {
 pub(crate) type ChildPrograms = [Rc<ConstraintProgram>; 3];
 
 /// `f` of each of `airs`, computed once an instance (children alike share one).
-fn once_an_instance<'b, T: 'b, V: Clone>(
+pub(crate) fn once_an_instance<'b, T: 'b, V: Clone>(
     airs: impl Iterator<Item = &'b T>,
     f: impl Fn(&T) -> Result<V, LayerError>,
 ) -> Result<Vec<V>, LayerError> {

@@ -20,7 +20,7 @@ use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
-    MerkleHash, OodValues, SegmentStatement, StarkParams, TablesCircuit, TablesRecord,
+    MerkleHash, OodValues, PeriodicAt, SegmentStatement, StarkParams, TablesCircuit, TablesRecord,
     TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
     tables_transcript_layout, tables_trees,
 };
@@ -30,7 +30,7 @@ use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
 use crate::identity::{IdentityError, Part, identity_log_rows};
 use crate::layer::{
     ChildPrograms, Frame, LAYER_AIRS, LAYER_CONTEXT, LayerAirs, NodeAirs, layer_of_record,
-    query_inputs, statement_inputs, tallest_first,
+    once_an_instance, query_inputs, statement_inputs, tallest_first,
 };
 use crate::node::{Built, check_segments, segment_airs, segment_frames, with_node_tables};
 use crate::{
@@ -135,6 +135,19 @@ fn joint_identity(
     let absorbed = Absorbed { messages, data };
     let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
     let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
+    // Every table is at the one z: the periodic columns of alike children's (one instance)
+    // are evaluated once.
+    fn at_z<'b, A: Air + 'b>(
+        airs: impl Iterator<Item = &'b A>,
+        z: Ext3,
+    ) -> Result<Vec<Rc<PeriodicAt>>, LayerError> {
+        once_an_instance(airs, |air| Ok(Rc::new(PeriodicAt::of(air, z))))
+    }
+    let periodic = [
+        at_z(inner.0.iter().map(|c| c.transcript), z)?,
+        at_z(inner.0.iter().map(|c| c.identity), z)?,
+        at_z(inner.0.iter().map(|c| c.queries), z)?,
+    ];
     let heights = inner.heights();
     let order = tallest_first(0..heights.len(), &heights);
     let parts = (order.into_iter().enumerate())
@@ -143,7 +156,7 @@ fn joint_identity(
             let (airs, public_inputs) = (&inner.0[c], public_inputs[c][k]);
             let program = ConstraintProgram::clone(&programs[c][k]);
             let ood = absorbed.ood(t)?;
-            let at = (alpha, z);
+            let at = (alpha, &*periodic[k][c]);
             let part = match k {
                 0 => part(airs.transcript, program, public_inputs, at, ood),
                 1 => part(airs.identity, program, public_inputs, at, ood),
@@ -156,18 +169,19 @@ fn joint_identity(
 }
 
 /// `air`'s part of a joint identity, running `program`, on the claims of its
-/// `public_inputs` and its absorbed `ood` values at α and z.
+/// `public_inputs` and its absorbed `ood` values at α and at the z of `periodic` (its
+/// periodic columns there).
 fn part<A: Air>(
     air: &A,
     program: ConstraintProgram,
     public_inputs: &[Felt],
-    (alpha, z): (Ext3, Ext3),
+    (alpha, periodic): (Ext3, &PeriodicAt),
     ood: OodValues,
 ) -> Result<Part, IdentityError> {
     IdentityAir::part(
         air,
         program,
-        OodClaims::of(air, public_inputs, alpha, z, ood),
+        OodClaims::of_periodic(air, periodic, public_inputs, alpha, ood),
     )
 }
 

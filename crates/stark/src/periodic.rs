@@ -16,51 +16,95 @@ use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 /// `public_inputs`: the values its verifier evaluates the constraints with at the
 /// out-of-domain point ([`Frame::periodic`](ballast_air::Frame)'s).
 pub fn periodic_at<A: Air>(air: &A, public_inputs: &[Felt], z: Ext3) -> Vec<Ext3> {
-    let log_rows = air.log_rows();
-    // The weights of a period p: p̃ at z^(n/p).
-    let weights_of = |p: usize| Weights::at(z.pow((1u64 << log_rows) / p as u64), p);
-    let mut values = match air.sparse_periodic() {
-        Some(sparse) if sparse.count() > 0 => weights_of(sparse.rows()).evaluate_sparse(sparse),
-        _ => {
-            let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
-            (air.periodic_columns().iter())
+    PeriodicAt::of(air, z).with_public(air, public_inputs)
+}
+
+/// An AIR's periodic columns at a point: what its tables of any public inputs share (a
+/// layer's verifier evaluates alike children's tables at one point).
+pub struct PeriodicAt {
+    z: Ext3,
+    values: Vec<Ext3>,
+    /// The weights of every row at `z`, where a periodic column of the table's length had
+    /// them computed: its public columns read them.
+    rows: Option<Weights>,
+}
+
+impl PeriodicAt {
+    /// Each of `air`'s periodic columns at `z`.
+    pub fn of<A: Air>(air: &A, z: Ext3) -> Self {
+        let log_rows = air.log_rows();
+        // The weights of a period p: p̃ at z^(n/p).
+        let weights_of = |p: usize| Weights::at(z.pow((1u64 << log_rows) / p as u64), p);
+        let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
+        let values = match air.sparse_periodic() {
+            Some(sparse) if sparse.count() > 0 => {
+                let p = sparse.rows();
+                (weights.entry(p).or_insert_with(|| weights_of(p))).evaluate_sparse(sparse)
+            }
+            _ => (air.periodic_columns().iter())
                 .map(|c| {
                     let p = c.values.len();
-                    weights
-                        .entry(p)
-                        .or_insert_with(|| weights_of(p))
-                        .evaluate(&c.values)
+                    (weights.entry(p).or_insert_with(|| weights_of(p))).evaluate(&c.values)
                 })
-                .collect()
-        }
-    };
-    values.extend(public_at(&air.public_columns(), public_inputs, log_rows, z));
-    values
+                .collect(),
+        };
+        let rows = weights.remove(&(1 << log_rows));
+        Self { z, values, rows }
+    }
+
+    /// The point they are at.
+    pub fn z(&self) -> Ext3 {
+        self.z
+    }
+
+    /// [`periodic_at`] of `air` (the AIR these values are of) on `public_inputs`.
+    pub fn with_public<A: Air>(&self, air: &A, public_inputs: &[Felt]) -> Vec<Ext3> {
+        let public = public_at(
+            &air.public_columns(),
+            public_inputs,
+            air.log_rows(),
+            self.z,
+            self.rows.as_ref(),
+        );
+        [self.values.as_slice(), &public].concat()
+    }
 }
 
 /// Each public column at `z` in a table of 2^`log_rows` rows, from its cells alone:
 /// Σ v·λ_r(z) over its cells (r, v), λ_r(z) = (z^n − 1)/n · ω^r/(z − ω^r) the Lagrange
-/// polynomial of row r, with one inversion for every row that holds a cell.
+/// polynomial of row r, with one inversion for every row that holds a cell, or none where
+/// the weights of every row at `z` are at hand (`rows`, a periodic column's of the table's
+/// length).
 fn public_at(
     columns: &[PublicColumn],
     public_inputs: &[Felt],
     log_rows: usize,
     z: Ext3,
+    rows: Option<&Weights>,
 ) -> Vec<Ext3> {
-    let rows = CellRows::of(columns);
-    let omega = Felt::two_adic_root(log_rows);
-    let points: Vec<Felt> = rows.rows().map(|r| omega.pow(r as u64)).collect();
-    // Each cell row's λ_r(z), in row order; at z = ω^r, 1 for r and 0 for every other.
-    let lagrange = lagrange_at(&points, z, 1 << log_rows).unwrap_or_else(|| {
-        let at = |x: Felt| Felt::new(u64::from(Ext3::from(x) == z));
-        points.iter().map(|&x| Ext3::from(at(x))).collect()
-    });
+    let cell_rows = CellRows::of(columns);
+    // Each cell row's λ_r(z)/scale, in row order.
+    let (scale, terms) = match rows {
+        Some(Weights::Barycentric { scale, terms }) => {
+            (*scale, cell_rows.rows().map(|r| terms[r]).collect())
+        }
+        _ => {
+            let omega = Felt::two_adic_root(log_rows);
+            let points: Vec<Felt> = cell_rows.rows().map(|r| omega.pow(r as u64)).collect();
+            // At z = ω^r, 1 for r and 0 for every other.
+            lagrange_at(&points, z, 1 << log_rows).unwrap_or_else(|| {
+                let at = |x: Felt| Ext3::from(Felt::new(u64::from(Ext3::from(x) == z)));
+                (Ext3::ONE, points.iter().map(|&x| at(x)).collect())
+            })
+        }
+    };
     columns
         .iter()
         .map(|c| {
-            c.cells.iter().fold(Ext3::ZERO, |sum, cell| {
-                sum + lagrange[rows.rank(cell.row)].scale(public_inputs[cell.input])
-            })
+            let sum = c.cells.iter().fold(Ext3::ZERO, |sum, cell| {
+                sum + terms[cell_rows.rank(cell.row)].scale(public_inputs[cell.input])
+            });
+            scale * sum
         })
         .collect()
 }
@@ -109,8 +153,9 @@ impl CellRows {
 
 /// How p̃(w) follows from a column's p values v_i, for every column of period p.
 enum Weights {
-    /// w is off ⟨ω_p⟩: p̃(w) = Σ λ_i·v_i with λ_i = (w^p − 1)/p · ω_p^i/(w − ω_p^i).
-    Barycentric(Vec<Ext3>),
+    /// w is off ⟨ω_p⟩: p̃(w) = scale·Σ v_i·terms_i with scale = (w^p − 1)/p and
+    /// terms_i = ω_p^i/(w − ω_p^i) (the scale applied once a column, not once a value).
+    Barycentric { scale: Ext3, terms: Vec<Ext3> },
     /// w = ω_p^i: p̃(w) = v_i.
     Point(usize),
 }
@@ -122,7 +167,7 @@ impl Weights {
             .take(p)
             .collect();
         match lagrange_at(&points, w, p) {
-            Some(weights) => Self::Barycentric(weights),
+            Some((scale, terms)) => Self::Barycentric { scale, terms },
             None => Self::Point(
                 points
                     .iter()
@@ -135,12 +180,13 @@ impl Weights {
     fn evaluate(&self, values: &[Felt]) -> Ext3 {
         match self {
             // Selectors and flags are mostly zeros and ones: no product for either.
-            Self::Barycentric(weights) => {
-                (values.iter().zip(weights)).fold(Ext3::ZERO, |sum, (&v, &weight)| match v {
+            Self::Barycentric { scale, terms } => {
+                let sum = (values.iter().zip(terms)).fold(Ext3::ZERO, |sum, (&v, &term)| match v {
                     Felt::ZERO => sum,
-                    Felt::ONE => sum + weight,
-                    v => sum + weight.scale(v),
-                })
+                    Felt::ONE => sum + term,
+                    v => sum + term.scale(v),
+                });
+                *scale * sum
             }
             Self::Point(i) => Ext3::from(values[*i]),
         }
@@ -151,34 +197,37 @@ impl Weights {
     fn evaluate_sparse(&self, sparse: &SparseColumns) -> Vec<Ext3> {
         let mut values = vec![Ext3::ZERO; sparse.count()];
         for e in sparse.entries() {
-            let weight = match self {
-                Self::Barycentric(weights) => weights[e.row as usize],
+            let term = match self {
+                Self::Barycentric { terms, .. } => terms[e.row as usize],
                 Self::Point(i) if *i == e.row as usize => Ext3::ONE,
                 Self::Point(_) => continue,
             };
             let sum = &mut values[e.column as usize];
             *sum += match e.value {
-                Felt::ONE => weight,
-                v => weight.scale(v),
+                Felt::ONE => term,
+                v => term.scale(v),
             };
+        }
+        if let Self::Barycentric { scale, .. } = self {
+            values.iter_mut().for_each(|v| *v = *scale * *v);
         }
         values
     }
 }
 
 /// The Lagrange polynomials of ⟨ω_p⟩ (p a power of two) at `w` for each of `points`, some
-/// of its elements: L_x(w) = (w^p − 1)/p · x/(w − x). None when `w` is one of `points`.
-fn lagrange_at(points: &[Felt], w: Ext3, p: usize) -> Option<Vec<Ext3>> {
+/// of its elements, as a scale and a term a point: L_x(w) = (w^p − 1)/p · x/(w − x). None
+/// when `w` is one of `points`.
+fn lagrange_at(points: &[Felt], w: Ext3, p: usize) -> Option<(Ext3, Vec<Ext3>)> {
     let p = p as u64;
-    // 1/(x − w) = −1/(w − x).
+    // 1/(x − w) = −1/(w − x), so x/(w − x) = (−x)/(x − w).
     let inverses = inverse_differences(points, w)?;
-    let scale = (Ext3::ONE - w.pow(p)).scale(Felt::new(p).inverse());
-    let weights = points.iter().zip(inverses);
-    Some(
-        weights
-            .map(|(&x, inverse)| (scale * inverse).scale(x))
-            .collect(),
-    )
+    let scale = (w.pow(p) - Ext3::ONE).scale(Felt::new(p).inverse());
+    let terms = points.iter().zip(inverses);
+    Some((
+        scale,
+        terms.map(|(&x, inverse)| inverse.scale(-x)).collect(),
+    ))
 }
 
 /// The coefficients of each periodic column's p̃, and the table height they repeat in.
@@ -360,11 +409,17 @@ mod tests {
             ];
             let values: Vec<PeriodicColumn> =
                 public.iter().map(|c| c.values(rows, &inputs)).collect();
+            // A column of the table's length too: the public columns then read its weights.
             let with_public = Columns {
                 log_rows,
-                periodic: vec![PeriodicColumn {
-                    values: vec![Felt::new(9); 4],
-                }],
+                periodic: vec![
+                    PeriodicColumn {
+                        values: vec![Felt::new(9); 4],
+                    },
+                    PeriodicColumn {
+                        values: (0..rows as u64).map(|i| Felt::new(3 * i + 1)).collect(),
+                    },
+                ],
                 sparse: None,
                 public,
                 inputs: inputs.len(),
@@ -385,7 +440,7 @@ mod tests {
                 );
             }
             assert_eq!(
-                periodic_at(&with_public, &inputs, Ext3::from(omega.pow(last as u64)))[1],
+                periodic_at(&with_public, &inputs, Ext3::from(omega.pow(last as u64)))[2],
                 Ext3::from(inputs[3])
             );
         }

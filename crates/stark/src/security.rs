@@ -438,7 +438,9 @@ impl<'a> Provable<'a> {
             }
         };
         let (n, domain) = size(c.log_rows);
-        let mut rounds = vec![bits(error(domain) * (c.batch_size as f64 - 1.0))];
+        // Batching, the commit rounds, the query phase, ALI and DEEP.
+        let mut rounds = Vec::with_capacity(self.folding.len() + 4);
+        rounds.push(bits(error(domain) * (c.batch_size as f64 - 1.0)));
         let mut folded = domain;
         for &arity in &self.folding {
             folded /= arity as f64;
