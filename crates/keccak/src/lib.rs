@@ -35,16 +35,19 @@ pub enum HashDomain {
     ProofOfWork = 0x06,
     /// A statement's digest: the workload's tag and encoding, and the outcome.
     Statement = 0x07,
-    /// An AIR's key: the encoding of its whole definition.
+    /// An AIR's key: the encoding of its whole definition (since version 17, its length
+    /// and its chunks' digests).
     AirKey = 0x08,
     /// One periodic column of an AIR, its values, whose digest its key holds (unless the AIR
     /// builds its columns from a source, which its key holds instead).
     PeriodicColumn = 0x09,
+    /// One chunk of an AIR's key message, whose digest the key holds (version 17).
+    AirKeyChunk = 0x0a,
 }
 
 impl HashDomain {
     /// Every domain.
-    pub const ALL: [HashDomain; 10] = [
+    pub const ALL: [HashDomain; 11] = [
         HashDomain::MerkleLeaf,
         HashDomain::MerkleNode,
         HashDomain::TranscriptInit,
@@ -55,6 +58,7 @@ impl HashDomain {
         HashDomain::Statement,
         HashDomain::AirKey,
         HashDomain::PeriodicColumn,
+        HashDomain::AirKeyChunk,
     ];
 
     /// The byte a message of this domain starts with.

@@ -10,7 +10,7 @@ use ballast_air::{
 };
 use ballast_cpu::Kernels;
 use ballast_field::{Ext3, Felt, Halve};
-use ballast_keccak::{HashDomain, keccak256, keccak256_many};
+use ballast_keccak::{HashDomain, keccak256_concat, keccak256_many};
 use ballast_merkle::Digest;
 use ballast_ntt::LdePlan;
 use ballast_transcript::Transcript;
@@ -19,7 +19,7 @@ use crate::quotient::Composition;
 use crate::{MerkleHash, OodValues, ParamsError, StarkParams};
 
 /// The protocol version, bound into every transcript and written in every proof.
-pub const PROTOCOL_VERSION: u16 = 16;
+pub const PROTOCOL_VERSION: u16 = 17;
 
 /// Domain separator of the STARK transcript.
 const DOMAIN: &[u8] = b"ballast-stark";
@@ -142,7 +142,7 @@ pub fn statement_data<A: Air>(
 const COLUMNS_BY_VALUES: u8 = 0;
 const COLUMNS_BY_SOURCE: u8 = 1;
 
-/// The AIR's **key**: Keccak-256 ([`HashDomain::AirKey`]) of its whole definition, its
+/// The AIR's **key**: a digest of its whole definition ([`definition_digest`]), its
 /// identity, log₂ rows, each constraint's domain and degree (`info`), every periodic
 /// column's length, every public column's count of cells, then a byte and either each
 /// periodic column's digest ([`periodic_digests`]) and each public column's cells (each row
@@ -198,7 +198,31 @@ pub(crate) fn air_key<A: Air>(air: &A, info: &ConstraintInfo) -> Digest {
         }
     }
     bytes.extend(SymbolicAir::of(air).encode());
-    keccak256(HashDomain::AirKey, &bytes)
+    definition_digest(Kernels::active(), &bytes)
+}
+
+/// Bytes of an AIR's definition hashed in one message ([`definition_digest`]).
+const KEY_CHUNK_BYTES: usize = 1024;
+
+/// The key of an AIR's `definition` (version 17): Keccak-256 ([`HashDomain::AirKey`]) of
+/// its length, then the digest of each chunk of [`KEY_CHUNK_BYTES`] (Keccak-256,
+/// [`HashDomain::AirKeyChunk`]), the last padded with zeros. The chunks are hashed side by
+/// side on `kernels`' lanes, where one message of the whole definition (up to a few hundred
+/// kilobytes for a layer's AIRs) would be one sponge on one lane.
+fn definition_digest(kernels: Kernels, definition: &[u8]) -> Digest {
+    let chunks = definition.len().div_ceil(KEY_CHUNK_BYTES);
+    let mut padded = definition.to_vec();
+    padded.resize(chunks * KEY_CHUNK_BYTES, 0);
+    let mut digests = vec![[0; 32]; chunks];
+    keccak256_many(
+        kernels,
+        HashDomain::AirKeyChunk,
+        &padded,
+        KEY_CHUNK_BYTES,
+        &mut digests,
+    );
+    let length = (definition.len() as u64).to_le_bytes();
+    keccak256_concat(HashDomain::AirKey, &[&length, digests.as_flattened()])
 }
 
 /// Each periodic column's digest: Keccak-256 ([`HashDomain::PeriodicColumn`]) of its values
@@ -466,6 +490,7 @@ mod tests {
 
     use super::*;
     use ballast_air::{PublicCell, PublicColumn, SparseColumns, SparseEntry};
+    use ballast_keccak::keccak256;
 
     /// x' = x + c on transitions, (x − x)·y^k on every row (the constant 0, of degree k + 1),
     /// y = the periodic column, and x = the public column on its cells' rows (the row before
@@ -560,6 +585,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_definition_digest_is_its_chunks_keccak_on_every_path() {
+        // The written-out definition: Keccak-256 of the length, then each zero-padded
+        // chunk's Keccak-256.
+        let written = |definition: &[u8]| {
+            let mut message = (definition.len() as u64).to_le_bytes().to_vec();
+            for chunk in definition.chunks(KEY_CHUNK_BYTES) {
+                let mut chunk = chunk.to_vec();
+                chunk.resize(KEY_CHUNK_BYTES, 0);
+                message.extend(keccak256(HashDomain::AirKeyChunk, &chunk));
+            }
+            keccak256(HashDomain::AirKey, &message)
+        };
+        // One chunk, one just over, and enough for whole lane groups and a remainder.
+        let lengths = [
+            1,
+            KEY_CHUNK_BYTES,
+            KEY_CHUNK_BYTES + 1,
+            13 * KEY_CHUNK_BYTES - 5,
+        ];
+        for kernels in Kernels::supported() {
+            for len in lengths {
+                let definition: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+                assert_eq!(
+                    definition_digest(kernels, &definition),
+                    written(&definition),
+                    "{} path, {len} bytes",
+                    kernels.path()
+                );
+            }
+        }
+        // The padding is not the definition's: its length tells them apart.
+        let short = [5u8; 10];
+        let mut long = short.to_vec();
+        long.push(0);
+        assert_ne!(
+            definition_digest(Kernels::active(), &short),
+            definition_digest(Kernels::active(), &long)
+        );
     }
 
     #[test]

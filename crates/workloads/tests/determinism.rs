@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "1db0365754df352ac459a3d7c2be83699dfc2898ee64597e881180749e748ded"
+        "bafad9de8584f4aae4c8180ad39b1473fbc21dec73345d421ac660175bf681e5"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "8d4f00a7c8931179dd087533cd29f9e06514526d368e01f4e022f3682c331532"
+        "9da13a93af830197b5af13f7a2eac5e3915b1cbe0e3b71841ae5e856a3e4fb83"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "d1a0f3c7eba42576d415a7364eec5dd65dedb38c3ba37709e4920ae8c7ee12b1"
+        "ddab52c5040fae82cbcb614fbaca5bf7e84a6a07d955bf113bc9a33379720cef"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "178362ae2f6c4e9b4b77de5b7d41ec6341a2b9852deb397cbcc241b1adf7d897"
+        "db6bda0cd4b08bbf7be25e90f6df8304d70c50d04b542a384bc3e6cd8e421db4"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "ebfae38d63422afa9772ee96c99196d9a99fc95f4e4be749489087fa44b1f696"
+        "c328046136e4ef17406a83a73d2b9252797d53bea77568f53fa905efc6825a52"
     );
 }
