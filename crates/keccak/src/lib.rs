@@ -206,9 +206,10 @@ mod tests {
     #[test]
     fn every_path_hashes_like_sha3() {
         // Lengths around the 136-byte rate: the padding's 0x01 and 0x80 in one byte (134),
-        // in the next block (135), in two blocks, and several blocks.
+        // in the next block (135), in two blocks, and several blocks; 41, a proof-of-work
+        // candidate.
         let lens = [
-            0, 1, 7, 8, 31, 64, 127, 133, 134, 135, 136, 200, 256, 271, 272, 1000,
+            0, 1, 7, 8, 31, 41, 64, 127, 133, 134, 135, 136, 200, 256, 271, 272, 1000,
         ];
         for kernels in Kernels::supported() {
             for (k, len) in lens.into_iter().enumerate() {

@@ -41,28 +41,28 @@ pub const ROUND_CONSTANTS: [u64; 24] = [
     0x8000_0000_8000_8008,
 ];
 
-/// The padded message's word at byte offset `at` (a multiple of 8); `total` is the padded
-/// length.
+/// Block `block` of the padded message `prefix ‖ message ‖ 0x01 ‖ 0 … 0 ‖ 0x80` of `total`
+/// bytes (the last two bytes of padding one byte where they meet).
 #[inline]
-fn word(prefix: u8, message: &[u8], at: usize, total: usize) -> u64 {
-    let len = message.len();
-    if at >= 1 && at + 8 <= len + 1 {
-        return u64::from_le_bytes(message[at - 1..at + 7].try_into().expect("8 bytes"));
+fn padded_block(prefix: u8, message: &[u8], block: usize, total: usize) -> [u8; RATE] {
+    let mut bytes = [0u8; RATE];
+    let start = block * RATE;
+    let here = start..start + RATE;
+    // Byte p of the padded message is message[p − 1] for 1 ≤ p ≤ len.
+    let (first, end) = (start.max(1), here.end.min(message.len() + 1));
+    if first < end {
+        bytes[first - start..end - start].copy_from_slice(&message[first - 1..end - 1]);
     }
-    let mut bytes = [0u8; 8];
-    for (j, byte) in bytes.iter_mut().enumerate() {
-        let p = at + j;
-        *byte = match p {
-            0 => prefix,
-            p if p <= len => message[p - 1],
-            p if p == len + 1 => 0x01,
-            _ => 0,
-        };
-        if p == total - 1 {
-            *byte |= 0x80;
-        }
+    if start == 0 {
+        bytes[0] = prefix;
     }
-    u64::from_le_bytes(bytes)
+    if here.contains(&(message.len() + 1)) {
+        bytes[message.len() + 1 - start] = 0x01;
+    }
+    if here.contains(&(total - 1)) {
+        bytes[total - 1 - start] |= 0x80;
+    }
+    bytes
 }
 
 /// Keccak-f\[1600\] on every lane, its steps written out with constant lane indices and
@@ -158,9 +158,12 @@ impl Kernel for HashMany<'_> {
             };
             let mut state = [P::Words::splat(token, 0); 25];
             for block in 0..blocks {
+                let bytes = P::array(|k| padded_block(prefix, message(k), block, total));
                 for (w, lane) in state[..RATE_WORDS].iter_mut().enumerate() {
-                    let at = block * RATE + 8 * w;
-                    let words = P::array(|k| word(prefix, message(k), at, total));
+                    let words = P::array(|k| {
+                        let word = bytes.as_ref()[k][8 * w..8 * w + 8].try_into();
+                        u64::from_le_bytes(word.expect("8 bytes"))
+                    });
                     *lane = lane.xor(P::Words::load(token, words.as_ref()));
                 }
                 permute(token, &mut state);
