@@ -287,6 +287,57 @@ impl IdentityAir {
         Ok(Self::of_parts(vec![Part::of(air, program, claims)?]))
     }
 
+    /// This one child's identity on other `claims` of the same shape: its columns are its
+    /// program's and its claims' lengths', not their values, so they are kept (children of
+    /// one AIR build their identities from one).
+    ///
+    /// # Errors
+    /// Claims of another shape than its, or an identity of several children.
+    pub(crate) fn with_claims(&self, claims: OodClaims) -> Result<Self, IdentityError> {
+        let [part] = self.parts.as_slice() else {
+            return Err(IdentityError::Shape {
+                what: "children of an identity given new claims",
+                expected: 1,
+                got: self.parts.len(),
+            });
+        };
+        let own = &part.claims;
+        for (what, expected, got) in [
+            ("trace values at z", own.trace_z.len(), claims.trace_z.len()),
+            (
+                "trace values at zω",
+                own.trace_zw.len(),
+                claims.trace_zw.len(),
+            ),
+            (
+                "periodic values at z",
+                own.periodic_z.len(),
+                claims.periodic_z.len(),
+            ),
+            (
+                "public inputs",
+                own.public_inputs.len(),
+                claims.public_inputs.len(),
+            ),
+            (
+                "quotient values at z",
+                own.quotient_z.len(),
+                claims.quotient_z.len(),
+            ),
+        ] {
+            if expected != got {
+                return Err(IdentityError::Shape {
+                    what,
+                    expected,
+                    got,
+                });
+            }
+        }
+        let mut identity = self.clone();
+        identity.parts[0].claims = claims;
+        Ok(identity)
+    }
+
     /// One child's part of a [`joint`](Self::joint) identity, `program` its AIR's
     /// ([`ConstraintProgram::of`], compiled once for AIRs of one definition), its periodic
     /// columns not written: [`joined`](Self::joined) writes the whole table's once.
@@ -955,4 +1006,78 @@ pub(crate) fn identity_log_rows(lengths: &[usize]) -> usize {
         .next_power_of_two()
         .max(4)
         .trailing_zeros() as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use ballast_stark::TableAir;
+
+    use super::*;
+
+    /// x' = x + y·p on transitions, with p periodic and x's first row a public input.
+    struct Tiny;
+
+    impl Air for Tiny {
+        fn id(&self) -> &str {
+            "test/tiny"
+        }
+        fn width(&self) -> usize {
+            2
+        }
+        fn log_rows(&self) -> usize {
+            3
+        }
+        fn num_public_inputs(&self) -> usize {
+            1
+        }
+        fn periodic_columns(&self) -> Cow<'_, [PeriodicColumn]> {
+            let values = [1, 2, 3, 4].map(Felt::new).to_vec();
+            Cow::Owned(vec![PeriodicColumn { values }])
+        }
+        fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+            let (x, y, p) = (f.current[0], f.current[1], f.periodic[0]);
+            b.transition(f.next[0] - x - y * p);
+            b.first_row(x - f.public_inputs[0]);
+        }
+    }
+
+    fn claims(seed: u64) -> OodClaims {
+        let ext = |k: u64| Ext3::new([Felt::new(seed + k), Felt::new(7 * k), Felt::new(seed)]);
+        let chunks = 1usize << ConstraintInfo::of(&Tiny).unwrap().log_quotient_chunks;
+        OodClaims {
+            alpha: ext(1),
+            z: ext(2),
+            trace_z: vec![ext(3), ext(4)],
+            trace_zw: vec![ext(5), ext(6)],
+            periodic_z: vec![ext(7)],
+            public_inputs: vec![Felt::new(seed + 8)],
+            quotient_z: (0..Ext3::DEGREE * chunks)
+                .map(|k| ext(9 + k as u64))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn an_identity_on_new_claims_is_the_one_built_on_them() {
+        let template = IdentityAir::new(&Tiny, claims(0)).unwrap();
+        let built = IdentityAir::new(&Tiny, claims(100)).unwrap();
+        let reused = template.with_claims(claims(100)).unwrap();
+        assert_eq!(reused.public_inputs(), built.public_inputs());
+        assert_ne!(reused.public_inputs(), template.public_inputs());
+        assert_eq!(reused.periodic_columns(), built.periodic_columns());
+        assert_eq!(reused.public_columns(), built.public_columns());
+        let key = |air: &IdentityAir| TableAir::key(air, &TableAir::info(air).unwrap());
+        assert_eq!(key(&reused), key(&built));
+        assert_eq!(reused.trace().unwrap(), built.trace().unwrap());
+        // Claims of another shape are refused by name.
+        let mut short = claims(100);
+        short.quotient_z.pop();
+        assert!(matches!(
+            template.with_claims(short),
+            Err(IdentityError::Shape {
+                what: "quotient values at z",
+                ..
+            })
+        ));
+    }
 }

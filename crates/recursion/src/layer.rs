@@ -20,8 +20,9 @@ use ballast_poseidon2::{DIGEST_ELEMENTS, FeltDigest};
 use ballast_stark::{
     MerkleHash, OodValues, ParamsError, ProofFormatError, ProverError, Regime, SegmentStatement,
     StarkParams, TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
-    TranscriptLayout, VerifierError, VerifyPolicy, height_deep_coefficients, label, prove_tables,
-    statement_data, tables_transcript, tables_transcript_layout, transcript_layout, verify_tables,
+    TranscriptLayout, VerifierError, VerifyPolicy, height_deep_coefficients, keyed_statement_data,
+    label, prove_tables, tables_transcript, tables_transcript_layout, transcript_layout,
+    verify_tables,
 };
 use ballast_transcript::Message;
 
@@ -589,12 +590,16 @@ impl Child {
 
 /// What a layer's verifier builds from the child alone, before it reads the layer's
 /// inputs: the transcript AIR and the messages of the transcript's layout for the child's
-/// shape, that shape, and the child's constraint program.
+/// shape, that shape, the child's constraint program, its identity AIR on claims of zero
+/// (whose columns every child's identity keeps) and its AIR's key (one for children that
+/// share the frame, whose AIRs have one key).
 pub(crate) struct Frame {
     pub transcript: TranscriptAir,
     messages: Vec<Message>,
     shape: ChildShape,
     program: ConstraintProgram,
+    identity: IdentityAir,
+    key: Digest,
 }
 
 impl Frame {
@@ -607,17 +612,32 @@ impl Frame {
         if child_params.hash != MerkleHash::Poseidon2 {
             return Err(ChildError::NotPoseidon2.into());
         }
+        let info = TableAir::info(child).map_err(|e| ChildError::from(VerifierError::from(e)))?;
         let TranscriptLayout { steps, messages } =
             transcript_layout(child, statement, child_params)
                 .map_err(ChildError::from)?
                 .ok_or(ChildError::NotPoseidon2)?;
+        let shape = child_shape(child, child_params).map_err(ChildError::from)?;
+        let program =
+            ConstraintProgram::of(child).map_err(|e| ChildError::from(IdentityError::from(e)))?;
+        let zeros = |n| vec![Ext3::ZERO; n];
+        let ood = OodValues {
+            trace_z: zeros(shape.trace_width),
+            trace_zw: zeros(shape.trace_width),
+            quotient_z: zeros(shape.quotient_width),
+        };
+        let public_inputs = vec![Felt::ZERO; child.num_public_inputs()];
+        let claims = OodClaims::of(child, &public_inputs, Ext3::ZERO, Ext3::ZERO, ood);
+        let identity =
+            IdentityAir::with_program(child, program.clone(), claims).map_err(ChildError::from)?;
         Ok(Self {
             transcript: TranscriptAir::new(&steps, child_params.pow_bits)
                 .map_err(ChildError::from)?,
             messages,
-            shape: child_shape(child, child_params).map_err(ChildError::from)?,
-            program: ConstraintProgram::of(child)
-                .map_err(|e| ChildError::from(IdentityError::from(e)))?,
+            shape,
+            program,
+            identity,
+            key: TableAir::key(child, &info),
         })
     }
 
@@ -635,25 +655,9 @@ impl Frame {
     /// `num_queries` queries, with their values zero (the claims, the positions): their
     /// definitions, and so the layer's tables' shapes, keys and transcript layout, are those
     /// of every such layer; only their public inputs differ.
-    pub fn zero_airs<A: Air>(
-        &self,
-        child: &A,
-        num_queries: usize,
-    ) -> Result<(IdentityAir, QueriesAir), LayerError> {
-        let zeros = |n| vec![Ext3::ZERO; n];
-        let ood = OodValues {
-            trace_z: zeros(self.shape.trace_width),
-            trace_zw: zeros(self.shape.trace_width),
-            quotient_z: zeros(self.shape.quotient_width),
-        };
-        let public_inputs = vec![Felt::ZERO; child.num_public_inputs()];
-        let claims = OodClaims::of(child, &public_inputs, Ext3::ZERO, Ext3::ZERO, ood);
-        let identity = IdentityAir::with_program(child, self.program.clone(), claims);
+    pub fn zero_airs(&self, num_queries: usize) -> Result<(IdentityAir, QueriesAir), LayerError> {
         let queries = QueriesAir::new(&self.shape, &vec![0; num_queries]);
-        Ok((
-            identity.map_err(ChildError::from)?,
-            queries.map_err(ChildError::from)?,
-        ))
+        Ok((self.identity.clone(), queries.map_err(ChildError::from)?))
     }
 
     /// The identity and query AIRs, and the query AIR's public inputs, that the transcript
@@ -669,7 +673,9 @@ impl Frame {
             transcript,
             messages,
             shape,
-            program,
+            identity,
+            key,
+            ..
         } = self;
         if inputs.len() != transcript.num_public_inputs() {
             return Err(LinkError::Length {
@@ -686,8 +692,7 @@ impl Frame {
         let queries = QueriesAir::new(shape, &positions_of(draws, shape.log_lde))
             .map_err(ChildError::from)?;
 
-        let statement_data = statement_data(child, statement, child_params)
-            .map_err(|e| ChildError::from(VerifierError::from(e)))?;
+        let statement_data = keyed_statement_data(key, statement, child_params);
         Links {
             transcript,
             queries: &queries,
@@ -702,8 +707,7 @@ impl Frame {
         let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
         let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
         let claims = OodClaims::of(child, statement.public_inputs, alpha, z, ood);
-        let identity =
-            IdentityAir::with_program(child, program.clone(), claims).map_err(ChildError::from)?;
+        let identity = identity.with_claims(claims).map_err(ChildError::from)?;
         let query_inputs = query_inputs(&queries, transcript, messages, inputs)?;
         Ok((identity, queries, query_inputs))
     }

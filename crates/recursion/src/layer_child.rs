@@ -242,7 +242,7 @@ impl Level {
                 for (i, (frame, s)) in frames.iter().zip(segments).enumerate() {
                     let airs = match (0..i).find(|&j| Rc::ptr_eq(&frames[j], frame)) {
                         Some(j) => Rc::clone(&zero[j]),
-                        None => Rc::new(frame.zero_airs(s.air, s.params.num_queries)?),
+                        None => Rc::new(frame.zero_airs(s.params.num_queries)?),
                     };
                     zero.push(airs);
                 }

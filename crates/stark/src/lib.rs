@@ -50,7 +50,10 @@ pub use params::{
 pub use periodic::{PeriodicAt, periodic_at};
 pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolicy};
 pub use proof::{Proof, QueryOpenings, SegmentProof, air_geometry, geometry, statement_context};
-pub use protocol::{PROTOCOL_VERSION, SegmentPosition, SegmentStatement, label, statement_data};
+pub use protocol::{
+    PROTOCOL_VERSION, SegmentPosition, SegmentStatement, keyed_statement_data, label,
+    statement_data,
+};
 pub use prover::{prove, prove_unchecked};
 pub use security::{
     Analysis, Circuit, HASH_COLLISION_BITS, Regime, Round, TablesCircuit, soundcalc_toml,

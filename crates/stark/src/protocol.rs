@@ -66,19 +66,18 @@ impl Run {
 }
 
 /// A transcript for `run` bound to everything the proof is about, before any challenge:
-/// protocol version, the statement, the AIR's key ([`air_key`]), every parameter, the
+/// protocol version, the statement, the AIR's `key` ([`air_key`]), every parameter, the
 /// segment's position and the public inputs.
-pub(crate) fn bind<A: Air>(
+pub(crate) fn bind(
     run: Run,
-    air: &A,
-    info: &ConstraintInfo,
+    key: &Digest,
     b: &SegmentStatement<'_>,
     params: &StarkParams,
 ) -> Transcript {
     let mut t = run.transcript(params.hash);
     t.absorb_u64("protocol-version", u64::from(PROTOCOL_VERSION));
     t.absorb("statement", b.context);
-    t.absorb("air-key", &air_key(air, info));
+    t.absorb("air-key", key);
     absorb_params(&mut t, params);
     t.absorb_u64("segment-index", b.position.index as u64);
     t.absorb_u64("segment-count", b.position.count as u64);
@@ -126,14 +125,28 @@ pub fn statement_data<A: Air>(
     params: &StarkParams,
 ) -> Result<Vec<Felt>, ParamsError> {
     let info = ConstraintInfo::of(air)?;
+    Ok(keyed_statement_data(
+        &air_key(air, &info),
+        statement,
+        params,
+    ))
+}
+
+/// [`statement_data`] of an AIR whose key is `key` (`TableAir::key`'s): a verifier of
+/// several children of one AIR keys it once.
+pub fn keyed_statement_data(
+    key: &Digest,
+    statement: &SegmentStatement<'_>,
+    params: &StarkParams,
+) -> Vec<Felt> {
     let params = StarkParams {
         hash: MerkleHash::Poseidon2,
         ..*params
     };
     // A Poseidon2 transcript always has its data.
-    Ok(bind(Run::Shape, air, &info, statement, &params)
+    bind(Run::Shape, key, statement, &params)
         .data()
-        .unwrap_or_default())
+        .unwrap_or_default()
 }
 
 /// How an AIR's key binds its periodic columns and its public columns' cells, the byte

@@ -15,7 +15,7 @@ use crate::deep::deep_coefficients;
 use crate::periodic::{PeriodicPolys, periodic_at};
 use crate::proof::segment_geometry;
 use crate::protocol::{
-    Run, absorb_pow_nonce, bind, distinct, draw_alpha, draw_gamma, draw_ood_point,
+    Run, absorb_pow_nonce, air_key, bind, distinct, draw_alpha, draw_gamma, draw_ood_point,
     ood_identity_holds, query_draws,
 };
 use crate::quotient::Composition;
@@ -143,7 +143,7 @@ pub(crate) fn prove_with_transcript<A: Air>(
     let constraints = AirSegment { air, info: &info };
 
     // 0 ----- bind the statement: version, statement, AIR key, parameters, position, inputs
-    let mut transcript = bind(Run::Proof, air, &info, segment, params);
+    let mut transcript = bind(Run::Proof, &air_key(air, &info), segment, params);
     let mut prover = backend.begin(table, &constraints, geometry, staged)?;
 
     // 1 ----- extend the trace and commit it; draw α

@@ -1145,7 +1145,7 @@ pub(crate) mod tests {
             position: crate::SegmentPosition { index: 0, count: 1 },
             public_inputs: &public,
         };
-        let mut one = crate::protocol::bind(Run::Proof, &air, &info, &segment, &params);
+        let mut one = crate::protocol::bind(Run::Proof, &air_key(&air, &info), &segment, &params);
         let key = air_key(&air, &info);
         let mut tables = bind_tables(Run::Proof, CONTEXT, &[(key, Some(&public[..]))], &params);
         // They part at the second message, the tables' kind where a segment's statement is.

@@ -11,7 +11,8 @@ use crate::deep::deep_coefficients;
 use crate::periodic::periodic_at;
 use crate::proof::segment_geometry;
 use crate::protocol::{
-    Run, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds, work_and_draws,
+    Run, air_key, bind, distinct, draw_alpha, draw_gamma, draw_ood_point, ood_identity_holds,
+    work_and_draws,
 };
 use crate::quotient::Composition;
 use crate::sizes::check_segment;
@@ -229,7 +230,7 @@ fn run_transcript<A: Air>(
     let log_lde = log_rows + params.log_blowup;
 
     // 0 ----- bind the statement
-    let mut transcript = bind(run, air, info, statement, params);
+    let mut transcript = bind(run, &air_key(air, info), statement, params);
 
     // 1 ----- trace commitment; α
     let alpha = draw_alpha(&mut transcript, &proof.trace_root);
@@ -564,7 +565,7 @@ mod tests {
 
         // The attacker replays the honest transcript up to α.
         let info = ConstraintInfo::of(&honest).unwrap();
-        let mut t = bind(Run::Proof, &honest, &info, &segment, &params);
+        let mut t = bind(Run::Proof, &air_key(&honest, &info), &segment, &params);
         let alpha = crate::protocol::draw_alpha(&mut t, &proof.trace_root);
         let powers = alpha.powers(info.constraints.len());
         let last: Vec<Ext3> = info
