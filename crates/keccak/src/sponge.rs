@@ -1,9 +1,8 @@
 //! The Keccak-256 sponge over register lanes: message k of a group in lane k.
 //!
 //! The bytes absorbed are `prefix ‖ message ‖ padding` (Keccak's original pad10*1:
-//! 0x01 after the message, 0x80 in the rate's last byte), read as little-endian words
-//! straight from the messages; only the words that hold the prefix or the padding are
-//! assembled byte by byte.
+//! 0x01 after the message, 0x80 in the rate's last byte): each lane's block is copied
+//! with its prefix and padding, then read as little-endian words.
 
 use ballast_field::packed::{Kernel, PackedField, Words};
 

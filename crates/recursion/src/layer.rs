@@ -651,7 +651,7 @@ impl Frame {
         Ok([self.transcript.log_rows(), identity, queries.log_rows()])
     }
 
-    /// The identity and query AIRs of every layer over a child of `child`'s AIR with
+    /// The identity and query AIRs of every layer over a child of this frame's AIR with
     /// `num_queries` queries, with their values zero (the claims, the positions): their
     /// definitions, and so the layer's tables' shapes, keys and transcript layout, are those
     /// of every such layer; only their public inputs differ.
@@ -661,7 +661,8 @@ impl Frame {
     }
 
     /// The identity and query AIRs, and the query AIR's public inputs, that the transcript
-    /// AIR's public `inputs` give, once they link.
+    /// AIR's public `inputs` give, once they link. `child` is the AIR this frame was built
+    /// from or one of the same key (the frame's statement data and identity are its).
     pub fn airs<A: Air>(
         &self,
         child: &A,
@@ -692,6 +693,10 @@ impl Frame {
         let queries = QueriesAir::new(shape, &positions_of(draws, shape.log_lde))
             .map_err(ChildError::from)?;
 
+        debug_assert!(
+            TableAir::info(child).is_ok_and(|info| TableAir::key(child, &info) == *key),
+            "a frame's child has the frame's key"
+        );
         let statement_data = keyed_statement_data(key, statement, child_params);
         Links {
             transcript,

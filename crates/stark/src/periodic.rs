@@ -57,7 +57,8 @@ impl PeriodicAt {
         self.z
     }
 
-    /// [`periodic_at`] of `air` (the AIR these values are of) on `public_inputs`.
+    /// [`periodic_at`] of `air` on `public_inputs`: `air` is the AIR these values were
+    /// computed from (its weights are read at its rows).
     pub fn with_public<A: Air>(&self, air: &A, public_inputs: &[Felt]) -> Vec<Ext3> {
         let public = public_at(
             &air.public_columns(),
@@ -409,40 +410,44 @@ mod tests {
             ];
             let values: Vec<PeriodicColumn> =
                 public.iter().map(|c| c.values(rows, &inputs)).collect();
-            // A column of the table's length too: the public columns then read its weights.
-            let with_public = Columns {
-                log_rows,
-                periodic: vec![
-                    PeriodicColumn {
-                        values: vec![Felt::new(9); 4],
-                    },
-                    PeriodicColumn {
-                        values: (0..rows as u64).map(|i| Felt::new(3 * i + 1)).collect(),
-                    },
-                ],
-                sparse: None,
-                public,
-                inputs: inputs.len(),
+            // With a column of the table's length, whose weights the public columns then
+            // read, and without one.
+            let short = PeriodicColumn {
+                values: vec![Felt::new(9); 4],
             };
-            let materialised = periodic(log_rows, [with_public.periodic.clone(), values].concat());
-            let omega = Felt::two_adic_root(log_rows);
-            let off = Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]);
-            for x in [
-                off,
-                Ext3::from(Felt::ONE),
-                Ext3::from(omega.pow(5)),
-                Ext3::from(omega.pow(far as u64 + 1)),
-                Ext3::from(omega),
-            ] {
-                assert_eq!(
-                    periodic_at(&with_public, &inputs, x),
-                    periodic_at(&materialised, &[], x)
+            let full = PeriodicColumn {
+                values: (0..rows as u64).map(|i| Felt::new(3 * i + 1)).collect(),
+            };
+            for columns in [vec![short.clone(), full], vec![short]] {
+                let with_public = Columns {
+                    log_rows,
+                    periodic: columns,
+                    sparse: None,
+                    public: public.clone(),
+                    inputs: inputs.len(),
+                };
+                let materialised = periodic(
+                    log_rows,
+                    [with_public.periodic.clone(), values.clone()].concat(),
                 );
+                let omega = Felt::two_adic_root(log_rows);
+                let off = Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]);
+                for x in [
+                    off,
+                    Ext3::from(Felt::ONE),
+                    Ext3::from(omega.pow(5)),
+                    Ext3::from(omega.pow(far as u64 + 1)),
+                    Ext3::from(omega),
+                ] {
+                    assert_eq!(
+                        periodic_at(&with_public, &inputs, x),
+                        periodic_at(&materialised, &[], x)
+                    );
+                }
+                let at_last =
+                    periodic_at(&with_public, &inputs, Ext3::from(omega.pow(last as u64)));
+                assert_eq!(at_last[with_public.periodic.len()], Ext3::from(inputs[3]));
             }
-            assert_eq!(
-                periodic_at(&with_public, &inputs, Ext3::from(omega.pow(last as u64)))[2],
-                Ext3::from(inputs[3])
-            );
         }
     }
 
