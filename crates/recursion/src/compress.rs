@@ -230,8 +230,12 @@ pub fn verify_compressed<W: Workload>(
     let context = statement_context(workload);
     let public_inputs = segment_inputs(workload, &record.states().collect::<Vec<_>>());
     let statements = segment_statements(&context, &public_inputs);
+    // Segments of equal AIRs take the first's: a verifier keys each AIR once.
     let children: Vec<Segment<'_, W::Air>> = (airs.iter().zip(&statements))
-        .map(|(air, statement)| Segment::new(air, statement, params))
+        .map(|(air, statement)| {
+            let first = airs.iter().find(|&a| a == air).unwrap_or(air);
+            Segment::new(first, statement, params)
+        })
         .collect();
     let (inner, last) = if inner.is_empty() {
         (Vec::new(), verify_node_record(&children, layer, policy)?)

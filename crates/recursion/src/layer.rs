@@ -588,6 +588,12 @@ impl Child {
     }
 }
 
+/// The key of a child's AIR (`TableAir::key`); an AIR without a quotient shape has none.
+pub(crate) fn child_key<A: Air>(child: &A) -> Result<Digest, LayerError> {
+    let info = TableAir::info(child).map_err(|e| ChildError::from(VerifierError::from(e)))?;
+    Ok(TableAir::key(child, &info))
+}
+
 /// What a layer's verifier builds from the child alone, before it reads the layer's
 /// inputs: the transcript AIR and the messages of the transcript's layout for the child's
 /// shape, that shape, the child's constraint program, its identity AIR on claims of zero
@@ -603,18 +609,19 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
-    /// The frame of a child of `child`'s AIR, `statement` and `child_params`.
+    /// The frame of a child of `child`'s AIR, whose key is `key` ([`child_key`]: a verifier
+    /// keys each child's AIR once), `statement` and `child_params`.
     pub fn of<A: Air>(
         child: &A,
+        key: Digest,
         statement: &SegmentStatement<'_>,
         child_params: &StarkParams,
     ) -> Result<Self, LayerError> {
         if child_params.hash != MerkleHash::Poseidon2 {
             return Err(ChildError::NotPoseidon2.into());
         }
-        let info = TableAir::info(child).map_err(|e| ChildError::from(VerifierError::from(e)))?;
         let TranscriptLayout { steps, messages } =
-            transcript_layout(child, statement, child_params)
+            transcript_layout(child, &key, statement, child_params)
                 .map_err(ChildError::from)?
                 .ok_or(ChildError::NotPoseidon2)?;
         let shape = child_shape(child, child_params).map_err(ChildError::from)?;
@@ -637,7 +644,7 @@ impl Frame {
             shape,
             program,
             identity,
-            key: TableAir::key(child, &info),
+            key,
         })
     }
 
@@ -693,8 +700,9 @@ impl Frame {
         let queries = QueriesAir::new(shape, &positions_of(draws, shape.log_lde))
             .map_err(ChildError::from)?;
 
-        debug_assert!(
-            TableAir::info(child).is_ok_and(|info| TableAir::key(child, &info) == *key),
+        debug_assert_eq!(
+            child_key(child).ok().as_ref(),
+            Some(key),
             "a frame's child has the frame's key"
         );
         let statement_data = keyed_statement_data(key, statement, child_params);

@@ -12,11 +12,13 @@ use ballast_air::Air;
 use ballast_field::Felt;
 use ballast_merkle::Digest;
 use ballast_stark::{
-    Regime, SegmentPosition, SegmentStatement, StarkParams, TableAir, TableStatement,
-    TablesCircuit, TablesRecord, VerifyPolicy,
+    Regime, SegmentPosition, SegmentStatement, StarkParams, TableStatement, TablesCircuit,
+    TablesRecord, VerifyPolicy,
 };
 
-use crate::layer::{Frame, LayerAirs, NodeAirs, layer_of_record, split_inputs, statement_inputs};
+use crate::layer::{
+    Frame, LayerAirs, NodeAirs, child_key, layer_of_record, split_inputs, statement_inputs,
+};
 use crate::{Child, ChildError, IdentityAir, LayerError, LayerProof, LayerRole, QueriesAir};
 
 /// A segment a layer proves about, as its verifier takes it in place of its proof: its AIR,
@@ -180,23 +182,28 @@ pub(crate) fn segment_frames<A: Air>(
     if segments.is_empty() {
         return Err(LayerError::NoChildren);
     }
-    // One segment shares with none: its key is not needed. An AIR without a key (no
-    // quotient shape) shares with none, and its frame says why.
-    let key = |air: &A| Some(TableAir::key(air, &TableAir::info(air).ok()?));
-    let keys: Vec<Option<Digest>> = match segments {
-        [_] => vec![None],
-        _ => segments.iter().map(|s| key(s.air)).collect(),
-    };
-    let alike = |i: usize, j: usize| {
-        keys[i].is_some() && keys[i] == keys[j] && segments[i].alike(&segments[j])
-    };
+    // Each segment's AIR keyed once (segments of one AIR instance share its key): the key
+    // finds alike segments, and their frame holds it.
+    let mut keys: Vec<Digest> = Vec::with_capacity(segments.len());
+    for (i, s) in segments.iter().enumerate() {
+        let key = match segments[..i]
+            .iter()
+            .position(|t| std::ptr::eq(t.air, s.air))
+        {
+            Some(j) => keys[j],
+            None => child_key(s.air).map_err(|e| named(segments, i, e))?,
+        };
+        keys.push(key);
+    }
+    let alike = |i: usize, j: usize| keys[i] == keys[j] && segments[i].alike(&segments[j]);
     let mut frames: Vec<Rc<Frame>> = Vec::with_capacity(segments.len());
     for (i, s) in segments.iter().enumerate() {
         let frame = match (0..i).find(|&j| alike(i, j)) {
             Some(j) => Rc::clone(&frames[j]),
-            None => {
-                Rc::new(Frame::of(s.air, s.statement, s.params).map_err(|e| named(segments, i, e))?)
-            }
+            None => Rc::new(
+                Frame::of(s.air, keys[i], s.statement, s.params)
+                    .map_err(|e| named(segments, i, e))?,
+            ),
         };
         frames.push(frame);
     }

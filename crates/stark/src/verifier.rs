@@ -3,7 +3,7 @@
 use ballast_air::{Air, ConstraintInfo};
 use ballast_field::{Ext3, Felt};
 use ballast_fri::{FriVerifierInput, verify_queries};
-use ballast_merkle::verify_batch;
+use ballast_merkle::{Digest, verify_batch};
 use ballast_ntt::LdePlan;
 use ballast_transcript::{Message, Transcript, TranscriptStep};
 
@@ -110,7 +110,14 @@ pub(crate) fn verify_with_transcript<A: Air>(
             work_done,
             draws,
         },
-    ) = run_transcript(Run::Proof, air, &info, statement, params, proof)?;
+    ) = run_transcript(
+        Run::Proof,
+        air,
+        &air_key(air, &info),
+        statement,
+        params,
+        proof,
+    )?;
 
     // 3 ----- out-of-domain claims must satisfy the constraints
     let ood = &proof.ood;
@@ -221,7 +228,7 @@ pub(crate) struct Challenges {
 fn run_transcript<A: Air>(
     run: Run,
     air: &A,
-    info: &ConstraintInfo,
+    key: &Digest,
     statement: &SegmentStatement<'_>,
     params: &StarkParams,
     proof: &SegmentProof,
@@ -230,7 +237,7 @@ fn run_transcript<A: Air>(
     let log_lde = log_rows + params.log_blowup;
 
     // 0 ----- bind the statement
-    let mut transcript = bind(run, &air_key(air, info), statement, params);
+    let mut transcript = bind(run, key, statement, params);
 
     // 1 ----- trace commitment; α
     let alpha = draw_alpha(&mut transcript, &proof.trace_root);
@@ -299,7 +306,8 @@ impl TranscriptLayout {
     }
 }
 
-/// The permutations and messages of the Poseidon2 transcript of any proof of `air` for
+/// The permutations and messages of the Poseidon2 transcript of any proof of `air`, whose
+/// key is `key` (`TableAir::key`'s: a verifier of several children of one AIR keys it once), for
 /// `statement` made with `params`: what the protocol's order and the proof's shape fix,
 /// each absorbed value taken as zero, on a shape transcript (`None` for Keccak-256). A proof's own
 /// ([`Replay::transcript`], [`Replay::messages`]) differ from these in their data and what
@@ -309,6 +317,7 @@ impl TranscriptLayout {
 /// Parameters `air` cannot be proven with, or public inputs of another count than it takes.
 pub fn transcript_layout<A: Air>(
     air: &A,
+    key: &Digest,
     statement: &SegmentStatement<'_>,
     params: &StarkParams,
 ) -> Result<Option<TranscriptLayout>, VerifierError> {
@@ -326,7 +335,7 @@ pub fn transcript_layout<A: Air>(
         final_poly: zeros(1 << shape.log_final_poly_len),
         ..SegmentProof::default()
     };
-    let (transcript, _) = run_transcript(Run::Shape, air, &info, statement, params, &proof)?;
+    let (transcript, _) = run_transcript(Run::Shape, air, key, statement, params, &proof)?;
     Ok(TranscriptLayout::of(&transcript))
 }
 
@@ -500,8 +509,10 @@ mod tests {
         let (air, public_inputs, proof, _) = counter_proof(&params);
         let segment = counter_segment(&public_inputs);
         let replay = replay(&air, &proof, &segment, &params, &no_floor()).unwrap();
-        let TranscriptLayout { steps, messages } =
-            transcript_layout(&air, &segment, &params).unwrap().unwrap();
+        let key = air_key(&air, &ConstraintInfo::of(&air).unwrap());
+        let TranscriptLayout { steps, messages } = transcript_layout(&air, &key, &segment, &params)
+            .unwrap()
+            .unwrap();
         assert_eq!(Some(messages), replay.messages);
         let proofs = replay.transcript.unwrap();
         assert_eq!(steps.len(), proofs.len());
@@ -521,7 +532,7 @@ mod tests {
             hash: crate::MerkleHash::Keccak256,
             ..params
         };
-        assert_eq!(transcript_layout(&air, &segment, &keccak), Ok(None));
+        assert_eq!(transcript_layout(&air, &key, &segment, &keccak), Ok(None));
     }
 
     /// The weak Fiat–Shamir forgery: with the last row's values outside the transcript, the

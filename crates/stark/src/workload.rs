@@ -22,8 +22,8 @@ pub trait Workload: Clone + Debug + PartialEq + Sync + Sized {
     /// Bytes of [`encode`](Self::encode): fixed, so a proof's length follows from its header.
     const ENCODED_LEN: usize;
 
-    /// One segment's AIR.
-    type Air: Air;
+    /// One segment's AIR. Equal AIRs have one definition (and so one key).
+    type Air: Air + PartialEq;
     /// What one segment hands to the next: the computation's state at a segment boundary.
     type State: Clone + Debug + PartialEq + Send + Sync;
 
