@@ -39,7 +39,7 @@
 //! constraint for constraint.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ballast_air::{
     Air, AirError, ConstraintBuilder, ConstraintInfo, ConstraintProgram, Domain, Frame,
@@ -47,7 +47,7 @@ use ballast_air::{
     SparseColumns, SparseEntry, known_count,
 };
 use ballast_field::{Algebra, Ext3, Felt, RowBlocks};
-use ballast_stark::{OodValues, PeriodicAt};
+use ballast_stark::{LagrangeAt, OodValues, PeriodicAt};
 
 use crate::ext::{Ext, add, ext, scale, sub};
 
@@ -112,7 +112,8 @@ impl OodClaims {
         z: Ext3,
         ood: OodValues,
     ) -> Self {
-        Self::of_periodic(air, &PeriodicAt::of(air, z), public_inputs, alpha, ood)
+        let periodic = PeriodicAt::of(air, &LagrangeAt::new(z));
+        Self::of_periodic(air, &periodic, public_inputs, alpha, ood)
     }
 
     /// [`of`](Self::of), with `air`'s periodic columns at z given (`periodic`, at that z):
@@ -149,8 +150,9 @@ pub struct IdentityAir {
     registers: usize,
     log_rows: usize,
     /// Its periodic columns by their values other than zero: what a verifier reads (their
-    /// values at z, its constraint info's and key's lengths).
-    sparse: SparseColumns,
+    /// values at z, its constraint info's and key's lengths). Shared by its copies with
+    /// other claims ([`with_claims`](Self::with_claims)), whose values at z are its own.
+    sparse: Arc<SparseColumns>,
     /// Its periodic columns written out, for a prover, at the first read.
     periodic: OnceLock<Vec<PeriodicColumn>>,
     /// Its public columns, written when the AIR is built.
@@ -416,12 +418,12 @@ impl IdentityAir {
             parts,
             registers,
             log_rows,
-            sparse: SparseColumns::default(),
+            sparse: Arc::default(),
             periodic: OnceLock::new(),
             public: Vec::new(),
         };
         let steps = identity.steps();
-        identity.sparse = identity.write_periodic(&steps);
+        identity.sparse = Arc::new(identity.write_periodic(&steps));
         identity.public = identity.write_public(&steps);
         identity
     }
@@ -813,7 +815,7 @@ impl Air for IdentityAir {
     }
 
     fn sparse_periodic(&self) -> Option<&SparseColumns> {
-        Some(&self.sparse)
+        Some(&*self.sparse)
     }
 
     /// What `write_periodic` and `write_public` build the columns from: the register count
@@ -1065,6 +1067,9 @@ mod tests {
         assert_eq!(reused.public_inputs(), built.public_inputs());
         assert_ne!(reused.public_inputs(), template.public_inputs());
         assert_eq!(reused.periodic_columns(), built.periodic_columns());
+        // The copy shares its template's sparse columns: a verifier evaluates them once.
+        let sparse = |air: &IdentityAir| std::ptr::from_ref(air.sparse_periodic().unwrap());
+        assert_eq!(sparse(&reused), sparse(&template));
         assert_eq!(reused.public_columns(), built.public_columns());
         let key = |air: &IdentityAir| TableAir::key(air, &TableAir::info(air).unwrap());
         assert_eq!(key(&reused), key(&built));

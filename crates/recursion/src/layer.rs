@@ -162,17 +162,27 @@ pub(crate) fn once_an_instance<'b, T: 'b, V: Clone>(
     airs: impl Iterator<Item = &'b T>,
     f: impl Fn(&T) -> Result<V, LayerError>,
 ) -> Result<Vec<V>, LayerError> {
-    let mut seen: Vec<(&T, V)> = Vec::new();
-    airs.map(
-        |air| match seen.iter().find(|(a, _)| std::ptr::eq(*a, air)) {
+    once_a_key(airs, |air| std::ptr::from_ref(air), f)
+}
+
+/// `f` of each of `airs`, computed once for each `key` (airs of one key share one value).
+pub(crate) fn once_a_key<'b, T: 'b, K: PartialEq, V: Clone>(
+    airs: impl Iterator<Item = &'b T>,
+    key: impl Fn(&T) -> K,
+    f: impl Fn(&T) -> Result<V, LayerError>,
+) -> Result<Vec<V>, LayerError> {
+    let mut seen: Vec<(K, V)> = Vec::new();
+    airs.map(|air| {
+        let k = key(air);
+        match seen.iter().find(|(seen, _)| *seen == k) {
             Some((_, value)) => Ok(value.clone()),
             None => {
                 let value = f(air)?;
-                seen.push((air, value.clone()));
+                seen.push((k, value.clone()));
                 Ok(value)
             }
-        },
-    )
+        }
+    })
     .collect()
 }
 

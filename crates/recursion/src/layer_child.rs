@@ -20,8 +20,8 @@ use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
-    MerkleHash, OodValues, PeriodicAt, SegmentStatement, StarkParams, TablesCircuit, TablesRecord,
-    TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
+    LagrangeAt, MerkleHash, OodValues, PeriodicAt, SegmentStatement, StarkParams, TablesCircuit,
+    TablesRecord, TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
     tables_transcript_layout, tables_trees,
 };
 use ballast_transcript::Message;
@@ -30,7 +30,7 @@ use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
 use crate::identity::{IdentityError, Part, identity_log_rows};
 use crate::layer::{
     ChildPrograms, Frame, LAYER_AIRS, LAYER_CONTEXT, LayerAirs, NodeAirs, layer_of_record,
-    once_an_instance, query_inputs, statement_inputs, tallest_first,
+    once_a_key, query_inputs, statement_inputs, tallest_first,
 };
 use crate::node::{Built, check_segments, segment_airs, segment_frames, with_node_tables};
 use crate::{
@@ -135,18 +135,27 @@ fn joint_identity(
     let absorbed = Absorbed { messages, data };
     let ext = |at: usize| Ext3::new([reads[at], reads[at + 1], reads[at + 2]]);
     let (alpha, z) = (ext(READ_ALPHA), ext(READ_Z));
-    // Every table is at the one z: the periodic columns of alike children's (one instance)
-    // are evaluated once.
+    // Every table is at the one z: the tables share its Lagrange weights, and the periodic
+    // columns of alike children's (one instance, or one identity's sparse columns shared by
+    // its copies: `IdentityAir::with_claims`) are evaluated once.
     fn at_z<'b, A: Air + 'b>(
         airs: impl Iterator<Item = &'b A>,
-        z: Ext3,
+        at: &LagrangeAt,
     ) -> Result<Vec<Rc<PeriodicAt>>, LayerError> {
-        once_an_instance(airs, |air| Ok(Rc::new(PeriodicAt::of(air, z))))
+        let definition = |air: &A| {
+            let sparse = air.sparse_periodic().filter(|s| s.count() > 0);
+            let source = sparse.map_or(std::ptr::from_ref(air).cast::<()>(), |s| {
+                std::ptr::from_ref(s).cast()
+            });
+            (source, air.log_rows())
+        };
+        once_a_key(airs, definition, |air| Ok(Rc::new(PeriodicAt::of(air, at))))
     }
+    let at = LagrangeAt::new(z);
     let periodic = [
-        at_z(inner.0.iter().map(|c| c.transcript), z)?,
-        at_z(inner.0.iter().map(|c| c.identity), z)?,
-        at_z(inner.0.iter().map(|c| c.queries), z)?,
+        at_z(inner.0.iter().map(|c| c.transcript), &at)?,
+        at_z(inner.0.iter().map(|c| c.identity), &at)?,
+        at_z(inner.0.iter().map(|c| c.queries), &at)?,
     ];
     let heights = inner.heights();
     let order = tallest_first(0..heights.len(), &heights);

@@ -47,7 +47,7 @@ pub use params::{
     LOG_BLOWUP_RANGE, MAX_LOG_ROWS, MAX_POW_BITS, MAX_QUERIES, ParamsError, StarkParams,
     check_range,
 };
-pub use periodic::{PeriodicAt, periodic_at};
+pub use periodic::{LagrangeAt, PeriodicAt, periodic_at};
 pub use policy::{DEFAULT_MAX_PROOF_BYTES, DEFAULT_MIN_SECURITY_BITS, VerifyPolicy};
 pub use proof::{Proof, QueryOpenings, SegmentProof, air_geometry, geometry, statement_context};
 pub use protocol::{

@@ -6,7 +6,9 @@
 //! has (ω^i)^(n/p) = ω_p^(i mod p), so the column is P(x) = p̃(x^(n/p)) where p̃ (degree < p)
 //! interpolates v on ⟨ω_p⟩. P has degree (p − 1)·n/p < n, like a trace column.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use ballast_air::{Air, PeriodicColumn, PublicColumn, SparseColumns};
 use ballast_field::{Ext3, Felt, inverse_differences};
@@ -16,7 +18,47 @@ use ballast_ntt::{LdePlan, Twiddles, bit_reverse, dif};
 /// `public_inputs`: the values its verifier evaluates the constraints with at the
 /// out-of-domain point ([`Frame::periodic`](ballast_air::Frame)'s).
 pub fn periodic_at<A: Air>(air: &A, public_inputs: &[Felt], z: Ext3) -> Vec<Ext3> {
-    PeriodicAt::of(air, z).with_public(air, public_inputs)
+    PeriodicAt::of(air, &LagrangeAt::new(z)).with_public(air, public_inputs)
+}
+
+/// The Lagrange weights of the subgroups ⟨ω_p⟩ at the powers of one point z, each computed
+/// once: what the tables evaluated at z share (a tables proof's, a layer's children's). A
+/// table of n rows evaluates its columns of period p at z^(n/p), so the weights of p at
+/// z^e are every (P/p)-th term of those of a larger P at z^e, where those are at hand.
+pub struct LagrangeAt {
+    z: Ext3,
+    /// The weights of ⟨ω_p⟩ at z^e, by (e, p).
+    weights: RefCell<BTreeMap<(u64, usize), Rc<Weights>>>,
+}
+
+impl LagrangeAt {
+    /// No weights yet, at `z`.
+    pub fn new(z: Ext3) -> Self {
+        Self {
+            z,
+            weights: RefCell::default(),
+        }
+    }
+
+    /// The point.
+    pub fn z(&self) -> Ext3 {
+        self.z
+    }
+
+    /// The weights of ⟨ω_p⟩ at z^`e`.
+    fn weights(&self, e: u64, p: usize) -> Rc<Weights> {
+        if let Some(weights) = self.weights.borrow().get(&(e, p)) {
+            return Rc::clone(weights);
+        }
+        let w = self.z.pow(e);
+        let larger = (self.weights.borrow().range((e, p + 1)..=(e, usize::MAX)))
+            .find_map(|(&(_, big), weights)| weights.subgroup(w, big, p));
+        let weights = Rc::new(larger.unwrap_or_else(|| Weights::at(w, p)));
+        self.weights
+            .borrow_mut()
+            .insert((e, p), Rc::clone(&weights));
+        weights
+    }
 }
 
 /// An AIR's periodic columns at a point: what its tables of any public inputs share (a
@@ -26,16 +68,16 @@ pub struct PeriodicAt {
     values: Vec<Ext3>,
     /// The weights of every row at `z`, where a periodic column of the table's length had
     /// them computed: its public columns read them.
-    rows: Option<Weights>,
+    rows: Option<Rc<Weights>>,
 }
 
 impl PeriodicAt {
-    /// Each of `air`'s periodic columns at `z`.
-    pub fn of<A: Air>(air: &A, z: Ext3) -> Self {
+    /// Each of `air`'s periodic columns at the point of `at`, whose weights it reads.
+    pub fn of<A: Air>(air: &A, at: &LagrangeAt) -> Self {
         let log_rows = air.log_rows();
         // The weights of a period p: p̃ at z^(n/p).
-        let weights_of = |p: usize| Weights::at(z.pow((1u64 << log_rows) / p as u64), p);
-        let mut weights: BTreeMap<usize, Weights> = BTreeMap::new();
+        let weights_of = |p: usize| at.weights((1u64 << log_rows) / p as u64, p);
+        let mut weights: BTreeMap<usize, Rc<Weights>> = BTreeMap::new();
         let values = match air.sparse_periodic() {
             Some(sparse) if sparse.count() > 0 => {
                 let p = sparse.rows();
@@ -49,7 +91,11 @@ impl PeriodicAt {
                 .collect(),
         };
         let rows = weights.remove(&(1 << log_rows));
-        Self { z, values, rows }
+        Self {
+            z: at.z(),
+            values,
+            rows,
+        }
     }
 
     /// The point they are at.
@@ -65,7 +111,7 @@ impl PeriodicAt {
             public_inputs,
             air.log_rows(),
             self.z,
-            self.rows.as_ref(),
+            self.rows.as_deref(),
         );
         [self.values.as_slice(), &public].concat()
     }
@@ -162,6 +208,19 @@ enum Weights {
 }
 
 impl Weights {
+    /// Those of ⟨ω_p⟩ at `w`, from these of ⟨ω_big⟩ at `w` (p divides big): every
+    /// (big/p)-th term, for ω_p = ω_big^(big/p); none where `w` is a point of ⟨ω_big⟩.
+    fn subgroup(&self, w: Ext3, big: usize, p: usize) -> Option<Self> {
+        let Self::Barycentric { terms, .. } = self else {
+            return None;
+        };
+        let p64 = p as u64;
+        Some(Self::Barycentric {
+            scale: (w.pow(p64) - Ext3::ONE).scale(Felt::new(p64).inverse()),
+            terms: terms.iter().step_by(big / p).copied().collect(),
+        })
+    }
+
     fn at(w: Ext3, p: usize) -> Self {
         let omega = Felt::two_adic_root(p.trailing_zeros() as usize);
         let points: Vec<Felt> = std::iter::successors(Some(Felt::ONE), |&x| Some(x * omega))
@@ -388,6 +447,43 @@ mod tests {
             let coeffs: Vec<Ext3> = coeffs.iter().map(|&c| Ext3::from(c)).collect();
             let w = z.pow(64 / coeffs.len() as u64);
             assert_eq!(value, evaluate_poly(&coeffs, w), "column {k}");
+        }
+    }
+
+    #[test]
+    fn tables_at_one_point_share_its_weights_and_evaluate_as_alone() {
+        // A table of 2^6 rows, then one of 2^4 whose full-length columns read every 4th of
+        // its weights, a column of period 4 at z^4, and a public column; at a point off
+        // every subgroup, and at a row of the taller table only (its weights a point's).
+        let column = |len: u64, salt: u64| PeriodicColumn {
+            values: (0..len).map(|i| Felt::new(i * i * 7 + salt)).collect(),
+        };
+        let tall = periodic(6, vec![column(64, 1), column(8, 2)]);
+        let short = Columns {
+            public: vec![PublicColumn {
+                cells: vec![PublicCell { row: 3, input: 0 }],
+            }],
+            inputs: 1,
+            ..periodic(4, vec![column(16, 3), column(4, 4), column(16, 5)])
+        };
+        let inputs = [Felt::new(99)];
+        let omega = Ext3::from(Felt::two_adic_root(6));
+        for z in [
+            Ext3::new([Felt::new(5), Felt::new(7), Felt::new(11)]),
+            omega,
+        ] {
+            let at = LagrangeAt::new(z);
+            let shared = [
+                PeriodicAt::of(&tall, &at).with_public(&tall, &[]),
+                PeriodicAt::of(&short, &at).with_public(&short, &inputs),
+            ];
+            assert_eq!(
+                at.weights.borrow().len(),
+                4,
+                "(1, 64), (8, 8), (1, 16), (4, 4)"
+            );
+            let alone = [periodic_at(&tall, &[], z), periodic_at(&short, &inputs, z)];
+            assert_eq!(shared, alone);
         }
     }
 

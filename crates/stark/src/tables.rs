@@ -25,7 +25,7 @@ use thiserror::Error;
 use crate::backend::quotient_columns;
 use crate::deep::{DeepSum, height_deep_coefficients};
 use crate::ood::raw_at;
-use crate::periodic::{PeriodicPolys, periodic_at};
+use crate::periodic::{LagrangeAt, PeriodicAt, PeriodicPolys};
 use crate::proof::segment_geometry;
 use crate::protocol::{
     Run, absorb_pow_nonce, air_key, bind_tables, distinct, draw_alpha, draw_gamma, draw_ood_point,
@@ -70,14 +70,15 @@ pub trait TableAir: Sync {
         public_inputs: &[Felt],
         geometry: &Geometry,
     ) -> Vec<Ext3>;
-    /// Whether `claims` satisfy its constraints at z, combined with α's powers.
+    /// Whether `claims` satisfy its constraints at the point of `at` (whose weights the
+    /// tables at that point share), combined with α's powers.
     fn ood_holds(
         &self,
         info: &ConstraintInfo,
         alpha: Ext3,
         claims: &OodValues,
         public_inputs: &[Felt],
-        z: Ext3,
+        at: &LagrangeAt,
     ) -> bool;
     /// Its trace checked row by row, naming the first failure.
     ///
@@ -127,10 +128,10 @@ impl<A: Air> TableAir for A {
         alpha: Ext3,
         claims: &OodValues,
         public_inputs: &[Felt],
-        z: Ext3,
+        at: &LagrangeAt,
     ) -> bool {
         let composition = Composition::new(info, alpha);
-        let periodic = periodic_at(self, public_inputs, z);
+        let periodic = PeriodicAt::of(self, at).with_public(self, public_inputs);
         ood_identity_holds(
             self,
             info,
@@ -138,7 +139,7 @@ impl<A: Air> TableAir for A {
             claims,
             &periodic,
             public_inputs,
-            z,
+            at.z(),
         )
     }
     fn check(&self, trace: &RowBlocks, public_inputs: &[Felt]) -> Result<(), AirError> {
@@ -533,6 +534,7 @@ pub fn prove_tables(
 
     // 3 ----- every table's out-of-domain claims, checked; γ
     let mut ood = Vec::with_capacity(tables.len());
+    let at = LagrangeAt::new(z);
     for (k, table) in tables.iter().enumerate() {
         let omega = Ext3::from(Felt::two_adic_root(shapes.geometries[k].log_rows));
         let claims = OodValues {
@@ -543,7 +545,7 @@ pub fn prove_tables(
         let info = &shapes.infos[k];
         if !table
             .air
-            .ood_holds(info, alpha, &claims, table.public_inputs, z)
+            .ood_holds(info, alpha, &claims, table.public_inputs, &at)
         {
             let trace = plans[k].evaluations(&trace_polys[k]);
             table.air.check(&trace, table.public_inputs)?;
@@ -707,11 +709,12 @@ pub fn replay_tables(
     )?;
 
     // Every table's claims against its constraints, the work, the positions
+    let at = LagrangeAt::new(z);
     for (k, table) in tables.iter().enumerate() {
         let (info, claims) = (&shapes.infos[k], &proof.ood[k]);
         if !table
             .air
-            .ood_holds(info, alpha, claims, table.public_inputs, z)
+            .ood_holds(info, alpha, claims, table.public_inputs, &at)
         {
             return Err(TablesError::OodMismatch { table: k });
         }
