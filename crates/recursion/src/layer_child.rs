@@ -471,9 +471,18 @@ impl LayerFrame {
             built.iter().map(|(i, _)| i.public_inputs()).collect();
         let inner_inputs = statement_inputs(&inner_inputs, &identity_inputs, &inner_query_inputs);
         let inner_tables = inner.tables(&inner_inputs);
-        let inner_airs: Vec<_> = inner_tables.iter().map(|t| t.air).collect();
+        // Its circuit is the frame's: the tables' definitions do not depend on their values.
+        debug_assert_eq!(
+            TablesCircuit::of(
+                &inner_tables.iter().map(|t| t.air).collect::<Vec<_>>(),
+                &self.params
+            )
+            .as_ref(),
+            Ok(&self.circuit),
+            "the frame's circuit"
+        );
         policy
-            .check_tables(&TablesCircuit::of(&inner_airs, &self.params)?)
+            .check_tables(&self.circuit)
             .map_err(ChildError::from)?;
 
         // Its verifier's transcript: its statement's data are those tables' (each key, the

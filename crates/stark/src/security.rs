@@ -475,17 +475,19 @@ impl TablesCircuit {
     /// No tables, tables not tallest first, parameters an AIR cannot use, or a
     /// malformed AIR.
     pub fn of(airs: &[&dyn TableAir], params: &StarkParams) -> Result<Self, ParamsError> {
-        let tables: Vec<Circuit> = airs
-            .iter()
-            .map(|air| {
-                let info = air.info()?;
-                Ok(Circuit::of_shape(
-                    &info,
-                    &air.geometry(&info, params)?,
-                    params,
-                ))
-            })
-            .collect::<Result<_, ParamsError>>()?;
+        let mut tables: Vec<Circuit> = Vec::with_capacity(airs.len());
+        for (k, &air) in airs.iter().enumerate() {
+            // Tables of one AIR instance (a node's alike children's) share its circuit.
+            let same = |&other: &&dyn TableAir| std::ptr::addr_eq(other, air);
+            let circuit = match airs[..k].iter().position(same) {
+                Some(j) => tables[j].clone(),
+                None => {
+                    let info = air.info()?;
+                    Circuit::of_shape(&info, &air.geometry(&info, params)?, params)
+                }
+            };
+            tables.push(circuit);
+        }
         if tables.is_empty() || tables.windows(2).any(|w| w[0].log_rows < w[1].log_rows) {
             return Err(ParamsError::TablesOrder);
         }

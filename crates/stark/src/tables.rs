@@ -250,10 +250,15 @@ impl Shapes {
     /// Tables out of order, another number of public inputs than an AIR reads, or
     /// parameters an AIR cannot be proven with.
     pub fn of(tables: &[TableStatement<'_>], params: &StarkParams) -> Result<Self, TablesError> {
-        let mut infos = Vec::with_capacity(tables.len());
+        let mut infos: Vec<ConstraintInfo> = Vec::with_capacity(tables.len());
         let mut geometries = Vec::with_capacity(tables.len());
-        for table in tables {
-            let info = table.air.info()?;
+        for (k, table) in tables.iter().enumerate() {
+            // Tables of one AIR instance (a node's alike children's) share its info.
+            let same = |other: &TableStatement<'_>| std::ptr::addr_eq(other.air, table.air);
+            let info = match tables[..k].iter().position(same) {
+                Some(j) => infos[j].clone(),
+                None => table.air.info()?,
+            };
             geometries.push(table.air.geometry(&info, params)?);
             if table.public_inputs.len() != table.air.public_input_count() {
                 return Err(TablesError::Shape {
