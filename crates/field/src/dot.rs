@@ -4,7 +4,10 @@
 //! separately and folded back at the end with 2^128 ≡ −2^32 (mod p). The result equals the
 //! term-by-term sum exactly.
 
+use ballast_cpu::Kernels;
+
 use crate::felt::reduce128;
+use crate::packed::{self, Halves, Kernel, PackedField, ProductSum};
 use crate::{BLOCK_ROWS, Ext3, Felt};
 
 /// A 192-bit accumulator: a 128-bit sum and the count of its overflows.
@@ -27,6 +30,56 @@ impl Wide {
         // 2^128 ≡ −2^32 (mod p).
         let low = Felt::new(reduce128(self.low));
         low - Felt::new(self.overflows) * Felt::new(1 << 32)
+    }
+}
+
+/// Σ a_i·b_i of base-field elements (at most 2^30 a SIMD lane: [`ProductSum`]), on the
+/// process's CPU path.
+///
+/// # Panics
+/// If the slices differ in length.
+pub fn dot_base(a: &[Felt], b: &[Felt]) -> Felt {
+    dot_base_on(Kernels::active(), a, b)
+}
+
+/// [`dot_base`] on the path `kernels` names: the same sum on every path.
+///
+/// # Panics
+/// If the slices differ in length.
+pub fn dot_base_on(kernels: Kernels, a: &[Felt], b: &[Felt]) -> Felt {
+    assert_eq!(a.len(), b.len(), "dot product of unequal lengths");
+    packed::run(kernels, LaneDot(a, b)).unwrap_or_else(|| scalar_dot(a, b))
+}
+
+/// Σ a_i·b_i, one product at a time into one wide sum.
+fn scalar_dot(a: &[Felt], b: &[Felt]) -> Felt {
+    let mut acc = Wide::default();
+    for (x, y) in a.iter().zip(b) {
+        acc.add_product(x.as_u64(), y.as_u64());
+    }
+    acc.reduce()
+}
+
+/// [`dot_base`] a register of products at a time, the rest one at a time.
+struct LaneDot<'a>(&'a [Felt], &'a [Felt]);
+
+impl Kernel for LaneDot<'_> {
+    type Output = Felt;
+
+    #[inline(always)]
+    fn run<P: PackedField>(self, token: P::Token) -> Felt {
+        let Self(a, b) = self;
+        let whole = a.len() - a.len() % P::LANES;
+        let mut sum = ProductSum::<P>::zero(token);
+        let (a_registers, b_registers) = (
+            a[..whole].chunks_exact(P::LANES),
+            b[..whole].chunks_exact(P::LANES),
+        );
+        for (x, y) in a_registers.zip(b_registers) {
+            sum.add(Halves::of(P::load(token, x)), Halves::of(P::load(token, y)));
+        }
+        let lanes = sum.sum().as_ref().iter().fold(Felt::ZERO, |s, &v| s + v);
+        lanes + scalar_dot(&a[whole..], &b[whole..])
     }
 }
 
@@ -103,6 +156,11 @@ mod tests {
                 .collect();
             let naive = c.iter().zip(&b).fold(Ext3::ZERO, |s, (&x, &y)| s + x.scale(y));
             prop_assert_eq!(dot_ext_base(&c, &b), naive);
+            let a: Vec<Felt> = values.iter().map(|v| Felt::new(v[0])).collect();
+            let naive = a.iter().zip(&b).fold(Felt::ZERO, |s, (&x, &y)| s + x * y);
+            for kernels in Kernels::supported() {
+                prop_assert_eq!(dot_base_on(kernels, &a, &b), naive, "{} path", kernels.path());
+            }
         }
     }
 

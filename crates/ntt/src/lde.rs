@@ -9,7 +9,7 @@
 //! applying the forward DIT evaluates T on g·ζ^v·H in natural order of u, which lands at
 //! positions u·B + v. That is B size-n transforms instead of one of size n·B.
 
-use ballast_field::{Felt, RowBlocks};
+use ballast_field::{Felt, RowBlocks, dot_base};
 use rayon::prelude::*;
 
 use ballast_cpu::Kernels;
@@ -250,10 +250,7 @@ impl LdePlan {
         raw.par_iter()
             .map(|column| {
                 assert_eq!(column.len(), powers.len(), "a column of 2^{}", self.log_n);
-                column
-                    .iter()
-                    .zip(&powers)
-                    .fold(Felt::ZERO, |sum, (&c, &p)| sum + c * p)
+                dot_base(column, &powers)
             })
             .collect()
     }
@@ -298,10 +295,7 @@ impl LdePlan {
                 let folded: Vec<Felt> = (0..1usize << log_count)
                     .map(|r| {
                         let run = &column[bit_reverse(r, log_count) << log_run..][..1 << log_run];
-                        let b = run
-                            .iter()
-                            .zip(&powers)
-                            .fold(Felt::ZERO, |s, (&a, &p)| s + a * p);
+                        let b = dot_base(run, &powers);
                         let term = b * scale;
                         scale *= c;
                         term
