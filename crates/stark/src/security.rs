@@ -480,7 +480,7 @@ impl TablesCircuit {
             // Tables of one AIR instance (a node's alike children's) share its circuit.
             let same = |&other: &&dyn TableAir| std::ptr::addr_eq(other, air);
             let circuit = match airs[..k].iter().position(same) {
-                Some(j) => tables[j].clone(),
+                Some(j) => tables[j],
                 None => {
                     let info = air.info()?;
                     Circuit::of_shape(&info, &air.geometry(&info, params)?, params)
