@@ -33,8 +33,8 @@ impl Wide {
     }
 }
 
-/// Σ a_i·b_i of base-field elements (at most 2^30 a SIMD lane: [`ProductSum`]), on the
-/// process's CPU path.
+/// Σ a_i·b_i of base-field elements (at most 2^30 products a SIMD lane: [`ProductSum`]),
+/// on the process's CPU path.
 ///
 /// # Panics
 /// If the slices differ in length.

@@ -144,10 +144,11 @@ fn joint_identity(
     ) -> Result<Vec<Rc<PeriodicAt>>, LayerError> {
         let definition = |air: &A| {
             let sparse = air.sparse_periodic().filter(|s| s.count() > 0);
-            let source = sparse.map_or(std::ptr::from_ref(air).cast::<()>(), |s| {
-                std::ptr::from_ref(s).cast()
-            });
-            (source, air.log_rows())
+            (
+                sparse.map(std::ptr::from_ref),
+                sparse.is_none().then_some(std::ptr::from_ref(air)),
+                air.log_rows(),
+            )
         };
         once_a_key(airs, definition, |air| Ok(Rc::new(PeriodicAt::of(air, at))))
     }

@@ -478,7 +478,7 @@ impl TablesCircuit {
         let mut tables: Vec<Circuit> = Vec::with_capacity(airs.len());
         for (k, &air) in airs.iter().enumerate() {
             // Tables of one AIR instance (a node's alike children's) share its circuit.
-            let same = |&other: &&dyn TableAir| std::ptr::addr_eq(other, air);
+            let same = |&other: &&dyn TableAir| std::ptr::eq(other, air);
             let circuit = match airs[..k].iter().position(same) {
                 Some(j) => tables[j],
                 None => {

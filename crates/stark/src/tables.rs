@@ -254,7 +254,7 @@ impl Shapes {
         let mut geometries = Vec::with_capacity(tables.len());
         for (k, table) in tables.iter().enumerate() {
             // Tables of one AIR instance (a node's alike children's) share its info.
-            let same = |other: &TableStatement<'_>| std::ptr::addr_eq(other.air, table.air);
+            let same = |other: &TableStatement<'_>| std::ptr::eq(other.air, table.air);
             let info = match tables[..k].iter().position(same) {
                 Some(j) => infos[j].clone(),
                 None => table.air.info()?,
