@@ -101,6 +101,17 @@ pub struct OodClaims {
 }
 
 impl OodClaims {
+    /// Each list's name and length, in the order of the fields.
+    fn lengths(&self) -> [(&'static str, usize); 5] {
+        [
+            ("trace values at z", self.trace_z.len()),
+            ("trace values at zω", self.trace_zw.len()),
+            ("periodic values at z", self.periodic_z.len()),
+            ("public inputs", self.public_inputs.len()),
+            ("quotient values at z", self.quotient_z.len()),
+        ]
+    }
+
     /// The claims of a proof of `air` whose public inputs are `public_inputs`, whose
     /// transcript drew `alpha` and `z` and which claims `ood` there: the one construction of
     /// a layer's prover (from the child's proof) and its verifier (from what the transcript
@@ -174,6 +185,22 @@ pub(crate) struct Part {
     inputs: usize,
 }
 
+/// Refuses, by name, the first of the claims' lists (`got`: name and length) whose length
+/// is not `expected`'s.
+fn check_lengths<const N: usize>(
+    expected: [usize; N],
+    got: [(&'static str, usize); N],
+) -> Result<(), IdentityError> {
+    match expected.into_iter().zip(got).find(|(e, (_, g))| e != g) {
+        Some((expected, (what, got))) => Err(IdentityError::Shape {
+            what,
+            expected,
+            got,
+        }),
+        None => Ok(()),
+    }
+}
+
 impl Part {
     /// The part of a proof of `air`, its constraints compiled to `program`, whose
     /// out-of-domain values are `claims`, placed at row 0.
@@ -185,36 +212,16 @@ impl Part {
         program: ConstraintProgram,
         claims: OodClaims,
     ) -> Result<Self, IdentityError> {
-        for (what, expected, got) in [
-            ("trace values at z", air.width(), claims.trace_z.len()),
-            ("trace values at zω", air.width(), claims.trace_zw.len()),
-            (
-                "periodic values at z",
-                known_count(air),
-                claims.periodic_z.len(),
-            ),
-            (
-                "public inputs",
-                air.num_public_inputs(),
-                claims.public_inputs.len(),
-            ),
-        ] {
-            if expected != got {
-                return Err(IdentityError::Shape {
-                    what,
-                    expected,
-                    got,
-                });
-            }
-        }
+        let [trace_z, trace_zw, periodic_z, public_inputs, quotient_z] = claims.lengths();
+        let own = [
+            air.width(),
+            air.width(),
+            known_count(air),
+            air.num_public_inputs(),
+        ];
+        check_lengths(own, [trace_z, trace_zw, periodic_z, public_inputs])?;
         let chunks = 1usize << ConstraintInfo::of(air)?.log_quotient_chunks;
-        if claims.quotient_z.len() != Ext3::DEGREE * chunks {
-            return Err(IdentityError::Shape {
-                what: "quotient values at z",
-                expected: Ext3::DEGREE * chunks,
-                got: claims.quotient_z.len(),
-            });
-        }
+        check_lengths([Ext3::DEGREE * chunks], [quotient_z])?;
         let mut asserted = 0u32;
         for instruction in program.instructions() {
             if let Instruction::Assert { index, .. } = *instruction {
@@ -303,38 +310,8 @@ impl IdentityAir {
                 got: self.parts.len(),
             });
         };
-        let own = &part.claims;
-        for (what, expected, got) in [
-            ("trace values at z", own.trace_z.len(), claims.trace_z.len()),
-            (
-                "trace values at zω",
-                own.trace_zw.len(),
-                claims.trace_zw.len(),
-            ),
-            (
-                "periodic values at z",
-                own.periodic_z.len(),
-                claims.periodic_z.len(),
-            ),
-            (
-                "public inputs",
-                own.public_inputs.len(),
-                claims.public_inputs.len(),
-            ),
-            (
-                "quotient values at z",
-                own.quotient_z.len(),
-                claims.quotient_z.len(),
-            ),
-        ] {
-            if expected != got {
-                return Err(IdentityError::Shape {
-                    what,
-                    expected,
-                    got,
-                });
-            }
-        }
+        let own = part.claims.lengths().map(|(_, length)| length);
+        check_lengths(own, claims.lengths())?;
         let mut identity = self.clone();
         identity.parts[0].claims = claims;
         Ok(identity)

@@ -223,17 +223,17 @@ const KEY_CHUNK_BYTES: usize = 1024;
 /// side on `kernels`' lanes, where one message of the whole definition (up to a few hundred
 /// kilobytes for a layer's AIRs) would be one sponge on one lane.
 fn definition_digest(kernels: Kernels, definition: &[u8]) -> Digest {
-    let chunks = definition.len().div_ceil(KEY_CHUNK_BYTES);
-    let mut padded = definition.to_vec();
-    padded.resize(chunks * KEY_CHUNK_BYTES, 0);
-    let mut digests = vec![[0; 32]; chunks];
-    keccak256_many(
-        kernels,
-        HashDomain::AirKeyChunk,
-        &padded,
-        KEY_CHUNK_BYTES,
-        &mut digests,
-    );
+    // The whole chunks hashed where they lie; only the last, partial one is copied to pad.
+    let (whole, tail) = definition.split_at(definition.len() / KEY_CHUNK_BYTES * KEY_CHUNK_BYTES);
+    let mut last = [0; KEY_CHUNK_BYTES];
+    last[..tail.len()].copy_from_slice(tail);
+    let full = whole.len() / KEY_CHUNK_BYTES;
+    let mut digests = vec![[0; 32]; full + usize::from(!tail.is_empty())];
+    let (whole_digests, last_digest) = digests.split_at_mut(full);
+    let chunk = HashDomain::AirKeyChunk;
+    keccak256_many(kernels, chunk, whole, KEY_CHUNK_BYTES, whole_digests);
+    let last = &last[..KEY_CHUNK_BYTES * last_digest.len()];
+    keccak256_many(kernels, chunk, last, KEY_CHUNK_BYTES, last_digest);
     let length = (definition.len() as u64).to_le_bytes();
     keccak256_concat(HashDomain::AirKey, &[&length, digests.as_flattened()])
 }
