@@ -44,16 +44,38 @@ impl RowBlocks {
     /// # Panics
     /// If `rows.len()` is not a multiple of `width`, or `width` is zero.
     pub fn from_rows(width: usize, rows: &[Felt]) -> Self {
+        Self::from_row_vec(width, rows.to_vec())
+    }
+
+    /// A table from its rows, laid one after another in `rows` (`width` values each), in
+    /// `rows`' own allocation: each block's rows are laid column after column where they
+    /// lie, so a trace built row by row costs no second copy.
+    ///
+    /// # Panics
+    /// If `rows.len()` is not a multiple of `width`, or `width` is zero.
+    pub fn from_row_vec(width: usize, mut rows: Vec<Felt>) -> Self {
         assert!(
             width > 0 && rows.len().is_multiple_of(width),
             "rows of unequal length"
         );
         let height = rows.len() / width;
-        let mut table = Self::zeroed(width, height, height);
-        for (r, row) in rows.chunks_exact(width).enumerate() {
-            table.write_row(r, row);
+        let len = BLOCK_ROWS * width;
+        rows.resize(height.div_ceil(BLOCK_ROWS) * len, Felt::ZERO);
+        rows.par_chunks_mut(len)
+            .for_each_init(Vec::new, |block_rows: &mut Vec<Felt>, block| {
+                block_rows.clear();
+                block_rows.extend_from_slice(block);
+                for (r, row) in block_rows.chunks_exact(width).enumerate() {
+                    for (slot, &value) in block[r..].iter_mut().step_by(BLOCK_ROWS).zip(row) {
+                        *slot = value;
+                    }
+                }
+            });
+        Self {
+            width,
+            height,
+            data: rows,
         }
-        table
     }
 
     /// A table from its columns.
@@ -530,6 +552,12 @@ mod tests {
             for (c, column) in columns.iter().enumerate() {
                 assert_eq!(&table.column(c), column);
             }
+            // The rows laid one after another give the same blocks, padding included.
+            let rows: Vec<Felt> = (0..height).flat_map(|r| table.row(r)).collect();
+            assert_eq!(
+                RowBlocks::from_row_vec(width, rows).as_slice(),
+                table.as_slice()
+            );
             // Block b holds column c's rows 8b.. contiguously.
             let b = (height - 1) / BLOCK_ROWS;
             let block = table.block(b);

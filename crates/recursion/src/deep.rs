@@ -472,7 +472,7 @@ impl DeepAir {
                 }
             }
         }
-        Ok(RowBlocks::from_rows(width, &table))
+        Ok(RowBlocks::from_row_vec(width, table))
     }
 
     /// Where the trees' leaves and paths lie in a block.

@@ -595,7 +595,7 @@ impl IdentityAir {
                 (power, sums, part) = (Ext3::ONE, [Ext3::ZERO; Domain::COUNT], part + 1);
             }
         }
-        Ok(RowBlocks::from_rows(width, &table))
+        Ok(RowBlocks::from_row_vec(width, table))
     }
 
     /// The grid its registers' selectors address.

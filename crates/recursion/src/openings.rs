@@ -511,7 +511,7 @@ impl OpeningsAir {
                 input[DIGEST_ELEMENTS..RATE].copy_from_slice(&chained(position));
                 permute(input, idle);
             });
-        Ok(RowBlocks::from_rows(width, &table))
+        Ok(RowBlocks::from_row_vec(width, table))
     }
 
     /// Tree `tree`'s openings from its batch opening (`nodes`) against `root` of `rows`:

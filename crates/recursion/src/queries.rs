@@ -450,7 +450,7 @@ impl QueriesAir {
             rows[self.final_row][powers_at..powers_at + self.final_len - 1]
                 .copy_from_slice(&powers[1..]);
         }
-        Ok(RowBlocks::from_rows(width, &table))
+        Ok(RowBlocks::from_row_vec(width, table))
     }
 
     /// The point on round `round`'s rows from its fold row to its path's end, for

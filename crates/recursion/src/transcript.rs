@@ -282,7 +282,7 @@ impl TranscriptAir {
                 saved = outputs[k];
             }
         }
-        Ok(RowBlocks::from_rows(width, &table))
+        Ok(RowBlocks::from_row_vec(width, table))
     }
 
     /// The public inputs: what the transcript's own squeezes read, in order (α, z, γ, each

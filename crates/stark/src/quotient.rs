@@ -248,7 +248,7 @@ mod tests {
             let rows: Vec<Felt> = (0..1usize << log_rows)
                 .flat_map(|u| lde.row(((u << log_chunks) + v) * stride))
                 .collect();
-            let rows = RowBlocks::from_rows(lde.width(), &rows);
+            let rows = RowBlocks::from_row_vec(lde.width(), rows);
             let input = (&air, &rows, &public[..], &periodic[..]);
             for kernels in Kernels::supported() {
                 let got = composition.evaluate_on(kernels, input, &one_coset(&plan, v));
