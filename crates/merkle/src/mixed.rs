@@ -192,9 +192,10 @@ impl MixedTree {
         })
     }
 
-    /// The tree [`commit`](Self::commit) makes of tables extended 2^`log_cosets`-fold, built
-    /// a coset at a time, keeping no level below depth `pruned`: `coset(v)` gives each
-    /// table's rows v, v + 2^`log_cosets`, … (its extension's coset v, natural order). In
+    /// The tree [`commit`](Self::commit) makes of tables, built a coset at a time, keeping
+    /// no level below depth `pruned`: `coset(v)` gives each table's rows v,
+    /// v + 2^`log_cosets`, … in order (of a table extended 2^`log_cosets`-fold, its
+    /// extension's coset v; of one extended fewer times, a part of a coset). In
     /// bit-reversed order those rows are one run of leaves, under one subtree in which every
     /// shorter table joins, so each coset's subtree is a mixed tree of its own and only its
     /// digests from depth `pruned` up are kept; [`open_batch`](Self::open_batch) is given
@@ -585,7 +586,7 @@ mod tests {
             .step_by(1 << log_cosets)
             .flat_map(|r| table.row(r))
             .collect();
-        RowBlocks::from_rows(table.width(), &rows)
+        RowBlocks::from_row_vec(table.width(), rows)
     }
 
     #[test]

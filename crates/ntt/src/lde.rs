@@ -9,7 +9,7 @@
 //! applying the forward DIT evaluates T on g·ζ^v·H in natural order of u, which lands at
 //! positions u·B + v. That is B size-n transforms instead of one of size n·B.
 
-use ballast_field::{Felt, RowBlocks, dot_base};
+use ballast_field::{ColumnMajor, Felt, RowBlocks, dot_base};
 use rayon::prelude::*;
 
 use ballast_cpu::Kernels;
@@ -162,7 +162,7 @@ impl LdePlan {
     ///
     /// # Panics
     /// If the table's height is not 2^`log_n`.
-    pub fn raw_columns(&self, table: &RowBlocks) -> Vec<Vec<Felt>> {
+    pub fn raw_columns(&self, table: &RowBlocks) -> ColumnMajor {
         assert_eq!(
             table.height(),
             1 << self.log_n,
@@ -170,14 +170,14 @@ impl LdePlan {
             self.log_n
         );
         let kernels = Kernels::active();
-        (0..table.width())
-            .into_par_iter()
-            .map(|c| {
-                let mut column = table.column(c);
-                dif_on(kernels, &mut column, &self.inverse);
-                column
-            })
-            .collect()
+        let mut raw = ColumnMajor::zeroed(table.width(), 1 << self.log_n);
+        raw.par_columns_mut().enumerate().for_each(|(c, column)| {
+            for (r, value) in column.iter_mut().enumerate() {
+                *value = table.get(r, c);
+            }
+            dif_on(kernels, column, &self.inverse);
+        });
+        raw
     }
 
     /// The columns' evaluations on H (2^`log_n` rows, natural order) from their raw form:
@@ -185,13 +185,13 @@ impl LdePlan {
     ///
     /// # Panics
     /// If a column's length is not 2^`log_n`.
-    pub fn evaluations(&self, raw: &[Vec<Felt>]) -> RowBlocks {
+    pub fn evaluations<C: AsRef<[Felt]> + Sync>(&self, raw: &[C]) -> RowBlocks {
         let n_inv = Felt::new(1 << self.log_n).inverse();
         let kernels = Kernels::active();
         let columns: Vec<Vec<Felt>> = raw
             .par_iter()
             .map(|column| {
-                let mut values: Vec<Felt> = column.iter().map(|&c| c * n_inv).collect();
+                let mut values: Vec<Felt> = column.as_ref().iter().map(|&c| c * n_inv).collect();
                 dit_on(kernels, &mut values, &self.forward);
                 values
             })
@@ -205,7 +205,7 @@ impl LdePlan {
     ///
     /// # Panics
     /// If `v` is not below the blowup or a column's length is not 2^`log_n`.
-    pub fn coset(&self, raw: &[Vec<Felt>], v: usize) -> RowBlocks {
+    pub fn coset<C: AsRef<[Felt]> + Sync>(&self, raw: &[C], v: usize) -> RowBlocks {
         let n = 1usize << self.log_n;
         assert!(
             v < 1 << self.log_blowup,
@@ -213,7 +213,7 @@ impl LdePlan {
             1 << self.log_blowup
         );
         assert!(
-            raw.iter().all(|c| c.len() == n),
+            raw.iter().all(|c| c.as_ref().len() == n),
             "columns of 2^{} values",
             self.log_n
         );
@@ -225,9 +225,67 @@ impl LdePlan {
         table.par_column_groups_mut_with(group, scratch, |out, mut columns| {
             let out = &mut out[..columns.columns().len() * n];
             for (c, values) in columns.columns().zip(out.chunks_exact_mut(n)) {
-                self.coset_column(kernels, &raw[c], v, values);
+                self.coset_column(kernels, raw[c].as_ref(), v, values);
             }
             columns.write(n, out);
+        });
+        table
+    }
+
+    /// Part `v` of the extension of the columns `raw` (raw form) cut into
+    /// 2^(`log_blowup` + `log_split`) cosets of m = 2^(`log_n` − `log_split`) rows: their
+    /// evaluations on g·ζ^v·H_m, natural order, which are the extension's rows
+    /// v + j·2^(`log_blowup` + `log_split`). A part is [`coset`](Self::coset) v for
+    /// `log_split` 0; otherwise each polynomial is folded modulo x^m − (g·ζ^v)^m, n products
+    /// a column, and transformed at size m: the extension in parts 2^`log_split` times
+    /// smaller than a coset, for about a coset's work each.
+    ///
+    /// # Panics
+    /// If `log_split` exceeds log_n, `v` is not below 2^(`log_blowup` + `log_split`), or a
+    /// column's length is not 2^`log_n`.
+    pub fn coset_part<C: AsRef<[Felt]> + Sync>(
+        &self,
+        raw: &[C],
+        v: usize,
+        log_split: usize,
+    ) -> RowBlocks {
+        if log_split == 0 {
+            return self.coset(raw, v);
+        }
+        let log_parts = self.log_blowup + log_split;
+        assert!(
+            log_split <= self.log_n && v < 1 << log_parts,
+            "part {v} of 2^{log_parts}"
+        );
+        let (n, m) = (1usize << self.log_n, 1usize << (self.log_n - log_split));
+        assert!(
+            raw.iter().all(|c| c.as_ref().len() == n),
+            "columns of 2^{} values",
+            self.log_n
+        );
+        // The raw form holds n·a_i at br(i), and a_(r + m·k), k < 2^log_split, all sit in
+        // the run br(r)·2^log_split + (0..2^log_split): scaled by the shift's powers and
+        // summed, the run is the folded polynomial's coefficient at br(r).
+        let n_inv = Felt::new(n as u64).inverse();
+        let scales: Vec<Felt> = bit_reversed_powers(self.point(v), self.log_n)
+            .into_iter()
+            .map(|p| p * n_inv)
+            .collect();
+        let twiddles = Twiddles::forward(self.log_n - log_split);
+        let kernels = Kernels::active();
+        let mut table = RowBlocks::zeroed(raw.len(), m, m);
+        let group = ((1usize << 17) / m).clamp(1, 16);
+        let scratch = || (vec![Felt::ZERO; n], vec![Felt::ZERO; group * m]);
+        table.par_column_groups_mut_with(group, scratch, |(scaled, out), mut columns| {
+            let out = &mut out[..columns.columns().len() * m];
+            for (c, values) in columns.columns().zip(out.chunks_exact_mut(m)) {
+                mul_into(kernels, scaled, raw[c].as_ref(), &scales);
+                for (value, run) in values.iter_mut().zip(scaled.chunks_exact(n / m)) {
+                    *value = run.iter().fold(Felt::ZERO, |sum, &x| sum + x);
+                }
+                dit_on(kernels, values, &twiddles);
+            }
+            columns.write(m, out);
         });
         table
     }
@@ -237,7 +295,7 @@ impl LdePlan {
     ///
     /// # Panics
     /// If `t` is not a row of the extension or a column's length is not 2^`log_n`.
-    pub fn row(&self, raw: &[Vec<Felt>], t: usize) -> Vec<Felt> {
+    pub fn row<C: AsRef<[Felt]> + Sync>(&self, raw: &[C], t: usize) -> Vec<Felt> {
         let log_lde = self.log_n + self.log_blowup;
         assert!(t < 1 << log_lde, "row {t} of 2^{log_lde}");
         let x = self.point(t);
@@ -249,6 +307,7 @@ impl LdePlan {
             .collect();
         raw.par_iter()
             .map(|column| {
+                let column = column.as_ref();
                 assert_eq!(column.len(), powers.len(), "a column of 2^{}", self.log_n);
                 dot_base(column, &powers)
             })
@@ -264,7 +323,12 @@ impl LdePlan {
     /// # Panics
     /// If `log_count` exceeds log_n, `first` is not below 2^(log_lde − log_count), or a
     /// column's length is not 2^`log_n`.
-    pub fn strided(&self, raw: &[Vec<Felt>], first: usize, log_count: usize) -> RowBlocks {
+    pub fn strided<C: AsRef<[Felt]> + Sync>(
+        &self,
+        raw: &[C],
+        first: usize,
+        log_count: usize,
+    ) -> RowBlocks {
         let log_lde = self.log_n + self.log_blowup;
         assert!(
             log_count <= self.log_n && first < 1 << (log_lde - log_count),
@@ -284,6 +348,7 @@ impl LdePlan {
         let columns: Vec<Vec<Felt>> = raw
             .par_iter()
             .map(|column| {
+                let column = column.as_ref();
                 assert_eq!(
                     column.len(),
                     1 << self.log_n,
@@ -459,7 +524,8 @@ mod tests {
             .collect();
         let plan = LdePlan::new(log_n, log_blowup);
         let mut lde = RowBlocks::from_columns(&columns);
-        let raw = plan.raw_columns(&lde);
+        let polys = plan.raw_columns(&lde);
+        let raw: Vec<&[Felt]> = polys.columns().collect();
         assert_eq!(plan.evaluations(&raw), lde);
         plan.extend_in_place(&mut lde, ColumnForm::Evaluations);
         for v in 0..1 << log_blowup {
@@ -470,6 +536,16 @@ mod tests {
                     lde.row(u << log_blowup | v),
                     "coset {v}, row {u}"
                 );
+            }
+        }
+        for log_split in 0..=log_n {
+            let step = 1 << (log_blowup + log_split);
+            for v in 0..step {
+                let part = plan.coset_part(&raw, v, log_split);
+                assert_eq!(part.height(), 1 << (log_n - log_split));
+                for j in 0..part.height() {
+                    assert_eq!(part.row(j), lde.row(v + j * step), "part {v} of {step}");
+                }
             }
         }
         for t in [0, 1, 7, 100, 255] {

@@ -160,8 +160,8 @@ fn column_sums(
 
 /// Polynomials given in raw form (n × coefficients, bit-reversed) evaluated at z:
 /// Q(z) = (1/n)·Σ_q raw[q]·z^br(q).
-pub(crate) fn raw_at(raw: &[Vec<Felt>], z: Ext3) -> Vec<Ext3> {
-    let n = raw.first().map_or(1, Vec::len);
+pub(crate) fn raw_at<C: AsRef<[Felt]> + Sync>(raw: &[C], z: Ext3) -> Vec<Ext3> {
+    let n = raw.first().map_or(1, |c| c.as_ref().len());
     let log_n = n.trailing_zeros() as usize;
     let n_inv = Felt::new(n as u64).inverse();
     // z^br(q)/n, in the raw form's (bit-reversed) order: one contiguous dot product per column.
@@ -170,7 +170,7 @@ pub(crate) fn raw_at(raw: &[Vec<Felt>], z: Ext3) -> Vec<Ext3> {
         .map(|p| p.scale(n_inv))
         .collect();
     raw.par_iter()
-        .map(|column| dot_ext_base(&powers, column))
+        .map(|column| dot_ext_base(&powers, column.as_ref()))
         .collect()
 }
 

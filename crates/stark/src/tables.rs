@@ -13,7 +13,7 @@
 use std::ops::Range;
 
 use ballast_air::{Air, AirError, ConstraintInfo, check_trace, known_columns};
-use ballast_field::{Ext3, Felt, RowBlocks};
+use ballast_field::{ColumnMajor, Ext3, Felt, RowBlocks};
 use ballast_fri::{
     FriCommitment, FriError, FriVerifierInput, HostLayers, QueryPlan, commit_phase,
     roll_in_arities, verify_queries,
@@ -66,7 +66,7 @@ pub trait TableAir: Sync {
         &self,
         info: &ConstraintInfo,
         alpha: Ext3,
-        polys: &[Vec<Felt>],
+        polys: &[&[Felt]],
         public_inputs: &[Felt],
         geometry: &Geometry,
     ) -> Vec<Ext3>;
@@ -108,7 +108,7 @@ impl<A: Air> TableAir for A {
         &self,
         info: &ConstraintInfo,
         alpha: Ext3,
-        polys: &[Vec<Felt>],
+        polys: &[&[Felt]],
         public_inputs: &[Felt],
         g: &Geometry,
     ) -> Vec<Ext3> {
@@ -417,14 +417,20 @@ pub fn tables_trees(
 /// row. Fewer where a shorter table joins lower, or a coset has fewer rows.
 const MAX_PRUNED: usize = 6;
 
+/// The most values a tables proof's commitment extends at once: 2^26 (512 MiB). A coset of
+/// all the tables' extensions holds as many values as their traces, so where they are
+/// more, the extension is built in parts that many times smaller ([`LdePlan::coset_part`]).
+const MAX_PART_VALUES: usize = 1 << 26;
+
 /// The mixed tree, with `params`' hash, of the tables' extensions by their plans, each table
 /// given by its columns' polynomials (raw form, [`LdePlan::raw_columns`]), built a coset at
-/// a time and kept from depth [`MAX_PRUNED`] up (or the lowest join's, or a coset's height,
-/// where lower).
+/// a time, or a part of one where a coset holds more than `max_part` values, and kept from
+/// depth [`MAX_PRUNED`] up (or the lowest join's, or a coset's height, where lower).
 fn commit_extensions(
     params: &StarkParams,
     plans: &[LdePlan],
-    polys: &[Vec<Vec<Felt>>],
+    polys: &[Vec<&[Felt]>],
+    max_part: usize,
 ) -> MixedTree {
     let log_lde = |plan: &LdePlan| plan.log_n() + plan.log_blowup();
     let joins = plans
@@ -432,11 +438,19 @@ fn commit_extensions(
         .map(|plan| log_lde(&plans[0]) - log_lde(plan))
         .filter(|&depth| depth > 0);
     let pruned = joins.fold(MAX_PRUNED.min(plans[0].log_n()), usize::min);
-    MixedTree::commit_cosets(params.hash, plans[0].log_blowup(), pruned, |v| {
+    // Each part keeps the levels pruned and a row of the shortest table.
+    let shortest = plans.iter().map(LdePlan::log_n).min().unwrap_or_default();
+    let most = (plans[0].log_n() - pruned).min(shortest);
+    let values: usize = (plans.iter().zip(polys))
+        .map(|(plan, columns)| columns.len() << plan.log_n())
+        .sum();
+    let log_split = (0..most).find(|&s| values >> s <= max_part).unwrap_or(most);
+    let log_parts = plans[0].log_blowup() + log_split;
+    MixedTree::commit_cosets(params.hash, log_parts, pruned, |v| {
         plans
             .iter()
             .zip(polys)
-            .map(|(plan, columns)| plan.coset(columns, v))
+            .map(|(plan, columns)| plan.coset_part(columns, v, log_split))
             .collect()
     })
     .expect("extensions tallest first, none joining below the levels kept")
@@ -449,7 +463,7 @@ fn open_extensions(
     params: &StarkParams,
     tree: &MixedTree,
     plans: &[LdePlan],
-    polys: &[Vec<Vec<Felt>>],
+    polys: &[Vec<&[Felt]>],
     positions: &[usize],
 ) -> Vec<Digest> {
     let (height, pruned) = (tree.shape().height(), tree.pruned());
@@ -475,10 +489,11 @@ fn open_extensions(
 
 /// Proves that each of `traces` satisfies its table's AIR, the tables given tallest
 /// first, all with `params`, for the statement `context`. Each trace gives way to its
-/// polynomials, and no extension is held whole: the trees, the composition and the DEEP
-/// functions read them a coset at a time, the trees keep their upper levels only, and what a
-/// query opens is evaluated from the polynomials, so the prover keeps the polynomials, those
-/// levels and FRI's layers (`docs/recursion.md`).
+/// polynomials (one allocation a table), and no extension is held whole: the composition
+/// and the DEEP functions read them a coset at a time, the trees a coset or a part of one
+/// (`MAX_PART_VALUES`) and keep their upper levels only, and what a query opens is
+/// evaluated from the polynomials, so the prover keeps the polynomials, those levels and
+/// FRI's layers (`docs/recursion.md`).
 ///
 /// # Errors
 /// Tables out of order, parameters a table's AIR cannot be proven with, a trace of the wrong
@@ -510,25 +525,29 @@ pub fn prove_tables(
         .collect();
 
     // 1 ----- every trace's polynomials, committed a coset of their extension at a time; α
-    let trace_polys: Vec<Vec<Vec<Felt>>> = plans
+    let trace_raw: Vec<ColumnMajor> = plans
         .iter()
         .zip(traces)
         .map(|(plan, trace)| plan.raw_columns(&trace))
         .collect();
-    let trace_tree = commit_extensions(params, &plans, &trace_polys);
+    let trace_polys: Vec<Vec<&[Felt]>> = trace_raw.iter().map(|t| t.columns().collect()).collect();
+    let trace_tree = commit_extensions(params, &plans, &trace_polys, MAX_PART_VALUES);
     let alpha = draw_alpha(&mut transcript, &trace_tree.root());
 
     // 2 ----- each table's quotient, from its trace on the quotient's domain a coset at a
     // time, committed like the traces; z
-    let mut quotient_polys = Vec::with_capacity(tables.len());
+    let mut quotient_raw = Vec::with_capacity(tables.len());
     for (k, table) in tables.iter().enumerate() {
         let (info, g) = (&shapes.infos[k], &shapes.geometries[k]);
         let evals = table
             .air
             .composition(info, alpha, &trace_polys[k], table.public_inputs, g);
-        quotient_polys.push(quotient_columns(&evals, g.log_rows, g.log_quotient_chunks));
+        quotient_raw.push(quotient_columns(&evals, g.log_rows, g.log_quotient_chunks));
     }
-    let quotient_tree = commit_extensions(params, &plans, &quotient_polys);
+    let quotient_polys: Vec<Vec<&[Felt]>> = (quotient_raw.iter())
+        .map(|t| t.iter().map(Vec::as_slice).collect())
+        .collect();
+    let quotient_tree = commit_extensions(params, &plans, &quotient_polys, MAX_PART_VALUES);
     let tallest = &shapes.geometries[0];
     let z = draw_ood_point(
         &mut transcript,
@@ -592,7 +611,7 @@ pub fn prove_tables(
     let log_lde = tallest.log_lde();
     let positions = distinct(&query_draws(&mut transcript, params.num_queries, log_lde));
     let plans = &plans;
-    let rows = |polys: &[Vec<Vec<Felt>>], tree: &MixedTree| -> Vec<Felt> {
+    let rows = |polys: &[Vec<&[Felt]>], tree: &MixedTree| -> Vec<Felt> {
         positions
             .iter()
             .flat_map(|&p| {
@@ -629,8 +648,8 @@ pub fn prove_tables(
 }
 
 /// The columns of `tables`, one table's after another.
-fn joined_columns(tables: &[Vec<Vec<Felt>>]) -> Vec<&[Felt]> {
-    tables.iter().flatten().map(Vec::as_slice).collect()
+fn joined_columns<'a>(tables: &[Vec<&'a [Felt]>]) -> Vec<&'a [Felt]> {
+    tables.iter().flatten().copied().collect()
 }
 
 /// Checks that `proof` shows each table's trace exists and satisfies its AIR with its public
@@ -1014,6 +1033,24 @@ pub(crate) mod tests {
         let proof = prove_tables(CONTEXT, &statements(&airs, &public), traces, &params(hash))
             .expect("true tables");
         (airs, public, proof)
+    }
+
+    #[test]
+    fn extensions_committed_in_parts_make_the_cosets_tree() {
+        // Parts of a quarter coset (the most the shortest table allows) against whole ones.
+        let airs = airs();
+        let (traces, _) = traces(&airs);
+        let plans: Vec<LdePlan> = airs.iter().map(|a| LdePlan::new(a.log_rows, 1)).collect();
+        let raw: Vec<ColumnMajor> = (plans.iter().zip(&traces))
+            .map(|(plan, trace)| plan.raw_columns(trace))
+            .collect();
+        let polys: Vec<Vec<&[Felt]>> = raw.iter().map(|t| t.columns().collect()).collect();
+        for hash in MerkleHash::ALL {
+            let whole = commit_extensions(&params(hash), &plans, &polys, usize::MAX);
+            let parts = commit_extensions(&params(hash), &plans, &polys, 1);
+            assert_eq!(parts.levels(), whole.levels(), "{hash:?}");
+            assert_eq!(parts.root(), whole.root());
+        }
     }
 
     #[test]
