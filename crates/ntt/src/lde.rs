@@ -238,7 +238,7 @@ impl LdePlan {
     /// v + j·2^(`log_blowup` + `log_split`). A part is [`coset`](Self::coset) v for
     /// `log_split` 0; otherwise each polynomial is folded modulo x^m − (g·ζ^v)^m, n products
     /// a column, and transformed at size m: the extension in parts 2^`log_split` times
-    /// smaller than a coset, for about a coset's work each.
+    /// smaller than a coset, each costing the fold's n products besides its transform.
     ///
     /// # Panics
     /// If `log_split` exceeds log_n, `v` is not below 2^(`log_blowup` + `log_split`), or a

@@ -418,8 +418,9 @@ pub fn tables_trees(
 const MAX_PRUNED: usize = 6;
 
 /// The most values a tables proof's commitment extends at once: 2^26 (512 MiB). A coset of
-/// all the tables' extensions holds as many values as their traces, so where they are
-/// more, the extension is built in parts that many times smaller ([`LdePlan::coset_part`]).
+/// all the tables' extensions holds as many values as their traces; where that is more,
+/// the extension is built in parts of a coset, 2^s times smaller for the least s that fits
+/// ([`LdePlan::coset_part`]).
 const MAX_PART_VALUES: usize = 1 << 26;
 
 /// The mixed tree, with `params`' hash, of the tables' extensions by their plans, each table
@@ -524,7 +525,8 @@ pub fn prove_tables(
         .map(|g| LdePlan::new(g.log_rows, g.log_blowup))
         .collect();
 
-    // 1 ----- every trace's polynomials, committed a coset of their extension at a time; α
+    // 1 ----- every trace's polynomials, committed a coset of their extension (or a part of
+    // one) at a time; α
     let trace_raw: Vec<ColumnMajor> = plans
         .iter()
         .zip(traces)
