@@ -300,51 +300,52 @@ impl RowBlocks {
 /// Blocks ahead of the one being read that a group of columns prefetches.
 const PREFETCH_BLOCKS: usize = 8;
 
-/// `len` zeros from a zeroed allocation (calloc), its pages mapped in ([`prefault`]): they
-/// are not written by one thread writing zeros but come zeroed from the kernel.
+/// `len` zeros, written in parallel stretches over a fresh allocation's pages, each stretch
+/// mapped in first ([`prefault`]). Not a zeroed allocation (calloc): jemalloc gives a calloc
+/// that reuses freed memory its pages purged, to fault in and be zeroed by the kernel again,
+/// where a prover that frees and allocates tables of one size over and over reuses them as
+/// they are.
 fn zeroed_felts(len: usize) -> Vec<Felt> {
-    let mut words = std::mem::ManuallyDrop::new(vec![0u64; len]);
-    let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
-    // SAFETY: `Felt` is `repr(transparent)` over `u64` (same size and alignment, so the
-    // allocation's layout is the same), zero is a canonical `Felt`, and `words` is never
-    // used or dropped again: the new vector owns the allocation.
-    let mut felts = unsafe { Vec::from_raw_parts(ptr.cast::<Felt>(), len, capacity) };
-    prefault(&mut felts);
+    let mut felts: Vec<Felt> = Vec::with_capacity(len);
+    (felts.spare_capacity_mut()[..len])
+        .par_chunks_mut(PREFAULT_STRETCH / std::mem::size_of::<Felt>())
+        .for_each(|stretch| {
+            prefault(stretch);
+            stretch.fill(std::mem::MaybeUninit::new(Felt::ZERO));
+        });
+    // SAFETY: the first `len` values were just written.
+    unsafe { felts.set_len(len) };
     felts
 }
 
-/// Maps `values`' fresh pages in, in parallel, without writing them: one
-/// `MADV_POPULATE_WRITE` per stretch instead of a page fault at each page the stages first
-/// touch (the kernel zeroes and maps the pages either way; pages already mapped are left as
-/// they are). A hint: where the kernel does not have it (before Linux 5.14, or another
-/// system) the pages fault in on first touch as before.
-fn prefault(values: &mut [Felt]) {
+/// Bytes [`prefault`] maps in a call: a few dozen calls per table, spread over the threads.
+const PREFAULT_STRETCH: usize = 8 << 20;
+
+/// Maps `values`' fresh pages in without writing them: one `MADV_POPULATE_WRITE` for the
+/// stretch instead of a page fault at each page first touched (the kernel zeroes and maps
+/// the pages either way; pages already mapped are left as they are). A hint: where the
+/// kernel does not have it (before Linux 5.14, or another system) the pages fault in on
+/// first touch as before.
+fn prefault<T>(values: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
-        /// Bytes per call: a few dozen calls per table, spread over the threads.
-        const STRETCH: usize = 8 << 20;
         // SAFETY: `sysconf` reads a constant of the system; it has no preconditions.
         let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
-        values
-            .par_chunks_mut(STRETCH / std::mem::size_of::<Felt>())
-            .for_each(|stretch| {
-                let start = (stretch.as_mut_ptr() as usize).next_multiple_of(page);
-                let end =
-                    (stretch.as_mut_ptr() as usize + std::mem::size_of_val(stretch)) / page * page;
-                if end > start {
-                    // SAFETY: [start, end) lies within `stretch`, which this call borrows
-                    // mutably; populating pages changes no value (fresh pages read as the
-                    // zeros calloc promised, mapped ones keep their contents). The result is
-                    // ignored: a refusal leaves the pages to fault in on first touch.
-                    unsafe {
-                        libc::madvise(
-                            start as *mut libc::c_void,
-                            end - start,
-                            libc::MADV_POPULATE_WRITE,
-                        );
-                    }
-                }
-            });
+        let start = (values.as_mut_ptr() as usize).next_multiple_of(page);
+        let end = (values.as_mut_ptr() as usize + std::mem::size_of_val(values)) / page * page;
+        if end > start {
+            // SAFETY: [start, end) lies within `values`, which this call borrows mutably;
+            // populating pages changes no value (fresh pages read as zeros, mapped ones keep
+            // their contents). The result is ignored: a refusal leaves the pages to fault
+            // in on first touch.
+            unsafe {
+                libc::madvise(
+                    start as *mut libc::c_void,
+                    end - start,
+                    libc::MADV_POPULATE_WRITE,
+                );
+            }
+        }
     }
     #[cfg(not(target_os = "linux"))]
     let _ = values;
@@ -592,12 +593,14 @@ mod tests {
     }
 
     #[test]
-    fn prefaulting_changes_no_value() {
+    fn prefaulting_changes_no_value_and_tables_read_as_zeros() {
         // Several stretches, none page-aligned at its end: values written before survive,
         // and a fresh table reads as zeros.
         let len = (3 << 20) + 5;
         let mut values: Vec<Felt> = (0..len as u64).map(|i| Felt::new(i * 7 + 1)).collect();
-        prefault(&mut values);
+        for stretch in values.chunks_mut(PREFAULT_STRETCH / std::mem::size_of::<Felt>()) {
+            prefault(stretch);
+        }
         assert!(
             values
                 .iter()
@@ -606,6 +609,12 @@ mod tests {
         );
         let table = RowBlocks::zeroed(5, 8, 1 << 18);
         assert!(table.data.iter().all(|&v| v == Felt::ZERO));
+        // A table in memory freed after other values were written there reads as zeros.
+        for _ in 0..4 {
+            drop(vec![Felt::new(7); 10_000]);
+            let table = RowBlocks::zeroed(10, 1_000, 1_000);
+            assert!(table.data.iter().all(|&v| v == Felt::ZERO));
+        }
     }
 
     #[test]
