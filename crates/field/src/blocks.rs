@@ -300,11 +300,11 @@ impl RowBlocks {
 /// Blocks ahead of the one being read that a group of columns prefetches.
 const PREFETCH_BLOCKS: usize = 8;
 
-/// `len` zeros, written in parallel stretches over a fresh allocation's pages, each stretch
-/// mapped in first ([`prefault`]). Not a zeroed allocation (calloc): jemalloc gives a calloc
-/// that reuses freed memory its pages purged, to fault in and be zeroed by the kernel again,
-/// where a prover that frees and allocates tables of one size over and over reuses them as
-/// they are.
+/// `len` zeros, written in parallel a stretch at a time, each stretch's pages mapped in
+/// first ([`prefault`]). Not a zeroed allocation (calloc): for a calloc that reuses freed
+/// memory jemalloc purges the pages, which then fault in again and are zeroed by the
+/// kernel, a cost a prover that frees and allocates tables over and over would pay each
+/// time.
 fn zeroed_felts(len: usize) -> Vec<Felt> {
     let mut felts: Vec<Felt> = Vec::with_capacity(len);
     (felts.spare_capacity_mut()[..len])
