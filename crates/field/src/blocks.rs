@@ -305,7 +305,7 @@ const PREFETCH_BLOCKS: usize = 8;
 /// memory jemalloc purges the pages, which then fault in again and are zeroed by the
 /// kernel, a cost a prover that frees and allocates tables over and over would pay each
 /// time.
-fn zeroed_felts(len: usize) -> Vec<Felt> {
+pub(crate) fn zeroed_felts(len: usize) -> Vec<Felt> {
     let mut felts: Vec<Felt> = Vec::with_capacity(len);
     (felts.spare_capacity_mut()[..len])
         .par_chunks_mut(PREFAULT_STRETCH / std::mem::size_of::<Felt>())

@@ -25,18 +25,8 @@ impl ColumnMajor {
         assert!(height > 0, "a table of at least one row");
         Self {
             height,
-            data: vec![Felt::ZERO; width * height],
+            data: crate::blocks::zeroed_felts(width * height),
         }
-    }
-
-    /// Number of columns.
-    pub fn width(&self) -> usize {
-        self.data.len() / self.height
-    }
-
-    /// Number of rows.
-    pub fn height(&self) -> usize {
-        self.height
     }
 
     /// The columns in order.
@@ -62,7 +52,6 @@ mod tests {
                 *value = Felt::new((10 * c + r) as u64);
             }
         });
-        assert_eq!((table.width(), table.height()), (3, 4));
         let all: Vec<&[Felt]> = table.columns().collect();
         assert_eq!(all.len(), 3);
         assert_eq!(all[1], &[10, 11, 12, 13].map(Felt::new));
