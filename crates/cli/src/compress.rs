@@ -104,7 +104,8 @@ struct Layer {
 
 impl Layers {
     /// The layers of the compressed proof whose circuits are `circuits`: its segments, the
-    /// node over them (if any) and its last layer.
+    /// nodes of the tree over them (if any; a level at a time, innermost first), each named
+    /// `node`, and its last layer.
     pub fn of(circuits: &CompressedCircuits) -> Self {
         let analysed = |name, circuit: Circuit, analyses| Layer {
             name,

@@ -196,7 +196,7 @@ fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
     let out = run(cli().arg("verify").arg(&older));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unsupported proof format version 3, this build reads version 17"),
+        stderr(&out).contains("unsupported proof format version 3, this build reads version 18"),
         "{}",
         stderr(&out)
     );

@@ -1,23 +1,24 @@
 //! A statement's compressed proof ([`CompressedRecord`]): the last layer's proof that the
 //! statement's segment proofs verify, with the statement it is about and the states that
 //! chain its segments. [`compress`] makes it from a whole proof made with Poseidon2 trees:
-//! for one segment, the last layer over it; for several, a node over them
-//! ([`prove_node`]) and the last layer over that node. [`verify_compressed`] checks it from
-//! the statement alone, the segment proofs gone.
+//! for one segment, the last layer over it; for several, a tree of nodes over them
+//! ([`prove_node`], at most [`NODE_CHILDREN`] children a node) and the last layer over its
+//! top node. [`verify_compressed`] checks it from the statement alone, the segment proofs
+//! gone.
 //!
-//! The last layer's record holds the node's transcript inputs, which hold each segment's,
-//! so it grows with the segments until the links move inside the AIRs
-//! (`docs/recursion.md`, "What remains").
+//! The last layer's record holds the top node's transcript inputs, which hold its
+//! children's, down to each segment's, so it grows with the segments until the links move
+//! inside the AIRs (`docs/recursion.md`, "What remains").
 
 use ballast_field::Felt;
 use ballast_stark::{
-    Analysis, Circuit, CompressedRecord, MerkleHash, Proof, Regime, TablesCircuit, VerifierError,
-    VerifyPolicy, Workload, statement_context,
+    Analysis, Circuit, CompressedRecord, MerkleHash, Proof, Regime, StarkParams, TablesCircuit,
+    TreeLevel, VerifierError, VerifyPolicy, Workload, statement_context,
 };
 
 use crate::{
     Child, ChildError, LayerError, LayerRole, Segment, node_params, node_record, prove_node,
-    segment_statements, verify_node_record, verify_record_over_node,
+    segment_statements, verify_record_over_tree,
 };
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
@@ -25,6 +26,12 @@ use crate::{
 /// take it under 256 KiB for a 2^14-row Poseidon2-chain segment (251 KiB through `cli`,
 /// against 262 at 22 bits; `docs/recursion.md`).
 pub const DEFAULT_LAST_LAYER: (usize, u32) = (6, 28);
+
+/// The most children [`compress`] puts under one node: a statement of more segments gets a
+/// tree, each level's nodes over near-equal runs of at most this many of the level below
+/// ([`TreeLevel`]), so a node's prover holds at most this many children's tables
+/// (`docs/recursion.md`, "A tree of nodes").
+pub const NODE_CHILDREN: usize = 4;
 
 /// The blowup (log2) and grinding bits of the node that [`compress`] puts under the last
 /// layer for a statement of several segments: blowup 8, the smallest its AIRs' degree-7
@@ -65,9 +72,11 @@ fn segment_inputs<W: Workload>(workload: &W, states: &[&W::State]) -> Vec<Vec<Fe
 }
 
 /// Compresses `proof`, a whole proof made with Poseidon2 trees that its verifier accepts
-/// under `policy`. For one segment, the last layer over it; for several, a node over them
+/// under `policy`. For one segment, the last layer over it; for several, a tree of nodes
 /// ([`prove_node`]) at blowup 2^`node.0` and `node.1` grinding bits, committed with
-/// Poseidon2, and the last layer over that node. The last layer is at blowup
+/// Poseidon2, a level at a time until one node is left, each level's nodes over near-equal
+/// runs of at most [`NODE_CHILDREN`] of the level below, and the last layer over its top
+/// node. The last layer is at blowup
 /// 2^`last.0` and `last.1` grinding bits, committed with Keccak-256; each layer has the
 /// fewest queries that give it `target` bits in `regime` ([`node_params`]).
 ///
@@ -117,14 +126,33 @@ pub fn compress<W: Workload>(
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(LayerError::from)?;
-    let (children, inner) = if segments == 1 {
-        (children, Vec::new())
-    } else {
-        let params = node_params(&children, node, target, regime, LayerRole::Inner)?;
-        let layer = prove_node(&children, &params)?;
-        let over = Child::of_node(&children, &layer, &params, policy)?;
-        (vec![over], vec![params])
-    };
+    let (mut children, mut inner) = (children, Vec::new());
+    while children.len() > 1 {
+        let nodes = children.len().div_ceil(NODE_CHILDREN);
+        let lengths: Vec<usize> = TreeLevel::runs(nodes, children.len()).collect();
+        let mut rest = children.into_iter();
+        let runs: Vec<Vec<Child>> = (lengths.iter())
+            .map(|&n| rest.by_ref().take(n).collect())
+            .collect();
+        // One set of parameters a level, every node's: the most queries any of them needs
+        // and the shortest final polynomial any of them takes.
+        let mut level: Option<StarkParams> = None;
+        for run in &runs {
+            let p = node_params(run, node, target, regime, LayerRole::Inner)?;
+            level = Some(level.map_or(p, |q| StarkParams {
+                num_queries: q.num_queries.max(p.num_queries),
+                log_final_poly_len: q.log_final_poly_len.min(p.log_final_poly_len),
+                ..q
+            }));
+        }
+        let params = level.expect("a node at least");
+        children = Vec::with_capacity(runs.len());
+        for run in runs {
+            let layer = prove_node(&run, &params)?;
+            children.push(Child::of_node(&run, &layer, &params, policy)?);
+        }
+        inner.push(TreeLevel { nodes, params });
+    }
     let role = LayerRole::Last(MerkleHash::Keccak256);
     let params = node_params(&children, last, target, regime, role)?;
     let layer = prove_node(&children, &params)?;
@@ -183,9 +211,8 @@ pub fn weakest(analyses: &[Analysis]) -> usize {
 /// Checks that `record` proves its statement: the workload starts where it says, and its
 /// layer proves that a proof of each of the statement's segments, made with the record's
 /// segment parameters, verifies, segment `i` from the record's `i`-th state to the next
-/// (over the segments, [`verify_node_record`]; over inner layers at the record's inner
-/// parameters, [`verify_record_over_node`]), so the segments chain from the start to the
-/// outcome. `policy` applies to the segments' parameters and every layer's, and its cap to
+/// (over the tree of the record's inner levels: [`verify_record_over_tree`]), so the
+/// segments chain from the start to the outcome. `policy` applies to the segments' parameters and every layer's, and its cap to
 /// the record's bytes.
 /// Returns the circuits whose figures the policy judged.
 ///
@@ -237,13 +264,8 @@ pub fn verify_compressed<W: Workload>(
             Segment::new(first, statement, params)
         })
         .collect();
-    let (inner, last) = if inner.is_empty() {
-        (Vec::new(), verify_node_record(&children, layer, policy)?)
-    } else {
-        let mut circuits = verify_record_over_node(&children, inner, layer, policy)?;
-        let last = circuits.pop().expect("the last layer's circuit");
-        (circuits, last)
-    };
+    let mut inner = verify_record_over_tree(&children, inner, layer, policy)?;
+    let last = inner.pop().expect("the last layer's circuit");
     Ok(CompressedCircuits {
         segments,
         inner,

@@ -107,6 +107,15 @@ pub enum LayerError {
     /// A node over no child.
     #[error("a node needs at least one child")]
     NoChildren,
+    /// A level of a tree with no node, or with more nodes than the level below it has
+    /// children.
+    #[error("a level of {nodes} nodes over {children} children: each node needs at least one")]
+    Level {
+        /// The level's nodes.
+        nodes: usize,
+        /// The level below's children.
+        children: usize,
+    },
     /// What one child of a node over several is refused as, named by its segment's index.
     #[error("segment {index}: {source}")]
     Segment {
@@ -873,5 +882,5 @@ pub fn record_layer<A: Air>(
     record: &TablesRecord,
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let segment = Segment::new(child, statement, child_params);
-    crate::node::layer_of_segments(&[segment], record)
+    crate::layer_child::read_tree(&[segment], &[], record)
 }

@@ -21,8 +21,8 @@ use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
     LagrangeAt, MerkleHash, OodValues, PeriodicAt, SegmentStatement, StarkParams, TablesCircuit,
-    TablesRecord, TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
-    tables_transcript_layout, tables_trees,
+    TablesRecord, TranscriptLayout, TreeLevel, VerifyPolicy, label, replay_tables,
+    tables_statement_data, tables_transcript_layout, tables_trees,
 };
 use ballast_transcript::Message;
 
@@ -30,7 +30,7 @@ use crate::child::{Absorbed, Links, READ_ALPHA, READ_Z, positions_of};
 use crate::identity::{IdentityError, Part, identity_log_rows};
 use crate::layer::{
     ChildPrograms, Frame, LAYER_AIRS, LAYER_CONTEXT, LayerAirs, NodeAirs, layer_of_record,
-    once_a_key, query_inputs, statement_inputs, tallest_first,
+    once_a_key, query_inputs, split_inputs, statement_inputs, tallest_first,
 };
 use crate::node::{Built, check_segments, segment_airs, segment_frames, with_node_tables};
 use crate::{
@@ -196,55 +196,113 @@ fn part<A: Air>(
 }
 
 /// What a verifier builds, from the segments and the layers' parameters alone, for one
-/// level of a stack, before it reads a layer's inputs: the frames of the children of the
-/// layer over it.
+/// level of a tree, before it reads a layer's inputs: the frames of the children of the
+/// node over it, in their order.
 enum Level {
     /// The segments' frames (segments alike share one): the level a node over them (or a
     /// layer over one) takes.
     Segments(Vec<Rc<Frame>>),
-    /// A layer's, over the level below it.
-    Layer(Box<LayerFrame>),
+    /// Layers' frames, each over a contiguous run of the level below it.
+    Layers(Vec<LayerFrame>),
 }
 
 impl Level {
-    /// The frames of a stack over `segments`: the segments', then one a layer made with
-    /// each of `layers` (innermost first, the first a node over the segments), the last
-    /// returned.
-    fn of<A: Air>(segments: &[Segment<'_, A>], layers: &[StarkParams]) -> Result<Self, LayerError> {
-        let foot = segment_frames(segments)?;
-        layers
-            .iter()
-            .try_fold(Self::Segments(foot), |below, params| {
-                Ok(Self::Layer(Box::new(LayerFrame::over(
-                    below, segments, params,
-                )?)))
-            })
+    /// The frames of a tree over `segments` with the levels of nodes `levels` (innermost
+    /// first): the segments', then a level at a time, each of its k nodes over the next of
+    /// k near-equal, contiguous runs of the level below ([`TreeLevel`]). Returns the top
+    /// level.
+    fn of<A: Air>(segments: &[Segment<'_, A>], levels: &[TreeLevel]) -> Result<Self, LayerError> {
+        let foot = Self::Segments(segment_frames(segments)?);
+        levels.iter().try_fold(foot, |below, level| {
+            let mut first = 0;
+            let frames = (below.split(level)?.into_iter())
+                .map(|run| {
+                    let count = run.segments();
+                    first += count;
+                    LayerFrame::over(run, &segments[first - count..first], &level.params)
+                })
+                .collect::<Result<_, _>>()?;
+            Ok(Self::Layers(frames))
+        })
     }
 
-    /// The circuits of the layers this level is made of, innermost first: none for the
-    /// segments.
-    fn circuits(&self) -> Vec<TablesCircuit> {
+    /// Its children in the runs `level`'s nodes take ([`TreeLevel::runs`]).
+    fn split(self, level: &TreeLevel) -> Result<Vec<Self>, LayerError> {
+        let children = self.transcripts().len();
+        if level.nodes == 0 || level.nodes > children {
+            let nodes = level.nodes;
+            return Err(LayerError::Level { nodes, children });
+        }
+        fn runs<T>(items: Vec<T>, lengths: impl Iterator<Item = usize>) -> Vec<Vec<T>> {
+            let mut rest = items.into_iter();
+            lengths.map(|n| rest.by_ref().take(n).collect()).collect()
+        }
+        let lengths = TreeLevel::runs(level.nodes, children);
+        Ok(match self {
+            Self::Segments(frames) => (runs(frames, lengths).into_iter())
+                .map(Self::Segments)
+                .collect(),
+            Self::Layers(frames) => (runs(frames, lengths).into_iter())
+                .map(Self::Layers)
+                .collect(),
+        })
+    }
+
+    /// How many segments it covers.
+    fn segments(&self) -> usize {
         match self {
-            Self::Segments(_) => Vec::new(),
-            Self::Layer(frame) => {
-                let mut circuits = frame.below.circuits();
-                circuits.push(frame.circuit.clone());
-                circuits
-            }
+            Self::Segments(frames) => frames.len(),
+            Self::Layers(frames) => frames.iter().map(|f| f.below.segments()).sum(),
         }
     }
 
-    /// The transcript AIRs of the layer over this level's children, one a child.
+    /// The circuits of the layers this level is made of, in proving order: a level of
+    /// nodes at a time, innermost first, each level's in its nodes' order; none for the
+    /// segments.
+    fn circuits(&self) -> Vec<TablesCircuit> {
+        self.levels().concat()
+    }
+
+    /// [`Level::circuits`], a level of nodes at a time.
+    fn levels(&self) -> Vec<Vec<TablesCircuit>> {
+        let Self::Layers(frames) = self else {
+            return Vec::new();
+        };
+        let mut levels: Vec<Vec<TablesCircuit>> = Vec::new();
+        for frame in frames {
+            for (depth, circuits) in frame.below.levels().into_iter().enumerate() {
+                match levels.get_mut(depth) {
+                    Some(level) => level.extend(circuits),
+                    None => levels.push(circuits),
+                }
+            }
+        }
+        levels.push(frames.iter().map(|f| f.circuit.clone()).collect());
+        levels
+    }
+
+    /// The transcript AIRs of the node over this level's children, one a child.
     fn transcripts(&self) -> Vec<&TranscriptAir> {
         match self {
             Self::Segments(frames) => frames.iter().map(|f| &f.transcript).collect(),
-            Self::Layer(frame) => vec![&frame.transcript],
+            Self::Layers(frames) => frames.iter().map(|f| &f.transcript).collect(),
         }
     }
 
-    /// The identity and query AIRs of the layer over this level's children, one pair a
+    /// The heights (log2) of each child's tables in the node over this level, in the order
+    /// of their AIRs: what reading its record needs.
+    fn heights<A: Air>(&self, segments: &[Segment<'_, A>]) -> Result<Vec<[usize; 3]>, LayerError> {
+        match self {
+            Self::Segments(frames) => (segments.iter().zip(frames))
+                .map(|(segment, frame)| frame.child_heights(segment.params.num_queries))
+                .collect(),
+            Self::Layers(frames) => frames.iter().map(LayerFrame::heights).collect(),
+        }
+    }
+
+    /// The identity and query AIRs of the node over this level's children, one pair a
     /// child (one shared by children of one frame), their values zero: their definitions,
-    /// and so their tables' shapes and keys, are every such layer's.
+    /// and so their tables' shapes and keys, are every such node's.
     fn zero_airs<A: Air>(&self, segments: &[Segment<'_, A>]) -> Result<Vec<ZeroAirs>, LayerError> {
         match self {
             Self::Segments(frames) => {
@@ -258,11 +316,11 @@ impl Level {
                 }
                 Ok(zero)
             }
-            Self::Layer(frame) => Ok(vec![Rc::new(frame.zero_airs()?)]),
+            Self::Layers(frames) => frames.iter().map(|f| Ok(Rc::new(f.zero_airs()?))).collect(),
         }
     }
 
-    /// The identity and query AIRs of the layer over this level's children, and the query
+    /// The identity and query AIRs of the node over this level's children, and the query
     /// AIRs' public inputs, one a child, that their transcript AIRs' public `inputs` (one
     /// list a child) give, once they link (at every level down to the segments, `policy`
     /// judging each layer below's circuit).
@@ -283,8 +341,39 @@ impl Level {
         }
         match self {
             Self::Segments(frames) => segment_airs(segments, frames, inputs),
-            Self::Layer(frame) => Ok(vec![frame.airs(segments, inputs[0], policy)?]),
+            Self::Layers(frames) => {
+                let mut first = 0;
+                (frames.iter().zip(inputs))
+                    .map(|(frame, inputs)| {
+                        let count = frame.below.segments();
+                        first += count;
+                        frame.airs(&segments[first - count..first], inputs, policy)
+                    })
+                    .collect()
+            }
         }
+    }
+
+    /// Checks that `layer`, the proof of a node over this level's children made with
+    /// `params`, verifies under `policy`, which applies to the segments' parameters and to
+    /// every layer's.
+    fn verify<A: Air>(
+        &self,
+        segments: &[Segment<'_, A>],
+        layer: &LayerProof,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<TablesCircuit, LayerError> {
+        check_segments(segments, policy)?;
+        let transcripts = self.transcripts();
+        let counts = transcripts.iter().map(|t| t.num_public_inputs());
+        let split = split_inputs(counts, &layer.inputs)?;
+        let (built, query_inputs): (Vec<_>, Vec<_>) = (self.airs(segments, &split, policy)?)
+            .into_iter()
+            .map(|(identity, queries, query_inputs)| ((identity, queries), query_inputs))
+            .unzip();
+        let airs = node_of(transcripts, built.iter().map(|(i, q)| (i, q)));
+        airs.verify(layer, &query_inputs, params, policy)
     }
 }
 
@@ -410,25 +499,6 @@ impl LayerFrame {
             identity_log_rows(&lengths),
             mixed_queries(&self.trees, &self.params, &draws)?.log_rows(),
         ])
-    }
-
-    /// Checks that `layer`, the proof of the layer over it made with `params`, verifies
-    /// under `policy`, which applies to the segments' parameters and to every layer's.
-    fn verify<A: Air>(
-        &self,
-        segments: &[Segment<'_, A>],
-        layer: &LayerProof,
-        params: &StarkParams,
-        policy: &VerifyPolicy,
-    ) -> Result<TablesCircuit, LayerError> {
-        check_segments(segments, policy)?;
-        let (identity, queries, query_inputs) = self.airs(segments, &layer.inputs, policy)?;
-        let airs = LayerAirs {
-            transcript: &self.transcript,
-            identity: &identity,
-            queries: &queries,
-        };
-        NodeAirs(vec![airs]).verify(layer, &[query_inputs], params, policy)
     }
 
     /// [`Level::airs`] for a layer's child: its children's transcript tables' public
@@ -579,25 +649,13 @@ pub fn verify_layer_over_layers<A: Air>(
 
 /// Checks that `layer` proves that a stack over a node verifies: the proof of a layer over
 /// a layer made with the last of `inner_params`, over one made with the one before it,
-/// down to a node over `segments` made with the first. At each level, from the top: the
-/// layer's transcript AIR's inputs hold the transcript tables' public inputs of the layer
-/// below as its transcript absorbed them (one list a child: the identity and query tables'
-/// are derived, never absorbed), the statement it absorbed (its keys, those inputs, every
-/// other datum) is the one those tables give (the transcript AIR's links, as for a
-/// segment), and the layer below's other tables' inputs are built from them; at the foot,
-/// each child's inputs link to its segment ([`verify_node`](crate::verify_node)'s links,
-/// a child that does not named by its segment's index); each layer's joint identity (of
-/// the tables below) and query AIR's inputs are built from its transcript AIR's; and the
-/// top layer's proof of its tables verifies with `params`. `policy` applies to the
-/// segments' parameters and to every layer's (so one that pins parameters or a hash takes
-/// only a stack of those).
+/// down to a node over `segments` made with the first: [`verify_tree`] of a level of one
+/// node for each of `inner_params`.
 ///
 /// Returns the top layer's circuit, whose figure the policy judged.
 ///
 /// # Errors
-/// No segment or no inner layer, a segment or an inner layer that makes no shape the
-/// layer over it takes, parameters the policy refuses, inputs that do not link (at any
-/// level), or a proof that does not verify.
+/// As [`verify_tree`], or no inner layer.
 pub fn verify_layer_over_node<A: Air>(
     segments: &[Segment<'_, A>],
     inner_params: &[StarkParams],
@@ -605,7 +663,38 @@ pub fn verify_layer_over_node<A: Air>(
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
-    stack(segments, inner_params)?.verify(segments, layer, params, policy)
+    verify_tree(segments, &stack(inner_params)?, layer, params, policy)
+}
+
+/// Checks that `layer` proves that a tree over `segments` verifies: the proof of a node
+/// made with `params` over the top level of nodes of `levels` (innermost first; with none,
+/// over the segments), each of a level's k nodes over the next of k near-equal, contiguous
+/// runs of the level below's children ([`TreeLevel`]). At each level, from the top: each node's
+/// transcript AIR's inputs hold the transcript tables' public inputs of its children as its
+/// transcript absorbed them (one list a child: the identity and query tables' are derived,
+/// never absorbed), the statement it absorbed (its keys, those inputs, every other datum)
+/// is the one those tables give (the transcript AIR's links, as for a segment), and its
+/// children's other tables' inputs are built from them; at the foot, each child's inputs
+/// link to its segment ([`verify_node`](crate::verify_node)'s links, a child that does not
+/// named by its segment's index); each node's joint identity (of its children's tables)
+/// and query AIR's inputs are built from its transcript AIR's; and the top proof of its
+/// tables verifies with `params`. `policy` applies to the segments' parameters and to
+/// every layer's (so one that pins parameters or a hash takes only a tree of those).
+///
+/// Returns the top layer's circuit, whose figure the policy judged.
+///
+/// # Errors
+/// No segment, a level of no node or of more nodes than the level below has children, a
+/// segment or a node that makes no shape the node over it takes, parameters the policy
+/// refuses, inputs that do not link (at any level), or a proof that does not verify.
+pub fn verify_tree<A: Air>(
+    segments: &[Segment<'_, A>],
+    levels: &[TreeLevel],
+    layer: &LayerProof,
+    params: &StarkParams,
+    policy: &VerifyPolicy,
+) -> Result<TablesCircuit, LayerError> {
+    Level::of(segments, levels)?.verify(segments, layer, params, policy)
 }
 
 /// [`read_layer_over_layers`] of `record`, then [`verify_layer_over_layers`] of what it
@@ -626,28 +715,43 @@ pub fn verify_record_over_layers<A: Air>(
     Ok(circuits.pop().expect("the top layer's circuit"))
 }
 
-/// The proof of a layer over the stack over a node of `segments` made with `inner_params`
-/// that `record` holds ([`Child::layer_record`] of a [`Child::of_node`]), then
-/// [`verify_layer_over_node`] of it, building the frames once. The segments and the inner
-/// layers' parameters fix each table's height; the transcript table's public inputs are
-/// recorded, the others' are not.
-///
-/// Returns every layer's circuit, innermost first (the inner layers', at the parameters
-/// given, then the top layer's, at its record's), each of which the policy judged.
+/// [`verify_record_over_tree`] of a stack over a node of `segments` made with
+/// `inner_params` (innermost first, at least one), as [`verify_layer_over_node`] takes it.
 ///
 /// # Errors
-/// As [`verify_layer_over_node`], or tables other than those of the heights they give, or
-/// a table other than the transcript's with public inputs.
+/// As [`verify_record_over_tree`], or no inner layer.
 pub fn verify_record_over_node<A: Air>(
     segments: &[Segment<'_, A>],
     inner_params: &[StarkParams],
     record: &TablesRecord,
     policy: &VerifyPolicy,
 ) -> Result<Vec<TablesCircuit>, LayerError> {
-    let level = stack(segments, inner_params)?;
-    let (layer, params) = layer_of_record(&[level.heights()?], record)?;
+    verify_record_over_tree(segments, &stack(inner_params)?, record, policy)
+}
+
+/// The proof of a node over the top level of a tree over `segments` with `levels` that
+/// `record` holds ([`node_record`](crate::node_record) of its children), then
+/// [`verify_tree`] of it, building the frames once. The segments and the levels' parameters
+/// fix each table's height; the transcript tables' public inputs are recorded, the others'
+/// are not.
+///
+/// Returns every layer's circuit in proving order: each node's of `levels`, a level at a
+/// time, innermost first, then the top node's, at its record's parameters; the policy
+/// judged each.
+///
+/// # Errors
+/// As [`verify_tree`], or tables other than those of the heights they give, or a table
+/// other than a transcript's with public inputs.
+pub fn verify_record_over_tree<A: Air>(
+    segments: &[Segment<'_, A>],
+    levels: &[TreeLevel],
+    record: &TablesRecord,
+    policy: &VerifyPolicy,
+) -> Result<Vec<TablesCircuit>, LayerError> {
+    let level = Level::of(segments, levels)?;
+    let (layer, params) = layer_of_record(&level.heights(segments)?, record)?;
     let top = level.verify(segments, &layer, &params, policy)?;
-    let mut circuits = Level::Layer(Box::new(level)).circuits();
+    let mut circuits = level.circuits();
     circuits.push(top);
     Ok(circuits)
 }
@@ -672,15 +776,32 @@ pub fn read_layer_over_layers<A: Air>(
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let record = TablesRecord::from_bytes(bytes)?;
     let segment = Segment::new(child, statement, child_params);
-    layer_of_record(&[stack(&[segment], inner_params)?.heights()?], &record)
+    read_tree(&[segment], &stack(inner_params)?, &record)
 }
 
-/// The frame of the top inner layer of a stack over a node of `segments`, made with
-/// `inner_params` (innermost first, at least one).
-fn stack<A: Air>(
+/// The proof of a node over the top level of a tree over `segments` with `levels` that
+/// `record` holds, with the parameters it was made with.
+///
+/// # Errors
+/// As [`verify_record_over_tree`]'s reading.
+pub(crate) fn read_tree<A: Air>(
     segments: &[Segment<'_, A>],
-    inner_params: &[StarkParams],
-) -> Result<LayerFrame, LayerError> {
-    let (top, below) = inner_params.split_last().ok_or(LayerError::NoInnerLayer)?;
-    LayerFrame::over(Level::of(segments, below)?, segments, top)
+    levels: &[TreeLevel],
+    record: &TablesRecord,
+) -> Result<(LayerProof, StarkParams), LayerError> {
+    let level = Level::of(segments, levels)?;
+    layer_of_record(&level.heights(segments)?, record)
+}
+
+/// The levels of a stack made with `inner_params` (innermost first, at least one): one
+/// node a level.
+fn stack(inner_params: &[StarkParams]) -> Result<Vec<TreeLevel>, LayerError> {
+    if inner_params.is_empty() {
+        return Err(LayerError::NoInnerLayer);
+    }
+    let level = |params: &StarkParams| TreeLevel {
+        nodes: 1,
+        params: *params,
+    };
+    Ok(inner_params.iter().map(level).collect())
 }

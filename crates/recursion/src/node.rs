@@ -16,9 +16,7 @@ use ballast_stark::{
     TablesRecord, VerifyPolicy,
 };
 
-use crate::layer::{
-    Frame, LayerAirs, NodeAirs, child_key, layer_of_record, split_inputs, statement_inputs,
-};
+use crate::layer::{Frame, NodeAirs, child_key, statement_inputs};
 use crate::{Child, ChildError, IdentityAir, LayerError, LayerProof, LayerRole, QueriesAir};
 
 /// A segment a layer proves about, as its verifier takes it in place of its proof: its AIR,
@@ -160,7 +158,7 @@ pub(crate) fn with_node_tables<T>(
 }
 
 /// Checks each of `segments`' parameters against `policy` (a refusal named by the segment
-/// when there are several): what a layer's verifier judges of its segments.
+/// when the statement has several): what a layer's verifier judges of its segments.
 pub(crate) fn check_segments<A: Air>(
     segments: &[Segment<'_, A>],
     policy: &VerifyPolicy,
@@ -211,9 +209,9 @@ pub(crate) fn segment_frames<A: Air>(
 }
 
 /// `error`, of the `i`-th of `segments`, named by that segment's index in its statement
-/// when the node has several.
+/// when the statement has several (a node of a tree may be over one of them).
 pub(crate) fn named<A>(segments: &[Segment<'_, A>], i: usize, error: LayerError) -> LayerError {
-    if segments.len() == 1 {
+    if segments[i].statement.position.count == 1 {
         return error;
     }
     LayerError::Segment {
@@ -222,40 +220,13 @@ pub(crate) fn named<A>(segments: &[Segment<'_, A>], i: usize, error: LayerError)
     }
 }
 
-/// [`verify_node`] with the segments' `frames`.
-fn verify_frames<A: Air>(
-    segments: &[Segment<'_, A>],
-    frames: &[Rc<Frame>],
-    layer: &LayerProof,
-    params: &StarkParams,
-    policy: &VerifyPolicy,
-) -> Result<TablesCircuit, LayerError> {
-    check_segments(segments, policy)?;
-    let counts = frames.iter().map(|f| f.transcript.num_public_inputs());
-    let split = split_inputs(counts, &layer.inputs)?;
-    let (others, query_inputs): (Vec<_>, Vec<_>) = (segment_airs(segments, frames, &split)?)
-        .into_iter()
-        .map(|(identity, queries, query_inputs)| ((identity, queries), query_inputs))
-        .unzip();
-    let airs = NodeAirs(
-        (frames.iter().zip(&others))
-            .map(|(frame, (identity, queries))| LayerAirs {
-                transcript: &frame.transcript,
-                identity,
-                queries,
-            })
-            .collect(),
-    );
-    airs.verify(layer, &query_inputs, params, policy)
-}
-
 /// A child's identity and query AIRs and the query AIR's public inputs, built from its
 /// transcript AIR's.
 pub(crate) type Built = (IdentityAir, QueriesAir, Vec<Felt>);
 
 /// What each of `segments` (with its frame of `frames`) builds from its transcript AIR's
 /// public inputs of `inputs` (one a segment), once they link ([`Frame::airs`]); a refusal
-/// named by the segment when there are several.
+/// named by the segment when the statement has several.
 pub(crate) fn segment_airs<A: Air>(
     segments: &[Segment<'_, A>],
     frames: &[Rc<Frame>],
@@ -281,15 +252,15 @@ pub(crate) fn segment_airs<A: Air>(
 ///
 /// # Errors
 /// No segment, a segment that makes no shape the layer takes or whose parameters the
-/// policy refuses, inputs that do not link (named by the segment's index when there are
-/// several: [`LayerError::Segment`]), or a proof that does not verify.
+/// policy refuses, inputs that do not link (named by the segment's index when the
+/// statement has several: [`LayerError::Segment`]), or a proof that does not verify.
 pub fn verify_node<A: Air>(
     segments: &[Segment<'_, A>],
     layer: &LayerProof,
     params: &StarkParams,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
-    verify_frames(segments, &segment_frames(segments)?, layer, params, policy)
+    crate::verify_tree(segments, &[], layer, params, policy)
 }
 
 /// Reads the proof of a node over `segments` that `record` holds ([`node_record`]), then
@@ -303,30 +274,8 @@ pub fn verify_node_record<A: Air>(
     record: &TablesRecord,
     policy: &VerifyPolicy,
 ) -> Result<TablesCircuit, LayerError> {
-    let frames = segment_frames(segments)?;
-    let (layer, params) = of_record(segments, &frames, record)?;
-    verify_frames(segments, &frames, &layer, &params, policy)
-}
-
-/// The proof of a node over `segments` that `record` holds, with its parameters.
-pub(crate) fn layer_of_segments<A: Air>(
-    segments: &[Segment<'_, A>],
-    record: &TablesRecord,
-) -> Result<(LayerProof, StarkParams), LayerError> {
-    of_record(segments, &segment_frames(segments)?, record)
-}
-
-/// [`layer_of_segments`] with the segments' `frames`: the child alone fixes each table's
-/// height.
-fn of_record<A: Air>(
-    segments: &[Segment<'_, A>],
-    frames: &[Rc<Frame>],
-    record: &TablesRecord,
-) -> Result<(LayerProof, StarkParams), LayerError> {
-    let heights = (segments.iter().zip(frames))
-        .map(|(segment, frame)| frame.child_heights(segment.params.num_queries))
-        .collect::<Result<Vec<_>, _>>()?;
-    layer_of_record(&heights, record)
+    let mut circuits = crate::verify_record_over_tree(segments, &[], record, policy)?;
+    Ok(circuits.pop().expect("the node's circuit"))
 }
 
 #[cfg(test)]

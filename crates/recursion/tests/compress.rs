@@ -13,13 +13,13 @@ use common::{any_security, params};
 
 use ballast_field::Felt;
 use ballast_recursion::{
-    Child, ChildError, CompressError, LayerError, LayerRole, LinkError, compress, node_params,
-    node_record, prove_node, segment_statements, verify_compressed,
+    Child, ChildError, CompressError, LayerError, LayerRole, LinkError, NODE_CHILDREN, compress,
+    node_params, node_record, prove_node, segment_statements, verify_compressed,
 };
 use ballast_stark::{
-    CompressedRecord, CpuBackend, MerkleHash, PhaseTimes, Proof, ProofFormatError, Regime,
-    StarkParams, VerifierError, VerifyPolicy, Workload, peek, prove, prove_part, prove_statement,
-    statement_context,
+    CompressedRecord, CpuBackend, MAX_INNER_LAYERS, MerkleHash, PhaseTimes, Proof,
+    ProofFormatError, Regime, StarkParams, TreeLevel, VerifierError, VerifyPolicy, Workload, peek,
+    prove, prove_part, prove_statement, statement_context,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -215,23 +215,32 @@ fn a_statement_of_several_segments_compresses_with_its_states_between() {
     assert_eq!(circuits.inner.len(), 1);
     assert_eq!(circuits.inner[0].tables.len(), 9);
     assert_eq!(circuits.last.tables.len(), 3);
-    // Other parameters for the node, or none, give other AIRs: refused.
+    // Other parameters for the node, or none, or a level more, give other AIRs: refused.
     let mut queries = record.clone();
-    queries.inner[0].num_queries += 1;
+    queries.inner[0].params.num_queries += 1;
     assert!(verify_compressed(&queries, &any_security()).is_err());
     let mut none = record.clone();
     none.inner.clear();
     assert!(verify_compressed(&none, &any_security()).is_err());
-    // More inner layers than a compressed proof has are refused by name, built or read.
     let mut two = record.clone();
     two.inner.push(two.inner[0]);
-    let refused = verify_compressed(&two, &any_security()).unwrap_err();
-    assert!(
-        refused.to_string().contains("inner layers is 2"),
-        "{refused}"
-    );
-    let read = CompressedRecord::<Poseidon2Chain>::from_bytes(&two.to_bytes()).unwrap_err();
-    assert!(read.to_string().contains("inner layers is 2"), "{read}");
+    assert!(verify_compressed(&two, &any_security()).is_err());
+    // More levels than a compressed proof has, or a level of more nodes than the level
+    // below has children, are refused by name, built or read.
+    let mut deep = record.clone();
+    deep.inner = vec![record.inner[0]; MAX_INNER_LAYERS + 1];
+    let mut wide = record.clone();
+    wide.inner[0].nodes = 4;
+    for (changed, name) in [
+        (deep, format!("inner layers is {}", MAX_INNER_LAYERS + 1)),
+        (wide, "inner nodes is 4".to_string()),
+    ] {
+        let refused = verify_compressed(&changed, &any_security()).unwrap_err();
+        assert!(refused.to_string().contains(&name), "{refused}");
+        let bytes = changed.to_bytes();
+        let read = CompressedRecord::<Poseidon2Chain>::from_bytes(&bytes).unwrap_err();
+        assert!(read.to_string().contains(&name), "{read}");
+    }
 
     assert_eq!(Some(record.statement_digest()), proof.statement_digest());
     let bytes = record.to_bytes();
@@ -269,6 +278,48 @@ fn a_statement_of_several_segments_compresses_with_its_states_between() {
             }))
         ));
     }
+}
+
+#[test]
+fn more_segments_than_a_node_takes_compress_in_a_tree() {
+    // Five segments: a level of two nodes (over segments 0-2 and 3-4), a node over those
+    // two, then the last layer over it.
+    let (proof, record) = compressed(&chain(80));
+    assert_eq!(proof.segments.len(), NODE_CHILDREN + 1);
+    let nodes: Vec<usize> = record.inner.iter().map(|l| l.nodes).collect();
+    assert_eq!(nodes, [2, 1]);
+    let circuits = verify_compressed(&record, &any_security()).expect("it verifies");
+    // The nodes in proving order, three tables a child.
+    let tables: Vec<usize> = (circuits.inner.iter()).map(|c| c.tables.len()).collect();
+    assert_eq!(tables, [9, 6, 6]);
+    let bytes = record.to_bytes();
+    assert_eq!(verified(&bytes), Ok(()));
+    // The levels cut another way (one node over all five, three nodes, a level less or
+    // more) give other AIRs: refused.
+    let level = |nodes| TreeLevel {
+        nodes,
+        ..record.inner[0]
+    };
+    for inner in [
+        vec![level(1)],
+        vec![level(3), level(1)],
+        vec![level(2)],
+        vec![level(2), level(1), level(1)],
+    ] {
+        let changed = CompressedRecord {
+            inner: inner.clone(),
+            ..record.clone()
+        };
+        assert!(
+            verify_compressed(&changed, &any_security()).is_err(),
+            "{inner:?}"
+        );
+    }
+    // A state between the two runs changed: segment 2, the first run's last, is named.
+    let mut changed = record.clone();
+    changed.between[2] = record.ends[0];
+    let refused = verify_compressed(&changed, &any_security()).unwrap_err();
+    assert!(refused.to_string().starts_with("segment 2: "), "{refused}");
 }
 
 #[test]

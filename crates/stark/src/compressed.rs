@@ -24,6 +24,32 @@ use crate::sizes::encoded_len;
 use crate::tables_format::MAX_TABLES_HEADER_LEN;
 use crate::{MAX_LOG_ROWS, ProofFormatError, StarkParams, TablesRecord, Workload, check_range};
 
+/// A level of a compressed proof's tree of nodes: its nodes, each over the next of as many
+/// near-equal, contiguous runs of the level below's children (the segments, below the
+/// first level; of n children cut in k runs, the first `n mod k` one longer, as parts are
+/// cut), each made with its parameters and committed with Poseidon2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeLevel {
+    /// Its nodes: at least one, at most the level below's children.
+    pub nodes: usize,
+    /// The parameters each of its nodes is made with.
+    pub params: StarkParams,
+}
+
+impl TreeLevel {
+    /// How many of the level below's `children` each of a level's `nodes` takes, in order.
+    ///
+    /// # Panics
+    /// If `nodes` is 0 or more than `children`, which [`CompressedRecord::check_inner`] and
+    /// its decoder refuse.
+    pub fn runs(nodes: usize, children: usize) -> impl Iterator<Item = usize> {
+        (0..nodes).map(move |i| {
+            let run = crate::part_range(children, nodes, i).expect("a level's nodes in range");
+            run.len()
+        })
+    }
+}
+
 /// A statement's compressed proof: the parameters its segments were proven with, the
 /// workload, its two ends, the states between its segments and the last layer's proof
 /// about them.
@@ -31,10 +57,10 @@ use crate::{MAX_LOG_ROWS, ProofFormatError, StarkParams, TablesRecord, Workload,
 pub struct CompressedRecord<W: Workload> {
     /// The parameters of the statement's segment proofs, which the layer verified.
     pub params: StarkParams,
-    /// The parameters of the layers between the segments and the last layer, innermost
-    /// first, each committed with Poseidon2: none when the last layer is a node over the
-    /// segments, one for a node under it.
-    pub inner: Vec<StarkParams>,
+    /// The levels of nodes between the segments and the last layer, innermost first, each
+    /// committed with Poseidon2: none when the last layer is a node over the segments; the
+    /// last layer is a node over the top level's nodes.
+    pub inner: Vec<TreeLevel>,
     /// The computation.
     pub workload: W,
     /// The workload's start state, then the statement's outcome.
@@ -59,13 +85,14 @@ impl<W: Workload> CompressedRecord<W> {
         statement_digest(&self.workload, &self.ends[1])
     }
 
-    /// Checks what the decoder checks of its inner layers, for a record built otherwise: at
-    /// most [`MAX_INNER_LAYERS`], each parameter in its range; the encoding needs it.
+    /// Checks what the decoder checks of its inner levels, for a record built otherwise: at
+    /// most [`MAX_INNER_LAYERS`], each of at least one node and at most the level below's
+    /// children, each parameter in its range; the encoding needs it.
     ///
     /// # Errors
-    /// More inner layers, or a parameter out of its range.
+    /// More inner levels, a level of no node or too many, or a parameter out of its range.
     pub fn check_inner(&self) -> Result<(), ProofFormatError> {
-        check_inner(self.inner.len(), &self.inner)
+        check_inner(self.inner.len(), &self.inner, self.workload.segments())
     }
 
     /// The canonical encoding.
@@ -183,26 +210,31 @@ impl<W: Workload> CompressedRecord<W> {
     }
 }
 
-/// The most inner layers a compressed proof has: one, the node under its last layer for a
-/// statement of several segments (`docs/protocol.md` §6 item 20 argues that depth).
-pub const MAX_INNER_LAYERS: usize = 1;
+/// The most inner levels a compressed proof has: 16, a tree of four children a node over
+/// up to 4^16 segments (`docs/protocol.md` §6 item 24 argues any depth; this bounds the
+/// header).
+pub const MAX_INNER_LAYERS: usize = 16;
 
-/// The most bytes of a compressed proof's inner layers: their count and the most layers'
-/// parameters.
+/// The most bytes of a compressed proof's inner levels: their count and the most levels'
+/// nodes and parameters.
 const MAX_INNER_LEN: usize = inner_len(MAX_INNER_LAYERS);
 
-/// The checks of `count` inner layers of parameters `inner` (those read so far): at most
-/// [`MAX_INNER_LAYERS`], each parameter in its range.
-fn check_inner(count: usize, inner: &[StarkParams]) -> Result<(), ProofFormatError> {
+/// The checks of `count` inner levels `inner` (those read so far) over `segments`: at most
+/// [`MAX_INNER_LAYERS`], each of at least one node and at most the level below's children,
+/// each parameter in its range.
+fn check_inner(count: usize, inner: &[TreeLevel], segments: usize) -> Result<(), ProofFormatError> {
     check_range("inner layers", count, 0, MAX_INNER_LAYERS)?;
-    for p in inner {
+    let mut children = segments;
+    for TreeLevel { nodes, params: p } in inner {
+        check_range("inner nodes", *nodes, 1, children)?;
         check_ranges(p.log_blowup, p.num_queries, p.pow_bits)?;
         check_range("log_final_poly_len", p.log_final_poly_len, 0, MAX_LOG_ROWS)?;
+        children = *nodes;
     }
     Ok(())
 }
 
-/// The bytes of `layers` inner layers: their count and each one's parameters.
+/// The bytes of `layers` inner levels: their count and each one's nodes and parameters.
 const fn inner_len(layers: usize) -> usize {
     let mut len = 0;
     let mut k = 0;
@@ -219,7 +251,7 @@ const fn inner_len(layers: usize) -> usize {
 /// length, and the bound on the whole.
 fn bounded_header<W: Workload>(
     d: &mut Decoder<'_>,
-) -> Result<(Header<W>, Vec<StarkParams>, usize, u64), ProofFormatError> {
+) -> Result<(Header<W>, Vec<TreeLevel>, usize, u64), ProofFormatError> {
     let header = decode_header::<W>(d, COMPRESSED_MAGIC)?;
     let (first, count) = (header.head.first, header.head.count);
     let segments = header.workload.segments();
@@ -232,13 +264,13 @@ fn bounded_header<W: Workload>(
     }
     let mut inner = Vec::new();
     d.read(&INNER_LAYER_COUNT, &mut inner, 0, 1)?;
-    check_inner(inner.len(), &[])?;
+    check_inner(inner.len(), &[], segments)?;
     for k in 0..inner.len() {
         for section in &INNER_LAYER {
             d.read(section, &mut inner, k, 1)?;
         }
     }
-    check_inner(inner.len(), &inner)?;
+    check_inner(inner.len(), &inner, segments)?;
     let (layer_len, layer_max) = TablesRecord::stated_len(&d.bytes[d.pos..])?;
     let states = (segments as u64 + 1) * header.workload.state_len() as u64;
     let max = (d.pos as u64)

@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "bafad9de8584f4aae4c8180ad39b1473fbc21dec73345d421ac660175bf681e5"
+        "a65f5c500948fc01197a1635229bc6678b3befb3f61cfbb3ea9dacea646e0daa"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "9da13a93af830197b5af13f7a2eac5e3915b1cbe0e3b71841ae5e856a3e4fb83"
+        "d4b6663a5f290abb0cd0181a3748cc430f105036600db70bff3d41db9229acaa"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "ddab52c5040fae82cbcb614fbaca5bf7e84a6a07d955bf113bc9a33379720cef"
+        "96c1490e8ac61acb16ebc7c39929ed99ddb6be960f7f4af01712c8abc213d684"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "db6bda0cd4b08bbf7be25e90f6df8304d70c50d04b542a384bc3e6cd8e421db4"
+        "a5c65b1240d4c6a05dab050d420d67a2e06ad9f9b6a7ad4933c2b79db1541dce"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "c328046136e4ef17406a83a73d2b9252797d53bea77568f53fa905efc6825a52"
+        "f69ccb3bb736e1317f2e7bace507ceec72159653c8c264611386219160e99b36"
     );
 }
