@@ -26,8 +26,8 @@ pub enum Command {
     /// Check a proof; exit 0 if valid, 1 if invalid, 2 if unreadable.
     Verify(VerifyArgs),
     /// Replace a whole proof made with --hash poseidon2 by its compressed proof: a recursive
-    /// layer's proof that its segments verify (over a node over them, for several;
-    /// docs/recursion.md).
+    /// layer's proof that its segments verify (over a tree of nodes over them, at most four
+    /// children a node, for several; docs/recursion.md).
     Compress(CompressArgs),
     /// Join parts proven by separate workers (`prove --parts`) into the whole proof; its
     /// segments are checked, but only `verify` judges it against a security floor.
@@ -188,7 +188,7 @@ pub struct ProveArgs {
     #[arg(long)]
     pub report: Option<PathBuf>,
     /// Write the compressed proof instead (`cli compress`): the statement must be proven
-    /// with --hash poseidon2; several segments get a node over them under the last layer.
+    /// with --hash poseidon2; several segments get a tree of nodes under the last layer.
     #[arg(long, conflicts_with = "parts")]
     pub compress: bool,
     /// The last layer's parameters, with --compress.
@@ -326,8 +326,8 @@ pub struct CompressArgs {
     /// The last layer's parameters.
     #[command(flatten)]
     pub layer: LastLayerArgs,
-    /// Target security of the last layer (and of the node under it, for several segments) in
-    /// bits, judged in --regime, from which its number of queries is derived.
+    /// Target security of the last layer (and of each node under it, for several segments)
+    /// in bits, judged in --regime, from which its number of queries is derived.
     #[arg(long, default_value_t = crate::plan::DEFAULT_SECURITY_BITS)]
     pub security_bits: u32,
     /// How --security-bits is judged: `jbr`, `udr` or `conjectured`.

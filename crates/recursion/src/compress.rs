@@ -2,9 +2,9 @@
 //! statement's segment proofs verify, with the statement it is about and the states that
 //! chain its segments. [`compress`] makes it from a whole proof made with Poseidon2 trees:
 //! for one segment, the last layer over it; for several, a tree of nodes over them
-//! ([`prove_node`], at most [`NODE_CHILDREN`] children a node) and the last layer over its
-//! top node. [`verify_compressed`] checks it from the statement alone, the segment proofs
-//! gone.
+//! ([`prove_node`], at most four children a node: [`tree_nodes`]) and the last layer over
+//! its top node. [`verify_compressed`] checks it from the statement alone, the segment
+//! proofs gone.
 //!
 //! The last layer's record holds the top node's transcript inputs, which hold its
 //! children's, down to each segment's, so it grows with the segments until the links move
@@ -13,12 +13,12 @@
 use ballast_field::Felt;
 use ballast_stark::{
     Analysis, Circuit, CompressedRecord, MerkleHash, Proof, Regime, StarkParams, TablesCircuit,
-    TreeLevel, VerifierError, VerifyPolicy, Workload, statement_context,
+    VerifierError, VerifyPolicy, Workload, statement_context, tree_nodes,
 };
 
 use crate::{
-    Child, ChildError, LayerError, LayerRole, Segment, node_params, node_record, prove_node,
-    segment_statements, verify_record_over_tree,
+    Child, ChildError, LayerError, LayerRole, Segment, TreeLevel, node_params, node_record,
+    prove_node, segment_statements, verify_record_over_tree,
 };
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
@@ -27,14 +27,8 @@ use crate::{
 /// against 262 at 22 bits; `docs/recursion.md`).
 pub const DEFAULT_LAST_LAYER: (usize, u32) = (6, 28);
 
-/// The most children [`compress`] puts under one node: a statement of more segments gets a
-/// tree, each level's nodes over near-equal runs of at most this many of the level below
-/// ([`TreeLevel`]), so a node's prover holds at most this many children's tables
-/// (`docs/recursion.md`, "A tree of nodes").
-pub const NODE_CHILDREN: usize = 4;
-
-/// The blowup (log2) and grinding bits of the node that [`compress`] puts under the last
-/// layer for a statement of several segments: blowup 8, the smallest its AIRs' degree-7
+/// The blowup (log2) and grinding bits of the nodes that [`compress`] puts under the last
+/// layer for a statement of several segments (every level of their tree): blowup 8, the smallest its AIRs' degree-7
 /// S-boxes take, and 20 bits of grinding, as ZisK's recursive layers (8/73/20 at 128 bits
 /// provable).
 pub const DEFAULT_NODE_LAYER: (usize, u32) = (3, 20);
@@ -75,10 +69,10 @@ fn segment_inputs<W: Workload>(workload: &W, states: &[&W::State]) -> Vec<Vec<Fe
 /// under `policy`. For one segment, the last layer over it; for several, a tree of nodes
 /// ([`prove_node`]) at blowup 2^`node.0` and `node.1` grinding bits, committed with
 /// Poseidon2, a level at a time until one node is left, each level's nodes over near-equal
-/// runs of at most [`NODE_CHILDREN`] of the level below, and the last layer over its top
-/// node. The last layer is at blowup
-/// 2^`last.0` and `last.1` grinding bits, committed with Keccak-256; each layer has the
-/// fewest queries that give it `target` bits in `regime` ([`node_params`]).
+/// runs of at most four of the level below ([`tree_nodes`]), and the last layer over its
+/// top node. The last layer is at blowup 2^`last.0` and `last.1` grinding bits, committed
+/// with Keccak-256; each layer has the fewest queries that give it `target` bits in
+/// `regime` ([`node_params`]); a level's nodes share the most queries any of them needs.
 ///
 /// # Errors
 /// A part, a Keccak-256 proof, one whose workload, states or start its verifier refuses or
@@ -127,8 +121,7 @@ pub fn compress<W: Workload>(
         .collect::<Result<Vec<_>, _>>()
         .map_err(LayerError::from)?;
     let (mut children, mut inner) = (children, Vec::new());
-    while children.len() > 1 {
-        let nodes = children.len().div_ceil(NODE_CHILDREN);
+    for nodes in tree_nodes(segments) {
         let lengths: Vec<usize> = TreeLevel::runs(nodes, children.len()).collect();
         let mut rest = children.into_iter();
         let runs: Vec<Vec<Child>> = (lengths.iter())
@@ -151,7 +144,7 @@ pub fn compress<W: Workload>(
             let layer = prove_node(&run, &params)?;
             children.push(Child::of_node(&run, &layer, &params, policy)?);
         }
-        inner.push(TreeLevel { nodes, params });
+        inner.push(params);
     }
     let role = LayerRole::Last(MerkleHash::Keccak256);
     let params = node_params(&children, last, target, regime, role)?;
@@ -167,15 +160,15 @@ pub fn compress<W: Workload>(
 }
 
 /// What a compressed proof's security is made of, in proving order: its segments' circuit,
-/// its inner layers' (a node over the segments, for several) and its last layer's. Its
-/// figure is the weakest layer's, each judged in its own regime; the layers' errors add
-/// up, so the bound on the whole is at most log2 of the layer count below it
-/// (`docs/protocol.md` §6 items 16 and 20).
+/// its tree's nodes' (for several segments, a level at a time) and its last layer's. Its
+/// figure is the weakest layer's, each judged in its own regime; the errors add up along
+/// the levels (not across a level's nodes), so the bound on the whole is at most log2 of
+/// the levels plus two below it (`docs/protocol.md` §6 items 16, 20 and 24).
 #[derive(Clone, Debug)]
 pub struct CompressedCircuits {
     /// The segments' circuit, at the record's segment parameters.
     pub segments: Circuit,
-    /// The inner layers' tables, innermost first.
+    /// The tree's nodes' tables, a level at a time, innermost first.
     pub inner: Vec<TablesCircuit>,
     /// The last layer's tables.
     pub last: TablesCircuit,
@@ -211,9 +204,10 @@ pub fn weakest(analyses: &[Analysis]) -> usize {
 /// Checks that `record` proves its statement: the workload starts where it says, and its
 /// layer proves that a proof of each of the statement's segments, made with the record's
 /// segment parameters, verifies, segment `i` from the record's `i`-th state to the next
-/// (over the tree of the record's inner levels: [`verify_record_over_tree`]), so the
-/// segments chain from the start to the outcome. `policy` applies to the segments' parameters and every layer's, and its cap to
-/// the record's bytes.
+/// (over the statement's tree of nodes, [`tree_nodes`], each level's made with the record's
+/// parameters for it: [`verify_record_over_tree`]), so the segments chain from the start to
+/// the outcome. `policy` applies to the segments' parameters and every layer's, and its cap
+/// to the record's bytes.
 /// Returns the circuits whose figures the policy judged.
 ///
 /// # Errors
@@ -264,7 +258,10 @@ pub fn verify_compressed<W: Workload>(
             Segment::new(first, statement, params)
         })
         .collect();
-    let mut inner = verify_record_over_tree(&children, inner, layer, policy)?;
+    let levels: Vec<TreeLevel> = (tree_nodes(count).into_iter().zip(inner))
+        .map(|(nodes, &params)| TreeLevel { nodes, params })
+        .collect();
+    let mut inner = verify_record_over_tree(&children, &levels, layer, policy)?;
     let last = inner.pop().expect("the last layer's circuit");
     Ok(CompressedCircuits {
         segments,

@@ -3,16 +3,17 @@
 //! proves: the layer's verifier's transcript ([`TranscriptAir`]), its tables' out-of-domain
 //! identities ([`IdentityAir::joint`], in one table) and its query phase over its mixed
 //! trees, FRI rolling each shorter height in ([`QueriesAir::mixed`]), with their witnesses:
-//! three tables, as a layer over a segment has; and a layer over that one, to any depth.
-//! [`verify_layer_over_node`] checks the top layer's proof from the segments' AIRs,
-//! statements and parameters and the inner layers' parameters alone, a frame a level built
-//! from those: at each level it reads the level below's transcript tables' public inputs
-//! (one list a child) from what the transcript AIR's inputs say its transcript absorbed,
-//! has the level below link them (to each segment at the foot, as
-//! [`verify_node`](crate::verify_node) does) and build that layer's other inputs from them
+//! three tables, as a layer over a segment has; and nodes over those, in a tree to any
+//! depth. [`verify_tree`] checks the top node's proof from the segments' AIRs, statements
+//! and parameters and the tree's levels ([`TreeLevel`]) alone, a frame a node built from
+//! those: at each node it reads its children's transcript tables' public inputs (one list
+//! a child) from what its transcript AIR's inputs say its transcript absorbed, has the
+//! level below link them (to each segment at the foot, as
+//! [`verify_node`](crate::verify_node) does) and build those layers' other inputs from them
 //! (derived, not absorbed), holds the absorbed statement to the keys and those inputs, then
 //! builds its own identities and query inputs from the same inputs (`docs/recursion.md`).
-//! [`verify_layer_over_layers`] is that over one segment.
+//! [`verify_layer_over_node`] and [`verify_layer_over_layers`] are that over a stack of
+//! one node a level.
 
 use std::rc::Rc;
 
@@ -21,8 +22,8 @@ use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
     LagrangeAt, MerkleHash, OodValues, PeriodicAt, SegmentStatement, StarkParams, TablesCircuit,
-    TablesRecord, TranscriptLayout, TreeLevel, VerifyPolicy, label, replay_tables,
-    tables_statement_data, tables_transcript_layout, tables_trees,
+    TablesRecord, TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
+    tables_transcript_layout, tables_trees,
 };
 use ballast_transcript::Message;
 
@@ -791,6 +792,32 @@ pub(crate) fn read_tree<A: Air>(
 ) -> Result<(LayerProof, StarkParams), LayerError> {
     let level = Level::of(segments, levels)?;
     layer_of_record(&level.heights(segments)?, record)
+}
+
+/// A level of a tree of nodes: its nodes, each over the next of as many near-equal,
+/// contiguous runs of the level below's children (the segments, below the first level; of
+/// n children cut in k runs, the first `n mod k` one longer, as parts are cut), each made
+/// with `params`. A compressed proof's tree has ⌈n/4⌉ nodes a level
+/// ([`tree_nodes`](ballast_stark::tree_nodes)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeLevel {
+    /// Its nodes: at least one, at most the level below's children.
+    pub nodes: usize,
+    /// The parameters each of its nodes is made with.
+    pub params: StarkParams,
+}
+
+impl TreeLevel {
+    /// How many of the level below's `children` each of a level's `nodes` takes, in order.
+    ///
+    /// # Panics
+    /// If `nodes` is 0 or more than `children`.
+    pub fn runs(nodes: usize, children: usize) -> impl Iterator<Item = usize> {
+        (0..nodes).map(move |i| {
+            let run = ballast_stark::part_range(children, nodes, i).expect("nodes in range");
+            run.len()
+        })
+    }
 }
 
 /// The levels of a stack made with `inner_params` (innermost first, at least one): one

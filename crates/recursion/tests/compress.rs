@@ -13,13 +13,13 @@ use common::{any_security, params};
 
 use ballast_field::Felt;
 use ballast_recursion::{
-    Child, ChildError, CompressError, LayerError, LayerRole, LinkError, NODE_CHILDREN, compress,
-    node_params, node_record, prove_node, segment_statements, verify_compressed,
+    Child, ChildError, CompressError, LayerError, LayerRole, LinkError, compress, node_params,
+    node_record, prove_node, segment_statements, verify_compressed,
 };
 use ballast_stark::{
-    CompressedRecord, CpuBackend, MAX_INNER_LAYERS, MerkleHash, PhaseTimes, Proof,
-    ProofFormatError, Regime, StarkParams, TreeLevel, VerifierError, VerifyPolicy, Workload, peek,
-    prove, prove_part, prove_statement, statement_context,
+    CompressedRecord, CpuBackend, MAX_INNER_LAYERS, MerkleHash, NODE_CHILDREN, PhaseTimes, Proof,
+    ProofFormatError, Regime, StarkParams, VerifierError, VerifyPolicy, Workload, peek, prove,
+    prove_part, prove_statement, statement_context, tree_nodes,
 };
 use ballast_workloads::Poseidon2Chain;
 
@@ -215,26 +215,18 @@ fn a_statement_of_several_segments_compresses_with_its_states_between() {
     assert_eq!(circuits.inner.len(), 1);
     assert_eq!(circuits.inner[0].tables.len(), 9);
     assert_eq!(circuits.last.tables.len(), 3);
-    // Other parameters for the node, or none, or a level more, give other AIRs: refused.
+    // Other parameters for the node give other AIRs: refused.
     let mut queries = record.clone();
-    queries.inner[0].params.num_queries += 1;
+    queries.inner[0].num_queries += 1;
     assert!(verify_compressed(&queries, &any_security()).is_err());
-    let mut none = record.clone();
-    none.inner.clear();
-    assert!(verify_compressed(&none, &any_security()).is_err());
-    let mut two = record.clone();
-    two.inner.push(two.inner[0]);
-    assert!(verify_compressed(&two, &any_security()).is_err());
-    // More levels than a compressed proof has, or a level of more nodes than the level
-    // below has children, are refused by name, built or read.
-    let mut deep = record.clone();
-    deep.inner = vec![record.inner[0]; MAX_INNER_LAYERS + 1];
-    let mut wide = record.clone();
-    wide.inner[0].nodes = 4;
-    for (changed, name) in [
-        (deep, format!("inner layers is {}", MAX_INNER_LAYERS + 1)),
-        (wide, "inner nodes is 4".to_string()),
-    ] {
+    // Another count of levels than the statement's tree has (one for three segments) is
+    // refused by name, built or read.
+    for levels in [0, 2, MAX_INNER_LAYERS + 1] {
+        let changed = CompressedRecord {
+            inner: vec![record.inner[0]; levels],
+            ..record.clone()
+        };
+        let name = format!("inner layers is {levels}, must be in 1..=1");
         let refused = verify_compressed(&changed, &any_security()).unwrap_err();
         assert!(refused.to_string().contains(&name), "{refused}");
         let bytes = changed.to_bytes();
@@ -286,35 +278,26 @@ fn more_segments_than_a_node_takes_compress_in_a_tree() {
     // two, then the last layer over it.
     let (proof, record) = compressed(&chain(80));
     assert_eq!(proof.segments.len(), NODE_CHILDREN + 1);
-    let nodes: Vec<usize> = record.inner.iter().map(|l| l.nodes).collect();
-    assert_eq!(nodes, [2, 1]);
+    assert_eq!(tree_nodes(proof.segments.len()), [2, 1]);
+    assert_eq!(record.inner.len(), 2);
     let circuits = verify_compressed(&record, &any_security()).expect("it verifies");
     // The nodes in proving order, three tables a child.
     let tables: Vec<usize> = (circuits.inner.iter()).map(|c| c.tables.len()).collect();
     assert_eq!(tables, [9, 6, 6]);
     let bytes = record.to_bytes();
     assert_eq!(verified(&bytes), Ok(()));
-    // The levels cut another way (one node over all five, three nodes, a level less or
-    // more) give other AIRs: refused.
-    let level = |nodes| TreeLevel {
-        nodes,
-        ..record.inner[0]
+    // One level, as if a node were over all five, is refused by name.
+    let one = CompressedRecord {
+        inner: vec![record.inner[0]],
+        ..record.clone()
     };
-    for inner in [
-        vec![level(1)],
-        vec![level(3), level(1)],
-        vec![level(2)],
-        vec![level(2), level(1), level(1)],
-    ] {
-        let changed = CompressedRecord {
-            inner: inner.clone(),
-            ..record.clone()
-        };
-        assert!(
-            verify_compressed(&changed, &any_security()).is_err(),
-            "{inner:?}"
-        );
-    }
+    let refused = verify_compressed(&one, &any_security()).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("inner layers is 1, must be in 2..=2"),
+        "{refused}"
+    );
     // A state between the two runs changed: segment 2, the first run's last, is named.
     let mut changed = record.clone();
     changed.between[2] = record.ends[0];
@@ -354,16 +337,20 @@ fn a_node_over_segments_that_do_not_chain_is_refused_by_the_segment() {
                 .expect("each segment proof verifies")
         })
         .collect();
+    // The node over them, and the last layer over it.
+    let inner = node_params(&children, LAST, TARGET, Regime::Jbr, LayerRole::Inner).unwrap();
+    let node = prove_node(&children, &inner).unwrap();
+    let over = [Child::of_node(&children, &node, &inner, &any_security()).unwrap()];
     let role = LayerRole::Last(MerkleHash::Keccak256);
-    let layer_params = node_params(&children, LAST, TARGET, Regime::Jbr, role).unwrap();
-    let layer = prove_node(&children, &layer_params).unwrap();
-    let layer = node_record(&children, &layer, &layer_params).unwrap();
+    let layer_params = node_params(&over, LAST, TARGET, Regime::Jbr, role).unwrap();
+    let layer = prove_node(&over, &layer_params).unwrap();
+    let layer = node_record(&over, &layer, &layer_params).unwrap();
     // Whichever state the record puts between them, one segment's statement is not the one
     // its proof took.
     for (between, named) in [(honest.states[1], 1), (elsewhere, 0)] {
         let record = CompressedRecord {
             params: params(),
-            inner: Vec::new(),
+            inner: vec![inner],
             workload,
             ends: [honest.states[0], end],
             between: vec![between],

@@ -11,11 +11,11 @@ use common::{any_security, layer_params, params};
 
 use ballast_field::Felt;
 use ballast_recursion::{
-    Child, LayerError, LayerProof, Segment, node_record, prove_node, segment_statements,
+    Child, LayerError, LayerProof, Segment, TreeLevel, node_record, prove_node, segment_statements,
     verify_record_over_tree, verify_tree,
 };
 use ballast_stark::{
-    CpuBackend, PhaseTimes, SegmentStatement, TablesCircuit, TablesRecord, TreeLevel, Workload,
+    CpuBackend, PhaseTimes, SegmentStatement, TablesCircuit, TablesRecord, Workload,
     prove_statement, statement_context,
 };
 use ballast_workloads::Poseidon2Chain;

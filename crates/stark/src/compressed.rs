@@ -3,9 +3,9 @@
 //! it; this module only writes and reads it).
 //!
 //! It is a proof's [`HEADER`] with its own magic ([`COMPRESSED_MAGIC`]): the segments'
-//! parameters, the workload and the whole statement's range; the inner layers' count
-//! ([`INNER_LAYER_COUNT`], at most [`MAX_INNER_LAYERS`]) and each one's parameters
-//! ([`INNER_LAYER`]); then the layer's tables proof ([`TablesRecord`], its own header and
+//! parameters, the workload and the whole statement's range; the count of inner levels
+//! ([`INNER_LAYER_COUNT`]: the depth of the statement's tree of nodes, [`tree_nodes`], at
+//! most [`MAX_INNER_LAYERS`]) and each level's parameters ([`INNER_LAYER`]); then the layer's tables proof ([`TablesRecord`], its own header and
 //! length); then [`STATES`], a proof's: the workload's start, the state each segment ends
 //! in, the last the statement's outcome. So the header, the inner layers and the tables
 //! proof's header bound the whole
@@ -22,33 +22,9 @@ use crate::proof::{statement_context, statement_digest};
 use crate::protocol::PROTOCOL_VERSION;
 use crate::sizes::encoded_len;
 use crate::tables_format::MAX_TABLES_HEADER_LEN;
-use crate::{MAX_LOG_ROWS, ProofFormatError, StarkParams, TablesRecord, Workload, check_range};
-
-/// A level of a compressed proof's tree of nodes: its nodes, each over the next of as many
-/// near-equal, contiguous runs of the level below's children (the segments, below the
-/// first level; of n children cut in k runs, the first `n mod k` one longer, as parts are
-/// cut), each made with its parameters and committed with Poseidon2.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TreeLevel {
-    /// Its nodes: at least one, at most the level below's children.
-    pub nodes: usize,
-    /// The parameters each of its nodes is made with.
-    pub params: StarkParams,
-}
-
-impl TreeLevel {
-    /// How many of the level below's `children` each of a level's `nodes` takes, in order.
-    ///
-    /// # Panics
-    /// If `nodes` is 0 or more than `children`, which [`CompressedRecord::check_inner`] and
-    /// its decoder refuse.
-    pub fn runs(nodes: usize, children: usize) -> impl Iterator<Item = usize> {
-        (0..nodes).map(move |i| {
-            let run = crate::part_range(children, nodes, i).expect("a level's nodes in range");
-            run.len()
-        })
-    }
-}
+use crate::{
+    MAX_LOG_ROWS, MAX_SEGMENTS, ProofFormatError, StarkParams, TablesRecord, Workload, check_range,
+};
 
 /// A statement's compressed proof: the parameters its segments were proven with, the
 /// workload, its two ends, the states between its segments and the last layer's proof
@@ -57,10 +33,11 @@ impl TreeLevel {
 pub struct CompressedRecord<W: Workload> {
     /// The parameters of the statement's segment proofs, which the layer verified.
     pub params: StarkParams,
-    /// The levels of nodes between the segments and the last layer, innermost first, each
-    /// committed with Poseidon2: none when the last layer is a node over the segments; the
-    /// last layer is a node over the top level's nodes.
-    pub inner: Vec<TreeLevel>,
+    /// The parameters of each level of the tree of nodes between the segments and the last
+    /// layer ([`tree_nodes`]), innermost first, every node of a level made with its level's
+    /// and committed with Poseidon2: none for one segment, whose last layer is over it; the
+    /// last layer is a node over the top level's one node.
+    pub inner: Vec<StarkParams>,
     /// The computation.
     pub workload: W,
     /// The workload's start state, then the statement's outcome.
@@ -85,12 +62,12 @@ impl<W: Workload> CompressedRecord<W> {
         statement_digest(&self.workload, &self.ends[1])
     }
 
-    /// Checks what the decoder checks of its inner levels, for a record built otherwise: at
-    /// most [`MAX_INNER_LAYERS`], each of at least one node and at most the level below's
-    /// children, each parameter in its range; the encoding needs it.
+    /// Checks what the decoder checks of its inner levels, for a record built otherwise: one
+    /// a level of its statement's tree ([`tree_nodes`]), each parameter in its range; the
+    /// encoding needs it.
     ///
     /// # Errors
-    /// More inner levels, a level of no node or too many, or a parameter out of its range.
+    /// Another count of inner levels, or a parameter out of its range.
     pub fn check_inner(&self) -> Result<(), ProofFormatError> {
         check_inner(self.inner.len(), &self.inner, self.workload.segments())
     }
@@ -210,31 +187,56 @@ impl<W: Workload> CompressedRecord<W> {
     }
 }
 
-/// The most inner levels a compressed proof has: 16, a tree of four children a node over
-/// up to 4^16 segments (`docs/protocol.md` §6 item 24 argues any depth; this bounds the
-/// header).
-pub const MAX_INNER_LAYERS: usize = 16;
+/// The most children a node of a compressed proof's tree has ([`tree_nodes`]).
+pub const NODE_CHILDREN: usize = 4;
+
+/// The node count of each level of the tree of nodes over `segments` segments, innermost
+/// first: ⌈n/[`NODE_CHILDREN`]⌉ nodes over the n children of the level below (the
+/// segments, below the first), a level at a time until one node is left; none for one
+/// segment. A level's nodes take near-equal, contiguous runs of its children, as parts
+/// are cut (`docs/protocol.md` §6 item 24).
+pub fn tree_nodes(segments: usize) -> Vec<usize> {
+    let mut levels = Vec::new();
+    let mut children = segments;
+    while children > 1 {
+        children = children.div_ceil(NODE_CHILDREN);
+        levels.push(children);
+    }
+    levels
+}
+
+/// The most inner levels a compressed proof has: the depth of the tree over
+/// [`MAX_SEGMENTS`] segments ([`tree_nodes`]).
+pub const MAX_INNER_LAYERS: usize = {
+    let (mut levels, mut children) = (0, MAX_SEGMENTS);
+    while children > 1 {
+        children = children.div_ceil(NODE_CHILDREN);
+        levels += 1;
+    }
+    levels
+};
 
 /// The most bytes of a compressed proof's inner levels: their count and the most levels'
-/// nodes and parameters.
+/// parameters.
 const MAX_INNER_LEN: usize = inner_len(MAX_INNER_LAYERS);
 
-/// The checks of `count` inner levels `inner` (those read so far) over `segments`: at most
-/// [`MAX_INNER_LAYERS`], each of at least one node and at most the level below's children,
-/// each parameter in its range.
-fn check_inner(count: usize, inner: &[TreeLevel], segments: usize) -> Result<(), ProofFormatError> {
-    check_range("inner layers", count, 0, MAX_INNER_LAYERS)?;
-    let mut children = segments;
-    for TreeLevel { nodes, params: p } in inner {
-        check_range("inner nodes", *nodes, 1, children)?;
+/// The checks of `count` inner levels of parameters `inner` (those read so far) over
+/// `segments`: one a level of their tree ([`tree_nodes`]), each parameter in its range.
+fn check_inner(
+    count: usize,
+    inner: &[StarkParams],
+    segments: usize,
+) -> Result<(), ProofFormatError> {
+    let levels = tree_nodes(segments).len();
+    check_range("inner layers", count, levels, levels)?;
+    for p in inner {
         check_ranges(p.log_blowup, p.num_queries, p.pow_bits)?;
         check_range("log_final_poly_len", p.log_final_poly_len, 0, MAX_LOG_ROWS)?;
-        children = *nodes;
     }
     Ok(())
 }
 
-/// The bytes of `layers` inner levels: their count and each one's nodes and parameters.
+/// The bytes of `layers` inner levels: their count and each one's parameters.
 const fn inner_len(layers: usize) -> usize {
     let mut len = 0;
     let mut k = 0;
@@ -251,7 +253,7 @@ const fn inner_len(layers: usize) -> usize {
 /// length, and the bound on the whole.
 fn bounded_header<W: Workload>(
     d: &mut Decoder<'_>,
-) -> Result<(Header<W>, Vec<TreeLevel>, usize, u64), ProofFormatError> {
+) -> Result<(Header<W>, Vec<StarkParams>, usize, u64), ProofFormatError> {
     let header = decode_header::<W>(d, COMPRESSED_MAGIC)?;
     let (first, count) = (header.head.first, header.head.count);
     let segments = header.workload.segments();
@@ -279,4 +281,37 @@ fn bounded_header<W: Workload>(
         .ok_or(ProofFormatError::TooLarge)?;
     let layer_len = usize::try_from(layer_len).map_err(|_| ProofFormatError::TooLarge)?;
     Ok((header, inner, layer_len, max))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_has_a_quarter_of_the_nodes_a_level_until_one() {
+        assert_eq!(tree_nodes(1), Vec::<usize>::new());
+        assert_eq!(tree_nodes(2), [1]);
+        assert_eq!(tree_nodes(4), [1]);
+        assert_eq!(tree_nodes(5), [2, 1]);
+        assert_eq!(tree_nodes(16), [4, 1]);
+        assert_eq!(tree_nodes(17), [5, 2, 1]);
+        assert_eq!(tree_nodes(MAX_SEGMENTS).len(), MAX_INNER_LAYERS);
+        assert_eq!(MAX_INNER_LAYERS, 10);
+        // Each level's runs cover its children, at most four a node.
+        for m in 1..=70 {
+            let mut children = m;
+            for nodes in tree_nodes(m) {
+                let runs: Vec<usize> = (0..nodes)
+                    .map(|i| crate::part_range(children, nodes, i).unwrap().len())
+                    .collect();
+                assert_eq!(runs.iter().sum::<usize>(), children, "{m}");
+                assert!(
+                    runs.iter().all(|&r| (1..=NODE_CHILDREN).contains(&r)),
+                    "{m}"
+                );
+                children = nodes;
+            }
+            assert_eq!(children, 1, "{m}");
+        }
+    }
 }

@@ -15,7 +15,7 @@
 use ballast_field::{Ext3, Felt};
 
 use crate::values::Values;
-use crate::{MerkleHash, SegmentProof, StarkParams, TablesRecord, TreeLevel};
+use crate::{MerkleHash, SegmentProof, StarkParams, TablesRecord};
 
 /// The first four bytes of every proof.
 pub const MAGIC: [u8; 4] = *b"BLST";
@@ -288,66 +288,56 @@ pub(crate) const STATES: SectionLayout<Head> = SectionLayout {
     set: |h, _, v| h.states = v.into_bytes(),
 };
 
-/// A compressed proof's inner levels (of nodes, between its segments and its last layer):
-/// how many.
-pub(crate) const INNER_LAYER_COUNT: SectionLayout<Vec<TreeLevel>> = SectionLayout {
+/// A compressed proof's inner levels (of its tree of nodes, between its segments and its
+/// last layer): how many.
+pub(crate) const INNER_LAYER_COUNT: SectionLayout<Vec<StarkParams>> = SectionLayout {
     name: "inner layer count",
     item: Item::U8,
     count: Count::Exactly(1),
     get: |l, _| Values::size(l.len()),
-    set: |l, _, v| *l = vec![UNREAD_LEVEL; v.into_size()],
+    set: |l, _, v| *l = vec![UNREAD_PARAMS; v.into_size()],
 };
 
-/// A level not read yet, which the decoder overwrites section by section; an inner level's
-/// hash is Poseidon2, the only one a layer over it verifies.
-const UNREAD_LEVEL: TreeLevel = TreeLevel {
-    nodes: 0,
-    params: StarkParams {
-        log_blowup: 0,
-        num_queries: 0,
-        pow_bits: 0,
-        log_final_poly_len: 0,
-        hash: MerkleHash::Poseidon2,
-    },
+/// Parameters not read yet, which the decoder overwrites section by section; an inner
+/// layer's hash is Poseidon2, the only one a layer over it verifies.
+const UNREAD_PARAMS: StarkParams = StarkParams {
+    log_blowup: 0,
+    num_queries: 0,
+    pow_bits: 0,
+    log_final_poly_len: 0,
+    hash: MerkleHash::Poseidon2,
 };
 
-/// One inner level: its nodes and their parameters, once per level, innermost first (its
-/// hash is Poseidon2's, not written).
-pub(crate) const INNER_LAYER: [SectionLayout<Vec<TreeLevel>>; 5] = [
-    SectionLayout {
-        name: "inner nodes",
-        item: Item::U32,
-        count: Count::Exactly(1),
-        get: |l, k| Values::size(l[k].nodes),
-        set: |l, k, v| l[k].nodes = v.into_size(),
-    },
+/// One inner level's parameters, every node's of the level, once per level, innermost
+/// first (its hash is Poseidon2's, not written).
+pub(crate) const INNER_LAYER: [SectionLayout<Vec<StarkParams>>; 4] = [
     SectionLayout {
         name: "inner log blowup",
         item: Item::U8,
         count: Count::Exactly(1),
-        get: |l, k| Values::size(l[k].params.log_blowup),
-        set: |l, k, v| l[k].params.log_blowup = v.into_size(),
+        get: |l, k| Values::size(l[k].log_blowup),
+        set: |l, k, v| l[k].log_blowup = v.into_size(),
     },
     SectionLayout {
         name: "inner queries",
         item: Item::U16,
         count: Count::Exactly(1),
-        get: |l, k| Values::size(l[k].params.num_queries),
-        set: |l, k, v| l[k].params.num_queries = v.into_size(),
+        get: |l, k| Values::size(l[k].num_queries),
+        set: |l, k, v| l[k].num_queries = v.into_size(),
     },
     SectionLayout {
         name: "inner pow bits",
         item: Item::U8,
         count: Count::Exactly(1),
-        get: |l, k| Values::int(l[k].params.pow_bits),
-        set: |l, k, v| l[k].params.pow_bits = v.into_int() as u32,
+        get: |l, k| Values::int(l[k].pow_bits),
+        set: |l, k, v| l[k].pow_bits = v.into_int() as u32,
     },
     SectionLayout {
         name: "inner log final poly len",
         item: Item::U8,
         count: Count::Exactly(1),
-        get: |l, k| Values::size(l[k].params.log_final_poly_len),
-        set: |l, k, v| l[k].params.log_final_poly_len = v.into_size(),
+        get: |l, k| Values::size(l[k].log_final_poly_len),
+        set: |l, k, v| l[k].log_final_poly_len = v.into_size(),
     },
 ];
 

@@ -37,7 +37,7 @@ pub use ballast_backend::{
 pub use ballast_merkle::MerkleHash;
 pub use bundle::bundle;
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
-pub use compressed::{CompressedRecord, MAX_INNER_LAYERS, TreeLevel};
+pub use compressed::{CompressedRecord, MAX_INNER_LAYERS, NODE_CHILDREN, tree_nodes};
 pub use deep::{deep_coefficients, height_deep_coefficients};
 pub use error::{BundleError, ProofFormatError, ProverError, VerifierError};
 pub use layout::{

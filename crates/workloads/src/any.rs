@@ -174,8 +174,8 @@ pub trait AnyProof: Debug + Send + Sync {
     fn is_whole(&self) -> bool;
     /// The proof itself, for [`bundle`](crate::bundle) to recover its type.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
-    /// Its compressed proof ([`compress`]): for several segments a node over them at
-    /// [`DEFAULT_NODE_LAYER`], then the last layer at blowup 2^`last.0` and `last.1`
+    /// Its compressed proof ([`compress`]): for several segments a tree of nodes over them
+    /// at [`DEFAULT_NODE_LAYER`], then the last layer at blowup 2^`last.0` and `last.1`
     /// grinding bits, each with the fewest queries that give `target` bits in `regime`.
     ///
     /// # Errors
