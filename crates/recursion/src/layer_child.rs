@@ -203,28 +203,48 @@ enum Level {
     /// The segments' frames (segments alike share one): the level a node over them (or a
     /// layer over one) takes.
     Segments(Vec<Rc<Frame>>),
-    /// Layers' frames, each over a contiguous run of the level below it.
-    Layers(Vec<LayerFrame>),
+    /// Layers' frames, each over a contiguous run of the level below it (nodes over alike
+    /// runs share one).
+    Layers(Vec<Rc<LayerFrame>>),
 }
 
 impl Level {
     /// The frames of a tree over `segments` with the levels of nodes `levels` (innermost
     /// first): the segments', then a level at a time, each of its k nodes over the next of
-    /// k near-equal, contiguous runs of the level below ([`TreeLevel`]). Returns the top
-    /// level.
+    /// k near-equal, contiguous runs of the level below ([`TreeLevel`]), one frame for the
+    /// nodes over alike runs ([`Level::alike`]). Returns the top level.
     fn of<A: Air>(segments: &[Segment<'_, A>], levels: &[TreeLevel]) -> Result<Self, LayerError> {
         let foot = Self::Segments(segment_frames(segments)?);
         levels.iter().try_fold(foot, |below, level| {
-            let mut first = 0;
-            let frames = (below.split(level)?.into_iter())
-                .map(|run| {
-                    let count = run.segments();
-                    first += count;
-                    LayerFrame::over(run, &segments[first - count..first], &level.params)
-                })
-                .collect::<Result<_, _>>()?;
+            let (mut first, mut frames) = (0, Vec::<Rc<LayerFrame>>::new());
+            for run in below.split(level)? {
+                let count = run.segments();
+                first += count;
+                let frame = match frames.iter().find(|f| f.below.alike(&run)) {
+                    Some(alike) => Rc::clone(alike),
+                    None => Rc::new(LayerFrame::over(
+                        run,
+                        &segments[first - count..first],
+                        &level.params,
+                    )?),
+                };
+                frames.push(frame);
+            }
             Ok(Self::Layers(frames))
         })
+    }
+
+    /// Whether a node over it and one over `other` have one frame: children of the same
+    /// frames, one for one (a frame holds only what their shapes fix).
+    fn alike(&self, other: &Self) -> bool {
+        fn same<T>(a: &[Rc<T>], b: &[Rc<T>]) -> bool {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| Rc::ptr_eq(a, b))
+        }
+        match (self, other) {
+            (Self::Segments(a), Self::Segments(b)) => same(a, b),
+            (Self::Layers(a), Self::Layers(b)) => same(a, b),
+            _ => false,
+        }
     }
 
     /// Its children in the runs `level`'s nodes take ([`TreeLevel::runs`]).
@@ -297,7 +317,7 @@ impl Level {
             Self::Segments(frames) => (segments.iter().zip(frames))
                 .map(|(segment, frame)| frame.child_heights(segment.params.num_queries))
                 .collect(),
-            Self::Layers(frames) => frames.iter().map(LayerFrame::heights).collect(),
+            Self::Layers(frames) => frames.iter().map(|f| f.heights()).collect(),
         }
     }
 
@@ -305,19 +325,26 @@ impl Level {
     /// child (one shared by children of one frame), their values zero: their definitions,
     /// and so their tables' shapes and keys, are every such node's.
     fn zero_airs<A: Air>(&self, segments: &[Segment<'_, A>]) -> Result<Vec<ZeroAirs>, LayerError> {
-        match self {
-            Self::Segments(frames) => {
-                let mut zero: Vec<ZeroAirs> = Vec::with_capacity(frames.len());
-                for (i, (frame, s)) in frames.iter().zip(segments).enumerate() {
-                    let airs = match (0..i).find(|&j| Rc::ptr_eq(&frames[j], frame)) {
-                        Some(j) => Rc::clone(&zero[j]),
-                        None => Rc::new(frame.zero_airs(s.params.num_queries)?),
-                    };
-                    zero.push(airs);
-                }
-                Ok(zero)
+        /// `build` of each of `frames` (with its index), once a frame.
+        fn once<F>(
+            frames: &[Rc<F>],
+            mut build: impl FnMut(&F, usize) -> Result<(IdentityAir, QueriesAir), LayerError>,
+        ) -> Result<Vec<ZeroAirs>, LayerError> {
+            let mut zero: Vec<ZeroAirs> = Vec::with_capacity(frames.len());
+            for (i, frame) in frames.iter().enumerate() {
+                let airs = match (0..i).find(|&j| Rc::ptr_eq(&frames[j], frame)) {
+                    Some(j) => Rc::clone(&zero[j]),
+                    None => Rc::new(build(frame, i)?),
+                };
+                zero.push(airs);
             }
-            Self::Layers(frames) => frames.iter().map(|f| Ok(Rc::new(f.zero_airs()?))).collect(),
+            Ok(zero)
+        }
+        match self {
+            Self::Segments(frames) => once(frames, |frame, i| {
+                frame.zero_airs(segments[i].params.num_queries)
+            }),
+            Self::Layers(frames) => once(frames, |frame, _| frame.zero_airs()),
         }
     }
 
@@ -831,4 +858,53 @@ fn stack(inner_params: &[StarkParams]) -> Result<Vec<TreeLevel>, LayerError> {
         params: *params,
     };
     Ok(inner_params.iter().map(level).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use ballast_stark::{MerkleHash, SegmentPosition, Workload};
+    use ballast_workloads::Fibonacci;
+
+    use super::*;
+
+    #[test]
+    fn nodes_over_alike_runs_share_a_frame_and_no_others() {
+        let params = StarkParams {
+            hash: MerkleHash::Poseidon2,
+            ..StarkParams::testing()
+        };
+        let level = |nodes| TreeLevel {
+            nodes,
+            params: StarkParams {
+                log_blowup: 3,
+                ..params
+            },
+        };
+        let fibonacci = Fibonacci {
+            sequences: 2,
+            log_rows: 4,
+            segments: 1,
+        };
+        let air = fibonacci.air(0);
+        let inputs = vec![Felt::ZERO; air.num_public_inputs()];
+        let statements: Vec<SegmentStatement<'_>> = (0..8)
+            .map(|index| SegmentStatement {
+                context: b"frames",
+                position: SegmentPosition { index, count: 8 },
+                public_inputs: &inputs,
+            })
+            .collect();
+        let shared = |m: usize| {
+            let segments: Vec<_> = (statements[..m].iter())
+                .map(|s| Segment::new(&air, s, &params))
+                .collect();
+            let Level::Layers(frames) = Level::of(&segments, &[level(2)]).unwrap() else {
+                unreachable!("a level of nodes");
+            };
+            Rc::ptr_eq(&frames[0], &frames[1])
+        };
+        // Runs of four and four segments, then of three and two.
+        assert!(shared(8));
+        assert!(!shared(5));
+    }
 }
