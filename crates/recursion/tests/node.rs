@@ -9,17 +9,14 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{any_security, layer_params, params};
+use common::{any_security, layer_params, params, segment_children};
 
 use ballast_field::Felt;
 use ballast_recursion::{
     Child, LayerError, LayerProof, LinkError, Segment, node_record, prove_node, segment_statements,
     verify_layer, verify_layer_over_node, verify_node, verify_node_record, verify_record_over_node,
 };
-use ballast_stark::{
-    CpuBackend, PhaseTimes, Proof, SegmentStatement, StarkParams, TablesCircuit, Workload,
-    prove_statement, statement_context,
-};
+use ballast_stark::{Proof, SegmentStatement, StarkParams, TablesCircuit, Workload};
 use ballast_workloads::Poseidon2Chain;
 
 use std::sync::LazyLock;
@@ -49,31 +46,7 @@ static TREE: LazyLock<Tree> = LazyLock::new(Tree::new);
 impl Tree {
     fn new() -> Self {
         let workload = chain();
-        let proof = prove_statement(
-            &workload,
-            &params(),
-            &CpuBackend::new(),
-            &mut PhaseTimes::default(),
-            &mut |_| {},
-        )
-        .expect("the statement proves");
-        let context = statement_context(&workload);
-        let public_inputs: Vec<Vec<Felt>> = (proof.states.windows(2).enumerate())
-            .map(|(i, ends)| workload.public_inputs(i, &ends[0], &ends[1]))
-            .collect();
-        let statements = segment_statements(&context, &public_inputs);
-        let children: Vec<Child> = (proof.segments.iter().zip(&statements).enumerate())
-            .map(|(i, (segment, statement))| {
-                Child::of_segment(
-                    &workload.air(i),
-                    segment,
-                    statement,
-                    &params(),
-                    &any_security(),
-                )
-                .expect("a node takes each segment")
-            })
-            .collect();
+        let (proof, context, public_inputs, children) = segment_children(&workload);
         let node = prove_node(&children, &layer_params()).expect("the node proves");
         let over = Child::of_node(&children, &node, &layer_params(), &any_security())
             .expect("a layer over the node takes it");

@@ -7,17 +7,14 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{any_security, layer_params, params};
+use common::{any_security, layer_params, params, segment_children};
 
 use ballast_field::Felt;
 use ballast_recursion::{
     Child, LayerError, LayerProof, Segment, TreeLevel, node_record, prove_node, segment_statements,
     verify_record_over_tree, verify_tree,
 };
-use ballast_stark::{
-    CpuBackend, PhaseTimes, SegmentStatement, TablesCircuit, TablesRecord, Workload,
-    prove_statement, statement_context,
-};
+use ballast_stark::{SegmentStatement, TablesCircuit, TablesRecord, Workload};
 use ballast_workloads::Poseidon2Chain;
 
 use std::sync::LazyLock;
@@ -56,26 +53,7 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(Fixture::new);
 impl Fixture {
     fn new() -> Self {
         let workload = chain();
-        let proof = prove_statement(
-            &workload,
-            &params(),
-            &CpuBackend::new(),
-            &mut PhaseTimes::default(),
-            &mut |_| {},
-        )
-        .expect("the statement proves");
-        let context = statement_context(&workload);
-        let public_inputs: Vec<Vec<Felt>> = (proof.states.windows(2).enumerate())
-            .map(|(i, ends)| workload.public_inputs(i, &ends[0], &ends[1]))
-            .collect();
-        let statements = segment_statements(&context, &public_inputs);
-        let segments: Vec<Child> = (proof.segments.iter().zip(&statements).enumerate())
-            .map(|(i, (segment, statement))| {
-                let air = workload.air(i);
-                Child::of_segment(&air, segment, statement, &params(), &any_security())
-                    .expect("a node takes each segment")
-            })
-            .collect();
+        let (_, context, public_inputs, segments) = segment_children(&workload);
         let nodes: Vec<Child> = [&segments[..2], &segments[2..]]
             .into_iter()
             .map(|run| {

@@ -3,10 +3,10 @@
 
 use ballast_air::{Air, ConstraintInfo, SymbolicAir};
 use ballast_field::{Felt, RowBlocks};
-use ballast_recursion::SBOX;
+use ballast_recursion::{Child, SBOX, segment_statements};
 use ballast_stark::{
-    CpuBackend, MerkleHash, PhaseTimes, SegmentPosition, SegmentProof, SegmentStatement,
-    StarkParams, VerifyPolicy, Workload, prove, verify,
+    CpuBackend, MerkleHash, PhaseTimes, Proof, SegmentPosition, SegmentProof, SegmentStatement,
+    StarkParams, VerifyPolicy, Workload, prove, prove_statement, statement_context, verify,
 };
 use ballast_workloads::{Fibonacci, Poseidon2Chain};
 
@@ -105,6 +105,36 @@ pub fn proven<W: Workload>(workload: &W, params: &StarkParams) -> (SegmentProof,
     )
     .expect("the child proves");
     (proof, public)
+}
+
+/// A whole statement of `workload` proven with [`params`], its context, each segment's
+/// public inputs, and each segment as a node's child.
+// Only the tests of nodes take it; the others include this module as it is.
+#[allow(dead_code)]
+pub fn segment_children<W: Workload>(
+    workload: &W,
+) -> (Proof<W>, Vec<u8>, Vec<Vec<Felt>>, Vec<Child>) {
+    let proof = prove_statement(
+        workload,
+        &params(),
+        &CpuBackend::new(),
+        &mut PhaseTimes::default(),
+        &mut |_| {},
+    )
+    .expect("the statement proves");
+    let context = statement_context(workload);
+    let public_inputs: Vec<Vec<Felt>> = (proof.states.windows(2).enumerate())
+        .map(|(i, ends)| workload.public_inputs(i, &ends[0], &ends[1]))
+        .collect();
+    let statements = segment_statements(&context, &public_inputs);
+    let children = (proof.segments.iter().zip(&statements).enumerate())
+        .map(|(i, (segment, statement))| {
+            let air = workload.air(i);
+            Child::of_segment(&air, segment, statement, &params(), &any_security())
+                .expect("a node takes each segment")
+        })
+        .collect();
+    (proof, context, public_inputs, children)
 }
 
 /// A layer's table proven with [`layer_params`] for [`statement`] of `public`, then verified: the
