@@ -28,9 +28,9 @@ use crate::{
 pub const DEFAULT_LAST_LAYER: (usize, u32) = (6, 28);
 
 /// The blowup (log2) and grinding bits of the nodes that [`compress`] puts under the last
-/// layer for a statement of several segments (every level of their tree): blowup 8, the smallest its AIRs' degree-7
-/// S-boxes take, and 20 bits of grinding, as ZisK's recursive layers (8/73/20 at 128 bits
-/// provable).
+/// layer for a statement of several segments (every level of their tree): blowup 8, the
+/// smallest its AIRs' degree-7 S-boxes take, and 20 bits of grinding, as ZisK's recursive
+/// layers (8/73/20 at 128 bits provable).
 pub const DEFAULT_NODE_LAYER: (usize, u32) = (3, 20);
 
 /// Why a proof cannot be compressed, or a compressed proof is refused.
@@ -122,11 +122,7 @@ pub fn compress<W: Workload>(
         .map_err(LayerError::from)?;
     let (mut children, mut inner) = (children, Vec::new());
     for nodes in tree_nodes(segments) {
-        let lengths: Vec<usize> = TreeLevel::runs(nodes, children.len()).collect();
-        let mut rest = children.into_iter();
-        let runs: Vec<Vec<Child>> = (lengths.iter())
-            .map(|&n| rest.by_ref().take(n).collect())
-            .collect();
+        let runs = TreeLevel::cut(nodes, children);
         // One set of parameters a level, every node's: the most queries any of them needs
         // and the shortest final polynomial any of them takes.
         let mut level: Option<StarkParams> = None;

@@ -216,17 +216,20 @@ impl Level {
     fn of<A: Air>(segments: &[Segment<'_, A>], levels: &[TreeLevel]) -> Result<Self, LayerError> {
         let foot = Self::Segments(segment_frames(segments)?);
         levels.iter().try_fold(foot, |below, level| {
-            let (mut first, mut frames) = (0, Vec::<Rc<LayerFrame>>::new());
+            let (mut first, mut frames) = (0, Vec::new());
+            // Each frame once, looked up among the distinct ones.
+            let mut distinct: Vec<Rc<LayerFrame>> = Vec::new();
             for run in below.split(level)? {
                 let count = run.segments();
                 first += count;
-                let frame = match frames.iter().find(|f| f.below.alike(&run)) {
+                let frame = match distinct.iter().find(|f| f.below.alike(&run)) {
                     Some(alike) => Rc::clone(alike),
-                    None => Rc::new(LayerFrame::over(
-                        run,
-                        &segments[first - count..first],
-                        &level.params,
-                    )?),
+                    None => {
+                        let run_segments = &segments[first - count..first];
+                        let frame = LayerFrame::over(run, run_segments, &level.params)?;
+                        distinct.push(Rc::new(frame));
+                        Rc::clone(&distinct[distinct.len() - 1])
+                    }
                 };
                 frames.push(frame);
             }
@@ -254,16 +257,11 @@ impl Level {
             let nodes = level.nodes;
             return Err(LayerError::Level { nodes, children });
         }
-        fn runs<T>(items: Vec<T>, lengths: impl Iterator<Item = usize>) -> Vec<Vec<T>> {
-            let mut rest = items.into_iter();
-            lengths.map(|n| rest.by_ref().take(n).collect()).collect()
-        }
-        let lengths = TreeLevel::runs(level.nodes, children);
         Ok(match self {
-            Self::Segments(frames) => (runs(frames, lengths).into_iter())
+            Self::Segments(frames) => (TreeLevel::cut(level.nodes, frames).into_iter())
                 .map(Self::Segments)
                 .collect(),
-            Self::Layers(frames) => (runs(frames, lengths).into_iter())
+            Self::Layers(frames) => (TreeLevel::cut(level.nodes, frames).into_iter())
                 .map(Self::Layers)
                 .collect(),
         })
@@ -325,16 +323,22 @@ impl Level {
     /// child (one shared by children of one frame), their values zero: their definitions,
     /// and so their tables' shapes and keys, are every such node's.
     fn zero_airs<A: Air>(&self, segments: &[Segment<'_, A>]) -> Result<Vec<ZeroAirs>, LayerError> {
-        /// `build` of each of `frames` (with its index), once a frame.
+        /// `build` of each of `frames` (with its index), once a frame, looked up among the
+        /// distinct ones.
         fn once<F>(
             frames: &[Rc<F>],
             mut build: impl FnMut(&F, usize) -> Result<(IdentityAir, QueriesAir), LayerError>,
         ) -> Result<Vec<ZeroAirs>, LayerError> {
             let mut zero: Vec<ZeroAirs> = Vec::with_capacity(frames.len());
+            let mut distinct: Vec<(&Rc<F>, ZeroAirs)> = Vec::new();
             for (i, frame) in frames.iter().enumerate() {
-                let airs = match (0..i).find(|&j| Rc::ptr_eq(&frames[j], frame)) {
-                    Some(j) => Rc::clone(&zero[j]),
-                    None => Rc::new(build(frame, i)?),
+                let airs = match distinct.iter().find(|(f, _)| Rc::ptr_eq(f, frame)) {
+                    Some((_, airs)) => Rc::clone(airs),
+                    None => {
+                        let airs = Rc::new(build(frame, i)?);
+                        distinct.push((frame, Rc::clone(&airs)));
+                        airs
+                    }
                 };
                 zero.push(airs);
             }
@@ -844,6 +848,16 @@ impl TreeLevel {
             let run = ballast_stark::part_range(children, nodes, i).expect("nodes in range");
             run.len()
         })
+    }
+
+    /// `children` cut into the runs ([`TreeLevel::runs`]) a level of `nodes` takes.
+    ///
+    /// # Panics
+    /// If `nodes` is 0 or more than the children.
+    pub(crate) fn cut<T>(nodes: usize, children: Vec<T>) -> Vec<Vec<T>> {
+        let lengths = Self::runs(nodes, children.len());
+        let mut rest = children.into_iter();
+        lengths.map(|n| rest.by_ref().take(n).collect()).collect()
     }
 }
 

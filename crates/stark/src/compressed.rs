@@ -5,8 +5,8 @@
 //! It is a proof's [`HEADER`] with its own magic ([`COMPRESSED_MAGIC`]): the segments'
 //! parameters, the workload and the whole statement's range; the count of inner levels
 //! ([`INNER_LAYER_COUNT`]: the depth of the statement's tree of nodes, [`tree_nodes`], at
-//! most [`MAX_INNER_LAYERS`]) and each level's parameters ([`INNER_LAYER`]); then the layer's tables proof ([`TablesRecord`], its own header and
-//! length); then [`STATES`], a proof's: the workload's start, the state each segment ends
+//! most [`MAX_INNER_LAYERS`]) and each level's parameters ([`INNER_LAYER`]); then the
+//! layer's tables proof ([`TablesRecord`], its own header and length); then [`STATES`], a proof's: the workload's start, the state each segment ends
 //! in, the last the statement's outcome. So the header, the inner layers and the tables
 //! proof's header bound the whole
 //! ([`CompressedRecord::max_len`]) from at most [`CompressedRecord::header_len`] bytes, and
@@ -198,25 +198,30 @@ pub const NODE_CHILDREN: usize = 4;
 /// segment. A level's nodes take near-equal, contiguous runs of its children, as parts
 /// are cut (`docs/protocol.md` §6 item 24).
 pub fn tree_nodes(segments: usize) -> Vec<usize> {
-    let mut levels = Vec::new();
-    let mut children = segments;
+    let above = |&children: &usize| (children > 1).then(|| level_nodes(children));
+    std::iter::successors(Some(segments), above)
+        .skip(1)
+        .collect()
+}
+
+/// The nodes of a level over `children` children.
+const fn level_nodes(children: usize) -> usize {
+    children.div_ceil(NODE_CHILDREN)
+}
+
+/// The levels of the tree over `segments` segments: [`tree_nodes`]' count.
+const fn tree_depth(segments: usize) -> usize {
+    let (mut levels, mut children) = (0, segments);
     while children > 1 {
-        children = children.div_ceil(NODE_CHILDREN);
-        levels.push(children);
+        children = level_nodes(children);
+        levels += 1;
     }
     levels
 }
 
 /// The most inner levels a compressed proof has: the depth of the tree over
 /// [`MAX_SEGMENTS`] segments ([`tree_nodes`]).
-pub const MAX_INNER_LAYERS: usize = {
-    let (mut levels, mut children) = (0, MAX_SEGMENTS);
-    while children > 1 {
-        children = children.div_ceil(NODE_CHILDREN);
-        levels += 1;
-    }
-    levels
-};
+pub const MAX_INNER_LAYERS: usize = tree_depth(MAX_SEGMENTS);
 
 /// The most bytes of a compressed proof's inner levels: their count and the most levels'
 /// parameters.
@@ -229,7 +234,7 @@ fn check_inner(
     inner: &[StarkParams],
     segments: usize,
 ) -> Result<(), ProofFormatError> {
-    let levels = tree_nodes(segments).len();
+    let levels = tree_depth(segments);
     check_range("inner layers", count, levels, levels)?;
     for p in inner {
         check_ranges(p.log_blowup, p.num_queries, p.pow_bits)?;
