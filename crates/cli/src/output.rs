@@ -1,6 +1,7 @@
 //! Writing results: files atomically, stdout without panicking on a closed pipe.
 
 use std::ffi::CString;
+use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::PermissionsExt as _;
@@ -39,8 +40,15 @@ pub fn remove_temporaries_on_interrupt() {
 
 /// Writes `bytes` to `path` through a temporary file in the same directory, renamed into
 /// place only once complete and synced: readers see the old file or the whole new one,
-/// never a partial one, whatever happens to this process.
+/// never a partial one, whatever happens to this process. A `path` that is a stream
+/// ([`is_stream`]: `/dev/null`, `/dev/stdout`, a named pipe) is written in place: a
+/// rename would replace the device or pipe with a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if is_stream(path) {
+        return (OpenOptions::new().write(true).open(path))
+            .and_then(|mut stream| stream.write_all(bytes))
+            .with_context(|| format!("cannot write {}", path.display()));
+    }
     let mut tmp = temp_file_beside(path)?;
     if let Ok(c_path) = CString::new(tmp.path().as_os_str().as_bytes()) {
         PENDING.store(c_path.into_raw(), Ordering::SeqCst);
@@ -64,7 +72,23 @@ pub fn check_writable(path: &Path) -> Result<()> {
     if path.is_dir() || names_a_directory {
         anyhow::bail!("{} is a directory, not a file name", path.display());
     }
+    if is_stream(path) {
+        // Not opened here: a named pipe's writer waits for its reader.
+        let c_path = CString::new(path.as_os_str().as_bytes())?;
+        // SAFETY: `c_path` is a NUL-terminated path that outlives the call.
+        if unsafe { libc::access(c_path.as_ptr(), libc::W_OK) } != 0 {
+            let error = io::Error::last_os_error();
+            return Err(error).with_context(|| format!("cannot write {}", path.display()));
+        }
+        return Ok(());
+    }
     temp_file_beside(path).map(drop)
+}
+
+/// Whether `path` is something other than a file or a directory (a device, a named pipe, a
+/// socket), after links: what is written in place, not replaced.
+fn is_stream(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
@@ -116,6 +140,30 @@ mod tests {
             old
         };
         assert_eq!(mode, 0o666 & !umask, "mode {mode:o}, umask {umask:o}");
+    }
+
+    #[test]
+    fn a_named_pipe_is_written_in_place_not_replaced() {
+        use std::io::Read as _;
+        use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pipe");
+        let c_path = CString::new(path.as_os_str().as_bytes()).unwrap();
+        // SAFETY: `c_path` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        // Its reader first (without waiting for a writer), so the writer does not wait.
+        let mut reader = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&path)
+            .unwrap();
+        check_writable(&path).unwrap();
+        write_atomic(&path, b"proof").unwrap();
+        assert!(std::fs::metadata(&path).unwrap().file_type().is_fifo());
+        let mut read = Vec::new();
+        reader.read_to_end(&mut read).unwrap();
+        assert_eq!(read, b"proof");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
