@@ -1,9 +1,10 @@
 //! A statement's compressed proof: made from its whole proof, of one segment or several
-//! (a node over them), verified from the statement alone, named by the same digest, read
-//! back from its bytes. Every section changed, every header byte changed, another outcome,
-//! start or state between segments, another statement's layer, a node over segments that
-//! do not chain, bytes cut or added, and a floor above its layer's bits are refused; a part
-//! and a Keccak-256 proof are refused by name.
+//! (a node over them, or a tree of nodes over more than four), verified from the statement
+//! alone, named by the same digest, read back from its bytes. Every section changed, every
+//! header byte changed, another outcome, start or state between segments, another
+//! statement's layer, a node over segments that do not chain, bytes cut or added, another
+//! count of levels and a floor above its layer's bits are refused; a part and a Keccak-256
+//! proof are refused by name.
 
 // The compressed proofs prove their own layers.
 #[allow(dead_code)]
