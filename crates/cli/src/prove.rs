@@ -105,6 +105,11 @@ pub fn run(args: &ProveArgs) -> Result<()> {
     if let Some(report) = &report_path {
         check_writable(report)?;
     }
+    if let Some(plan) = &compress_plan {
+        statement
+            .check_compression(&params, plan.last, plan.target, plan.regime)
+            .map_err(|e| anyhow!("cannot compress: {e}"))?;
+    }
 
     let chosen = choose_backend(backend, || {
         let geometry = statement.geometry(&params).map_err(flag_error)?;

@@ -1446,4 +1446,23 @@ fn what_cannot_be_compressed_is_a_one_line_error_and_writes_nothing() {
         assert!(stderr(&out).contains(message), "{}", stderr(&out));
         assert!(!refused.exists());
     }
+    // A Keccak chain of 64 segments, whose tree's third level cannot take its children, is
+    // refused from its shapes before its segments are proven (which takes minutes).
+    let refused = dir.path().join("long.bin");
+    let out = run(cli()
+        .args([
+            "prove",
+            "--segments",
+            "64",
+            "--hash",
+            "poseidon2",
+            "--compress",
+        ])
+        .arg("-o")
+        .arg(&refused));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    let expected = "cannot compress: level 3 of the tree (nodes: 1, over children: 4)";
+    assert!(stderr(&out).contains(expected), "{}", stderr(&out));
+    assert!(!refused.exists());
 }

@@ -17,8 +17,8 @@ use ballast_stark::{
 };
 
 use crate::{
-    Child, ChildError, LayerError, LayerRole, Segment, TreeLevel, node_params, node_record,
-    prove_node, segment_statements, verify_record_over_tree,
+    Child, ChildError, LayerError, Segment, TreeLevel, TreePlan, node_record, prove_node,
+    segment_statements, verify_record_over_tree,
 };
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
@@ -58,25 +58,68 @@ pub enum CompressError {
     SegmentParams(VerifierError),
 }
 
-/// Each segment's public inputs: segment `i`'s from `states[i]` to `states[i + 1]`.
-fn segment_inputs<W: Workload>(workload: &W, states: &[&W::State]) -> Vec<Vec<Felt>> {
-    (states.windows(2).enumerate())
+/// `run` on the segments of `workload` made with `params`, segment `i` from `states[i]`
+/// to `states[i + 1]` (segments of equal AIRs take the first's instance: a verifier keys
+/// each AIR once).
+fn with_segments<W: Workload, T>(
+    workload: &W,
+    params: &StarkParams,
+    states: &[&W::State],
+    run: impl FnOnce(&[Segment<'_, W::Air>]) -> T,
+) -> T {
+    let airs: Vec<W::Air> = (0..workload.segments()).map(|i| workload.air(i)).collect();
+    let context = statement_context(workload);
+    let public_inputs: Vec<Vec<Felt>> = (states.windows(2).enumerate())
         .map(|(i, ends)| workload.public_inputs(i, ends[0], ends[1]))
-        .collect()
+        .collect();
+    let statements = segment_statements(&context, &public_inputs);
+    let segments: Vec<Segment<'_, W::Air>> = (airs.iter().zip(&statements))
+        .map(|(air, statement)| {
+            let first = airs.iter().find(|&a| a == air).unwrap_or(air);
+            Segment::new(first, statement, params)
+        })
+        .collect();
+    run(&segments)
+}
+
+/// How [`compress`] proves `workload`'s compressed proof, its segments made with `params`
+/// ([`TreePlan::of`], at the same layers' blowups, grinding bits and target): its shapes
+/// alone fix it, so it is known, and a tree its nodes cannot take is refused, before the
+/// statement is proven.
+///
+/// # Errors
+/// A statement its workload refuses, or as [`TreePlan::of`].
+pub fn plan_compression<W: Workload>(
+    workload: &W,
+    params: &StarkParams,
+    node: (usize, u32),
+    last: (usize, u32),
+    target: u32,
+    regime: Regime,
+) -> Result<TreePlan, CompressError> {
+    workload.validate().map_err(VerifierError::from)?;
+    // Only the states' encodings' lengths reach the shapes: every state the start.
+    let start = workload.start();
+    let states = vec![&start; workload.segments() + 1];
+    with_segments(workload, params, &states, |segments| {
+        Ok(TreePlan::of(segments, node, last, target, regime)?)
+    })
 }
 
 /// Compresses `proof`, a whole proof made with Poseidon2 trees that its verifier accepts
-/// under `policy`. For one segment, the last layer over it; for several, a tree of nodes
+/// under `policy`, as its statement's plan says ([`TreePlan::of`], checked before any layer
+/// is proven). For one segment, the last layer over it; for several, a tree of nodes
 /// ([`prove_node`]) at blowup 2^`node.0` and `node.1` grinding bits, committed with
 /// Poseidon2, a level at a time until one node is left, each level's nodes over near-equal
 /// runs of at most four of the level below ([`tree_nodes`]), and the last layer over its
 /// top node. The last layer is at blowup 2^`last.0` and `last.1` grinding bits, committed
 /// with Keccak-256; each layer has the fewest queries that give it `target` bits in
-/// `regime` ([`node_params`]); a level's nodes share the most queries any of them needs.
+/// `regime`; a level's nodes share the most queries any of them needs.
 ///
 /// # Errors
 /// A part, a Keccak-256 proof, one whose workload, states or start its verifier refuses or
-/// that does not verify, or parameters a layer cannot reach `target` with.
+/// that does not verify, parameters a layer cannot reach `target` with, or a tree whose
+/// nodes cannot take their children.
 pub fn compress<W: Workload>(
     proof: &Proof<W>,
     node: (usize, u32),
@@ -110,48 +153,37 @@ pub fn compress<W: Workload>(
     if states[0] != proof.workload.start() {
         return Err(VerifierError::Start.into());
     }
-    let context = statement_context(&proof.workload);
-    let public_inputs = segment_inputs(&proof.workload, &states.iter().collect::<Vec<_>>());
-    let statements = segment_statements(&context, &public_inputs);
-    let children = (proof.segments.iter().zip(&statements).enumerate())
-        .map(|(i, (segment, statement))| {
-            let air = proof.workload.air(i);
-            Child::of_segment(&air, segment, statement, &proof.params, policy)
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(LayerError::from)?;
-    let (mut children, mut inner) = (children, Vec::new());
-    for nodes in tree_nodes(segments) {
-        let runs = TreeLevel::cut(nodes, children);
-        // One set of parameters a level, every node's: the most queries any of them needs
-        // and the shortest final polynomial any of them takes.
-        let mut level: Option<StarkParams> = None;
-        for run in &runs {
-            let p = node_params(run, node, target, regime, LayerRole::Inner)?;
-            level = Some(level.map_or(p, |q| StarkParams {
-                num_queries: q.num_queries.max(p.num_queries),
-                log_final_poly_len: q.log_final_poly_len.min(p.log_final_poly_len),
-                ..q
-            }));
-        }
-        let params = level.expect("a node at least");
-        children = Vec::with_capacity(runs.len());
-        for run in runs {
-            let layer = prove_node(&run, &params)?;
-            children.push(Child::of_node(&run, &layer, &params, policy)?);
-        }
-        inner.push(params);
-    }
-    let role = LayerRole::Last(MerkleHash::Keccak256);
-    let params = node_params(&children, last, target, regime, role)?;
-    let layer = prove_node(&children, &params)?;
+    let (inner, layer) = with_segments(
+        &proof.workload,
+        &proof.params,
+        &states.iter().collect::<Vec<_>>(),
+        |statement| -> Result<_, LayerError> {
+            let plan = TreePlan::of(statement, node, last, target, regime)?;
+            let mut children = (proof.segments.iter().zip(statement))
+                .map(|(segment, s)| {
+                    Child::of_segment(s.air, segment, s.statement, s.params, policy)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            for level in &plan.levels {
+                let runs = TreeLevel::cut(level.nodes, children);
+                children = Vec::with_capacity(runs.len());
+                for run in runs {
+                    let layer = prove_node(&run, &level.params)?;
+                    children.push(Child::of_node(&run, &layer, &level.params, policy)?);
+                }
+            }
+            let layer = prove_node(&children, &plan.last)?;
+            let record = node_record(&children, &layer, &plan.last)?;
+            Ok((plan.levels.iter().map(|l| l.params).collect(), record))
+        },
+    )?;
     Ok(CompressedRecord {
         params: proof.params,
         inner,
         workload: proof.workload.clone(),
         ends: [states[0].clone(), states[segments].clone()],
         between: states[1..segments].to_vec(),
-        layer: node_record(&children, &layer, &params)?,
+        layer,
     })
 }
 
@@ -236,28 +268,20 @@ pub fn verify_compressed<W: Workload>(
         .into());
     }
     record.check_inner().map_err(LayerError::from)?;
-    let airs: Vec<W::Air> = (0..count).map(|i| workload.air(i)).collect();
     // Every segment has segment 0's shape (`ballast_stark::verify_part` judges it once).
-    let segments = Circuit::of(&airs[0], params).map_err(VerifierError::from)?;
+    let segments = Circuit::of(&workload.air(0), params).map_err(VerifierError::from)?;
     // Every parameter is in its range now, so the record encodes.
     policy.check_size(record.to_bytes().len() as u64)?;
     policy
         .check_circuit(&segments)
         .map_err(CompressError::SegmentParams)?;
-    let context = statement_context(workload);
-    let public_inputs = segment_inputs(workload, &record.states().collect::<Vec<_>>());
-    let statements = segment_statements(&context, &public_inputs);
-    // Segments of equal AIRs take the first's: a verifier keys each AIR once.
-    let children: Vec<Segment<'_, W::Air>> = (airs.iter().zip(&statements))
-        .map(|(air, statement)| {
-            let first = airs.iter().find(|&a| a == air).unwrap_or(air);
-            Segment::new(first, statement, params)
-        })
-        .collect();
     let levels: Vec<TreeLevel> = (tree_nodes(count).into_iter().zip(inner))
         .map(|(nodes, &params)| TreeLevel { nodes, params })
         .collect();
-    let mut inner = verify_record_over_tree(&children, &levels, layer, policy)?;
+    let states: Vec<&W::State> = record.states().collect();
+    let mut inner = with_segments(workload, params, &states, |children| {
+        verify_record_over_tree(children, &levels, layer, policy)
+    })?;
     let last = inner.pop().expect("the last layer's circuit");
     Ok(CompressedCircuits {
         segments,

@@ -116,6 +116,22 @@ pub enum LayerError {
         /// The level below's children.
         children: usize,
     },
+    /// What a level of a tree (1 the innermost) is refused as when it is planned
+    /// ([`TreePlan::of`](crate::TreePlan::of)), before any of it is proven.
+    #[error("level {level} of the tree (nodes: {nodes}, over children: {children}): {source}")]
+    AtLevel {
+        /// The level, from 1 (the nodes over the segments).
+        level: usize,
+        /// Its nodes.
+        nodes: usize,
+        /// The level below's children.
+        children: usize,
+        /// What it is refused as.
+        source: Box<LayerError>,
+    },
+    /// What the last layer is refused as when it is planned.
+    #[error("the last layer: {0}")]
+    AtLast(Box<LayerError>),
     /// What one child of a node over several is refused as, named by its segment's index.
     #[error("segment {index}: {source}")]
     Segment {

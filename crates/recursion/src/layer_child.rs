@@ -21,9 +21,9 @@ use ballast_air::{Air, ConstraintProgram};
 use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
-    LagrangeAt, MerkleHash, OodValues, PeriodicAt, SegmentStatement, StarkParams, TablesCircuit,
-    TablesRecord, TranscriptLayout, VerifyPolicy, label, replay_tables, tables_statement_data,
-    tables_transcript_layout, tables_trees,
+    LagrangeAt, MerkleHash, OodValues, PeriodicAt, Regime, SegmentStatement, StarkParams,
+    TablesCircuit, TablesRecord, TranscriptLayout, VerifyPolicy, label, replay_tables,
+    tables_statement_data, tables_transcript_layout, tables_trees, tree_nodes,
 };
 use ballast_transcript::Message;
 
@@ -35,8 +35,8 @@ use crate::layer::{
 };
 use crate::node::{Built, check_segments, segment_airs, segment_frames, with_node_tables};
 use crate::{
-    Child, ChildError, ChildQueries, IdentityAir, LayerError, LayerProof, LinkError, OodClaims,
-    QueriesAir, Segment, TranscriptAir,
+    Child, ChildError, ChildQueries, IdentityAir, LayerError, LayerProof, LayerRole, LinkError,
+    OodClaims, QueriesAir, Segment, TranscriptAir,
 };
 
 impl Child {
@@ -199,6 +199,7 @@ fn part<A: Air>(
 /// What a verifier builds, from the segments and the layers' parameters alone, for one
 /// level of a tree, before it reads a layer's inputs: the frames of the children of the
 /// node over it, in their order.
+#[derive(Clone)]
 enum Level {
     /// The segments' frames (segments alike share one): the level a node over them (or a
     /// layer over one) takes.
@@ -210,31 +211,89 @@ enum Level {
 
 impl Level {
     /// The frames of a tree over `segments` with the levels of nodes `levels` (innermost
-    /// first): the segments', then a level at a time, each of its k nodes over the next of
-    /// k near-equal, contiguous runs of the level below ([`TreeLevel`]), one frame for the
-    /// nodes over alike runs ([`Level::alike`]). Returns the top level.
+    /// first): the segments', then a level at a time ([`Level::up`]). Returns the top level.
     fn of<A: Air>(segments: &[Segment<'_, A>], levels: &[TreeLevel]) -> Result<Self, LayerError> {
         let foot = Self::Segments(segment_frames(segments)?);
-        levels.iter().try_fold(foot, |below, level| {
-            let (mut first, mut frames) = (0, Vec::new());
-            // Each frame once, looked up among the distinct ones.
-            let mut distinct: Vec<Rc<LayerFrame>> = Vec::new();
-            for run in below.split(level)? {
-                let count = run.segments();
-                first += count;
-                let frame = match distinct.iter().find(|f| f.below.alike(&run)) {
-                    Some(alike) => Rc::clone(alike),
-                    None => {
-                        let run_segments = &segments[first - count..first];
-                        let frame = LayerFrame::over(run, run_segments, &level.params)?;
-                        distinct.push(Rc::new(frame));
-                        Rc::clone(&distinct[distinct.len() - 1])
-                    }
-                };
-                frames.push(frame);
+        (levels.iter()).try_fold(foot, |below, level| below.up(segments, level))
+    }
+
+    /// The level of `level`'s nodes over this one (the top level of a tree over
+    /// `segments`): each of its k nodes over the next of k near-equal, contiguous runs of
+    /// this level's children ([`TreeLevel`]), one frame for the nodes over alike runs
+    /// ([`Level::alike`]).
+    fn up<A: Air>(
+        self,
+        segments: &[Segment<'_, A>],
+        level: &TreeLevel,
+    ) -> Result<Self, LayerError> {
+        let (mut first, mut frames) = (0, Vec::new());
+        // Each frame once, looked up among the distinct ones.
+        let mut distinct: Vec<Rc<LayerFrame>> = Vec::new();
+        for run in self.split(level.nodes)? {
+            let count = run.segments();
+            first += count;
+            let frame = match distinct.iter().find(|f| f.below.alike(&run)) {
+                Some(alike) => Rc::clone(alike),
+                None => {
+                    let run_segments = &segments[first - count..first];
+                    let frame = LayerFrame::over(run, run_segments, &level.params)?;
+                    distinct.push(Rc::new(frame));
+                    Rc::clone(&distinct[distinct.len() - 1])
+                }
+            };
+            frames.push(frame);
+        }
+        Ok(Self::Layers(frames))
+    }
+
+    /// The parameters of a level of `nodes` nodes over this one (the top level of a tree
+    /// over `segments`), made at blowup 2^`node.0` and `node.1` grinding bits: the most
+    /// queries, and the shortest final polynomial, that [`Level::node_params`] gives any of
+    /// its nodes.
+    fn level_params<A: Air>(
+        &self,
+        segments: &[Segment<'_, A>],
+        nodes: usize,
+        node: (usize, u32),
+        target: u32,
+        regime: Regime,
+    ) -> Result<StarkParams, LayerError> {
+        let (mut first, mut params) = (0, None::<StarkParams>);
+        // Nodes over alike runs are alike: each judged once.
+        let mut distinct: Vec<Self> = Vec::new();
+        for run in self.clone().split(nodes)? {
+            let count = run.segments();
+            first += count;
+            if distinct.iter().any(|d| d.alike(&run)) {
+                continue;
             }
-            Ok(Self::Layers(frames))
-        })
+            let run_segments = &segments[first - count..first];
+            let p = run.node_params(run_segments, node, target, regime, LayerRole::Inner)?;
+            params = Some(params.map_or(p, |q| StarkParams {
+                num_queries: q.num_queries.max(p.num_queries),
+                log_final_poly_len: q.log_final_poly_len.min(p.log_final_poly_len),
+                ..q
+            }));
+            distinct.push(run);
+        }
+        Ok(params.expect("a node at least"))
+    }
+
+    /// The parameters of a node over this level's children (of `segments`) in `role`, at
+    /// blowup 2^`log_blowup` and `pow_bits` grinding bits, with the fewest queries that give
+    /// `target` bits in `regime` (its tables' shapes are every such node's:
+    /// [`Level::zero_airs`]).
+    fn node_params<A: Air>(
+        &self,
+        segments: &[Segment<'_, A>],
+        (log_blowup, pow_bits): (usize, u32),
+        target: u32,
+        regime: Regime,
+        role: LayerRole,
+    ) -> Result<StarkParams, LayerError> {
+        let zero = self.zero_airs(segments)?;
+        let node = node_of(self.transcripts(), zero.iter().map(|z| (&z.0, &z.1)));
+        Ok(node.params(log_blowup, pow_bits, target, regime, role)?)
     }
 
     /// Whether a node over it and one over `other` have one frame: children of the same
@@ -250,18 +309,17 @@ impl Level {
         }
     }
 
-    /// Its children in the runs `level`'s nodes take ([`TreeLevel::runs`]).
-    fn split(self, level: &TreeLevel) -> Result<Vec<Self>, LayerError> {
+    /// Its children in the runs a level of `nodes` nodes takes ([`TreeLevel::runs`]).
+    fn split(self, nodes: usize) -> Result<Vec<Self>, LayerError> {
         let children = self.transcripts().len();
-        if level.nodes == 0 || level.nodes > children {
-            let nodes = level.nodes;
+        if nodes == 0 || nodes > children {
             return Err(LayerError::Level { nodes, children });
         }
         Ok(match self {
-            Self::Segments(frames) => (TreeLevel::cut(level.nodes, frames).into_iter())
+            Self::Segments(frames) => (TreeLevel::cut(nodes, frames).into_iter())
                 .map(Self::Segments)
                 .collect(),
-            Self::Layers(frames) => (TreeLevel::cut(level.nodes, frames).into_iter())
+            Self::Layers(frames) => (TreeLevel::cut(nodes, frames).into_iter())
                 .map(Self::Layers)
                 .collect(),
         })
@@ -858,6 +916,61 @@ impl TreeLevel {
         let lengths = Self::runs(nodes, children.len());
         let mut rest = children.into_iter();
         lengths.map(|n| rest.by_ref().take(n).collect()).collect()
+    }
+}
+
+/// How a statement's tree is proven, chosen from its segments' shapes alone, before any of
+/// it is: each level of nodes (innermost first, [`tree_nodes`]) with its parameters, and
+/// the last layer's, over the top level's one node (over the segment, for one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreePlan {
+    /// The levels of nodes, innermost first.
+    pub levels: Vec<TreeLevel>,
+    /// The last layer's parameters.
+    pub last: StarkParams,
+}
+
+impl TreePlan {
+    /// The plan of the tree over `segments`: each level's nodes made at blowup 2^`node.0`
+    /// and `node.1` grinding bits, committed with Poseidon2; the last layer at blowup
+    /// 2^`last.0` and `last.1` grinding bits, committed with Keccak-256; each with the
+    /// fewest queries that give `target` bits in `regime` (a level's nodes share the most
+    /// queries any of them needs and the shortest final polynomial any takes). Each level's
+    /// frames are built as its verifier builds them, compiling the programs of its nodes'
+    /// children's tables, so a tree whose nodes cannot take their children is refused here,
+    /// by its level, not after the levels below it are proven.
+    ///
+    /// # Errors
+    /// No segment, parameters a layer cannot reach `target` with, or a child a node's AIRs
+    /// do not take (a constraint program the encoding cannot hold): [`LayerError::AtLevel`],
+    /// [`LayerError::AtLast`].
+    pub fn of<A: Air>(
+        segments: &[Segment<'_, A>],
+        node: (usize, u32),
+        last: (usize, u32),
+        target: u32,
+        regime: Regime,
+    ) -> Result<Self, LayerError> {
+        let mut below = Level::Segments(segment_frames(segments)?);
+        let mut levels = Vec::new();
+        for (i, nodes) in tree_nodes(segments.len()).into_iter().enumerate() {
+            let children = below.transcripts().len();
+            let at_level = |source| LayerError::AtLevel {
+                level: i + 1,
+                nodes,
+                children,
+                source: Box::new(source),
+            };
+            let params =
+                (below.level_params(segments, nodes, node, target, regime)).map_err(at_level)?;
+            let level = TreeLevel { nodes, params };
+            below = below.up(segments, &level).map_err(at_level)?;
+            levels.push(level);
+        }
+        let role = LayerRole::Last(MerkleHash::Keccak256);
+        let last = (below.node_params(segments, last, target, regime, role))
+            .map_err(|e| LayerError::AtLast(Box::new(e)))?;
+        Ok(Self { levels, last })
     }
 }
 

@@ -22,7 +22,7 @@ pub const SBOX: Sbox = Sbox::Whole;
 pub use child::{Child, ChildError, ChildQueries, LinkError};
 pub use compress::{
     CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, DEFAULT_NODE_LAYER, compress,
-    verify_compressed, weakest,
+    plan_compression, verify_compressed, weakest,
 };
 pub use deep::{ClaimedSums, DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};
@@ -31,7 +31,7 @@ pub use layer::{
     read_layer, record_layer, verify_layer, verify_record,
 };
 pub use layer_child::{
-    TreeLevel, read_layer_over_layers, verify_layer_over_layers, verify_layer_over_node,
+    TreeLevel, TreePlan, read_layer_over_layers, verify_layer_over_layers, verify_layer_over_node,
     verify_record_over_layers, verify_record_over_node, verify_record_over_tree, verify_tree,
 };
 pub use node::{

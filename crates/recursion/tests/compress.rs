@@ -14,15 +14,16 @@ use common::{any_security, params};
 
 use ballast_field::Felt;
 use ballast_recursion::{
-    Child, ChildError, CompressError, LayerError, LayerRole, LinkError, compress, node_params,
-    node_record, prove_node, segment_statements, verify_compressed,
+    Child, ChildError, CompressError, DEFAULT_LAST_LAYER, DEFAULT_NODE_LAYER, LayerError,
+    LayerRole, LinkError, compress, node_params, node_record, plan_compression, prove_node,
+    segment_statements, verify_compressed,
 };
 use ballast_stark::{
     CompressedRecord, CpuBackend, MAX_INNER_LAYERS, MerkleHash, NODE_CHILDREN, PhaseTimes, Proof,
     ProofFormatError, Regime, StarkParams, VerifierError, VerifyPolicy, Workload, peek, prove,
     prove_part, prove_statement, statement_context, tree_nodes,
 };
-use ballast_workloads::Poseidon2Chain;
+use ballast_workloads::{KeccakChain, Poseidon2Chain};
 
 /// The last layer, and the node under it for several segments: blowup 8, the smallest
 /// their AIRs take, without grinding.
@@ -287,6 +288,14 @@ fn more_segments_than_a_node_takes_compress_in_a_tree() {
     assert_eq!(tables, [9, 6, 6]);
     let bytes = record.to_bytes();
     assert_eq!(verified(&bytes), Ok(()));
+    // Planned from the statement's shapes alone (every state the start), it is what the
+    // proof was compressed with.
+    let plan = plan_compression(&proof.workload, &params(), LAST, LAST, TARGET, Regime::Jbr)
+        .expect("it plans");
+    let levels: Vec<(usize, StarkParams)> =
+        (plan.levels.iter()).map(|l| (l.nodes, l.params)).collect();
+    assert_eq!(levels, [(2, record.inner[0]), (1, record.inner[1])]);
+    assert_eq!(plan.last, record.layer.params);
     // One level, as if a node were over all five, is refused by name.
     let one = CompressedRecord {
         inner: vec![record.inner[0]],
@@ -304,6 +313,57 @@ fn more_segments_than_a_node_takes_compress_in_a_tree() {
     changed.between[2] = record.ends[0];
     let refused = verify_compressed(&changed, &any_security()).unwrap_err();
     assert!(refused.to_string().starts_with("segment 2: "), "{refused}");
+}
+
+#[test]
+fn a_tree_whose_nodes_cannot_take_their_children_is_refused_before_proving() {
+    // A Keccak chain of 64 default segments: levels of 16, 4 and 1 nodes. Each node's
+    // transcript inputs hold its children's, so a level-2 node's transcript AIR needs
+    // 295,819 public inputs, more than the constraint program that a level-3 node's
+    // verifier compiles of it can address: the plan, from the shapes alone, names level 3
+    // (`docs/recursion.md`).
+    let keccak = |segments: u64| {
+        let mut workload = KeccakChain {
+            seed: [9; 32],
+            steps: 0,
+            log_rows: 14,
+        };
+        workload.steps = segments * workload.steps_per_segment();
+        workload
+    };
+    let workload = keccak(64);
+    assert_eq!(Workload::segments(&workload), 64);
+    let params = StarkParams {
+        hash: MerkleHash::Poseidon2,
+        ..StarkParams::for_security(&workload.air(0), 128, Regime::Jbr).unwrap()
+    };
+    let (node, last) = (DEFAULT_NODE_LAYER, DEFAULT_LAST_LAYER);
+    let refused = plan_compression(&workload, &params, node, last, 128, Regime::Jbr).unwrap_err();
+    let CompressError::Layer(LayerError::AtLevel {
+        level,
+        nodes,
+        children,
+        source,
+    }) = &refused
+    else {
+        panic!("{refused}");
+    };
+    assert_eq!((*level, *nodes, *children), (3, 1, 4), "{refused}");
+    assert!(
+        source
+            .to_string()
+            .contains("public inputs, the encoding holds 131072"),
+        "{refused}"
+    );
+    // Sixteen: levels of four nodes and one, and the last layer over the one.
+    let plan = plan_compression(&keccak(16), &params, node, last, 128, Regime::Jbr);
+    let nodes: Vec<usize> = plan
+        .expect("it plans")
+        .levels
+        .iter()
+        .map(|l| l.nodes)
+        .collect();
+    assert_eq!(nodes, [4, 1]);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::fmt::Debug;
 use std::ops::Range;
 
 use ballast_air::{ConstraintProgram, ProgramError};
-use ballast_recursion::{CompressError, DEFAULT_NODE_LAYER, compress};
+use ballast_recursion::{CompressError, DEFAULT_NODE_LAYER, compress, plan_compression};
 use ballast_stark::{
     Backend, Circuit, Geometry, ParamsError, PhaseTimes, Proof, ProverError, Regime, StarkParams,
     VerifierError, VerifyPolicy, Workload, estimate_peak_bytes, geometry, prove_part, verify_part,
@@ -70,6 +70,19 @@ pub trait AnyStatement: Send + Sync {
     /// # Errors
     /// An AIR the program's encoding cannot hold.
     fn program(&self, segment: usize) -> Result<ConstraintProgram, ProgramError>;
+    /// Checks, from its shapes alone, that its proof made with `params` compresses as
+    /// [`AnyProof::compress`] would compress it ([`plan_compression`]): a tree its nodes
+    /// cannot take is refused before anything is proven.
+    ///
+    /// # Errors
+    /// As [`plan_compression`].
+    fn check_compression(
+        &self,
+        params: &StarkParams,
+        last: (usize, u32),
+        target: u32,
+        regime: Regime,
+    ) -> Result<(), CompressError>;
     /// Proves the segments in `range` ([`prove_part`]): the whole statement's proof when the
     /// range covers it, a part otherwise.
     ///
@@ -125,6 +138,17 @@ impl<W: Describe + Send + 'static> AnyStatement for W {
 
     fn program(&self, segment: usize) -> Result<ConstraintProgram, ProgramError> {
         ConstraintProgram::of(&self.air(segment))
+    }
+
+    fn check_compression(
+        &self,
+        params: &StarkParams,
+        last: (usize, u32),
+        target: u32,
+        regime: Regime,
+    ) -> Result<(), CompressError> {
+        let node = DEFAULT_NODE_LAYER;
+        plan_compression(self, params, node, last, target, regime).map(drop)
     }
 
     fn prove(
