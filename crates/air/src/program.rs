@@ -59,7 +59,7 @@ pub enum ProgramError {
     TooLarge {
         /// What overflowed.
         what: &'static str,
-        /// How many are needed.
+        /// How many are needed (of leaves: the highest index read, plus one).
         count: usize,
         /// The most the encoding holds.
         max: usize,
@@ -102,11 +102,24 @@ impl ConstraintProgram {
     /// As [`of`](Self::of).
     pub fn compile(dag: &SymbolicAir) -> Result<Self, ProgramError> {
         let max_index = 1usize << INDEX_BITS;
-        for (what, count) in [
-            ("columns", dag.width),
-            ("periodic columns", dag.periodic),
-            ("public inputs", dag.public_inputs),
-        ] {
+        // Each leaf read is an operand, whose index must fit; what no constraint reads (a
+        // public input read only through a public column) takes no index.
+        let mut reads = [
+            ("columns", 0),
+            ("periodic columns", 0),
+            ("public inputs", 0),
+        ];
+        for node in &dag.nodes {
+            if let Node::Leaf(leaf) = *node {
+                let (kind, index) = match leaf {
+                    Leaf::Current(c) | Leaf::Next(c) => (0, c),
+                    Leaf::Periodic(c) => (1, c),
+                    Leaf::Public(i) => (2, i),
+                };
+                reads[kind].1 = usize::max(reads[kind].1, index as usize + 1);
+            }
+        }
+        for (what, count) in reads {
             if count > max_index {
                 return Err(ProgramError::TooLarge {
                     what,
@@ -473,6 +486,52 @@ mod tests {
             Mixed.eval(&frame, &mut direct);
             assert_eq!(program.evaluate(&frame), direct.0, "seed {seed}");
         }
+    }
+
+    /// Public inputs past what an operand addresses, its constraints reading input `read`.
+    struct ManyInputs {
+        read: usize,
+    }
+
+    impl Air for ManyInputs {
+        fn id(&self) -> &str {
+            "test/many-inputs"
+        }
+        fn width(&self) -> usize {
+            1
+        }
+        fn log_rows(&self) -> usize {
+            2
+        }
+        fn num_public_inputs(&self) -> usize {
+            (1 << INDEX_BITS) + 2
+        }
+        fn eval<B: ConstraintBuilder>(&self, f: &Frame<'_, B::Expr>, b: &mut B) {
+            b.first_row(f.current[0] - f.public_inputs[self.read]);
+        }
+    }
+
+    #[test]
+    fn only_the_leaves_read_must_fit_an_operand() {
+        let max = 1 << INDEX_BITS;
+        let program = ConstraintProgram::of(&ManyInputs { read: max - 1 }).unwrap();
+        let public: Vec<Felt> = (0..max as u64 + 2).map(Felt::new).collect();
+        let current = [Felt::new(max as u64 - 1)];
+        let frame = Frame {
+            current: &current,
+            next: &current,
+            periodic: &[],
+            public_inputs: &public,
+        };
+        assert_eq!(program.evaluate(&frame), [Felt::ZERO]);
+        assert_eq!(
+            ConstraintProgram::of(&ManyInputs { read: max }),
+            Err(ProgramError::TooLarge {
+                what: "public inputs",
+                count: max + 1,
+                max,
+            })
+        );
     }
 
     #[test]

@@ -196,7 +196,7 @@ fn verify_distinguishes_invalid_proofs_from_unreadable_input() {
     let out = run(cli().arg("verify").arg(&older));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unsupported proof format version 3, this build reads version 18"),
+        stderr(&out).contains("unsupported proof format version 3, this build reads version 19"),
         "{}",
         stderr(&out)
     );
@@ -1446,8 +1446,8 @@ fn what_cannot_be_compressed_is_a_one_line_error_and_writes_nothing() {
         assert!(stderr(&out).contains(message), "{}", stderr(&out));
         assert!(!refused.exists());
     }
-    // A Keccak chain of 64 segments, whose tree's third level cannot take its children, is
-    // refused from its shapes before its segments are proven (which takes minutes).
+    // A last layer out of range is refused from the tree's plan before the statement's 64
+    // Keccak segments are proven (which takes minutes).
     let refused = dir.path().join("long.bin");
     let out = run(cli()
         .args([
@@ -1458,11 +1458,11 @@ fn what_cannot_be_compressed_is_a_one_line_error_and_writes_nothing() {
             "poseidon2",
             "--compress",
         ])
-        .arg("-o")
+        .args(["--layer-pow-bits", "60", "-o"])
         .arg(&refused));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
-    let expected = "cannot compress: level 3 of the tree (nodes: 1, over children: 4)";
+    let expected = "cannot compress: the last layer: the layer's parameters: pow_bits is 60";
     assert!(stderr(&out).contains(expected), "{}", stderr(&out));
     assert!(!refused.exists());
 }

@@ -181,8 +181,12 @@ pub(crate) struct Part {
     child_log_rows: usize,
     start: usize,
     check: usize,
-    /// Where its block of public inputs starts: its quotient's values, then its claims.
-    inputs: usize,
+    /// Where its quotient's values start in the public inputs (every child's lead them, so
+    /// the constraints, which read them alone, read low indices whatever the claims' count).
+    quotient_input: usize,
+    /// Where its other claims start: its trace values at z, at zω, periodic values, public
+    /// inputs.
+    claims_input: usize,
 }
 
 /// Refuses, by name, the first of the claims' lists (`got`: name and length) whose length
@@ -235,7 +239,8 @@ impl Part {
             child_log_rows: air.log_rows(),
             start: 0,
             check: 0,
-            inputs: 0,
+            quotient_input: 0,
+            claims_input: 0,
         })
     }
 }
@@ -383,9 +388,13 @@ impl IdentityAir {
             } else {
                 start + lengths[j]
             };
-            part.inputs = inputs;
+            part.quotient_input = inputs;
             start = part.check + 1;
-            inputs += part.input_count();
+            inputs += part.quotient_count();
+        }
+        for part in &mut parts {
+            part.claims_input = inputs;
+            inputs += part.input_count() - part.quotient_count();
         }
         let registers = (parts.iter())
             .map(|p| p.program.registers())
@@ -517,18 +526,18 @@ impl IdentityAir {
         self.parts.iter().map(|p| &p.claims).collect()
     }
 
-    /// The public inputs: α and z, then for each child each quotient value at z, each trace
-    /// value at z, then at zω, each periodic value at z (3 coordinates each), then its
-    /// public inputs.
+    /// The public inputs: α and z, then each child's quotient values at z, then for each
+    /// child each trace value at z, then at zω, each periodic value at z (3 coordinates
+    /// each), then its public inputs.
     pub fn public_inputs(&self) -> Vec<Felt> {
         let c = &self.parts[0].claims;
         let mut inputs: Vec<Felt> = [c.alpha, c.z].iter().flat_map(|v| v.coeffs()).collect();
         for part in &self.parts {
+            inputs.extend(part.claims.quotient_z.iter().flat_map(|v| v.coeffs()));
+        }
+        for part in &self.parts {
             let c = &part.claims;
-            let ext = (c.quotient_z.iter())
-                .chain(&c.trace_z)
-                .chain(&c.trace_zw)
-                .chain(&c.periodic_z);
+            let ext = (c.trace_z.iter()).chain(&c.trace_zw).chain(&c.periodic_z);
             inputs.extend(ext.flat_map(|v| v.coeffs()));
             inputs.extend(&c.public_inputs);
         }
@@ -622,16 +631,16 @@ impl Part {
         3 * values + c.public_inputs.len()
     }
 
-    /// Where its claims start in the public inputs: after its quotient's values.
-    fn claims_start(&self) -> usize {
-        self.inputs + 3 * self.claims.quotient_z.len()
+    /// How many public inputs its quotient's values take.
+    fn quotient_count(&self) -> usize {
+        3 * self.claims.quotient_z.len()
     }
 
     /// Which public input holds coordinate `c` of `leaf`'s claim; none for a child's public
     /// input's other coordinates, which are zero.
     fn claim_input(&self, leaf: Leaf, c: usize) -> Option<usize> {
         let claims = &self.claims;
-        let trace_z = self.claims_start();
+        let trace_z = self.claims_input;
         let trace_zw = trace_z + 3 * claims.trace_z.len();
         let periodic_z = trace_zw + 3 * claims.trace_zw.len();
         let public = periodic_z + 3 * claims.periodic_z.len();
@@ -936,18 +945,20 @@ impl Air for IdentityAir {
             let omega_last = Felt::two_adic_root(part.child_log_rows).inverse();
             let to_last = sub(z, constant(Ext3::from(omega_last)));
             // Each chunk's three coordinate values (3 elements each) lead its block.
-            let quotient = f.public_inputs[part.inputs..part.claims_start()]
-                .chunks_exact(9)
-                .rev()
-                .fold([zero; 3], |acc, values| {
-                    let chunk = (0..3).fold([zero; 3], |s, c| {
-                        add(
-                            s,
-                            Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
-                        )
+            let quotients = part.quotient_input..part.quotient_input + part.quotient_count();
+            let quotient =
+                f.public_inputs[quotients]
+                    .chunks_exact(9)
+                    .rev()
+                    .fold([zero; 3], |acc, values| {
+                        let chunk = (0..3).fold([zero; 3], |s, c| {
+                            add(
+                                s,
+                                Ext3::mul_over(constant(Ext3::basis(c)), ext(values, 3 * c)),
+                            )
+                        });
+                        add(Ext3::mul_over(acc, z_n), chunk)
                     });
-                    add(Ext3::mul_over(acc, z_n), chunk)
-                });
             let lhs = [
                 mul(sum(Domain::EveryRow), mul(to_first, to_last)),
                 mul(

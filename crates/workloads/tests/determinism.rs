@@ -105,11 +105,11 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &params)),
-        "a65f5c500948fc01197a1635229bc6678b3befb3f61cfbb3ea9dacea646e0daa"
+        "3b9b99aa46f78b7d24ae66730b8c3b7c6955a56904af7b3bd57b2e4727f099e7"
     );
     assert_eq!(
         sha256_hex(&proof_bytes(2, &chain, &params)),
-        "d4b6663a5f290abb0cd0181a3748cc430f105036600db70bff3d41db9229acaa"
+        "de7b4c2e20e99069701559743e31769caa91e8aa36fe30769abd1eaa1d60d1a2"
     );
     let poseidon2 = StarkParams {
         hash: MerkleHash::Poseidon2,
@@ -117,7 +117,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &fib, &poseidon2)),
-        "96c1490e8ac61acb16ebc7c39929ed99ddb6be960f7f4af01712c8abc213d684"
+        "89b0a02586fc81142da217035d1ac71747c5f7953a65c919e17a99fc865dd0d7"
     );
     let poseidon2_chain = Poseidon2Chain {
         seed: [0; 4].map(Felt::new),
@@ -126,7 +126,7 @@ fn golden_proof_digests() {
     };
     assert_eq!(
         sha256_hex(&proof_bytes(2, &poseidon2_chain, &poseidon2)),
-        "a5c65b1240d4c6a05dab050d420d67a2e06ad9f9b6a7ad4933c2b79db1541dce"
+        "090d97515f23d7405dbaae05f8f206e4a6da2cc79cfd18f23282acd43d448147"
     );
 }
 
@@ -150,6 +150,6 @@ fn golden_compressed_digest() {
         .expect("the proof compresses");
     assert_eq!(
         sha256_hex(&compressed.to_bytes()),
-        "f69ccb3bb736e1317f2e7bace507ceec72159653c8c264611386219160e99b36"
+        "2d66cab1d06d1a4f3e2c197a68313de7c833bde8e26888fc98329a1de715ffa9"
     );
 }
