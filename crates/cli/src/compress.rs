@@ -96,6 +96,8 @@ pub struct Layers {
 struct Layer {
     /// `segments`, `node` or `last`.
     name: &'static str,
+    /// Its level: 0 for the segments, ℓ for the tree's level ℓ, one more for the last.
+    level: usize,
     /// Its circuit, whose parameters are the layer's.
     circuit: Circuit,
     /// Its analyses, in [`Regime::ALL`]'s order.
@@ -107,21 +109,25 @@ impl Layers {
     /// nodes of the tree over them (if any; a level at a time, innermost first), each named
     /// `node`, and its last layer.
     pub fn of(circuits: &CompressedCircuits) -> Self {
-        let analysed = |name, circuit: Circuit, analyses| Layer {
+        let analysed = |name, level, circuit: Circuit, analyses| Layer {
             name,
+            level,
             circuit,
             analyses,
         };
         let segments = &circuits.segments;
         let mut layers = vec![analysed(
             "segments",
+            0,
             *segments,
             Regime::ALL.map(|r| segments.analyse(r)),
         )];
-        let tables = (circuits.inner.iter().map(|t| ("node", t)))
-            .chain(std::iter::once(("last", &circuits.last)));
-        for (name, t) in tables {
-            layers.push(analysed(name, t.bound(), Regime::ALL.map(|r| t.analyse(r))));
+        let nodes = (circuits.inner.iter().enumerate())
+            .flat_map(|(level, nodes)| nodes.iter().map(move |t| ("node", level + 1, t)));
+        let last = ("last", circuits.inner.len() + 1, &circuits.last);
+        for (name, level, t) in nodes.chain([last]) {
+            let analyses = Regime::ALL.map(|r| t.analyse(r));
+            layers.push(analysed(name, level, t.bound(), analyses));
         }
         Self { layers }
     }
@@ -164,26 +170,41 @@ impl Layers {
         SecurityJson::analysed(&|r| self.analyses(r).swap_remove(self.weakest(r)))
     }
 
-    /// Each layer's parameters and security, then the weakest layer's (up to the Johnson
-    /// bound; the earliest on a tie) round by round.
+    /// Each layer's parameters and security (a level's run of nodes alike in one line, "16
+    /// nodes:"), then the weakest layer's (up to the Johnson bound; the earliest on a tie)
+    /// round by round.
     pub fn lines(&self) -> String {
-        let mut out = String::new();
+        let mut runs: Vec<(&str, usize, String, usize)> = Vec::new();
         for (layer, json) in self.layers.iter().zip(self.json()) {
-            let name = match layer.name {
-                "segments" => "segments:",
-                "node" => "node:",
-                _ => "last layer:",
+            let params = summary::params(&json.params);
+            match runs.last_mut() {
+                Some((_, level, last, count)) if *level == layer.level && *last == params => {
+                    *count += 1;
+                }
+                _ => runs.push((layer.name, layer.level, params, 1)),
+            }
+        }
+        let mut out = String::new();
+        for (name, _, params, count) in runs {
+            let name = match (name, count) {
+                ("segments", _) => "segments:".to_string(),
+                ("node", 1) => "node:".to_string(),
+                ("node", k) => format!("{k} nodes:"),
+                _ => "last layer:".to_string(),
             };
-            let _ = writeln!(out, "{name:<11} {}", summary::params(&json.params));
+            let _ = writeln!(out, "{name:<11} {params}");
         }
         let weakest = self.weakest(Regime::Jbr);
+        let nodes = self.layers.iter().filter(|l| l.name == "node").count();
+        let layer = &self.layers[weakest];
         let _ = writeln!(
             out,
             "weakest:    {}",
-            match self.layers[weakest].name {
-                "segments" => "the segments",
-                "node" => "the node",
-                _ => "the last layer",
+            match layer.name {
+                "segments" => "the segments".to_string(),
+                "node" if nodes == 1 => "the node".to_string(),
+                "node" => format!("a node of level {}", layer.level),
+                _ => "the last layer".to_string(),
             }
         );
         out.push_str(&summary::security_analysed(&|r| {
@@ -200,4 +221,48 @@ pub fn statement_lines(compressed: &dyn AnyCompressed) -> String {
         compressed.summary(),
         hex::encode(compressed.statement_digest())
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use ballast_stark::{StarkParams, TablesCircuit, Workload};
+    use ballast_workloads::Fibonacci;
+
+    use super::*;
+
+    #[test]
+    fn a_run_of_alike_nodes_is_one_line() {
+        let fibonacci = Fibonacci {
+            sequences: 1,
+            log_rows: 4,
+            segments: 1,
+        };
+        let circuit = |num_queries| {
+            let params = StarkParams {
+                num_queries,
+                ..StarkParams::testing()
+            };
+            Circuit::of(&fibonacci.air(0), &params).unwrap()
+        };
+        let tables = |num_queries| TablesCircuit {
+            tables: vec![circuit(num_queries)],
+        };
+        let circuits = CompressedCircuits {
+            segments: circuit(8),
+            inner: vec![vec![tables(9), tables(9), tables(10)], vec![tables(4)]],
+            last: tables(11),
+        };
+        let lines = Layers::of(&circuits).lines();
+        // Level 1's first two nodes alike, its third not; level 2's node the weakest.
+        let names: Vec<&str> = (lines.lines().take(5))
+            .map(|l| l[..11].trim_end())
+            .collect();
+        let expected = ["segments:", "2 nodes:", "node:", "node:", "last layer:"];
+        assert_eq!(names, expected, "{lines}");
+        for (line, queries) in [(1, 9), (2, 10), (3, 4)] {
+            let line = lines.lines().nth(line).unwrap();
+            assert!(line.contains(&format!(" {queries} queries")), "{lines}");
+        }
+        assert!(lines.contains("weakest:    a node of level 2\n"), "{lines}");
+    }
 }

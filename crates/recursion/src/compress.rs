@@ -196,8 +196,9 @@ pub fn compress<W: Workload>(
 pub struct CompressedCircuits {
     /// The segments' circuit, at the record's segment parameters.
     pub segments: Circuit,
-    /// The tree's nodes' tables, a level at a time, innermost first.
-    pub inner: Vec<TablesCircuit>,
+    /// The tree's nodes' tables, a level at a time (innermost first), each level's nodes
+    /// in their order.
+    pub inner: Vec<Vec<TablesCircuit>>,
     /// The last layer's tables.
     pub last: TablesCircuit,
 }
@@ -206,7 +207,7 @@ impl CompressedCircuits {
     /// Each layer's analysis in `regime`, in proving order: the segments', each inner
     /// layer's, the last layer's.
     pub fn analyses(&self, regime: Regime) -> Vec<Analysis> {
-        let tables = self.inner.iter().chain([&self.last]);
+        let tables = self.inner.iter().flatten().chain([&self.last]);
         std::iter::once(self.segments.analyse(regime))
             .chain(tables.map(|t| t.analyse(regime)))
             .collect()
@@ -279,10 +280,14 @@ pub fn verify_compressed<W: Workload>(
         .map(|(nodes, &params)| TreeLevel { nodes, params })
         .collect();
     let states: Vec<&W::State> = record.states().collect();
-    let mut inner = with_segments(workload, params, &states, |children| {
+    let mut circuits = with_segments(workload, params, &states, |children| {
         verify_record_over_tree(children, &levels, layer, policy)
     })?;
-    let last = inner.pop().expect("the last layer's circuit");
+    let last = circuits.pop().expect("the last layer's circuit");
+    let mut circuits = circuits.into_iter();
+    let inner = (levels.iter())
+        .map(|level| circuits.by_ref().take(level.nodes).collect())
+        .collect();
     Ok(CompressedCircuits {
         segments,
         inner,

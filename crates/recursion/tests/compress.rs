@@ -215,7 +215,8 @@ fn a_statement_of_several_segments_compresses_with_its_states_between() {
     // it (three tables).
     assert_eq!(record.inner.len(), 1);
     assert_eq!(circuits.inner.len(), 1);
-    assert_eq!(circuits.inner[0].tables.len(), 9);
+    assert_eq!(circuits.inner[0].len(), 1);
+    assert_eq!(circuits.inner[0][0].tables.len(), 9);
     assert_eq!(circuits.last.tables.len(), 3);
     // Other parameters for the node give other AIRs: refused.
     let mut queries = record.clone();
@@ -284,8 +285,10 @@ fn more_segments_than_a_node_takes_compress_in_a_tree() {
     assert_eq!(record.inner.len(), 2);
     let circuits = verify_compressed(&record, &any_security()).expect("it verifies");
     // The nodes in proving order, three tables a child.
-    let tables: Vec<usize> = (circuits.inner.iter()).map(|c| c.tables.len()).collect();
-    assert_eq!(tables, [9, 6, 6]);
+    let tables: Vec<Vec<usize>> = (circuits.inner.iter())
+        .map(|level| level.iter().map(|c| c.tables.len()).collect())
+        .collect();
+    assert_eq!(tables, [vec![9, 6], vec![6]]);
     let bytes = record.to_bytes();
     assert_eq!(verified(&bytes), Ok(()));
     // Planned from the statement's shapes alone (every state the start), it is what the
