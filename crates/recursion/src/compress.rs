@@ -128,13 +128,13 @@ pub fn compress<W: Workload>(
     regime: Regime,
     policy: &VerifyPolicy,
 ) -> Result<CompressedRecord<W>, CompressError> {
-    let segments = proof.workload.segments();
+    let count = proof.workload.segments();
     if !proof.is_whole() {
         let range = proof.range();
         return Err(CompressError::Part {
             first: range.start,
             end: range.end,
-            segments,
+            segments: count,
         });
     }
     if proof.params.hash != MerkleHash::Poseidon2 {
@@ -142,10 +142,10 @@ pub fn compress<W: Workload>(
     }
     proof.workload.validate().map_err(VerifierError::from)?;
     let states = &proof.states;
-    if states.len() != segments + 1 {
+    if states.len() != count + 1 {
         return Err(VerifierError::Shape {
             what: "states",
-            expected: segments + 1,
+            expected: count + 1,
             got: states.len(),
         }
         .into());
@@ -157,9 +157,9 @@ pub fn compress<W: Workload>(
         &proof.workload,
         &proof.params,
         &states.iter().collect::<Vec<_>>(),
-        |statement| -> Result<_, LayerError> {
-            let plan = TreePlan::of(statement, node, last, target, regime)?;
-            let mut children = (proof.segments.iter().zip(statement))
+        |segments| -> Result<_, LayerError> {
+            let plan = TreePlan::of(segments, node, last, target, regime)?;
+            let mut children = (proof.segments.iter().zip(segments))
                 .map(|(segment, s)| {
                     Child::of_segment(s.air, segment, s.statement, s.params, policy)
                 })
@@ -181,8 +181,8 @@ pub fn compress<W: Workload>(
         params: proof.params,
         inner,
         workload: proof.workload.clone(),
-        ends: [states[0].clone(), states[segments].clone()],
-        between: states[1..segments].to_vec(),
+        ends: [states[0].clone(), states[count].clone()],
+        between: states[1..count].to_vec(),
         layer,
     })
 }
