@@ -107,8 +107,8 @@ pub fn plan_compression<W: Workload>(
 }
 
 /// Compresses `proof`, a whole proof made with Poseidon2 trees that its verifier accepts
-/// under `policy`, as its statement's plan says ([`TreePlan::of`], checked before any layer
-/// is proven). For one segment, the last layer over it; for several, a tree of nodes
+/// under `policy`, as its statement's plan says ([`TreePlan::of`], made once the segment
+/// proofs verify and before any layer is proven). For one segment, the last layer over it; for several, a tree of nodes
 /// ([`prove_node`]) at blowup 2^`node.0` and `node.1` grinding bits, committed with
 /// Poseidon2, a level at a time until one node is left, each level's nodes over near-equal
 /// runs of at most four of the level below ([`tree_nodes`]), and the last layer over its
@@ -158,12 +158,13 @@ pub fn compress<W: Workload>(
         &proof.params,
         &states.iter().collect::<Vec<_>>(),
         |segments| -> Result<_, LayerError> {
-            let plan = TreePlan::of(segments, node, last, target, regime)?;
+            // The segment proofs verified, then the tree planned before any of it is proven.
             let mut children = (proof.segments.iter().zip(segments))
                 .map(|(segment, s)| {
                     Child::of_segment(s.air, segment, s.statement, s.params, policy)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
+            let plan = TreePlan::of(segments, node, last, target, regime)?;
             for level in &plan.levels {
                 let runs = TreeLevel::cut(level.nodes, children);
                 children = Vec::with_capacity(runs.len());

@@ -151,7 +151,7 @@ impl OodClaims {
 /// The out-of-domain identity of one child proof, or of several at one α and z (a layer's
 /// tables, [`joint`](Self::joint)): an [`Air`] of 3·R + 27 columns (R the most registers a
 /// child program has) and 2^k rows (one an instruction, one more a child), whose public
-/// inputs are α and z, then for each child the quotient's values at z and the claims its
+/// inputs are α and z, then each child's quotient values at z, then each child's claims its
 /// instructions read ([`public_inputs`](Self::public_inputs)).
 #[derive(Clone, Debug)]
 pub struct IdentityAir {
@@ -624,7 +624,7 @@ impl IdentityAir {
 }
 
 impl Part {
-    /// How many public inputs its block holds: its quotient's values and its claims.
+    /// How many public inputs it takes: its quotient's values and its claims.
     fn input_count(&self) -> usize {
         let c = &self.claims;
         let values = c.quotient_z.len() + c.trace_z.len() + c.trace_zw.len() + c.periodic_z.len();
@@ -944,7 +944,7 @@ impl Air for IdentityAir {
             let to_first = sub(z, one);
             let omega_last = Felt::two_adic_root(part.child_log_rows).inverse();
             let to_last = sub(z, constant(Ext3::from(omega_last)));
-            // Each chunk's three coordinate values (3 elements each) lead its block.
+            // Each chunk's three coordinate values (3 elements each), one after another.
             let quotients = part.quotient_input..part.quotient_input + part.quotient_count();
             let quotient =
                 f.public_inputs[quotients]
