@@ -199,7 +199,6 @@ fn part<A: Air>(
 /// What a verifier builds, from the segments and the layers' parameters alone, for one
 /// level of a tree, before it reads a layer's inputs: the frames of the children of the
 /// node over it, in their order.
-#[derive(Clone)]
 enum Level {
     /// The segments' frames (segments alike share one): the level a node over them (or a
     /// layer over one) takes.
@@ -218,65 +217,52 @@ impl Level {
     }
 
     /// The level of `level`'s nodes over this one (the top level of a tree over
-    /// `segments`): each of its k nodes over the next of k near-equal, contiguous runs of
-    /// this level's children ([`TreeLevel`]), one frame for the nodes over alike runs
-    /// ([`Level::alike`]).
+    /// `segments`): [`Level::up_choosing`] with the level's parameters given.
     fn up<A: Air>(
         self,
         segments: &[Segment<'_, A>],
         level: &TreeLevel,
     ) -> Result<Self, LayerError> {
-        let (mut first, mut frames) = (0, Vec::new());
-        // Each frame once, looked up among the distinct ones.
-        let mut distinct: Vec<Rc<LayerFrame>> = Vec::new();
-        for run in self.split(level.nodes)? {
-            let count = run.segments();
-            first += count;
-            let frame = match distinct.iter().find(|f| f.below.alike(&run)) {
-                Some(alike) => Rc::clone(alike),
-                None => {
-                    let run_segments = &segments[first - count..first];
-                    let frame = LayerFrame::over(run, run_segments, &level.params)?;
-                    distinct.push(Rc::new(frame));
-                    Rc::clone(&distinct[distinct.len() - 1])
-                }
-            };
-            frames.push(frame);
-        }
-        Ok(Self::Layers(frames))
+        let (up, _) = self.up_choosing(segments, level.nodes, |_| Ok(level.params))?;
+        Ok(up)
     }
 
-    /// The parameters of a level of `nodes` nodes over this one (the top level of a tree
-    /// over `segments`), made at blowup 2^`node.0` and `node.1` grinding bits: the most
-    /// queries, and the shortest final polynomial, that [`Level::node_params`] gives any of
-    /// its nodes.
-    fn level_params<A: Air>(
-        &self,
+    /// The level of `nodes` nodes over this one (the top level of a tree over `segments`),
+    /// each over the next of `nodes` near-equal, contiguous runs of its children
+    /// ([`TreeLevel`]), and the parameters they are made with, which `choose` picks from
+    /// the AIRs of the distinct nodes (those over alike runs, [`Level::alike`], are one),
+    /// their values zero. Each distinct node's AIRs are built once and make its frame.
+    fn up_choosing<A: Air>(
+        self,
         segments: &[Segment<'_, A>],
         nodes: usize,
-        node: (usize, u32),
-        target: u32,
-        regime: Regime,
-    ) -> Result<StarkParams, LayerError> {
-        let (mut first, mut params) = (0, None::<StarkParams>);
-        // Nodes over alike runs are alike: each judged once.
-        let mut distinct: Vec<Self> = Vec::new();
-        for run in self.clone().split(nodes)? {
+        choose: impl FnOnce(&[NodeAirs<'_>]) -> Result<StarkParams, LayerError>,
+    ) -> Result<(Self, StarkParams), LayerError> {
+        // Each run's distinct run (its index), with its nodes' AIRs, built once.
+        let (mut first, mut which) = (0, Vec::new());
+        let mut distinct: Vec<(Self, Vec<ZeroAirs>)> = Vec::new();
+        for run in self.split(nodes)? {
             let count = run.segments();
             first += count;
-            if distinct.iter().any(|d| d.alike(&run)) {
-                continue;
+            match distinct.iter().position(|(d, _)| d.alike(&run)) {
+                Some(d) => which.push(d),
+                None => {
+                    let zero = run.zero_airs(&segments[first - count..first])?;
+                    which.push(distinct.len());
+                    distinct.push((run, zero));
+                }
             }
-            let run_segments = &segments[first - count..first];
-            let p = run.node_params(run_segments, node, target, regime, LayerRole::Inner)?;
-            params = Some(params.map_or(p, |q| StarkParams {
-                num_queries: q.num_queries.max(p.num_queries),
-                log_final_poly_len: q.log_final_poly_len.min(p.log_final_poly_len),
-                ..q
-            }));
-            distinct.push(run);
         }
-        Ok(params.expect("a node at least"))
+        let params = choose(
+            &(distinct.iter())
+                .map(|(run, zero)| node_of(run.transcripts(), zero.iter().map(|z| (&z.0, &z.1))))
+                .collect::<Vec<_>>(),
+        )?;
+        let frames = (distinct.into_iter())
+            .map(|(run, zero)| Ok(Rc::new(LayerFrame::over(run, zero, &params)?)))
+            .collect::<Result<Vec<_>, LayerError>>()?;
+        let up = which.into_iter().map(|d| Rc::clone(&frames[d])).collect();
+        Ok((Self::Layers(up), params))
     }
 
     /// The parameters of a node over this level's children (of `segments`) in `role`, at
@@ -513,17 +499,14 @@ struct LayerFrame {
 }
 
 impl LayerFrame {
-    /// The frame of a layer made with `params` over the children `below` frames.
-    fn over<A: Air>(
-        below: Level,
-        segments: &[Segment<'_, A>],
-        params: &StarkParams,
-    ) -> Result<Self, LayerError> {
+    /// The frame of a layer made with `params` over the children `below` frames, whose
+    /// identity and query AIRs, their values zero, are `zero` ([`Level::zero_airs`]).
+    fn over(below: Level, zero: Vec<ZeroAirs>, params: &StarkParams) -> Result<Self, LayerError> {
         if params.hash != MerkleHash::Poseidon2 {
             return Err(ChildError::NotPoseidon2.into());
         }
+        debug_assert_eq!(zero.len(), below.transcripts().len(), "a child's AIRs each");
         // The layer's AIRs, their values zero: its layout and trees are every such layer's.
-        let zero = below.zero_airs(segments)?;
         let node = node_of(below.transcripts(), zero.iter().map(|z| (&z.0, &z.1)));
         let inputs = zero_inputs(&node);
         let tables = node.tables(&inputs.iter().map(each_ref).collect::<Vec<_>>());
@@ -961,11 +944,26 @@ impl TreePlan {
                 children,
                 source: Box::new(source),
             };
-            let params =
-                (below.level_params(segments, nodes, node, target, regime)).map_err(at_level)?;
-            let level = TreeLevel { nodes, params };
-            below = below.up(segments, &level).map_err(at_level)?;
-            levels.push(level);
+            // The level's nodes share the most queries any of them needs and the shortest
+            // final polynomial any takes.
+            let strictest = |airs: &[NodeAirs<'_>]| {
+                let mut each = airs.iter().map(|a| {
+                    a.params(node.0, node.1, target, regime, LayerRole::Inner)
+                        .map_err(LayerError::from)
+                });
+                let first = each.next().expect("a node at least")?;
+                each.try_fold(first, |p, q| {
+                    let q = q?;
+                    Ok(StarkParams {
+                        num_queries: p.num_queries.max(q.num_queries),
+                        log_final_poly_len: p.log_final_poly_len.min(q.log_final_poly_len),
+                        ..p
+                    })
+                })
+            };
+            let (up, params) = (below.up_choosing(segments, nodes, strictest)).map_err(at_level)?;
+            below = up;
+            levels.push(TreeLevel { nodes, params });
         }
         let role = LayerRole::Last(MerkleHash::Keccak256);
         let last = (below.node_params(segments, last, target, regime, role))
