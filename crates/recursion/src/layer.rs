@@ -22,7 +22,6 @@ use ballast_stark::{
     StarkParams, TableAir, TableStatement, TablesCircuit, TablesError, TablesProof, TablesRecord,
     TranscriptLayout, VerifierError, VerifyPolicy, height_deep_coefficients, keyed_statement_data,
     label, prove_tables, tables_transcript, tables_transcript_layout, transcript_layout,
-    verify_tables,
 };
 use ballast_transcript::Message;
 
@@ -128,6 +127,18 @@ pub enum LayerError {
         children: usize,
         /// What it is refused as.
         source: Box<LayerError>,
+    },
+    /// A node's proof made with other parameters than its level's.
+    #[error(
+        "a node made with other parameters than its level's: blowup 2^{}, {} queries, {} grinding bits, final polynomial 2^{}, where they are 2^{}, {}, {}, 2^{}",
+        .got.log_blowup, .got.num_queries, .got.pow_bits, .got.log_final_poly_len,
+        .expected.log_blowup, .expected.num_queries, .expected.pow_bits, .expected.log_final_poly_len
+    )]
+    OtherParams {
+        /// Its level's parameters.
+        expected: Box<StarkParams>,
+        /// Those it was made with.
+        got: Box<StarkParams>,
     },
     /// What the last layer is refused as when it is planned.
     #[error("the last layer: {0}")]
@@ -336,30 +347,6 @@ impl<'a> NodeAirs<'a> {
         let tables = self.tables(&statement_inputs(&split, &identity_inputs, query_inputs));
         let tables = prove_tables(LAYER_CONTEXT, &tables, traces, params)?;
         Ok(LayerProof { inputs, tables })
-    }
-
-    /// Checks that `layer`, a proof of its tables made with `params`, verifies under
-    /// `policy`, with the transcript AIRs' public inputs it holds and each child's query
-    /// AIR's `query_inputs` built from them: the one check of a layer's proof, over
-    /// segments or over layers.
-    pub fn verify(
-        &self,
-        layer: &LayerProof,
-        query_inputs: &[Vec<Felt>],
-        params: &StarkParams,
-        policy: &VerifyPolicy,
-    ) -> Result<TablesCircuit, LayerError> {
-        let identity_inputs: Vec<Vec<Felt>> =
-            self.0.iter().map(|c| c.identity.public_inputs()).collect();
-        let split = self.split(&layer.inputs)?;
-        let tables = self.tables(&statement_inputs(&split, &identity_inputs, query_inputs));
-        Ok(verify_tables(
-            LAYER_CONTEXT,
-            &tables,
-            &layer.tables,
-            params,
-            policy,
-        )?)
     }
 
     /// The parameters of the layer at `log_blowup` and `pow_bits` in `role`: the fewest

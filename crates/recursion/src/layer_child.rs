@@ -22,8 +22,9 @@ use ballast_field::{Ext3, Felt};
 use ballast_merkle::{Digest, MixedShape};
 use ballast_stark::{
     LagrangeAt, MerkleHash, OodValues, PeriodicAt, Regime, SegmentStatement, StarkParams,
-    TablesCircuit, TablesRecord, TranscriptLayout, VerifyPolicy, label, replay_tables,
-    tables_statement_data, tables_transcript_layout, tables_trees, tree_nodes,
+    TableStatement, TablesCircuit, TablesRecord, TranscriptLayout, VerifyPolicy, label,
+    replay_tables, tables_statement_data, tables_transcript_layout, tables_trees, tree_nodes,
+    verify_tables,
 };
 use ballast_transcript::Message;
 
@@ -72,28 +73,66 @@ impl Child {
         if params.hash != MerkleHash::Poseidon2 {
             return Err(ChildError::NotPoseidon2.into());
         }
+        with_node_tables(children, &layer.inputs, |node, inputs, tables| {
+            Self::of_tables(node, inputs, tables, layer, params, policy)
+        })
+    }
+
+    /// The node whose proof `record` holds, over the top level of a tree over `segments`
+    /// with `levels` ([`verify_record_over_tree`]), made with `params`, as the child of a
+    /// node over it, once its verifier accepts it under `policy`: what a node proven
+    /// elsewhere (a part's) is to the levels above it. Its children's tables are built from
+    /// the segments, the levels and its inputs alone, as its verifier builds them.
+    ///
+    /// # Errors
+    /// A record made with other parameters than `params`, or as [`verify_record_over_tree`].
+    pub fn of_tree_record<A: Air>(
+        segments: &[Segment<'_, A>],
+        levels: &[TreeLevel],
+        record: &TablesRecord,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<Self, LayerError> {
+        let level = Level::of(segments, levels)?;
+        let (layer, made_with) = layer_of_record(&level.heights(segments)?, record)?;
+        if made_with != *params {
+            return Err(LayerError::OtherParams {
+                expected: Box::new(*params),
+                got: Box::new(made_with),
+            });
+        }
+        level.with_tables(segments, &layer, policy, |node, inputs, tables| {
+            Self::of_tables(node, inputs, tables, &layer, params, policy)
+        })
+    }
+
+    /// `layer`, the proof of `node`'s tables (each child's three lists of public inputs
+    /// `inputs`, making `tables`) made with `params`, once its verifier accepts it under
+    /// `policy`: the child of a node over it ([`Child::of_node`]).
+    fn of_tables(
+        node: &NodeAirs<'_>,
+        inputs: &[[&[Felt]; 3]],
+        tables: &[TableStatement<'_>],
+        layer: &LayerProof,
+        params: &StarkParams,
+        policy: &VerifyPolicy,
+    ) -> Result<Self, LayerError> {
         // The layer's verifier run on its tables: what it derives, its transcript and the
         // data that transcript binds first.
-        let (replay, statement_data, transcript, messages, identity) =
-            with_node_tables(children, &layer.inputs, |node, inputs, tables| {
-                let mut replay =
-                    replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
-                let keys = node.keys()?;
-                let statement_data = tables_statement_data(LAYER_CONTEXT, tables, &keys, params)?;
-                let TranscriptLayout { steps, messages } =
-                    replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
-                let transcript =
-                    TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
-                let identity = joint_identity(
-                    node,
-                    &node.programs()?,
-                    inputs,
-                    &transcript,
-                    &messages,
-                    &transcript.public_inputs(),
-                )?;
-                Ok((replay, statement_data, transcript, messages, identity))
-            })?;
+        let mut replay = replay_tables(LAYER_CONTEXT, tables, &layer.tables, params, policy)?;
+        let keys = node.keys()?;
+        let statement_data = tables_statement_data(LAYER_CONTEXT, tables, &keys, params)?;
+        let TranscriptLayout { steps, messages } =
+            replay.transcript.take().ok_or(ChildError::NotPoseidon2)?;
+        let transcript = TranscriptAir::new(&steps, params.pow_bits).map_err(ChildError::from)?;
+        let identity = joint_identity(
+            node,
+            &node.programs()?,
+            inputs,
+            &transcript,
+            &messages,
+            &transcript.public_inputs(),
+        )?;
         let queries =
             ChildQueries::of_tables(&layer.tables, replay, params).map_err(ChildError::from)?;
         Ok(Self {
@@ -440,6 +479,28 @@ impl Level {
         params: &StarkParams,
         policy: &VerifyPolicy,
     ) -> Result<TablesCircuit, LayerError> {
+        self.with_tables(segments, layer, policy, |_, _, tables| {
+            Ok(verify_tables(
+                LAYER_CONTEXT,
+                tables,
+                &layer.tables,
+                params,
+                policy,
+            )?)
+        })
+    }
+
+    /// `run` on the AIRs of a node over this level's children whose proof is `layer`, each
+    /// child's three lists of public inputs and their tables in the proof's order, all
+    /// built from its transcript AIRs' inputs once they link (at every level down to the
+    /// segments, `policy` judging the segments' parameters and each layer below's circuit).
+    fn with_tables<A: Air, T>(
+        &self,
+        segments: &[Segment<'_, A>],
+        layer: &LayerProof,
+        policy: &VerifyPolicy,
+        run: impl FnOnce(&NodeAirs<'_>, &[[&[Felt]; 3]], &[TableStatement<'_>]) -> Result<T, LayerError>,
+    ) -> Result<T, LayerError> {
         check_segments(segments, policy)?;
         let transcripts = self.transcripts();
         let counts = transcripts.iter().map(|t| t.num_public_inputs());
@@ -448,8 +509,11 @@ impl Level {
             .into_iter()
             .map(|(identity, queries, query_inputs)| ((identity, queries), query_inputs))
             .unzip();
-        let airs = node_of(transcripts, built.iter().map(|(i, q)| (i, q)));
-        airs.verify(layer, &query_inputs, params, policy)
+        let node = node_of(transcripts, built.iter().map(|(i, q)| (i, q)));
+        let identity_inputs: Vec<Vec<Felt>> =
+            built.iter().map(|(i, _)| i.public_inputs()).collect();
+        let lists = statement_inputs(&split, &identity_inputs, &query_inputs);
+        run(&node, &lists, &node.tables(&lists))
     }
 }
 

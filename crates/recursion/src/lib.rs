@@ -21,8 +21,8 @@ pub const SBOX: Sbox = Sbox::Whole;
 
 pub use child::{Child, ChildError, ChildQueries, LinkError};
 pub use compress::{
-    CompressError, CompressedCircuits, DEFAULT_LAST_LAYER, DEFAULT_NODE_LAYER, compress,
-    plan_compression, verify_compressed, weakest,
+    CompressError, CompressedCircuits, CompressedPart, DEFAULT_LAST_LAYER, DEFAULT_NODE_LAYER,
+    compress, compress_part, join_parts, plan_compression, verify_compressed, weakest,
 };
 pub use deep::{ClaimedSums, DeepAir, DeepClaims, WIDTH as DEEP_WIDTH};
 pub use identity::{IdentityAir, IdentityError, OodClaims};

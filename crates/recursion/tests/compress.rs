@@ -4,7 +4,9 @@
 //! header byte changed, another outcome, start or state between segments, another
 //! statement's layer, a node over segments that do not chain, bytes cut or added, another
 //! count of levels and a floor above its layer's bits are refused; a part and a Keccak-256
-//! proof are refused by name.
+//! proof are refused by name. Parts compress where they are proven and join into the same
+//! bytes; a part that makes no node whole, a missing part, a swapped node and a broken
+//! chain are refused.
 
 // The compressed proofs prove their own layers.
 #[allow(dead_code)]
@@ -15,13 +17,13 @@ use common::{any_security, params};
 use ballast_field::Felt;
 use ballast_recursion::{
     Child, ChildError, CompressError, DEFAULT_LAST_LAYER, DEFAULT_NODE_LAYER, LayerError,
-    LayerRole, LinkError, compress, node_params, node_record, plan_compression, prove_node,
-    segment_statements, verify_compressed,
+    LayerRole, LinkError, compress, compress_part, join_parts, node_params, node_record,
+    plan_compression, prove_node, segment_statements, verify_compressed,
 };
 use ballast_stark::{
-    CompressedRecord, CpuBackend, MAX_INNER_LAYERS, MerkleHash, NODE_CHILDREN, PhaseTimes, Proof,
-    ProofFormatError, Regime, StarkParams, VerifierError, VerifyPolicy, Workload, peek, prove,
-    prove_part, prove_statement, statement_context, tree_nodes,
+    BundleError, CompressedRecord, CpuBackend, MAX_INNER_LAYERS, MerkleHash, NODE_CHILDREN,
+    PhaseTimes, Proof, ProofFormatError, Regime, StarkParams, VerifierError, VerifyPolicy,
+    Workload, part_range, peek, prove, prove_part, prove_statement, statement_context, tree_nodes,
 };
 use ballast_workloads::{KeccakChain, Poseidon2Chain};
 
@@ -316,6 +318,73 @@ fn more_segments_than_a_node_takes_compress_in_a_tree() {
     changed.between[2] = record.ends[0];
     let refused = verify_compressed(&changed, &any_security()).unwrap_err();
     assert!(refused.to_string().starts_with("segment 2: "), "{refused}");
+}
+
+#[test]
+fn parts_compress_where_they_are_proven_and_join_into_the_same_bytes() {
+    // Five segments in two parts, as `prove --parts 2` cuts them: segments 0-2 and 3-4,
+    // each a node of the tree's first level.
+    let (proof, record) = compressed(&chain(80));
+    let part = |range: std::ops::Range<usize>| Proof {
+        first: range.start,
+        states: proof.states[range.start..=range.end].to_vec(),
+        segments: proof.segments[range].to_vec(),
+        ..proof.clone()
+    };
+    let compress_it = |part: &Proof<Poseidon2Chain>| {
+        compress_part(part, LAST, LAST, TARGET, Regime::Jbr, &any_security())
+    };
+    let halves: Vec<_> = (0..2)
+        .map(|i| compress_it(&part(part_range(5, 2, i).unwrap())).expect("it compresses"))
+        .collect();
+    assert_eq!(
+        halves.iter().map(|h| h.range()).collect::<Vec<_>>(),
+        [0..3, 3..5]
+    );
+    assert!(
+        halves
+            .iter()
+            .all(|h| (h.inner.len(), h.nodes.len()) == (1, 1))
+    );
+    let join = |parts: Vec<(&str, _)>| {
+        let named = parts.into_iter().map(|(n, p)| (n.to_string(), p)).collect();
+        join_parts(named, LAST, LAST, TARGET, Regime::Jbr, &any_security())
+    };
+    // Given in any order, they join into the whole proof's compressed proof, byte for byte.
+    let joined = join(vec![
+        ("second", halves[1].clone()),
+        ("first", halves[0].clone()),
+    ])
+    .expect("they join");
+    assert_eq!(joined.to_bytes(), record.to_bytes());
+
+    // Refused: a part that makes no node whole, a whole proof, a part missing, a part's
+    // node swapped for the other's (named), a broken chain between them.
+    let refused = compress_it(&part(0..2)).unwrap_err();
+    assert!(
+        matches!(refused, CompressError::Unaligned { first: 0, end: 2, segments: 5, ref node } if *node == (0..3)),
+        "{refused}"
+    );
+    assert!(matches!(compress_it(&proof), Err(CompressError::Whole)));
+    let missing = join(vec![("first", halves[0].clone())]).unwrap_err();
+    assert!(
+        matches!(missing, CompressError::Bundle(BundleError::Missing { ref range, .. }) if *range == (3..5)),
+        "{missing}"
+    );
+    let mut swapped = halves[1].clone();
+    swapped.nodes = halves[0].nodes.clone();
+    let refused = join(vec![("first", halves[0].clone()), ("second", swapped)]).unwrap_err();
+    assert!(
+        matches!(refused, CompressError::InPart { ref part, .. } if part == "second"),
+        "{refused}"
+    );
+    let mut unchained = halves[1].clone();
+    unchained.states[0] = proof.states[0];
+    let refused = join(vec![("first", halves[0].clone()), ("second", unchained)]).unwrap_err();
+    assert!(
+        matches!(refused, CompressError::Bundle(BundleError::Chain { .. })),
+        "{refused}"
+    );
 }
 
 #[test]
