@@ -16,14 +16,14 @@ use std::ops::Range;
 
 use ballast_field::Felt;
 use ballast_stark::{
-    Analysis, BundleError, Circuit, CompressedRecord, MerkleHash, Proof, Regime, SegmentPosition,
-    SegmentStatement, StarkParams, TablesCircuit, TablesRecord, VerifierError, VerifyPolicy,
-    Workload, statement_context, tree_nodes,
+    Analysis, BundleError, Circuit, CompressedRecord, MerkleHash, PartEnds, Proof, Regime,
+    StarkParams, TablesCircuit, TablesRecord, VerifierError, VerifyPolicy, Workload, check_cover,
+    check_range, statement_context, tree_nodes,
 };
 
 use crate::{
-    Child, ChildError, LayerError, Segment, TreeLevel, TreePlan, node_record, prove_node,
-    verify_record_over_tree,
+    Child, ChildError, LayerError, Segment, TreeLevel, TreePlan, node_record, part_statements,
+    prove_node, verify_record_over_tree,
 };
 
 /// The last layer's blowup (log2) and grinding bits that [`compress`] takes by default:
@@ -111,16 +111,7 @@ fn with_segments<W: Workload, T>(
     let public_inputs: Vec<Vec<Felt>> = (states.windows(2).enumerate())
         .map(|(i, ends)| workload.public_inputs(first + i, ends[0], ends[1]))
         .collect();
-    let statements: Vec<SegmentStatement<'_>> = (public_inputs.iter().enumerate())
-        .map(|(i, public_inputs)| SegmentStatement {
-            context: &context,
-            position: SegmentPosition {
-                index: first + i,
-                count: workload.segments(),
-            },
-            public_inputs,
-        })
-        .collect();
+    let statements = part_statements(&context, first, workload.segments(), &public_inputs);
     let segments: Vec<Segment<'_, W::Air>> = (airs.iter().zip(&statements))
         .map(|(air, statement)| {
             let first = airs.iter().find(|&a| a == air).unwrap_or(air);
@@ -215,14 +206,18 @@ pub fn compress<W: Workload>(
 }
 
 /// Refuses `proof` (a whole one or a part) unless it is made with Poseidon2 trees, of a
-/// workload its own checks accept, with a state more than its segments and, from segment
-/// 0, the workload's start.
+/// workload its own checks accept, over segments of its statement, with a state more than
+/// its segments and, from segment 0, the workload's start.
 fn check_proof<W: Workload>(proof: &Proof<W>) -> Result<(), CompressError> {
     if proof.params.hash != MerkleHash::Poseidon2 {
         return Err(LayerError::from(ChildError::NotPoseidon2).into());
     }
     proof.workload.validate().map_err(VerifierError::from)?;
     let (segments, states) = (proof.segments.len(), proof.states.len());
+    let count = proof.workload.segments();
+    check_range("first segment", proof.first, 0, count - 1)
+        .and_then(|()| check_range("segment count", segments, 1, count - proof.first))
+        .map_err(VerifierError::from)?;
     if states != segments + 1 {
         let (what, expected, got) = ("states", segments + 1, states);
         return Err(VerifierError::Shape {
@@ -261,7 +256,8 @@ pub struct CompressedPart<W: Workload> {
 impl<W: Workload> CompressedPart<W> {
     /// The segments it covers.
     pub fn range(&self) -> Range<usize> {
-        self.first..self.first + self.states.len().saturating_sub(1)
+        let segments = self.states.len().saturating_sub(1);
+        self.first..self.first.saturating_add(segments)
     }
 }
 
@@ -412,64 +408,30 @@ fn chained<W: Workload>(
     }
     first.workload.validate().map_err(VerifierError::from)?;
     let count = first.workload.segments();
-    parts.sort_by_key(|(_, p)| (p.first, p.states.len()));
-    let mut covered = 0;
-    for (k, (name, part)) in parts.iter().enumerate() {
-        let range = part.range();
-        if part.states.len() < 2 || range.end > count {
-            return Err(BundleError::Invalid {
+    // Shapes first, so that a malformed part is named as itself, not as a neighbour's gap.
+    for (name, part) in &parts {
+        let segments = part.states.len().saturating_sub(1);
+        check_range("first segment", part.first, 0, count - 1)
+            .and_then(|()| check_range("segment count", segments, 1, count - part.first))
+            .map_err(|e| BundleError::Invalid {
                 part: name.clone(),
-                reason: VerifierError::Shape {
-                    what: "states",
-                    expected: count - part.first.min(count) + 1,
-                    got: part.states.len(),
-                },
-            }
-            .into());
-        }
-        let previous = k.checked_sub(1).map(|j| &parts[j]);
-        if range.start > covered {
-            return Err(BundleError::Missing {
-                range: covered..range.start,
-                after: previous.map(|(name, _)| name.clone()),
-            }
-            .into());
-        }
-        match previous {
-            Some((other, previous)) if range.start < covered => {
-                return Err(BundleError::Overlap {
-                    part: name.clone(),
-                    range,
-                    other: other.clone(),
-                    other_range: previous.range(),
-                }
-                .into());
-            }
-            Some((other, previous)) if previous.states.last() != part.states.first() => {
-                return Err(BundleError::Chain {
-                    part: name.clone(),
-                    previous: other.clone(),
-                }
-                .into());
-            }
-            Some(_) => {}
-            None if part.states[0] != part.workload.start() => {
-                return Err(BundleError::Invalid {
-                    part: name.clone(),
-                    reason: VerifierError::Start,
-                }
-                .into());
-            }
-            None => {}
-        }
-        covered = range.end;
+                reason: e.into(),
+            })?;
     }
-    if covered < count {
-        return Err(BundleError::Missing {
-            range: covered..count,
-            after: parts.last().map(|(name, _)| name.clone()),
-        }
-        .into());
+    parts.sort_by_key(|(_, p)| (p.first, p.states.len()));
+    let ends: Vec<PartEnds<'_, W::State>> = (parts.iter())
+        .map(|(name, part)| PartEnds {
+            name,
+            range: part.range(),
+            start: &part.states[0],
+            end: &part.states[part.states.len() - 1],
+        })
+        .collect();
+    check_cover(&ends, count)?;
+    let (name, first) = &parts[0];
+    if first.states[0] != first.workload.start() {
+        let (part, reason) = (name.clone(), VerifierError::Start);
+        return Err(BundleError::Invalid { part, reason }.into());
     }
     Ok(parts)
 }
@@ -633,10 +595,12 @@ fn up(
             out.push((runs.next().expect("peeked"), None));
             continue;
         }
-        let mut children = Vec::new();
+        let (mut children, mut end) = (Vec::new(), range.start);
         while let Some(run) = runs.next_if(|run| run.range.end <= range.end) {
+            end = run.range.end;
             children.push(run.child);
         }
+        debug_assert_eq!(end, range.end, "runs that tile the node");
         let layer = prove_node(&children, params)?;
         let record = recorded
             .then(|| node_record(&children, &layer, params))
@@ -649,6 +613,7 @@ fn up(
         };
         out.push((run, record));
     }
+    debug_assert!(runs.next().is_none(), "every run in a node");
     Ok(out)
 }
 

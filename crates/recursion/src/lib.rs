@@ -35,8 +35,8 @@ pub use layer_child::{
     verify_record_over_layers, verify_record_over_node, verify_record_over_tree, verify_tree,
 };
 pub use node::{
-    Segment, node_params, node_record, prove_node, segment_statements, verify_node,
-    verify_node_record,
+    Segment, node_params, node_record, part_statements, prove_node, segment_statements,
+    verify_node, verify_node_record,
 };
 pub use openings::{
     Join, Opened, OpeningsAir, OpeningsError, Tree, TreeShape, WIDTH as OPENINGS_WIDTH,

@@ -57,11 +57,25 @@ pub fn segment_statements<'a>(
     context: &'a [u8],
     public_inputs: &'a [Vec<Felt>],
 ) -> Vec<SegmentStatement<'a>> {
-    let count = public_inputs.len();
+    part_statements(context, 0, public_inputs.len(), public_inputs)
+}
+
+/// The statements of segments `first..` of a statement of `count` segments and `context`,
+/// with these `public_inputs` (one a segment, in order): a part's segments, each at its
+/// place in the statement.
+pub fn part_statements<'a>(
+    context: &'a [u8],
+    first: usize,
+    count: usize,
+    public_inputs: &'a [Vec<Felt>],
+) -> Vec<SegmentStatement<'a>> {
     (public_inputs.iter().enumerate())
-        .map(|(index, public_inputs)| SegmentStatement {
+        .map(|(i, public_inputs)| SegmentStatement {
             context,
-            position: SegmentPosition { index, count },
+            position: SegmentPosition {
+                index: first + i,
+                count,
+            },
             public_inputs,
         })
         .collect()

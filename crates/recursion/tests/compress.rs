@@ -359,7 +359,8 @@ fn parts_compress_where_they_are_proven_and_join_into_the_same_bytes() {
     assert_eq!(joined.to_bytes(), record.to_bytes());
 
     // Refused: a part that makes no node whole, a whole proof, a part missing, a part's
-    // node swapped for the other's (named), a broken chain between them.
+    // node swapped for the other's or a state within a part changed (named by the part),
+    // a part beyond the statement, a broken chain between them.
     let refused = compress_it(&part(0..2)).unwrap_err();
     assert!(
         matches!(refused, CompressError::Unaligned { first: 0, end: 2, segments: 5, ref node } if *node == (0..3)),
@@ -376,6 +377,20 @@ fn parts_compress_where_they_are_proven_and_join_into_the_same_bytes() {
     let refused = join(vec![("first", halves[0].clone()), ("second", swapped)]).unwrap_err();
     assert!(
         matches!(refused, CompressError::InPart { ref part, .. } if part == "second"),
+        "{refused}"
+    );
+    let mut changed = halves[0].clone();
+    changed.states[1] = proof.states[2];
+    let refused = join(vec![("first", changed), ("second", halves[1].clone())]).unwrap_err();
+    assert!(
+        matches!(refused, CompressError::InPart { ref part, .. } if part == "first"),
+        "{refused}"
+    );
+    let mut beyond = halves[1].clone();
+    beyond.first = usize::MAX;
+    let refused = join(vec![("first", halves[0].clone()), ("second", beyond)]).unwrap_err();
+    assert!(
+        matches!(refused, CompressError::Bundle(BundleError::Invalid { ref part, .. }) if part == "second"),
         "{refused}"
     );
     let mut unchained = halves[1].clone();

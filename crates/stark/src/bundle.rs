@@ -60,40 +60,15 @@ pub fn bundle<W: Workload>(
     }
     let mut parts = parts;
     parts.sort_by_key(|(_, p)| (p.first, p.segments.len()));
-    let mut covered = 0;
-    for (k, (name, part)) in parts.iter().enumerate() {
-        let range = part.range();
-        let previous = k.checked_sub(1).map(|j| &parts[j]);
-        if range.start > covered {
-            return Err(BundleError::Missing {
-                range: covered..range.start,
-                after: previous.map(|(name, _)| name.clone()),
-            });
-        }
-        if let Some((previous_name, previous)) = previous {
-            if range.start < covered {
-                return Err(BundleError::Overlap {
-                    part: name.clone(),
-                    range,
-                    other: previous_name.clone(),
-                    other_range: previous.range(),
-                });
-            }
-            if previous.states.last() != part.states.first() {
-                return Err(BundleError::Chain {
-                    part: name.clone(),
-                    previous: previous_name.clone(),
-                });
-            }
-        }
-        covered = range.end;
-    }
-    if covered < workload.segments() {
-        return Err(BundleError::Missing {
-            range: covered..workload.segments(),
-            after: parts.last().map(|(name, _)| name.clone()),
-        });
-    }
+    let ends: Vec<PartEnds<'_, W::State>> = (parts.iter())
+        .map(|(name, part)| PartEnds {
+            name,
+            range: part.range(),
+            start: &part.states[0],
+            end: &part.states[part.states.len() - 1],
+        })
+        .collect();
+    check_cover(&ends, workload.segments())?;
     let (names, whole) = join(parts);
     let len = whole.encoded_len();
     if len > policy.max_proof_bytes {
@@ -117,6 +92,67 @@ pub fn bundle<W: Workload>(
     };
     verdicts.into_iter().collect::<Result<(), _>>()?;
     Ok(whole)
+}
+
+/// A part as [`check_cover`] judges it: its name, the segments it covers and the states it
+/// starts and ends in.
+pub struct PartEnds<'a, S> {
+    /// What errors call it.
+    pub name: &'a str,
+    /// The segments it covers.
+    pub range: Range<usize>,
+    /// The state its first segment starts in.
+    pub start: &'a S,
+    /// The state its last segment ends in.
+    pub end: &'a S,
+}
+
+/// Checks that `parts`, in the order of their first segments, cover a statement's
+/// segments `0..count` once each, each starting where the one before it ends: what joins
+/// parts, plain ([`bundle`]) or compressed.
+///
+/// # Errors
+/// A segment no part covers, one two parts cover, or a part that does not start where the
+/// one before it ends, each naming the part.
+pub fn check_cover<S: PartialEq>(
+    parts: &[PartEnds<'_, S>],
+    count: usize,
+) -> Result<(), BundleError> {
+    let mut covered = 0;
+    for (k, part) in parts.iter().enumerate() {
+        let range = part.range.clone();
+        let previous = k.checked_sub(1).map(|j| &parts[j]);
+        if range.start > covered {
+            return Err(BundleError::Missing {
+                range: covered..range.start,
+                after: previous.map(|p| p.name.to_string()),
+            });
+        }
+        if let Some(previous) = previous {
+            if range.start < covered {
+                return Err(BundleError::Overlap {
+                    part: part.name.to_string(),
+                    range,
+                    other: previous.name.to_string(),
+                    other_range: previous.range.clone(),
+                });
+            }
+            if previous.end != part.start {
+                return Err(BundleError::Chain {
+                    part: part.name.to_string(),
+                    previous: previous.name.to_string(),
+                });
+            }
+        }
+        covered = range.end;
+    }
+    if covered < count {
+        return Err(BundleError::Missing {
+            range: covered..count,
+            after: parts.last().map(|p| p.name.to_string()),
+        });
+    }
+    Ok(())
 }
 
 /// The parts, in order and chained, as one proof from segment 0; and each part's name with

@@ -35,7 +35,7 @@ pub use ballast_backend::{
     Openings, Phase, PhaseTimes, SegmentAir, SegmentProver,
 };
 pub use ballast_merkle::MerkleHash;
-pub use bundle::bundle;
+pub use bundle::{PartEnds, bundle, check_cover};
 pub use codec::{PREFIX_LEN, Prefix, Section, peek};
 pub use compressed::{CompressedRecord, MAX_INNER_LAYERS, NODE_CHILDREN, tree_nodes};
 pub use deep::{deep_coefficients, height_deep_coefficients};
