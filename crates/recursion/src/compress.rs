@@ -420,12 +420,7 @@ fn chained<W: Workload>(
     }
     parts.sort_by_key(|(_, p)| (p.first, p.states.len()));
     let ends: Vec<PartEnds<'_, W::State>> = (parts.iter())
-        .map(|(name, part)| PartEnds {
-            name,
-            range: part.range(),
-            start: &part.states[0],
-            end: &part.states[part.states.len() - 1],
-        })
+        .map(|(name, part)| PartEnds::of(name, part.first, &part.states))
         .collect();
     check_cover(&ends, count)?;
     let (name, first) = &parts[0];

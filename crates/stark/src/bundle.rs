@@ -61,12 +61,7 @@ pub fn bundle<W: Workload>(
     let mut parts = parts;
     parts.sort_by_key(|(_, p)| (p.first, p.segments.len()));
     let ends: Vec<PartEnds<'_, W::State>> = (parts.iter())
-        .map(|(name, part)| PartEnds {
-            name,
-            range: part.range(),
-            start: &part.states[0],
-            end: &part.states[part.states.len() - 1],
-        })
+        .map(|(name, part)| PartEnds::of(name, part.first, &part.states))
         .collect();
     check_cover(&ends, workload.segments())?;
     let (names, whole) = join(parts);
@@ -105,6 +100,24 @@ pub struct PartEnds<'a, S> {
     pub start: &'a S,
     /// The state its last segment ends in.
     pub end: &'a S,
+}
+
+impl<'a, S> PartEnds<'a, S> {
+    /// The part `name` whose segments from `first` start and end in `states` (the first
+    /// segment's start, then each one's end).
+    ///
+    /// # Panics
+    /// If `states` is empty.
+    pub fn of(name: &'a str, first: usize, states: &'a [S]) -> Self {
+        let (start, end) = (&states[0], &states[states.len() - 1]);
+        let range = first..first.saturating_add(states.len() - 1);
+        Self {
+            name,
+            range,
+            start,
+            end,
+        }
+    }
 }
 
 /// Checks that `parts`, in the order of their first segments, cover a statement's
