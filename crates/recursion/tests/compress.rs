@@ -5,7 +5,7 @@
 //! statement's layer, a node over segments that do not chain, bytes cut or added, another
 //! count of levels and a floor above its layer's bits are refused; a part and a Keccak-256
 //! proof are refused by name. Parts compress where they are proven and join into the same
-//! bytes; a part that makes no node whole, a missing part, a swapped node and a broken
+//! bytes, at any level of the tree; a part that makes no node whole, a missing part, a swapped node and a broken
 //! chain are refused.
 
 // The compressed proofs prove their own layers.
@@ -400,6 +400,39 @@ fn parts_compress_where_they_are_proven_and_join_into_the_same_bytes() {
         matches!(refused, CompressError::Bundle(BundleError::Chain { .. })),
         "{refused}"
     );
+}
+
+#[test]
+fn parts_at_several_levels_join_into_the_same_bytes() {
+    // Seventeen segments: levels of 5 nodes (over 4, 4, 3, 3 and 3 segments), 2 (over
+    // segments 0-10 and 11-16) and 1.
+    let (proof, record) = compressed(&chain(17 * 16));
+    assert_eq!(tree_nodes(proof.segments.len()), [5, 2, 1]);
+    let compress_it = |range: std::ops::Range<usize>| {
+        let part = Proof {
+            first: range.start,
+            states: proof.states[range.start..=range.end].to_vec(),
+            segments: proof.segments[range].to_vec(),
+            ..proof.clone()
+        };
+        compress_part(&part, LAST, LAST, TARGET, Regime::Jbr, &any_security())
+            .expect("it compresses")
+    };
+    let join = |ranges: &[std::ops::Range<usize>]| {
+        let parts = (ranges.iter().enumerate())
+            .map(|(i, r)| (format!("part {i}"), compress_it(r.clone())))
+            .collect::<Vec<_>>();
+        let shape: Vec<(usize, usize)> = (parts.iter())
+            .map(|(_, p)| (p.inner.len(), p.nodes.len()))
+            .collect();
+        let joined = join_parts(parts, LAST, LAST, TARGET, Regime::Jbr, &any_security());
+        (shape, joined.expect("they join").to_bytes())
+    };
+    // Parts at two levels: a node of level 1, two of level 1, and a node of level 2 (whose
+    // record's verifier builds the level-1 nodes under it from its inputs).
+    let (shape, bytes) = join(&[0..4, 4..11, 11..17]);
+    assert_eq!(shape, [(1, 1), (1, 2), (2, 1)]);
+    assert_eq!(bytes, record.to_bytes());
 }
 
 #[test]
